@@ -412,7 +412,7 @@ export class RuntimeServer {
     this.#firstPass = new FirstPass(informer.list().map(objectKey));
     this.#log.info('informer synced', { apps: this.#firstPass.pendingCount });
     // Now that its first list is known, every report may have changed, and whether it takes traffic.
-    this.#publisher?.changed();
+    publisher.changed();
     await this.#controller.start(this.#abort.signal);
   }
 

@@ -25,6 +25,20 @@ function memoryWriter() {
   return { writer, events };
 }
 
+/** A memory writer whose creates wait until `release` resolves: writes stay in flight as long as a test needs. */
+function heldWriter() {
+  const { writer, events } = memoryWriter();
+  const release = Promise.withResolvers<void>();
+  const slow: EventWriter = {
+    create: async (e) => {
+      await release.promise;
+      return writer.create(e);
+    },
+    bump: (...args) => writer.bump(...args),
+  };
+  return { slow, events, release };
+}
+
 const app = { apiVersion: 'cloudwright.dev/v1alpha1', kind: 'RuntimeApp', metadata: { namespace: 'p1', name: 'web', uid: 'u1', resourceVersion: '7' } };
 
 describe('EventRecorder', () => {
@@ -77,15 +91,7 @@ describe('EventRecorder', () => {
   });
 
   it('drops events past its bound on pending writes, logs it once, and writes again once they are done', async () => {
-    const { writer, events } = memoryWriter();
-    const release = Promise.withResolvers<void>();
-    const slow: EventWriter = {
-      create: async (e) => {
-        await release.promise;
-        return writer.create(e);
-      },
-      bump: (...args) => writer.bump(...args),
-    };
+    const { slow, events, release } = heldWriter();
     const lines: string[] = [];
     const recorder = new EventRecorder({ writer: slow, component: 'cw', maxPending: 2, maxPendingPerNamespace: 2, log: createLogger({ write: (l) => void lines.push(l) }) });
     const written = [recorder.normal(app, 'A', 'one'), recorder.normal(app, 'B', 'two')];
@@ -102,15 +108,7 @@ describe('EventRecorder', () => {
   });
 
   it('gives each namespace a share of the bound: a tenant’s burst drops its own events, not another’s', async () => {
-    const { writer, events } = memoryWriter();
-    const release = Promise.withResolvers<void>();
-    const slow: EventWriter = {
-      create: async (e) => {
-        await release.promise;
-        return writer.create(e);
-      },
-      bump: (...args) => writer.bump(...args),
-    };
+    const { slow, events, release } = heldWriter();
     const recorder = new EventRecorder({ writer: slow, component: 'cw', maxPending: 10 });
     const inNamespace = (namespace: string, name: string) => ({ ...app, metadata: { ...app.metadata, namespace, name, uid: `${namespace}-${name}` } });
     // The default share is a tenth of the bound: one write in flight per namespace here.

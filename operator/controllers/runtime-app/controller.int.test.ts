@@ -89,6 +89,8 @@ const served = (generation: number): RuntimeAppReport => ({
   observedGeneration: generation,
 });
 
+/** The RuntimeApp controller has nothing queued and nothing under way: every re-check asked for is done. */
+const queueIdle = () => (controllers[0]?.queue.len() ?? 0) + (controllers[0]?.queue.processing() ?? 0) === 0;
 const ready = (app: RuntimeApp | undefined) => findCondition(app?.status?.conditions, 'Ready');
 const timedRequeues = async () =>
   ((await registry.getSingleMetric('controller_runtime_reconcile_total')?.get())?.values ?? [])
@@ -126,10 +128,9 @@ describe('the RuntimeApp controller on runtime replicas’ reports', () => {
       ((await registry.getSingleMetric('controller_runtime_reconcile_total')?.get())?.values ?? []).filter((v) => v.labels.controller === 'runtimeapp').reduce((sum, v) => sum + v.value, 0);
     b.set({ takesTraffic: true });
     // Nothing an app's status says depends on it (a live replica was starting already): the app stays served.
-    const runtimeApps = controllers[0]!;
     await eventually(
       'replica-b seen taking traffic, every re-check done',
-      async () => ({ serving: view.serving().length, idle: runtimeApps.queue.len() + runtimeApps.queue.processing() === 0 }),
+      async () => ({ serving: view.serving().length, idle: queueIdle() }),
       (s) => s.serving === 2 && s.idle,
     );
     expect(ready(await get())).toMatchObject({ status: 'True', reason: 'Serving' });
@@ -184,11 +185,9 @@ describe('the RuntimeApp controller on runtime replicas’ reports', () => {
     // The lone replica stops; its successor publishes its RuntimeReplica as soon as it starts (before it has listed
     // anything), then takes traffic, then counts with its report.
     await old!.stop();
-    const runtimeApps = controllers[0]!;
-    const idle = () => runtimeApps.queue.len() + runtimeApps.queue.processing() === 0;
     await eventually(
       'the operator without a replica, every re-check done',
-      async () => ({ live: view.live().length, idle: idle() }),
+      async () => ({ live: view.live().length, idle: queueIdle() }),
       (s) => s.live === 0 && s.idle,
     );
     const next = await replica('replica-d', { ready: false, takesTraffic: false, apps: [] });
@@ -197,7 +196,7 @@ describe('the RuntimeApp controller on runtime replicas’ reports', () => {
     const reportKey = `${ns}/${replicaReportName('replica-d', ns)}`;
     await eventually(
       'replica-d counted, its report read and every re-check done',
-      async () => ({ ready: view.ready().map((r) => r.metadata?.name), report: view.reports?.get(reportKey), idle: idle() }),
+      async () => ({ ready: view.ready().map((r) => r.metadata?.name), report: view.reports?.get(reportKey), idle: queueIdle() }),
       (s) => s.ready.join() === 'replica-d' && s.report?.spec.apps.length === 1 && s.idle,
     );
     // Not "unavailable", then "starting", then served again: the same object throughout.

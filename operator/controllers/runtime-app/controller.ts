@@ -93,13 +93,13 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
   const buildClient = objectClient<Build>(deps.kube, BUILDS);
   const now = deps.now ?? (() => new Date());
   const migrate = migrationsStep({ kube: deps.kube, ...(deps.builds ? { builds: deps.builds } : {}), ...(deps.applyMigrations ? { apply: deps.applyMigrations } : {}) });
-  // Set once the controller exists: the grace's end re-checks every app, as a replica event would.
+  // Set once the controller exists: the end of the grace (or of a starting replica's time) re-checks every app, as a replica event would.
   let enqueue: (key: string) => void = () => {};
   const reports =
     deps.replicas &&
     replicaReports(deps.replicas, deps.apps, () => now().getTime(), {
       ...(deps.unavailableGraceMs !== undefined ? { unavailableGraceMs: deps.unavailableGraceMs } : {}),
-      onGraceEnded: (keys) => keys.forEach((key) => enqueue(key)),
+      onTimeUp: (keys) => keys.forEach((key) => enqueue(key)),
     });
   const owns: OwnsSpec[] = [
     ...(deps.builds ? [{ kind: 'Build', source: deps.builds, mapToOwner: (build: KubeObject) => buildOwnerKeys(build as Build) }] : []),

@@ -100,7 +100,7 @@ describe('ReplicaReports', () => {
         unavailableGraceMs: 30_000,
         startingLimitMs: 300_000,
         ...options,
-        onGraceEnded: (keys) => rechecked.push(keys),
+        onTimeUp: (keys) => rechecked.push(keys),
       });
       const add = (name: string, spec: RuntimeReplica['spec']): RuntimeReplica => {
         const replica: RuntimeReplica = { metadata: { namespace: 'cw', name, creationTimestamp: new Date(Date.now()).toISOString() }, spec };

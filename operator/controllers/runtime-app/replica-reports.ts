@@ -35,7 +35,7 @@ export interface ReplicaReportsOptions {
   /** A replica taking no traffic is starting this long after its creation, then no more ({@link DEFAULT_STARTING_LIMIT_MS}). */
   startingLimitMs?: number;
   /** Told the app keys to re-check when one of those times runs out (the controller enqueues them). */
-  onGraceEnded?: (keys: string[]) => void;
+  onTimeUp?: (keys: string[]) => void;
 }
 
 /** While no replica counts: one is on its way, or none is but the last went less than the grace ago, or none at all. */
@@ -68,7 +68,7 @@ export class ReplicaReports {
   readonly #seen = new Map<string, ReportIndex>();
   readonly #graceMs: number;
   readonly #startingLimitMs: number;
-  readonly #onGraceEnded: ((keys: string[]) => void) | undefined;
+  readonly #onTimeUp: ((keys: string[]) => void) | undefined;
   #counted = '';
   /** Since when no replica has been on its way (epoch ms), as first noticed; `undefined` while one is. */
   #noneSince: number | undefined;
@@ -81,7 +81,7 @@ export class ReplicaReports {
     this.#now = now;
     this.#graceMs = options.unavailableGraceMs ?? DEFAULT_UNAVAILABLE_GRACE_MS;
     this.#startingLimitMs = options.startingLimitMs ?? DEFAULT_STARTING_LIMIT_MS;
-    this.#onGraceEnded = options.onGraceEnded;
+    this.#onTimeUp = options.onTimeUp;
   }
 
   /** One entry per counted replica: its report of the app, or `undefined` when it has not acted on it. `[]`: no replica counts. */
@@ -121,7 +121,7 @@ export class ReplicaReports {
     clearTimeout(this.#recheck?.timer);
     const timer = setTimeout(() => {
       this.#recheck = undefined;
-      if (this.#countedChanged()) this.#onGraceEnded?.(this.#allApps());
+      if (this.#countedChanged()) this.#onTimeUp?.(this.#allApps());
     }, ms).unref();
     this.#recheck = { at, timer };
   }
