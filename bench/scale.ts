@@ -5,7 +5,7 @@
 // its restart to a steady state (every informer listed and every queue drained), cw-api's RSS and the p99 of
 // `GET /v1/projects/{p}/apps` for one full project, the runtime replica's RSS (workerd included) and its restart
 // to ready, and deploy → first 200 for one app; for the operator and the runtime also the V8 heap in use after a
-// full GC (`--profiles <dir>` writes their heap snapshots, and CPU profiles of the deploys). Not a test: it prints figures and the issue's targets beside them.
+// full GC (`--profiles <dir>` writes their heap snapshots, and CPU profiles of the deploys; `--cpu-profiles <dir>` the profiles only). Not a test: it prints figures and the issue's targets beside them.
 import { createHash } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import { statSync } from 'node:fs';
@@ -42,6 +42,7 @@ const { values: flags } = parseArgs({
     deploys: { type: 'string', default: '10' },
     'ready-timeout': { type: 'string', default: '1800' },
     profiles: { type: 'string' },
+    'cpu-profiles': { type: 'string' },
   },
 });
 
@@ -74,9 +75,12 @@ const snapshotPath = (process: string, apps: number): string | undefined => {
   return dir ? join(dir, `${process}-${apps}.heapsnapshot`) : undefined;
 };
 
-/** `work`, with --profiles <dir> under a CPU profile of the operator and the runtime (`<process>-<name>.cpuprofile`). */
+/**
+ * `work`, with --profiles <dir> (or --cpu-profiles <dir>: CPU profiles without heap snapshots, which take minutes at
+ * 100,000 apps) under a CPU profile of the operator and the runtime (`<process>-<name>.cpuprofile`).
+ */
 function profiled<T>(stack: ScaleStack, name: string, work: () => Promise<T>): Promise<T> {
-  const dir = flags.profiles;
+  const dir = flags['cpu-profiles'] ?? flags.profiles;
   if (!dir) return work();
   return cpuProfile(stack.runtime.inspectPort, join(dir, `cw-runtime-${name}.cpuprofile`), () => cpuProfile(stack.operator.inspectPort, join(dir, `cw-operator-${name}.cpuprofile`), work));
 }

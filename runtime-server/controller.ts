@@ -5,7 +5,7 @@ import type { ProjectDomain } from '../src/apis/v1alpha1/project-domain.ts';
 import type { KubeObject } from '../src/kube/index.ts';
 import { isInZone } from '../src/dns/names.ts';
 import { isActiveHostname, serveRefusal, type NameFacts } from '../src/platform/host-admission.ts';
-import type { DatabaseEnvironmentEntry, RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
+import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
 import type { RuntimeEngine } from './engine/index.ts';
 import { Controller } from '../src/controller-runtime/controller.ts';
 import { factsFromClaims } from '../src/platform/claim-facts.ts';
@@ -14,9 +14,8 @@ import { ItemExponentialRateLimiter } from '../src/controller-runtime/rate-limit
 import type { Source } from '../src/controller-runtime/source.ts';
 import type { Database } from '../src/apis/v1alpha1/database.ts';
 import type { AppRecords } from './app-records.ts';
-import type { AppTokenReader } from './app-token-reader.ts';
-import { linkedValues, linkSignature, type LinkProblem } from './database-links.ts';
-import { deploymentOf, linkedEntries, planSignature } from './desired.ts';
+import { deploymentOf, planSignature } from './desired.ts';
+import { bothLinked, linkedOfPlan, type DatabaseSources, type Linked } from './linked-environment.ts';
 import { servingPlan, type ServingPlan } from '../src/runtime-contract/releases.ts';
 import { classifyDeployError, failedBuildOf } from './failures.ts';
 import type { ServingMetrics } from './metrics.ts';
@@ -49,12 +48,7 @@ export interface ServingControllerDeps {
    * changing (a rotation) deploys its apps again. Without them, an app with such variables is not deployed
    * (DatabaseNotFound).
    */
-  databases?: {
-    source: Source<Database> & { get(key: string): Database | undefined };
-    tokens: AppTokenReader;
-    /** The SQL endpoint apps reach (CW_RUNTIME_DATABASE_URL): a variable with `provides: url` is `{endpoint}/v1/{database id}`. */
-    endpoint?: string;
-  };
+  databases?: DatabaseSources & { source: Source<Database> };
   engine: ServingEngine;
   records: AppRecords;
   metrics: ServingMetrics;
@@ -108,22 +102,6 @@ export function servingController(deps: ServingControllerDeps): Controller<Runti
           [a.spec.databaseEnvironment, a.status?.rollout?.stable.databaseEnvironment].some((entries) => Object.values(entries ?? {}).some((e) => e.database === db.metadata?.name)),
       )
       .map((a) => `${a.metadata?.namespace}/${a.metadata?.name}`);
-  /** The values of one release's linked variables and their signature, or why they cannot be had. */
-  const linkedEnvironment = async (entries: Readonly<Record<string, DatabaseEnvironmentEntry>> | undefined, namespace: string): Promise<Linked> => {
-    if (!entries || Object.keys(entries).length === 0) return { env: {}, signature: '' };
-    const databases = deps.databases;
-    if (!databases) return { problem: { reason: 'DatabaseNotFound', message: 'This runtime does not resolve database variables.' } };
-    const values = linkedValues(entries, (name) => databases.source.get(`${namespace}/${name}`), databases.endpoint);
-    if (!Array.isArray(values)) return { problem: values };
-    const read = await databases.tokens.read(namespace, values);
-    return 'problem' in read ? read : { env: read.env, signature: linkSignature(values) };
-  };
-  /** The linked variables of what the plan serves: the (stable) release's and, in a split, the new release's. */
-  const linkedOfPlan = async (app: RuntimeApp, plan: ServingPlan, namespace: string): Promise<{ env: Linked; canary: Linked }> => {
-    const entries = linkedEntries(app, plan);
-    const [env, canary] = await Promise.all([linkedEnvironment(entries.serving, namespace), linkedEnvironment(entries.canary, namespace)]);
-    return { env, canary };
-  };
   /** Apps with a host name in `zone`: a claim on it changes which of them may be served. */
   const appsUnder = (zone: string) =>
     deps.apps
@@ -165,7 +143,7 @@ export function servingController(deps: ServingControllerDeps): Controller<Runti
       const refused = [...deploy.refused, ...attached.refused];
       if (app && refused.length > 0) log.warn('not serving host names the project may not serve', { refused });
       const plan: ServingPlan = app ? servingPlan(app) : { kind: 'spec' };
-      const resolved = app?.spec.activeBuildId && !app.metadata?.deletionTimestamp ? await linkedOfPlan(app, plan, namespace) : undefined;
+      const resolved = app?.spec.activeBuildId && !app.metadata?.deletionTimestamp ? await linkedOfPlan(deps.databases, app, plan, namespace) : undefined;
       const linked: Linked = resolved ? bothLinked(resolved.env, resolved.canary) : { env: {}, signature: '' };
       const deployment = deploymentOf(
         app ? { ...app, spec: { ...app.spec, hostnames: deploy.served } } : app,
@@ -235,16 +213,6 @@ export function servingController(deps: ServingControllerDeps): Controller<Runti
       }
     },
   });
-}
-
-/** A release's linked variables, or why they cannot be had. */
-type Linked = { env: Record<string, string>; signature: string } | { problem: LinkProblem };
-
-/** The variables of both releases of a plan as one: the first problem, else both signatures. */
-function bothLinked(serving: Linked, canary: Linked): Linked {
-  if ('problem' in serving) return serving;
-  if ('problem' in canary) return canary;
-  return { env: serving.env, signature: canary.signature ? `${serving.signature}|${canary.signature}` : serving.signature };
 }
 
 /** An AppHostname re-checks the app it names. */

@@ -7,7 +7,7 @@ import type { AppHostname } from '../src/apis/v1alpha1/app-hostname.ts';
 import type { ProjectDomain } from '../src/apis/v1alpha1/project-domain.ts';
 import type { Database } from '../src/apis/v1alpha1/database.ts';
 import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
-import { createInformer, loadKubeConnection, objectClient, objectKey, SECRETS, type Informer, type SecretObject } from '../src/kube/index.ts';
+import { createInformer, loadKubeConnection, objectClient, objectKey, SECRETS, type Informer, type KubeConnection, type SecretObject } from '../src/kube/index.ts';
 import { S3ObjectStore } from '../src/object-store/s3-object-store.ts';
 import { APP_HOSTNAMES, DATABASES, DOMAIN_CLAIMS, HOSTNAME_CLAIMS, PROJECT_DOMAINS, RUNTIME_APPS, TLS_CERTIFICATES } from '../src/platform/resources.ts';
 import type { TlsCertificate } from '../src/apis/v1alpha1/tls-certificate.ts';
@@ -33,6 +33,7 @@ import { projectAppHostname, projectRuntimeApp } from './cache-projections.ts';
 import { startStatusServer, type StatusServer } from './status-server.ts';
 import { FirstPass } from './first-pass.ts';
 import { AppHosts } from './app-hosts.ts';
+import { UnlistedApps, type UnlistedAppsOptions } from './unlisted-apps.ts';
 import { ReplicaPublisher } from './replica-publisher.ts';
 import { RolloutCountsReader } from './rollout-counts.ts';
 import { MetricsWindow } from './metrics-window/metrics-window.ts';
@@ -80,6 +81,8 @@ export class RuntimeServer {
   #firstPass: FirstPass | undefined;
   /** Which apps a host names, by the informers: a request for an app of the first list not reached yet deploys it first. */
   #appHosts: AppHosts | undefined;
+  /** Before the informers have listed the apps (on demand): the app a request's host names, read from the apiserver. */
+  #unlisted: UnlistedApps | undefined;
   #firstPassOverdueLogged = false;
   #stopping: Promise<void> | undefined;
   /** What `notReady` answered last (`null` before its first call), to log each change once. */
@@ -135,9 +138,11 @@ export class RuntimeServer {
   #notServingReason(): string | undefined {
     if (this.#stopping) return 'stopping: finishing the requests in flight';
     if (this.#entryPort === undefined || !this.#engine) return 'starting: the entry point does not listen yet';
-    if (!this.#firstPass) return 'starting: the informers have not listed the apps yet';
+    // On demand, an app asked for before the apps are listed is looked up (`#unlisted`): only the few caches its
+    // admission reads must have listed.
+    if (!this.#firstPass && !this.#unlisted) return 'starting: the informers have not listed the apps yet';
     // Without on-demand serving every app is prepared as it is reached: one not reached yet cannot be asked for.
-    if (!this.#config.onDemand && !this.#firstPassDone()) return `starting: ${this.#firstPass.pendingCount} apps of the first list are not served yet`;
+    if (!this.#config.onDemand && !this.#firstPassDone()) return `starting: ${this.#firstPass?.pendingCount ?? 0} apps of the first list are not served yet`;
     const status = this.#engine.status();
     if (status.ready) return undefined;
     const shards = status.shards.filter((shard) => !shard.ready).map((shard) => `shard ${shard.index} (workerd generation ${shard.generation}, ${shard.restarts} restarts)`);
@@ -181,6 +186,8 @@ export class RuntimeServer {
    */
   #unrouted(host: string): Promise<boolean> | undefined {
     const pass = this.#firstPass;
+    // Before the list: the app is looked up by its host; found or known not to exist, the request is routed again.
+    if (!pass) return this.#unlisted?.lookup(host).then((found) => found !== 'unknown');
     const controller = this.#controller;
     if (!pass || pass.done() || !controller || !this.#appHosts) return undefined;
     const pending = this.#appHosts.appsAt(host).filter((key) => pass.has(key));
@@ -302,7 +309,7 @@ export class RuntimeServer {
       answer: (req, res) => this.#tls?.answer(req, res) ?? false,
       // Each app's redirect and HSTS, from its RuntimeApp as the informer has it now (no reload needed).
       https: httpsPolicy({
-        settings: (app) => this.#informer?.get(app)?.spec.https,
+        settings: (app) => (this.#informer?.get(app) ?? (this.#firstPass ? undefined : this.#unlisted?.app(app)))?.spec.https,
         hasCertificate: (host) => this.#tls?.hasCertificate(host) ?? false,
         publicHttpsPort: config.publicHttpsPort,
       }),
@@ -369,6 +376,7 @@ export class RuntimeServer {
       log: this.#log,
     }));
     const secrets = objectClient<SecretObject>(kube, SECRETS);
+    const tokens = new AppTokenReader((namespace, name) => secrets.get(namespace, name));
     const records = this.#records;
     this.#controller = servingController({
       apps: informer,
@@ -376,7 +384,7 @@ export class RuntimeServer {
       names: { domains, domainClaims, hostnameClaims, baseDomain: config.baseDomain },
       databases: {
         source: databases,
-        tokens: new AppTokenReader((namespace, name) => secrets.get(namespace, name)),
+        tokens,
         ...(config.databaseUrl ? { endpoint: config.databaseUrl } : {}),
       },
       engine,
@@ -403,17 +411,56 @@ export class RuntimeServer {
     }));
     await this.#startPublishing(publisher);
     this.#log.info('publishing replica report', { namespace: config.replica.namespace, replica: config.replica.name });
-    const watched = [informer, hostnames, domains, domainClaims, hostnameClaims, databases, certificates];
-    for (const i of watched) i.start();
-    await Promise.all(watched.map((i) => i.waitForSync(this.#abort.signal)));
+    // The kinds with an object per app (or per host name) take long to list in a large installation; the others
+    // are a few per project or domain, and what an app's admission reads before the list is there.
+    const perApp = [informer, hostnames, hostnameClaims];
+    const fewer = [domains, domainClaims, databases, certificates];
+    for (const i of [...perApp, ...fewer]) i.start();
+    await Promise.all(fewer.map((i) => i.waitForSync(this.#abort.signal)));
     // Once the certificates are known, so the first handshakes find theirs.
     if (config.https) await tls.listen(config.https, store, (server) => engine.serveOn(server));
-    // Before the controller's workers start, so no reconcile can finish before its key is counted.
-    this.#firstPass = new FirstPass(informer.list().map(objectKey));
-    this.#log.info('informer synced', { apps: this.#firstPass.pendingCount });
+    if (config.onDemand) {
+      this.#unlisted = this.#unlistedApps(kube, config, { domains, domainClaims, databases: { source: databases, tokens, ...(config.databaseUrl ? { endpoint: config.databaseUrl } : {}) } });
+      this.#log.info('taking traffic before the apps are listed: an app asked for is looked up by its host');
+      publisher.changed();
+    }
+    await Promise.all(perApp.map((i) => i.waitForSync(this.#abort.signal)));
+    // Before the controller's workers start, so no reconcile can finish before its key is counted. The apps a lookup
+    // routed are reconciled too: one deleted meanwhile is no longer listed.
+    const listed = informer.list().map(objectKey);
+    const looked = (this.#unlisted?.keys() ?? []).filter((key) => !informer.get(key));
+    this.#firstPass = new FirstPass([...listed, ...looked]);
+    for (const key of looked) this.#controller.enqueue(key);
+    this.#log.info('informer synced', { apps: this.#firstPass.pendingCount, lookedUp: this.#unlisted?.keys().length ?? 0 });
     // Now that its first list is known, every report may have changed, and whether it takes traffic.
     publisher.changed();
     await this.#controller.start(this.#abort.signal);
+  }
+
+  /** The lookups of apps asked for before the list: single reads of the apiserver, in the watched namespace only. */
+  #unlistedApps(kube: KubeConnection, config: RuntimeServerConfig, caches: Pick<UnlistedAppsOptions, 'domains' | 'domainClaims' | 'databases'>): UnlistedApps {
+    const apps = objectClient<RuntimeApp>(kube, RUNTIME_APPS);
+    const attachments = objectClient<AppHostname>(kube, APP_HOSTNAMES);
+    const claims = objectClient<HostnameClaim>(kube, HOSTNAME_CLAIMS);
+    const watched = (namespace: string) => !config.watchNamespace || namespace === config.watchNamespace;
+    const projected = (app: RuntimeApp | undefined) => app && projectRuntimeApp(app);
+    return new UnlistedApps({
+      baseDomain: config.baseDomain,
+      reads: {
+        app: async (namespace, name) => (watched(namespace) ? projected(await apps.get(namespace, name)) : undefined),
+        appsIn: async (namespace) => (watched(namespace) ? (await apps.list(namespace)).items.map(projectRuntimeApp) : []),
+        appHostname: async (namespace, name) => (watched(namespace) ? attachments.get(namespace, name) : undefined),
+        hostnameClaim: (name) => claims.get('', name),
+      },
+      ...caches,
+      // Too late once the informers have listed: the serving controller decides every app from then on.
+      deploy: async (deployment) => {
+        if (this.#firstPass || !this.#engine) return false;
+        await this.#engine.deploy(deployment);
+        return true;
+      },
+      log: this.#log.child({ component: 'unlisted-apps' }),
+    });
   }
 
   /**
