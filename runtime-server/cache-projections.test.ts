@@ -53,14 +53,14 @@ describe('projectAppHostname', () => {
     apiVersion: 'cloudwright.dev/v1alpha1',
     kind: 'AppHostname',
     metadata: { ...metadata, name: 'shop-example-com', ...(deletionTimestamp ? { deletionTimestamp } : {}) },
-    spec: { hostname: 'shop.example.com', appRef: { name: 'web' } },
+    spec: { hostname: 'shop.example.com', appRef: { name: 'web' }, dnsMode: 'external_records', finalize: true },
     status: {
       state,
       conditions: [{ type: 'Ready', status: 'True', reason: 'Attached', message: 'ok', lastTransitionTime: '2026-01-01T00:00:00Z' }],
     } as AppHostname['status'],
   });
 
-  it('keeps the name, the app and whether it is active, and nothing of the status besides', () => {
+  it('keeps the host, the app and whether it is active, and nothing of the DNS or the status besides', () => {
     const projected = projectAppHostname(hostname('active'));
     expect(projected.spec).toEqual({ hostname: 'shop.example.com', appRef: { name: 'web' } });
     expect(projected.status).toEqual({ state: 'active' });

@@ -6,13 +6,29 @@ import type { KubeObject } from '../src/kube/index.ts';
 // these projections keep what the runtime reads and nothing written for people, the operator or the API. The
 // runtime never writes these objects, so nothing it caches is ever written back without the dropped fields.
 
+/**
+ * One string object per namespace and per state: values parsed from JSON are new strings each time, so every app
+ * of a project held its own copy of the project's name. Cleared past a bound (it only saves memory), so namespaces
+ * coming and going over a long uptime cannot grow it without end.
+ */
+const shared = new Map<string, string>();
+const MAX_SHARED = 100_000;
+
+function share(value: string): string {
+  const known = shared.get(value);
+  if (known !== undefined) return known;
+  if (shared.size >= MAX_SHARED) shared.clear();
+  shared.set(value, value);
+  return value;
+}
+
 /** The metadata the runtime reads: identity, version, generation (its reports), deletion, and of an app its creation (quarantine). Not labels, annotations, finalizers, owners. */
 function servingMetadata(obj: KubeObject, withCreation = false): KubeObject['metadata'] {
   const { name, namespace, uid, resourceVersion, generation, creationTimestamp, deletionTimestamp } = obj.metadata ?? {};
   return {
     ...(withCreation && creationTimestamp !== undefined ? { creationTimestamp } : {}),
     ...(name !== undefined ? { name } : {}),
-    ...(namespace !== undefined ? { namespace } : {}),
+    ...(namespace !== undefined ? { namespace: share(namespace) } : {}),
     ...(uid !== undefined ? { uid } : {}),
     ...(resourceVersion !== undefined ? { resourceVersion } : {}),
     ...(generation !== undefined ? { generation } : {}),
@@ -33,9 +49,14 @@ export function projectRuntimeApp(obj: KubeObject): RuntimeApp {
   return { ...app, status: { ...(rollout ? { rollout } : {}), ...(served ? { served } : {}), ...(migrations ? { migrations } : {}) } };
 }
 
-/** What a runtime replica caches of each AppHostname: its name, app and whether it is active (`isActiveHostname`). */
+/**
+ * What a runtime replica caches of each AppHostname: its host, app and whether it is active (`isActiveHostname`);
+ * not how its DNS is published. An AppHostname is named after its host: the two fields hold one string.
+ */
 export function projectAppHostname(obj: KubeObject): AppHostname {
   const { status, spec, apiVersion, kind } = obj as AppHostname;
-  const hostname: AppHostname = { apiVersion, kind, metadata: servingMetadata(obj), spec };
-  return status?.state !== undefined ? { ...hostname, status: { state: status.state } } : hostname;
+  const metadata = servingMetadata(obj);
+  const host = spec.hostname === metadata?.name ? metadata.name : spec.hostname;
+  const hostname: AppHostname = { apiVersion, kind, metadata, spec: { hostname: host, appRef: { name: spec.appRef.name } } };
+  return status?.state !== undefined ? { ...hostname, status: { state: share(status.state) as typeof status.state } } : hostname;
 }

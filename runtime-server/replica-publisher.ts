@@ -50,7 +50,7 @@ export class ReplicaPublisher {
   readonly #leases: ObjectClient<ReplicaLease>;
   /** The RuntimeReplica spec last written, as JSON (what the operator and cw-api read of this replica). */
   #written: string | undefined;
-  /** Each project's report as last written (JSON), by project. */
+  /** Each project's report as last written (`reportFingerprint`), by project. */
   readonly #writtenReports = new Map<string, string>();
   #leaseUid: string | undefined;
   #heartbeat: NodeJS.Timeout | undefined;
@@ -208,11 +208,11 @@ export class ReplicaPublisher {
   async #publishReports(desired: ReadonlyMap<string, RuntimeReplicaReportSpec>, projects?: ReadonlySet<string>): Promise<void> {
     const { namespace, name } = this.#options.identity;
     const changes = reportChanges(this.#writtenReports, desired, projects);
-    await inParallel(changes.apply, async ({ project, spec, body }) => {
+    await inParallel(changes.apply, async ({ project, spec, fingerprint }) => {
       if (spec.omittedApps) this.#options.log.warn('more apps in one project than its report holds; the rest show RollingOut', { project, reported: spec.apps.length, omitted: spec.omittedApps });
       const metadata = this.#metadata(replicaReportName(name, project), { [RUNTIME_REPLICA_LABEL]: name, [PROJECT_LABEL]: project });
       await this.#reports.apply({ metadata, spec }, { fieldManager: FIELD_MANAGER, force: true });
-      this.#writtenReports.set(project, body);
+      this.#writtenReports.set(project, fingerprint);
     });
     await inParallel(changes.delete, async (project) => {
       await this.#reports.delete(namespace, replicaReportName(name, project));

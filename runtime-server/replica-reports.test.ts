@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RuntimeAppReport } from '../src/runtime-contract/report.ts';
-import { projectReports, replicaSpec, reportChanges } from './replica-reports.ts';
+import { projectReports, replicaSpec, reportChanges, reportFingerprint } from './replica-reports.ts';
 
 const report = (app: string, hosts = [`${app}.p.apps.localhost`], namespace = 'p'): RuntimeAppReport => ({
   namespace,
@@ -70,7 +70,7 @@ describe('projectReports', () => {
 });
 
 describe('reportChanges', () => {
-  const written = (specs: ReturnType<typeof projectReports>) => new Map([...specs].map(([project, spec]) => [project, JSON.stringify(spec)]));
+  const written = (specs: ReturnType<typeof projectReports>) => new Map([...specs].map(([project, spec]) => [project, reportFingerprint(spec)]));
 
   it('writes every project at first', () => {
     const changes = reportChanges(new Map(), projectReports('r1', [report('a', undefined, 'p'), report('a', undefined, 'q')]));
@@ -83,7 +83,7 @@ describe('reportChanges', () => {
     const after = projectReports('r1', [report('a', undefined, 'p'), { ...report('a', undefined, 'q'), observedGeneration: 2 }]);
     const changes = reportChanges(written(before), after);
     expect(changes.apply.map((c) => c.project)).toEqual(['q']);
-    expect(changes.apply[0]?.body).toBe(JSON.stringify(after.get('q')));
+    expect(changes.apply[0]?.fingerprint).toBe(reportFingerprint(after.get('q')!));
     expect(changes.delete).toEqual([]);
   });
 
