@@ -43,7 +43,14 @@ beforeAll(async () => {
     await apps.create({ metadata: { name, namespace }, spec: { displayName: name, activeBuildId: buildId, environment: { NAME: name }, ...spec } } as RuntimeApp);
   };
   // `www.<project>.<base>` is also the default host of an app `www`, which does not exist: `site` lists it.
-  await Promise.all([create('web'), create('site', { hostnames: [`www.${namespace}.${BASE_DOMAIN}`] }), create('shop'), create('doomed')]);
+  // `intruder` lists a name in another project's part of the base domain: never served, listed or not.
+  await Promise.all([
+    create('web'),
+    create('site', { hostnames: [`www.${namespace}.${BASE_DOMAIN}`] }),
+    create('shop'),
+    create('doomed'),
+    create('intruder', { hostnames: [`www.elsewhere-${suffix}.${BASE_DOMAIN}`] }),
+  ]);
   // An active custom host name, as the AppHostname controller leaves one: its claim, and its state.
   const hostnames = objectClient<AppHostname>(conn, APP_HOSTNAMES);
   const attached = await hostnames.create({ metadata: { name: customHost, namespace }, spec: { hostname: customHost, appRef: { name: 'shop' } } } as AppHostname);
@@ -78,6 +85,7 @@ describe('cw-runtime before its informers have listed the apps', () => {
     // Names of no app: found out, a 404 (not a 503 to retry).
     expect((await answer(`nothing.${namespace}.${BASE_DOMAIN}`))[0]).toBe(404);
     expect((await answer(`nothing-${suffix}.example.test`))[0]).toBe(404);
+    expect((await answer(`www.elsewhere-${suffix}.${BASE_DOMAIN}`))[0]).toBe(404);
     // Still before the list: the lookups answered it all.
     expect((await replicas.get(namespace, name))?.spec.ready).toBe(false);
 

@@ -44,6 +44,9 @@ import { RuntimeTls } from './tls/runtime-tls.ts';
 /** How long a request for an app of the first list not reached yet waits for its deploy (as a first request on demand). */
 const UNROUTED_WAIT_MS = 10_000;
 
+/** How long a replica takes traffic on lookups (`#unlisted`) before it says it is not ready until its apps are listed. */
+const UNLISTED_LIMIT_MS = 5 * 60_000;
+
 /** How long stopping lets workerd finish the requests in flight. */
 const STOP_DRAIN_MS = 10_000;
 
@@ -83,6 +86,8 @@ export class RuntimeServer {
   #appHosts: AppHosts | undefined;
   /** Before the informers have listed the apps (on demand): the app a request's host names, read from the apiserver. */
   #unlisted: UnlistedApps | undefined;
+  /** Until when lookups stand in for the list (epoch ms). */
+  #unlistedUntil = Infinity;
   #firstPassOverdueLogged = false;
   #stopping: Promise<void> | undefined;
   /** What `notReady` answered last (`null` before its first call), to log each change once. */
@@ -141,6 +146,9 @@ export class RuntimeServer {
     // On demand, an app asked for before the apps are listed is looked up (`#unlisted`): only the few caches its
     // admission reads must have listed.
     if (!this.#firstPass && !this.#unlisted) return 'starting: the informers have not listed the apps yet';
+    // Lookups are a start's stopgap: a list that does not come (the apiserver refusing it, say) must not leave a
+    // replica taking traffic for ever on reads it never watches.
+    if (!this.#firstPass && Date.now() > this.#unlistedUntil) return `starting: the informers have not listed the apps within ${UNLISTED_LIMIT_MS / 1000} s`;
     // Without on-demand serving every app is prepared as it is reached: one not reached yet cannot be asked for.
     if (!this.#config.onDemand && !this.#firstPassDone()) return `starting: ${this.#firstPass?.pendingCount ?? 0} apps of the first list are not served yet`;
     const status = this.#engine.status();
@@ -186,10 +194,9 @@ export class RuntimeServer {
    */
   #unrouted(host: string): Promise<boolean> | undefined {
     const pass = this.#firstPass;
-    // Before the list: the app is looked up by its host; found or known not to exist, the request is routed again.
-    if (!pass) return this.#unlisted?.lookup(host).then((found) => found !== 'unknown');
+    if (!pass) return this.#lookUp(host);
     const controller = this.#controller;
-    if (!pass || pass.done() || !controller || !this.#appHosts) return undefined;
+    if (pass.done() || !controller || !this.#appHosts) return undefined;
     const pending = this.#appHosts.appsAt(host).filter((key) => pass.has(key));
     if (pending.length === 0) return undefined;
     // An app whose deploy is failing waits its backoff like any other: a request neither skips it nor waits on
@@ -198,6 +205,20 @@ export class RuntimeServer {
     if (waiting.length === 0) return Promise.resolve(false);
     for (const key of waiting) if (pass.promote(key)) controller.enqueue(key, 'urgent');
     return pass.whenSettled(waiting, UNROUTED_WAIT_MS);
+  }
+
+  /**
+   * Before the apps are listed: the app is looked up by its host, for at most the first list's wait. Found, or known
+   * not to exist, the request is routed again; a lookup that found the list done meanwhile hands over to it.
+   */
+  async #lookUp(host: string): Promise<boolean> {
+    const lookup = this.#unlisted?.lookup(host);
+    if (!lookup) return false;
+    let timer: NodeJS.Timeout | undefined;
+    const outOfTime = new Promise<'retry'>((resolve) => (timer = setTimeout(resolve, UNROUTED_WAIT_MS, 'retry')));
+    const found = await Promise.race([lookup, outOfTime]).finally(() => clearTimeout(timer));
+    if (found !== 'retry') return true;
+    return this.#firstPass ? (this.#unrouted(host) ?? true) : false;
   }
 
   report(namespace: string, app: string): RuntimeAppReport | undefined {
@@ -376,17 +397,13 @@ export class RuntimeServer {
       log: this.#log,
     }));
     const secrets = objectClient<SecretObject>(kube, SECRETS);
-    const tokens = new AppTokenReader((namespace, name) => secrets.get(namespace, name));
+    const databaseSources = { source: databases, tokens: new AppTokenReader((namespace, name) => secrets.get(namespace, name)), ...(config.databaseUrl ? { endpoint: config.databaseUrl } : {}) };
     const records = this.#records;
     this.#controller = servingController({
       apps: informer,
       hostnames,
       names: { domains, domainClaims, hostnameClaims, baseDomain: config.baseDomain },
-      databases: {
-        source: databases,
-        tokens,
-        ...(config.databaseUrl ? { endpoint: config.databaseUrl } : {}),
-      },
+      databases: databaseSources,
       engine,
       records,
       metrics: servingMetrics(this.registry, engine, records, () => this.#firstPass?.pendingCount ?? 0),
@@ -411,48 +428,52 @@ export class RuntimeServer {
     }));
     await this.#startPublishing(publisher);
     this.#log.info('publishing replica report', { namespace: config.replica.namespace, replica: config.replica.name });
-    // The kinds with an object per app (or per host name) take long to list in a large installation; the others
-    // are a few per project or domain, and what an app's admission reads before the list is there.
-    const perApp = [informer, hostnames, hostnameClaims];
-    const fewer = [domains, domainClaims, databases, certificates];
-    for (const i of [...perApp, ...fewer]) i.start();
-    await Promise.all(fewer.map((i) => i.waitForSync(this.#abort.signal)));
+    // The RuntimeApps, one per app, take a minute and more to list in a large installation. What an app's admission
+    // and its certificates read (claims, domains, AppHostnames: one per custom host name) is listed before traffic,
+    // so a name is admitted and its certificate served exactly as once everything is listed.
+    const admissionCaches = [hostnames, domains, domainClaims, hostnameClaims, databases, certificates];
+    for (const i of [informer, ...admissionCaches]) i.start();
+    await Promise.all(admissionCaches.map((i) => i.waitForSync(this.#abort.signal)));
     // Once the certificates are known, so the first handshakes find theirs.
     if (config.https) await tls.listen(config.https, store, (server) => engine.serveOn(server));
     if (config.onDemand) {
-      this.#unlisted = this.#unlistedApps(kube, config, { domains, domainClaims, databases: { source: databases, tokens, ...(config.databaseUrl ? { endpoint: config.databaseUrl } : {}) } });
+      this.#unlisted = this.#unlistedApps(kube, config, claimSources, databaseSources);
+      this.#unlistedUntil = Date.now() + UNLISTED_LIMIT_MS;
+      // Readiness is looked at again when the limit passes (probes may be far apart; the RuntimeReplica follows it).
+      setTimeout(() => this.notReady(), UNLISTED_LIMIT_MS + 1).unref();
       this.#log.info('taking traffic before the apps are listed: an app asked for is looked up by its host');
       publisher.changed();
     }
-    await Promise.all(perApp.map((i) => i.waitForSync(this.#abort.signal)));
+    await informer.waitForSync(this.#abort.signal);
     // Before the controller's workers start, so no reconcile can finish before its key is counted. The apps a lookup
     // routed are reconciled too: one deleted meanwhile is no longer listed.
     const listed = informer.list().map(objectKey);
-    const looked = (this.#unlisted?.keys() ?? []).filter((key) => !informer.get(key));
-    this.#firstPass = new FirstPass([...listed, ...looked]);
-    for (const key of looked) this.#controller.enqueue(key);
-    this.#log.info('informer synced', { apps: this.#firstPass.pendingCount, lookedUp: this.#unlisted?.keys().length ?? 0 });
+    const lookedUp = this.#unlisted?.keys() ?? [];
+    const lookedUpOnly = lookedUp.filter((key) => !informer.get(key));
+    this.#firstPass = new FirstPass([...listed, ...lookedUpOnly]);
+    for (const key of lookedUpOnly) this.#controller.enqueue(key);
+    this.#unlisted = undefined;
+    this.#log.info('informer synced', { apps: this.#firstPass.pendingCount, lookedUp: lookedUp.length });
     // Now that its first list is known, every report may have changed, and whether it takes traffic.
     publisher.changed();
     await this.#controller.start(this.#abort.signal);
   }
 
-  /** The lookups of apps asked for before the list: single reads of the apiserver, in the watched namespace only. */
-  #unlistedApps(kube: KubeConnection, config: RuntimeServerConfig, caches: Pick<UnlistedAppsOptions, 'domains' | 'domainClaims' | 'databases'>): UnlistedApps {
+  /** The lookups of apps asked for before the list: reads of one app, or of one project's apps, in the namespace served. */
+  #unlistedApps(kube: KubeConnection, config: RuntimeServerConfig, names: UnlistedAppsOptions['names'], databases: UnlistedAppsOptions['databases']): UnlistedApps {
     const apps = objectClient<RuntimeApp>(kube, RUNTIME_APPS);
-    const attachments = objectClient<AppHostname>(kube, APP_HOSTNAMES);
-    const claims = objectClient<HostnameClaim>(kube, HOSTNAME_CLAIMS);
-    const watched = (namespace: string) => !config.watchNamespace || namespace === config.watchNamespace;
-    const projected = (app: RuntimeApp | undefined) => app && projectRuntimeApp(app);
     return new UnlistedApps({
       baseDomain: config.baseDomain,
+      ...(config.watchNamespace ? { namespace: config.watchNamespace } : {}),
       reads: {
-        app: async (namespace, name) => (watched(namespace) ? projected(await apps.get(namespace, name)) : undefined),
-        appsIn: async (namespace) => (watched(namespace) ? (await apps.list(namespace)).items.map(projectRuntimeApp) : []),
-        appHostname: async (namespace, name) => (watched(namespace) ? attachments.get(namespace, name) : undefined),
-        hostnameClaim: (name) => claims.get('', name),
+        app: async (namespace, name) => {
+          const app = await apps.get(namespace, name);
+          return app && projectRuntimeApp(app);
+        },
+        appsIn: async (namespace) => (await apps.list(namespace)).items.map(projectRuntimeApp),
       },
-      ...caches,
+      names,
+      ...(databases ? { databases } : {}),
       // Too late once the informers have listed: the serving controller decides every app from then on.
       deploy: async (deployment) => {
         if (this.#firstPass || !this.#engine) return false;

@@ -1,74 +1,94 @@
-import type { AppHostname } from '../src/apis/v1alpha1/app-hostname.ts';
-import type { DomainClaim, HostnameClaim } from '../src/apis/v1alpha1/domain-claim.ts';
-import type { ProjectDomain } from '../src/apis/v1alpha1/project-domain.ts';
 import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
-import { isInZone, parentName } from '../src/dns/names.ts';
-import { isActiveHostname, serveRefusal, type NameFacts } from '../src/platform/host-admission.ts';
-import { defaultHostOwner } from '../src/runtime-contract/hosts.ts';
+import { compareResourceVersions } from '../src/kube/resource-version.ts';
+import type { Logger } from '../src/logging/log.ts';
+import { factsFromClaims, type ClaimSources } from '../src/platform/claim-facts.ts';
+import { isActiveHostname, nameHolder, serveRefusal } from '../src/platform/host-admission.ts';
+import { defaultHostOwner, normalizeHost } from '../src/runtime-contract/hosts.ts';
 import { listedHostsOf } from '../src/runtime-contract/listed-hosts.ts';
 import { servingPlan } from '../src/runtime-contract/releases.ts';
-import type { Logger } from '../src/logging/log.ts';
 import { deploymentOf } from './desired.ts';
 import type { AppDeployment } from './engine/index.ts';
 import { bothLinked, linkedOfPlan, type DatabaseSources } from './linked-environment.ts';
 
-/** What a lookup found: the app is routed now, no app may be served at the host, or it could not be told (retry). */
-export type Lookup = 'routed' | 'none' | 'unknown';
+/** What a lookup found: the app is routed now, no app may be served at the host, or it could not be told now (a 503 to retry). */
+export type Lookup = 'routed' | 'none' | 'retry';
 
-/** Reads of single objects (and one project's apps) from the apiserver: nothing listed across the installation. */
+/** Reads of one app, and of one project's apps (at most a project's quota of them), from the apiserver. */
 export interface UnlistedReads {
   app(namespace: string, name: string): Promise<RuntimeApp | undefined>;
   appsIn(namespace: string): Promise<readonly RuntimeApp[]>;
-  appHostname(namespace: string, name: string): Promise<AppHostname | undefined>;
-  hostnameClaim(name: string): Promise<HostnameClaim | undefined>;
 }
 
 export interface UnlistedAppsOptions {
   baseDomain: string;
+  /** The one namespace this replica serves (`CW_WATCH_NAMESPACE`), when it serves one. */
+  namespace?: string;
   reads: UnlistedReads;
-  /** The project domains and domain claims (caches listed before the replica takes traffic: few, one per domain). */
-  domains: { list(namespace?: string): readonly ProjectDomain[] };
-  domainClaims: { get(key: string): DomainClaim | undefined };
+  /**
+   * The caches listed before the replica takes traffic: the name claims, the project domains and the AppHostnames
+   * (one per custom host name, not per app), so a name is admitted by the claims exactly as the controller admits it.
+   */
+  names: ClaimSources;
   databases?: DatabaseSources;
   /** Routes what was found (on demand: its first request prepares it); false once the informers have listed (the controller decides then). */
   deploy: (deployment: AppDeployment) => Promise<boolean>;
-  /** Lookups in flight at once (default 8): each is a few reads of the apiserver. */
+  /** Lookups in flight at once (default 8): each is a read or two of the apiserver. */
   concurrency?: number;
-  /** Lookups waiting for a turn before more are answered `unknown` at once (default 256). */
+  /** Lookups waiting for a turn before more are answered `retry` at once (default 256). */
   maxWaiting?: number;
   log: Logger;
-  now?: () => Date;
+  now?: () => number;
 }
 
-/** One host's lookup: the app, the project and how the host is its own (its default host, listed by its spec, attached). */
+/** How long a project's apps as read, and a host found to name no app, are taken as known. */
+const REMEMBER_MS = 5_000;
+/** Hosts remembered as naming no app, at most (a flood of made-up names must not grow it without end). */
+const MAX_NOWHERE = 10_000;
+/** A failed lookup is logged at most this often, with how many were not. */
+const WARN_EVERY_MS = 10_000;
+
+/** One host's lookup: the app, and whether the host is one its spec lists or an active AppHostname of it. */
 interface Found {
   readonly app: RuntimeApp;
   readonly listed: readonly string[];
   readonly attached: readonly string[];
 }
 
+/** An app routed from lookups: its newest read, every host looked up for it, and its deploys one after another. */
+interface Routed {
+  app: RuntimeApp;
+  readonly listed: Set<string>;
+  readonly attached: Set<string>;
+  chain: Promise<unknown>;
+}
+
 /**
- * Serves apps a request asks for before the replica's informers have listed every RuntimeApp and AppHostname (a
- * minute and more at 100,000 apps): the app a host names is read from the apiserver by name (a default host names
- * its app and project; a custom host name its HostnameClaim, the claim its AppHostname; another name of a project's
- * part of the base domain or of its domain is one of that project's apps' `spec.hostnames`), admitted by the same
- * rule as every replica (`serveRefusal`) and routed with the host asked for, so the replica takes traffic in seconds
- * whatever the number of apps. Once the informers have listed, the serving controller decides every app, these
- * included. Lookups of one host are coalesced, and at most `concurrency` run at once: a flood of unknown names
- * costs the apiserver a bounded number of reads at a time and its excess is answered 503 to retry.
+ * Serves apps a request asks for before the replica's informers have listed every RuntimeApp (a minute and more at
+ * 100,000 apps): the app a host names is read from the apiserver. A default host names its app; any other name is
+ * decided by the claims (`nameHolder`: the project's part of the base domain, a domain or a custom host name it
+ * holds), admitted by the same rule as every replica (`serveRefusal`), and then is its project's app with an active
+ * AppHostname for it or the one app whose spec lists it (a name two apps ask for is served for neither, as the
+ * engine's assignment does). It is routed with the host asked for; once the informers have listed, the serving
+ * controller decides every app. Lookups of one host are coalesced, a project's apps and a name of no app are
+ * remembered for a few seconds, at most `concurrency` lookups run at once and `maxWaiting` wait: a flood of made-up
+ * names costs the apiserver a bounded number of reads at a time, and its excess is answered 503 to retry.
  */
 export class UnlistedApps {
   readonly #o: UnlistedAppsOptions;
   readonly #baseDomain: string;
+  readonly #now: () => number;
   readonly #inFlight = new Map<string, Promise<Lookup>>();
   readonly #waiting: Array<() => void> = [];
   #active = 0;
-  /** The apps routed so far, by key, with the hosts each was routed with (a later lookup adds to them). */
-  readonly #routed = new Map<string, { app: RuntimeApp; readonly listed: Set<string>; readonly attached: Set<string> }>();
+  readonly #routed = new Map<string, Routed>();
+  readonly #projectApps = new Map<string, { until: number; apps: Promise<readonly RuntimeApp[]> }>();
+  readonly #nowhere = new Map<string, number>();
+  #warned = { at: -Infinity, since: 0 };
 
   constructor(options: UnlistedAppsOptions) {
     this.#o = options;
     this.#baseDomain = options.baseDomain.toLowerCase().replace(/\.$/, '');
+    this.#now = options.now ?? Date.now;
   }
 
   /** The keys (`project/app`) of the apps routed from a lookup: the controller reconciles them once it starts. */
@@ -83,106 +103,98 @@ export class UnlistedApps {
 
   /** Looks up the app `host` (normalised) names and routes it; one lookup per host at a time. */
   lookup(host: string): Promise<Lookup> {
+    if ((this.#nowhere.get(host) ?? -Infinity) > this.#now()) return Promise.resolve('none');
     const running = this.#inFlight.get(host);
     if (running) return running;
-    if (this.#active >= (this.#o.concurrency ?? 8) && this.#waiting.length >= (this.#o.maxWaiting ?? 256)) return Promise.resolve('unknown');
+    if (this.#active >= (this.#o.concurrency ?? 8) && this.#waiting.length >= (this.#o.maxWaiting ?? 256)) return Promise.resolve('retry');
     const lookup = this.#turn(() => this.#lookup(host)).finally(() => this.#inFlight.delete(host));
     this.#inFlight.set(host, lookup);
     return lookup;
   }
 
+  /** Runs `work` in one of the `concurrency` slots; a slot freed goes straight to the next waiter. */
   async #turn<T>(work: () => Promise<T>): Promise<T> {
     if (this.#active >= (this.#o.concurrency ?? 8)) await new Promise<void>((wake) => this.#waiting.push(wake));
-    this.#active += 1;
+    else this.#active += 1;
     try {
       return await work();
     } finally {
-      this.#active -= 1;
-      this.#waiting.shift()?.();
+      const next = this.#waiting.shift();
+      if (next) next();
+      else this.#active -= 1;
     }
   }
 
   async #lookup(host: string): Promise<Lookup> {
     try {
       const found = await this.#find(host);
-      if (!found) return 'none';
-      return await this.#route(found);
+      if (found) return await this.#route(found);
+      if (this.#nowhere.size >= MAX_NOWHERE) this.#nowhere.clear();
+      this.#nowhere.set(host, this.#now() + REMEMBER_MS);
+      return 'none';
     } catch (err) {
-      this.#o.log.warn('cannot look up the app of a host before the informers have listed', { host, err });
-      return 'unknown';
+      this.#warn(host, err);
+      return 'retry';
     }
   }
 
   async #find(host: string): Promise<Found | undefined> {
-    const { reads } = this.#o;
     const owner = defaultHostOwner(host, this.#baseDomain);
-    if (owner) {
-      // A default host is its app's, if that app serves something; else another app of the project may list it.
-      const app = await reads.app(owner.project, owner.appId);
-      if (app?.spec.activeBuildId && !app.metadata?.deletionTimestamp) return { app, listed: [], attached: [] };
+    if (owner && this.#serves(owner.project)) {
+      // A default host is its app's when that app serves something; else another app of the project may have it.
+      const app = await this.#o.reads.app(owner.project, owner.appId);
+      if (app && deploymentOf(app)) return { app, listed: [], attached: [] };
     }
-    if (isInZone(host, this.#baseDomain)) {
-      // `<name>.<project>.<base>`: only the project of that label may serve it, from an app's spec.
-      const labels = host.slice(0, -this.#baseDomain.length - 1).split('.');
-      return this.#listedBy(labels.at(-1) ?? '', host, this.#facts(host));
-    }
-    const claim = await reads.hostnameClaim(host);
-    if (claim?.spec.holder.kind === 'AppHostname') {
-      const project = claim.spec.holder.namespace;
-      const attachment = await reads.appHostname(project, claim.spec.holder.name);
-      const active = attachment !== undefined && isActiveHostname(attachment) && attachment.spec.hostname.toLowerCase() === host;
-      const facts = this.#facts(host, { project, active });
-      if (serveRefusal(project, host, facts) !== undefined || !attachment) return undefined;
-      const app = await reads.app(project, attachment.spec.appRef.name);
-      return app && { app, listed: [], attached: [host] };
-    }
-    // The nearest domain claimed above the name decides which project's apps may list it.
-    for (let name = host; name.includes('.'); name = parentName(name)) {
-      const holder = this.#o.domainClaims.get(name)?.spec.holder.namespace;
-      if (holder !== undefined) return this.#listedBy(holder, host, this.#facts(host));
-    }
-    return undefined;
+    const facts = factsFromClaims(this.#o.names, new Date(this.#now()));
+    const project = nameHolder(host, facts)?.project;
+    if (project === undefined || !this.#serves(project) || serveRefusal(project, host, facts) !== undefined) return undefined;
+    const attachedTo = (this.#o.names.hostnames?.list(project) ?? [])
+      .filter((h) => h.metadata?.namespace === project && normalizeHost(h.spec.hostname) === host && isActiveHostname(h))
+      .map((h) => h.spec.appRef.name);
+    const apps = await this.#appsIn(project);
+    const listing = apps.filter((a) => listedHostsOf(a).includes(host)).map((a) => a.metadata?.name ?? '');
+    const names = new Set([...attachedTo, ...listing]);
+    const [name] = names;
+    const app = names.size === 1 ? apps.find((a) => a.metadata?.name === name) : undefined;
+    return app && { app, listed: listing.includes(name!) ? [host] : [], attached: attachedTo.includes(name!) ? [host] : [] };
   }
 
-  /** The app of `project` whose spec lists `host`, if the project may serve it. */
-  async #listedBy(project: string, host: string, facts: NameFacts): Promise<Found | undefined> {
-    if (!project || serveRefusal(project, host, facts) !== undefined) return undefined;
-    const apps = await this.#o.reads.appsIn(project);
-    const app = apps.find((a) => listedHostsOf(a).includes(host));
-    return app && { app, listed: [host], attached: [] };
+  #serves(namespace: string): boolean {
+    return namespace !== '' && (this.#o.namespace === undefined || namespace === this.#o.namespace);
   }
 
-  /** The admission facts of one host: domains from the caches, the host's own claim as the lookup read it. */
-  #facts(host: string, hostname?: { project: string; active: boolean }): NameFacts {
-    const { domains, domainClaims } = this.#o;
-    return {
-      baseDomain: this.#baseDomain,
-      now: this.#o.now?.() ?? new Date(),
-      domainHolder: (name) => domainClaims.get(name)?.spec.holder.namespace,
-      hostnameHolder: (name) => (name === host ? hostname?.project : undefined),
-      projectDomain: (project, domain) => domains.list(project).find((d) => d.metadata?.namespace === project && d.spec.domain === domain && d.spec.deleted !== true),
-      hostnameActive: (project, name) => name === host && hostname?.project === project && hostname.active,
-    };
+  /** A project's apps, read once for every lookup in it within a few seconds. */
+  #appsIn(project: string): Promise<readonly RuntimeApp[]> {
+    const known = this.#projectApps.get(project);
+    if (known && known.until > this.#now()) return known.apps;
+    const apps = this.#o.reads.appsIn(project);
+    this.#projectApps.set(project, { until: this.#now() + REMEMBER_MS, apps });
+    apps.catch(() => this.#projectApps.delete(project));
+    return apps;
   }
 
   /**
-   * Routes the app found with every host looked up for it so far; `none` when it serves nothing (no build, being
-   * deleted, its database variables unresolved). The deployment is built from what is known right before the
-   * engine takes it, so two hosts of one app looked up at once both stay routed.
+   * Routes the app found with every host looked up for it so far. One app's deploys run one after another, each
+   * from its newest read, so the last one carries every host and the latest spec.
    */
-  async #route(found: Found): Promise<Lookup> {
-    const namespace = found.app.metadata?.namespace ?? '';
-    const key = `${namespace}/${found.app.metadata?.name ?? ''}`;
-    const entry = this.#routed.get(key) ?? { app: found.app, listed: new Set<string>(), attached: new Set<string>() };
-    entry.app = found.app;
+  #route(found: Found): Promise<Lookup> {
+    const key = `${found.app.metadata?.namespace ?? ''}/${found.app.metadata?.name ?? ''}`;
+    const entry = this.#routed.get(key) ?? { app: found.app, listed: new Set<string>(), attached: new Set<string>(), chain: Promise.resolve() };
+    if (compareResourceVersions(found.app.metadata?.resourceVersion, entry.app.metadata?.resourceVersion) > 0) entry.app = found.app;
     for (const host of found.listed) entry.listed.add(host);
     for (const host of found.attached) entry.attached.add(host);
     this.#routed.set(key, entry);
-    const app = found.app;
-    const plan = servingPlan(app);
-    const resolved = app.spec.activeBuildId && !app.metadata?.deletionTimestamp ? await linkedOfPlan(this.#o.databases, app, plan, namespace) : undefined;
-    const linked = resolved && bothLinked(resolved.env, resolved.canary);
-    if (linked && 'problem' in linked) return 'none';
+    const deployed = entry.chain.then(() => this.#deploy(entry));
+    entry.chain = deployed.catch(() => undefined);
+    return deployed;
+  }
+
+  /** Deploys what `entry` says: `none` when the app serves nothing, `retry` while its database variables cannot be had. */
+  async #deploy(entry: Routed): Promise<Lookup> {
+    const { app } = entry;
+    const namespace = app.metadata?.namespace ?? '';
+    const resolved = deploymentOf(app) ? await linkedOfPlan(this.#o.databases, app, servingPlan(app), namespace) : undefined;
+    if (resolved && 'problem' in bothLinked(resolved.env, resolved.canary)) return 'retry';
     const listed = [...entry.listed].filter((host) => listedHostsOf(app).includes(host));
     const deployment = deploymentOf(
       { ...app, spec: { ...app.spec, hostnames: listed } },
@@ -191,6 +203,16 @@ export class UnlistedApps {
       resolved && 'env' in resolved.canary ? resolved.canary.env : {},
     );
     if (!deployment) return 'none';
-    return (await this.#o.deploy(deployment)) ? 'routed' : 'unknown';
+    return (await this.#o.deploy(deployment)) ? 'routed' : 'retry';
+  }
+
+  #warn(host: string, err: unknown): void {
+    const now = this.#now();
+    if (now - this.#warned.at < WARN_EVERY_MS) {
+      this.#warned.since += 1;
+      return;
+    }
+    this.#o.log.warn('cannot look up the app of a host before the informers have listed', { host, err, alsoFailedSinceLast: this.#warned.since });
+    this.#warned = { at: now, since: 0 };
   }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ProjectDomain } from '../apis/v1alpha1/project-domain.ts';
-import { DEMOTION_GRACE_MS, serveRefusal, type NameFacts } from './host-admission.ts';
+import { DEMOTION_GRACE_MS, nameHolder, serveRefusal, type NameFacts } from './host-admission.ts';
 
 const now = new Date('2030-01-01T00:00:00Z');
 const ago = (ms: number) => new Date(now.getTime() - ms).toISOString();
@@ -59,5 +59,29 @@ describe('serveRefusal', () => {
     ['alpha', 'nobody.test', 'held by no project'],
   ])('refuses %s %s (%s)', (project, host, why) => {
     expect(serveRefusal(project, host, facts())).toContain(why);
+  });
+});
+
+describe('nameHolder', () => {
+  it.each([
+    ['web.alpha.apps.example.com', { project: 'alpha', claim: 'base', name: 'alpha.apps.example.com' }],
+    ['alpha.apps.example.com', { project: 'alpha', claim: 'base', name: 'alpha.apps.example.com' }],
+    ['www.shop.test', { project: 'alpha', claim: 'domain', name: 'shop.test' }],
+    // The name's own claim decides before the domain above it.
+    ['promo.shop.test', { project: 'beta', claim: 'hostname', name: 'promo.shop.test' }],
+    ['y.other.test', { project: 'beta', claim: 'hostname', name: 'y.other.test' }],
+    ['apps.example.com', undefined],
+    ['nobody.test', undefined],
+  ])('finds whose claim decides %s', (host, holder) => {
+    expect(nameHolder(host, facts())).toEqual(holder);
+  });
+
+  it('names the only project that may serve a name', () => {
+    const hosts = ['web.alpha.apps.example.com', 'shop.test', 'www.shop.test', 'promo.shop.test', 'x.other.test', 'demoted.test', 'www.new.test', 'nobody.test'];
+    for (const host of hosts) {
+      for (const project of ['alpha', 'beta', 'gamma']) {
+        if (serveRefusal(project, host, facts()) === undefined) expect(nameHolder(host, facts())?.project).toBe(project);
+      }
+    }
   });
 });

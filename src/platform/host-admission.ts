@@ -27,25 +27,52 @@ export interface NameFacts {
   readonly now: Date;
 }
 
-/** Why `project` may not serve `host`, or `undefined` when it may. `host` is lowercase, without a trailing dot. */
-export function serveRefusal(project: string, host: string, facts: NameFacts): string | undefined {
+/** The project whose claim decides `host` (lowercase, no trailing dot), and which claim: none when no project's does. */
+export interface NameHolder {
+  readonly project: string;
+  /** `base`: the project's part of the base domain; `domain`: a domain it holds; `hostname`: a custom host name it holds. */
+  readonly claim: 'base' | 'domain' | 'hostname';
+  /** The name claimed (`<project>.<base>`, the domain, or the host itself). */
+  readonly name: string;
+}
+
+/**
+ * Which project's claim decides `host`: in the base domain, the project its last label before it names; else the
+ * most specific claim covering it, the name's own (as a domain or a custom host name), else the nearest domain
+ * above it. Holding is not serving (`serveRefusal`), but no other project may serve the name.
+ */
+export function nameHolder(host: string, facts: Pick<NameFacts, 'baseDomain' | 'domainHolder' | 'hostnameHolder'>): NameHolder | undefined {
   const base = facts.baseDomain;
-  if (isInZone(host, `${project}.${base}`)) return undefined;
-  if (isInZone(host, base)) return `${host} is in another project's part of ${base}`;
-  // The most specific claim covering the name decides: the name's own (as a domain or a custom host name),
-  // else the nearest domain above it.
+  if (isInZone(host, base)) {
+    const project =
+      host === base
+        ? undefined
+        : host
+            .slice(0, -base.length - 1)
+            .split('.')
+            .at(-1);
+    return project ? { project, claim: 'base', name: `${project}.${base}` } : undefined;
+  }
   for (let name = host; name.includes('.'); name = parentName(name)) {
     const domainHolder = facts.domainHolder(name);
+    if (domainHolder !== undefined) return { project: domainHolder, claim: 'domain', name };
     const hostnameHolder = name === host ? facts.hostnameHolder(host) : undefined;
-    if (domainHolder === undefined && hostnameHolder === undefined) continue;
-    if (domainHolder !== undefined) {
-      if (domainHolder !== project) return `${host} is under ${name}, a domain another project holds`;
-      return domainServes(facts.projectDomain(project, name), facts.now) ? undefined : `${name} has not been delegated to this project's zone`;
-    }
-    if (hostnameHolder !== project) return `${host} is a custom host name another project holds`;
-    return facts.hostnameActive(project, host) ? undefined : `${host} is not an active custom host name of this project`;
+    if (hostnameHolder !== undefined) return { project: hostnameHolder, claim: 'hostname', name };
   }
-  return `${host} is held by no project: add its domain and delegate it, or attach it as a custom host name`;
+  return undefined;
+}
+
+/** Why `project` may not serve `host`, or `undefined` when it may. `host` is lowercase, without a trailing dot. */
+export function serveRefusal(project: string, host: string, facts: NameFacts): string | undefined {
+  const holder = nameHolder(host, facts);
+  if (isInZone(host, facts.baseDomain)) return holder?.project === project ? undefined : `${host} is in another project's part of ${facts.baseDomain}`;
+  if (!holder) return `${host} is held by no project: add its domain and delegate it, or attach it as a custom host name`;
+  if (holder.claim === 'domain') {
+    if (holder.project !== project) return `${host} is under ${holder.name}, a domain another project holds`;
+    return domainServes(facts.projectDomain(project, holder.name), facts.now) ? undefined : `${holder.name} has not been delegated to this project's zone`;
+  }
+  if (holder.project !== project) return `${host} is a custom host name another project holds`;
+  return facts.hostnameActive(project, host) ? undefined : `${host} is not an active custom host name of this project`;
 }
 
 /**
