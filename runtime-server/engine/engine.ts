@@ -22,7 +22,7 @@ import { startNodeService } from './node-service.ts';
 import type { AppDeployment, ServedApp } from './ports.ts';
 import { RequestStats, type DispatcherStats, type RolloutCounts } from './request-stats.ts';
 import { Shard } from './shard.ts';
-import { hostAssignment, servedTables } from './shard-tables.ts';
+import { servedTables } from './shard-tables.ts';
 import { shardOf } from './shard-of.ts';
 import { ShardRouter } from './shard-router.ts';
 import { Waiters } from './waiters.ts';
@@ -32,11 +32,10 @@ import { ConvergenceLoop } from './convergence-loop.ts';
 import { deploymentProblem } from './deployment-check.ts';
 import { engineStatus } from './engine-status.ts';
 import { onDemandApp, servedApp, type Served } from './served.ts';
-import { HostIndex } from './host-index.ts';
+import { HostAssignment } from './host-assignment.ts';
 import { OnDemand } from './on-demand.ts';
 import { PreparationFailures, type PreparationFailure } from './preparation-failures.ts';
 import { firstRequest, type FirstRequestHost } from './first-request.ts';
-import { RoutedHosts } from './routed-hosts.ts';
 import { engineSettings, shardSettings, type EngineSettings } from './engine-settings.ts';
 import { workerCode, type LiveApp } from './worker-code.ts';
 import { canaryDeployment, splitTag } from './canary.ts';
@@ -77,10 +76,13 @@ export class RuntimeEngine {
   /** Quarantines, probation and their counts (apps by `project/appId`). */
   readonly limits: AppLimitsView;
   readonly #shardCount: number;
-  /** Host → app as committed, indexed by app. */
-  #hosts = new HostIndex(new Map());
-  /** On demand: host → app for every app deployed, computed again only when host names changed. */
-  readonly #routedHosts: RoutedHosts;
+  /**
+   * Host → app for what is routed: the apps served (with the names of what they serve) and, on demand, every app
+   * deployed. Kept one app at a time: a pass sets the apps deployed or removed since the last and those it serves.
+   */
+  readonly #assignment: HostAssignment;
+  /** Apps deployed or removed since the last pass set their hosts. */
+  readonly #hostsChanged = new Set<string>();
   /** Host → app → shard: what the entry point reads per request. */
   readonly #router: ShardRouter;
   #ctx: GenerationContext | undefined;
@@ -112,8 +114,8 @@ export class RuntimeEngine {
     this.#shardCount = s.shards;
     this.#onDemand = options.onDemand && new OnDemand(options.onDemand);
     this.#firstRequests = this.#onDemand && this.#firstRequestHost(this.#onDemand);
-    this.#routedHosts = new RoutedHosts(options.baseDomain, this.#log);
-    this.#router = new ShardRouter(this.#shardCount);
+    this.#assignment = new HostAssignment(options.baseDomain, this.#log);
+    this.#router = new ShardRouter(this.#shardCount, (host) => this.#assignment.get(host));
     this.#limits = new AppLimits({
       cpuLimitMs: s.cpuLimitMs,
       quarantine: s.quarantine,
@@ -257,7 +259,7 @@ export class RuntimeEngine {
     if (problem) return Promise.reject(problem);
     const key = `${app.project}/${app.appId}`;
     const before = this.#desired.get(key)?.app;
-    this.#routedHosts.changed(before, app);
+    this.#hostsChanged.add(key);
     this.#desired.set(key, { app, version: ++this.#version });
     this.#onDemand?.deployed(key, before?.buildId !== app.buildId || before.canary?.buildId !== app.canary?.buildId);
     return this.#await(key).then((served) => {
@@ -270,7 +272,7 @@ export class RuntimeEngine {
   async remove(project: string, appId: string): Promise<void> {
     if (!this.#ctx || this.#stopped) throw new Error('the runtime engine is not running');
     const key = `${project}/${appId}`;
-    this.#routedHosts.changed(this.#desired.get(key)?.app, undefined);
+    this.#hostsChanged.add(key);
     this.#desired.delete(key);
     this.#onDemand?.forget(key);
     this.#failedPreparations.forget(key);
@@ -508,17 +510,17 @@ export class RuntimeEngine {
         if (s.canary) this.#code.set(s.canary.id, s.canary.live);
       }
       // Applied first, then committed: if a shard's workerd does not take its table, that shard's apps stay as they were.
-      let assignment = this.#assign(plan.next);
-      const tables = servedTables(plan.next, assignment, this.#shardCount, this.#s.serving, this.#s.retryAfter);
+      this.#assign(plan.next);
+      const tables = servedTables(plan.next, (key) => this.#assignment.hostsRoutedTo(key), this.#shardCount, this.#s.serving, this.#s.retryAfter);
       const applied = await Promise.allSettled(this.#shards.map((shard, i) => shard.apply(tables[i]!)));
       const refused = new Map<number, unknown>();
       applied.forEach((result, i) => result.status === 'rejected' && refused.set(i, result.reason));
       if (refused.size > 0) {
         for (const [i, err] of refused) this.#log.error('runtime rollout failed', { shard: i, error: err });
         plan.keepRefusedShards(refused, (key) => this.shardOf(key.slice(0, key.indexOf('/'))));
-        assignment = this.#assign(plan.next);
+        this.#assign(plan.next);
       }
-      this.#commit(plan.next, assignment);
+      this.#commit(plan.next);
     } catch (err) {
       this.#log.error('runtime rollout failed', { error: err });
       plan.failAll(err);
@@ -540,14 +542,15 @@ export class RuntimeEngine {
     return out;
   }
 
-  /** Host → app for what `next` serves and, on demand, the apps deployed but not prepared (their first request prepares them). */
-  #assign(next: ReadonlyMap<string, Served>): ReadonlyMap<string, string> {
-    if (this.#onDemand) return this.#routedHosts.assign(next, this.#desired);
-    return hostAssignment(
-      [...next].map(([key, s]) => [key, s.live.app] as const),
-      this.#o.baseDomain,
-      this.#log,
-    );
+  /**
+   * Routes what `next` serves, with the names of what each serves (those of its deployment unless a change of them
+   * failed), and, on demand, the apps deployed but not prepared with theirs (their first request prepares them). Only
+   * the apps of this pass and those deployed or removed since the last are set: the rest have not changed.
+   */
+  #assign(next: ReadonlyMap<string, Served>): void {
+    const keys = new Set([...this.#hostsChanged, ...next.keys(), ...this.#served.keys()]);
+    this.#hostsChanged.clear();
+    for (const key of keys) this.#assignment.set(key, next.get(key)?.live.app ?? (this.#onDemand ? this.#desired.get(key)?.app : undefined));
   }
 
   /** Unpacks the desired build(s) of an app into `plan`; an app whose build cannot be had keeps what it served (under a new id when its tail changed). */
@@ -590,16 +593,12 @@ export class RuntimeEngine {
   }
 
   /** Makes `next` what is served, once the shards serve it. */
-  #commit(next: ReadonlyMap<string, Served>, assignment: ReadonlyMap<string, string>): void {
+  #commit(next: ReadonlyMap<string, Served>): void {
     this.#served.clear();
     for (const [key, s] of next) this.#served.set(key, s);
     // A suspension lasts while its pair of releases is asked for (a stop counted just now has its pass to come).
     const asked = new Set([...next.values()].flatMap((s) => [s.canary?.tag, s.suspended?.tag]));
     for (const tag of this.#suspended.keys()) if (!asked.has(tag)) this.#suspended.delete(tag);
-    if (assignment !== this.#hosts.assignment) {
-      this.#hosts = new HostIndex(assignment);
-      this.#router.update(assignment);
-    }
   }
 
   #emptyTable(): RoutingTable {
@@ -608,9 +607,9 @@ export class RuntimeEngine {
 
   #servedApp(key: string): ServedApp | undefined {
     const s = this.#served.get(key);
-    if (s) return servedApp(key, s, this.#hosts, this.#s.serving);
+    if (s) return servedApp(key, s, this.#assignment, this.#s.serving);
     const desired = this.#onDemand && this.#desired.get(key);
-    return desired ? onDemandApp(key, desired.app, this.#hosts, this.#s.serving) : undefined;
+    return desired ? onDemandApp(key, desired.app, this.#assignment, this.#s.serving) : undefined;
   }
 
   /**

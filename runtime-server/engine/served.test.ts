@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { PreparedBuild } from './build-store.ts';
 import { routedApp, servedApp, type Served } from './served.ts';
-import { HostIndex } from './host-index.ts';
+import { silentRuntimeLogger } from '../../src/runtime-contract/log.ts';
+import { HostAssignment } from './host-assignment.ts';
 
 const build = { buildId: 'b1', digest: 'd', unpackedBytes: 1, modules: [], assetConfig: {}, compatibilityDate: '2025-01-01', compatibilityFlags: [] } as unknown as PreparedBuild;
 function served(maxConcurrentRequests?: number, tailed = false): Served {
@@ -27,11 +28,10 @@ describe('routedApp', () => {
 
 describe('servedApp', () => {
   it('says the default host first, the hosts assigned to it, and the public URL', () => {
-    const assignment = new Map([
-      ['www.example.com', 'p/web'],
-      ['other.example.com', 'p/other'],
-    ]);
-    expect(servedApp('p/web', served(5), new HostIndex(assignment), { baseDomain: 'apps.test', publicScheme: 'http', publicPort: 8080 })).toEqual({
+    const assignment = new HostAssignment('apps.test', silentRuntimeLogger);
+    assignment.set('p/web', { project: 'p', appId: 'web', hostnames: ['www.example.com'] });
+    assignment.set('p/other', { project: 'p', appId: 'other', hostnames: ['other.example.com'] });
+    expect(servedApp('p/web', served(5), assignment, { baseDomain: 'apps.test', publicScheme: 'http', publicPort: 8080 })).toEqual({
       project: 'p',
       appId: 'web',
       buildId: 'b1',
@@ -42,6 +42,9 @@ describe('servedApp', () => {
   });
 
   it('is https without a port by default', () => {
-    expect(servedApp('p/web', served(), new HostIndex(new Map()), { baseDomain: 'apps.test' })).toMatchObject({ url: 'https://web.p.apps.test', maxConcurrentRequests: 100 });
+    expect(servedApp('p/web', served(), new HostAssignment('apps.test', silentRuntimeLogger), { baseDomain: 'apps.test' })).toMatchObject({
+      url: 'https://web.p.apps.test',
+      maxConcurrentRequests: 100,
+    });
   });
 });

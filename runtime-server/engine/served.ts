@@ -1,6 +1,6 @@
 import type { RoutedApp } from './dispatcher/routing-table.ts';
 import { defaultHost } from '../../src/runtime-contract/hosts.ts';
-import type { HostIndex } from './host-index.ts';
+import type { HostAssignment } from './host-assignment.ts';
 import type { AppDeployment, ServedApp } from './ports.ts';
 import type { LiveApp } from './worker-code.ts';
 
@@ -57,7 +57,7 @@ export function routedApp(s: Served, o: ServingOptions): RoutedApp {
 }
 
 /** What the engine tells its callers it serves for `key`: build, hosts (those the assignment gives it), URL, limit. */
-export function servedApp(key: string, s: Served, hosts: HostIndex, o: ServingOptions): ServedApp {
+export function servedApp(key: string, s: Served, hosts: Pick<HostAssignment, 'hostsOf'>, o: ServingOptions): ServedApp {
   return {
     ...presented(key, s.live.app, hosts, o),
     buildId: s.live.build.buildId,
@@ -71,7 +71,7 @@ export function servedApp(key: string, s: Served, hosts: HostIndex, o: ServingOp
  * What the engine tells its callers of an app it serves on demand and has not prepared: what it will serve on
  * the app's first request (`onDemand: true`).
  */
-export function onDemandApp(key: string, app: AppDeployment, hosts: HostIndex, o: ServingOptions): ServedApp {
+export function onDemandApp(key: string, app: AppDeployment, hosts: Pick<HostAssignment, 'hostsOf'>, o: ServingOptions): ServedApp {
   return {
     ...presented(key, app, hosts, o),
     buildId: app.buildId,
@@ -81,7 +81,7 @@ export function onDemandApp(key: string, app: AppDeployment, hosts: HostIndex, o
   };
 }
 
-function presented(key: string, app: AppDeployment, hosts: HostIndex, o: ServingOptions): Pick<ServedApp, 'project' | 'appId' | 'hosts' | 'url'> {
+function presented(key: string, app: AppDeployment, hosts: Pick<HostAssignment, 'hostsOf'>, o: ServingOptions): Pick<ServedApp, 'project' | 'appId' | 'hosts' | 'url'> {
   const { project, appId } = app;
   const host = defaultHost(project, appId, o.baseDomain);
   const port = o.publicPort === undefined ? '' : `:${o.publicPort}`;

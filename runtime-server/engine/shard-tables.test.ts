@@ -1,10 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { shardOf } from './shard-of.ts';
-import { hostAssignment, servedTables, shardTables, type TableApp } from './shard-tables.ts';
+import { servedTables, shardTables, type TableApp } from './shard-tables.ts';
 import type { Served } from './served.ts';
 import type { LiveApp } from './worker-code.ts';
-import type { AppDeployment } from './ports.ts';
-import { silentRuntimeLogger } from '../../src/runtime-contract/log.ts';
 
 const config = { html_handling: 'auto-trailing-slash', not_found_handling: 'none' } as unknown as NonNullable<TableApp['assets']>['config'];
 function app(project: string, id: string, assets?: string): TableApp {
@@ -30,7 +28,8 @@ describe('shardTables', () => {
     [`shop.${b}.apps.test`, `${b}/shop`],
     ['gone.example', 'nobody/here'],
   ]);
-  const tables = shardTables(apps, assignment, 2, '7');
+  const hostsOf = (key: string) => [...assignment].filter(([, owner]) => owner === key).map(([host]) => host);
+  const tables = shardTables(apps, hostsOf, 2, '7');
 
   it("puts each app, its hosts and its assets on its project's shard only", () => {
     const ofA = tables[shardOf(a, 2)]!;
@@ -52,35 +51,19 @@ describe('shardTables', () => {
   });
 
   it('gives every shard a table, an empty one when it serves nothing', () => {
-    expect(shardTables(new Map(), new Map(), 3, '1')).toEqual(Array.from({ length: 3 }, () => ({ routes: { hosts: {}, apps: {}, retryAfter: '1' }, assets: [] })));
+    expect(shardTables(new Map(), () => [], 3, '1')).toEqual(Array.from({ length: 3 }, () => ({ routes: { hosts: {}, apps: {}, retryAfter: '1' }, assets: [] })));
   });
 
   it('is the same for the same apps in another order (a push is skipped when nothing changed)', () => {
     const reversed = new Map([...apps].reverse());
-    expect(JSON.stringify(shardTables(reversed, assignment, 2, '7'))).toBe(JSON.stringify(tables));
-  });
-});
-
-describe('hostAssignment', () => {
-  const served = (project: string, appId: string, hostnames: string[]): [string, AppDeployment] => [`${project}/${appId}`, { project, appId, buildId: 'b-1', env: {}, hostnames }];
-
-  it('gives each app its default host and the deploy host names only it asks for; a contested name to none, with a warning', () => {
-    const warnings: unknown[] = [];
-    const log = { ...silentRuntimeLogger, warn: (message: string, fields?: unknown) => warnings.push({ message, fields }) };
-    const assignment = hostAssignment(new Map([served(a, 'web', ['www.example', 'both.example']), served(b, 'shop', ['both.example'])]), 'apps.test', log);
-    expect(Object.fromEntries(assignment)).toEqual({
-      [`web.${a}.apps.test`]: `${a}/web`,
-      'www.example': `${a}/web`,
-      [`shop.${b}.apps.test`]: `${b}/shop`,
-    });
-    expect(warnings).toEqual([{ message: 'host names several apps ask for are served for none of them', fields: { hosts: ['both.example'] } }]);
+    expect(JSON.stringify(shardTables(reversed, hostsOf, 2, '7'))).toBe(JSON.stringify(tables));
   });
 });
 
 describe('servedTables', () => {
   it("puts each served app in its project's shard with its routing entry", () => {
     const s: Served = { id: 'w-id', tailed: true, live: { app: { project: a, appId: 'web', buildId: 'b-1', env: {}, hostnames: [] }, build: { buildId: 'b-1' } as LiveApp['build'] } };
-    const tables = servedTables(new Map([[`${a}/web`, s]]), new Map([[`web.${a}.apps.test`, `${a}/web`]]), 2, { baseDomain: 'apps.test', defaultMaxConcurrentRequests: 5 }, '3');
+    const tables = servedTables(new Map([[`${a}/web`, s]]), (key) => (key === `${a}/web` ? [`web.${a}.apps.test`] : []), 2, { baseDomain: 'apps.test', defaultMaxConcurrentRequests: 5 }, '3');
     expect(tables[shardOf(a, 2)]?.routes.apps[`${a}/web`]).toEqual({ id: 'w-id', build: 'b-1', limit: 5, depth: 5, tailed: true });
     expect(tables[shardOf(a, 2)]?.routes.hosts).toEqual({ [`web.${a}.apps.test`]: `${a}/web` });
     expect(tables[1 - shardOf(a, 2)]?.routes.apps).toEqual({});

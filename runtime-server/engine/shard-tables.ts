@@ -4,9 +4,6 @@ import type { RoutedApp } from './dispatcher/routing-table.ts';
 import type { ShardTable } from './shard.ts';
 import { shardOf } from './shard-of.ts';
 import { routedApp, type Served, type ServingOptions } from './served.ts';
-import { assignHosts, contestedHosts } from '../../src/runtime-contract/hosts.ts';
-import type { RuntimeLogger } from '../../src/runtime-contract/log.ts';
-import type { AppDeployment } from './ports.ts';
 
 /** One served app as the shards' tables need it. */
 export interface TableApp {
@@ -22,12 +19,11 @@ export interface TableApp {
 type TableAssets = { readonly directory: string; readonly config: AssetServiceConfig };
 
 /**
- * Each shard's routing table and the static assets its workerd needs, for the apps served (app key → app)
- * and the host assignment (host → app key). An app goes to the shard of its project, and so do its hosts;
- * assets bindings are numbered per shard (`A0`, `A1`, …) in key order, so equal input gives equal tables.
- * Pure.
+ * Each shard's routing table and the static assets its workerd needs, for the apps served (app key → app) and the
+ * hosts routed to each (`hostsOf`). An app goes to the shard of its project, and so do its hosts; assets bindings
+ * are numbered per shard (`A0`, `A1`, …) in key order, and hosts sorted, so equal input gives equal tables. Pure.
  */
-export function shardTables(apps: ReadonlyMap<string, TableApp>, assignment: ReadonlyMap<string, string>, shards: number, retryAfter: string): ShardTable[] {
+export function shardTables(apps: ReadonlyMap<string, TableApp>, hostsOf: (key: string) => Iterable<string>, shards: number, retryAfter: string): ShardTable[] {
   const tables = Array.from({ length: shards }, () => ({ hosts: {} as Record<string, string>, apps: {} as Record<string, RoutedApp>, assets: [] as GenerationAssets[] }));
   for (const [key, app] of [...apps].sort(([a], [b]) => (a < b ? -1 : 1))) {
     const table = tables[shardOf(app.project, shards)]!;
@@ -43,16 +39,13 @@ export function shardTables(apps: ReadonlyMap<string, TableApp>, assignment: Rea
     }
     const split = app.routed.split && canaryBinding ? { ...app.routed.split, assets: canaryBinding } : app.routed.split;
     table.apps[key] = { ...app.routed, ...(binding ? { assets: binding } : {}), ...(split ? { split } : {}) };
-  }
-  for (const [host, key] of assignment) {
-    const app = apps.get(key);
-    if (app) tables[shardOf(app.project, shards)]!.hosts[host] = key;
+    for (const host of [...hostsOf(key)].sort()) table.hosts[host] = key;
   }
   return tables.map(({ hosts, apps: routed, assets }) => ({ routes: { hosts, apps: routed, retryAfter }, assets }));
 }
 
 /** {@link shardTables} for what the engine serves: each app's routing entry and its build's static assets. */
-export function servedTables(served: ReadonlyMap<string, Served>, assignment: ReadonlyMap<string, string>, shards: number, serving: ServingOptions, retryAfter: string): ShardTable[] {
+export function servedTables(served: ReadonlyMap<string, Served>, hostsOf: (key: string) => Iterable<string>, shards: number, serving: ServingOptions, retryAfter: string): ShardTable[] {
   const apps = new Map<string, TableApp>();
   for (const [key, s] of served) {
     const { assetsDir, assetConfig } = s.live.build;
@@ -64,17 +57,5 @@ export function servedTables(served: ReadonlyMap<string, Served>, assignment: Re
       ...(canary?.assetsDir !== undefined ? { canaryAssets: { directory: canary.assetsDir, config: canary.assetConfig } } : {}),
     });
   }
-  return shardTables(apps, assignment, shards, retryAfter);
-}
-
-/**
- * Who gets each host name if `apps` (app key → deployment) are what the engine routes: every app its default
- * host, and each deploy host name to the one app asking for it (a name several apps ask for goes to none of
- * them, with a warning).
- */
-export function hostAssignment(apps: Iterable<readonly [string, AppDeployment]>, baseDomain: string, log: RuntimeLogger): ReadonlyMap<string, string> {
-  const claims = [...apps].map(([key, app]) => ({ key, project: app.project, appId: app.appId, hostnames: app.hostnames }));
-  const contested = contestedHosts(claims, baseDomain);
-  if (contested.length > 0) log.warn('host names several apps ask for are served for none of them', { hosts: contested });
-  return assignHosts(claims, baseDomain);
+  return shardTables(apps, hostsOf, shards, retryAfter);
 }

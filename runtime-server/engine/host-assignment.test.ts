@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { assignHosts } from '../../src/runtime-contract/hosts.ts';
+import { silentRuntimeLogger } from '../../src/runtime-contract/log.ts';
+import { HostAssignment } from './host-assignment.ts';
+
+const app = (project: string, appId: string, hostnames: string[] = []) => ({ project, appId, hostnames });
+
+function warningsLog() {
+  const warnings: unknown[] = [];
+  return { warnings, log: { ...silentRuntimeLogger, warn: (message: string, fields?: unknown) => warnings.push({ message, fields }) } };
+}
+
+/** Every host → app of an assignment, for the hosts asked about. */
+const routes = (assignment: HostAssignment, hosts: string[]) => Object.fromEntries(hosts.flatMap((h) => (assignment.get(h) ? [[h, assignment.get(h)]] : [])));
+
+describe('HostAssignment', () => {
+  it('gives each app its default host and the names only it asks for; a contested name to none, with a warning', () => {
+    const { warnings, log } = warningsLog();
+    const assignment = new HostAssignment('apps.test', log);
+    assignment.set('a/web', app('a', 'web', ['www.example', 'Both.example.']));
+    assignment.set('b/shop', app('b', 'shop', ['both.example']));
+    expect(routes(assignment, ['web.a.apps.test', 'www.example', 'both.example', 'shop.b.apps.test'])).toEqual({
+      'web.a.apps.test': 'a/web',
+      'www.example': 'a/web',
+      'shop.b.apps.test': 'b/shop',
+    });
+    expect(warnings).toEqual([{ message: 'host names several apps ask for are served for none of them', fields: { hosts: ['both.example'], apps: ['a/web', 'b/shop'] } }]);
+    expect(assignment.hostsOf('a/web', 'web.a.apps.test')).toEqual(['web.a.apps.test', 'www.example']);
+  });
+
+  it('gives a contested name to the one app left asking, and frees an app’s names when it goes', () => {
+    const assignment = new HostAssignment('apps.test', silentRuntimeLogger);
+    assignment.set('p/a', app('p', 'a', ['shared.example']));
+    assignment.set('p/b', app('p', 'b', ['shared.example', 'b.example']));
+    expect(assignment.get('shared.example')).toBeUndefined();
+    assignment.set('p/a', app('p', 'a'));
+    expect(assignment.get('shared.example')).toBe('p/b');
+    assignment.set('p/b', undefined);
+    expect(routes(assignment, ['shared.example', 'b.example', 'b.p.apps.test', 'a.p.apps.test'])).toEqual({ 'a.p.apps.test': 'p/a' });
+    expect([...assignment.hostsRoutedTo('p/b')]).toEqual([]);
+  });
+
+  it('keeps a default host for its app against another asking for it, and gives it over when that app goes', () => {
+    const assignment = new HostAssignment('apps.test', silentRuntimeLogger);
+    assignment.set('p/www', app('p', 'www'));
+    assignment.set('p/site', app('p', 'site', ['www.p.apps.test']));
+    expect(assignment.get('www.p.apps.test')).toBe('p/www');
+    assignment.set('p/www', undefined);
+    expect(assignment.get('www.p.apps.test')).toBe('p/site');
+  });
+
+  it('decides as assignHosts does for the same apps, whatever the order they came in', () => {
+    const apps = [app('p', 'a', ['x.example', 'y.example']), app('p', 'b', ['y.example', 'a.p.apps.test']), app('q', 'c', ['z.example']), app('q', 'd', ['x.example'])];
+    const expected = assignHosts(
+      apps.map((a) => ({ key: `${a.project}/${a.appId}`, ...a })),
+      'apps.test',
+    );
+    for (const order of [apps, [...apps].reverse()]) {
+      const assignment = new HostAssignment('apps.test', silentRuntimeLogger);
+      for (const a of order) assignment.set(`${a.project}/${a.appId}`, a);
+      expect(routes(assignment, [...expected.keys(), 'y.example', 'x.example'])).toEqual(Object.fromEntries(expected));
+    }
+  });
+});

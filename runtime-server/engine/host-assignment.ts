@@ -1,0 +1,113 @@
+import { defaultHost, normalizeHost } from '../../src/runtime-contract/hosts.ts';
+import type { RuntimeLogger } from '../../src/runtime-contract/log.ts';
+import type { AppDeployment } from './ports.ts';
+
+/** What an app asks to be routed on: its default host and its other names (normalised), with a signature of both. */
+interface Claim {
+  readonly defaultHost: string;
+  readonly names: readonly string[];
+  readonly signature: string;
+}
+
+/**
+ * Host → app for the apps routed, kept up to date one app at a time (`set`) instead of computed again over every
+ * app whenever one changes, which made a replica's first pass over 100,000 apps quadratic: every app its default
+ * host; a name an app asks for (deploy host names, active AppHostnames) to that app if it is the only one asking and
+ * the name is no app's default host. A name several apps ask for goes to none of them, with a warning: which app
+ * answers must not depend on which asked first (as `assignHosts` in src/runtime-contract/hosts.ts decides it for a
+ * whole set). Read per request by the entry point's router, and per app by what the engine reports.
+ */
+export class HostAssignment {
+  readonly #baseDomain: string;
+  readonly #log: RuntimeLogger;
+  readonly #claims = new Map<string, Claim>();
+  /** Default host → its app. */
+  readonly #defaults = new Map<string, string>();
+  /** Other name → the apps asking for it. */
+  readonly #asking = new Map<string, Set<string>>();
+  /** Host → the app it routes to. */
+  readonly #owners = new Map<string, string>();
+  /** App → the hosts routed to it. */
+  readonly #owned = new Map<string, Set<string>>();
+
+  constructor(baseDomain: string, log: RuntimeLogger) {
+    this.#baseDomain = baseDomain;
+    this.#log = log;
+  }
+
+  /** The app `key` is routed as `app` asks (`undefined`: not routed); nothing moves if its hosts did not change. */
+  set(key: string, app: Pick<AppDeployment, 'project' | 'appId' | 'hostnames'> | undefined): void {
+    const before = this.#claims.get(key);
+    const claim = app && this.#claimOf(app);
+    if (before?.signature === claim?.signature) return;
+    const touched = new Set<string>();
+    if (before) {
+      if (this.#defaults.get(before.defaultHost) === key) this.#defaults.delete(before.defaultHost);
+      touched.add(before.defaultHost);
+      for (const name of before.names) {
+        const asking = this.#asking.get(name);
+        asking?.delete(key);
+        if (asking?.size === 0) this.#asking.delete(name);
+        touched.add(name);
+      }
+    }
+    if (claim) {
+      this.#claims.set(key, claim);
+      this.#defaults.set(claim.defaultHost, key);
+      touched.add(claim.defaultHost);
+      for (const name of claim.names) {
+        const asking = this.#asking.get(name);
+        if (asking) asking.add(key);
+        else this.#asking.set(name, new Set([key]));
+        touched.add(name);
+      }
+    } else {
+      this.#claims.delete(key);
+    }
+    for (const host of touched) this.#settle(host);
+  }
+
+  /** The app `host` (normalised) routes to. */
+  get(host: string): string | undefined {
+    return this.#owners.get(host);
+  }
+
+  /** The hosts routed to `key`, in no particular order. */
+  hostsRoutedTo(key: string): ReadonlySet<string> {
+    return this.#owned.get(key) ?? new Set();
+  }
+
+  /** The hosts of `key`, its default host first (as `hostsOf` in src/runtime-contract/hosts.ts). */
+  hostsOf(key: string, defaultHostName: string): string[] {
+    const rest = [...this.hostsRoutedTo(key)].filter((host) => host !== defaultHostName);
+    return [defaultHostName, ...rest.sort()];
+  }
+
+  #claimOf(app: Pick<AppDeployment, 'project' | 'appId' | 'hostnames'>): Claim {
+    const own = defaultHost(app.project, app.appId, this.#baseDomain);
+    const names = [...new Set(app.hostnames.map(normalizeHost).filter((h): h is string => h !== undefined && h !== own))].sort();
+    return { defaultHost: own, names, signature: `${own} ${names.join(' ')}` };
+  }
+
+  /** Decides `host` again after a claim on it changed. */
+  #settle(host: string): void {
+    const asking = this.#asking.get(host);
+    const owner = this.#defaults.get(host) ?? (asking?.size === 1 ? [...asking][0] : undefined);
+    const was = this.#owners.get(host);
+    if (owner === was) return;
+    if (was !== undefined) {
+      const owned = this.#owned.get(was);
+      owned?.delete(host);
+      if (owned?.size === 0) this.#owned.delete(was);
+      this.#owners.delete(host);
+    }
+    if (owner !== undefined) {
+      this.#owners.set(host, owner);
+      const owned = this.#owned.get(owner);
+      if (owned) owned.add(host);
+      else this.#owned.set(owner, new Set([host]));
+    } else if ((asking?.size ?? 0) > 1) {
+      this.#log.warn('host names several apps ask for are served for none of them', { hosts: [host], apps: [...asking!].sort() });
+    }
+  }
+}
