@@ -2,11 +2,10 @@ import { defaultHost, normalizeHost } from '../../src/runtime-contract/hosts.ts'
 import type { RuntimeLogger } from '../../src/runtime-contract/log.ts';
 import type { AppDeployment } from './ports.ts';
 
-/** What an app asks to be routed on: its default host and its other names (normalised), with a signature of both. */
+/** What an app asks to be routed on: its default host and its other names (normalised, sorted). */
 interface Claim {
   readonly defaultHost: string;
   readonly names: readonly string[];
-  readonly signature: string;
 }
 
 /**
@@ -23,12 +22,12 @@ export class HostAssignment {
   readonly #claims = new Map<string, Claim>();
   /** Default host → its app. */
   readonly #defaults = new Map<string, string>();
-  /** Other name → the apps asking for it. */
-  readonly #asking = new Map<string, Set<string>>();
+  /** Other name → the app asking for it, or the apps (a name contested): one string is the common case, and lighter. */
+  readonly #asking = new Map<string, string | Set<string>>();
   /** Host → the app it routes to. */
   readonly #owners = new Map<string, string>();
-  /** App → the hosts routed to it. */
-  readonly #owned = new Map<string, Set<string>>();
+  /** App → the hosts routed to it (a few each). */
+  readonly #owned = new Map<string, string[]>();
 
   constructor(baseDomain: string, log: RuntimeLogger) {
     this.#baseDomain = baseDomain;
@@ -39,15 +38,13 @@ export class HostAssignment {
   set(key: string, app: Pick<AppDeployment, 'project' | 'appId' | 'hostnames'> | undefined): void {
     const before = this.#claims.get(key);
     const claim = app && this.#claimOf(app);
-    if (before?.signature === claim?.signature) return;
+    if (sameClaim(before, claim)) return;
     const touched = new Set<string>();
     if (before) {
       if (this.#defaults.get(before.defaultHost) === key) this.#defaults.delete(before.defaultHost);
       touched.add(before.defaultHost);
       for (const name of before.names) {
-        const asking = this.#asking.get(name);
-        asking?.delete(key);
-        if (asking?.size === 0) this.#asking.delete(name);
+        this.#unask(name, key);
         touched.add(name);
       }
     }
@@ -56,9 +53,7 @@ export class HostAssignment {
       this.#defaults.set(claim.defaultHost, key);
       touched.add(claim.defaultHost);
       for (const name of claim.names) {
-        const asking = this.#asking.get(name);
-        if (asking) asking.add(key);
-        else this.#asking.set(name, new Set([key]));
+        this.#ask(name, key);
         touched.add(name);
       }
     } else {
@@ -73,8 +68,8 @@ export class HostAssignment {
   }
 
   /** The hosts routed to `key`, in no particular order. */
-  hostsRoutedTo(key: string): ReadonlySet<string> {
-    return this.#owned.get(key) ?? new Set();
+  hostsRoutedTo(key: string): readonly string[] {
+    return this.#owned.get(key) ?? [];
   }
 
   /** The hosts of `key`, its default host first (as `hostsOf` in src/runtime-contract/hosts.ts). */
@@ -86,28 +81,44 @@ export class HostAssignment {
   #claimOf(app: Pick<AppDeployment, 'project' | 'appId' | 'hostnames'>): Claim {
     const own = defaultHost(app.project, app.appId, this.#baseDomain);
     const names = [...new Set(app.hostnames.map(normalizeHost).filter((h): h is string => h !== undefined && h !== own))].sort();
-    return { defaultHost: own, names, signature: `${own} ${names.join(' ')}` };
+    return { defaultHost: own, names };
+  }
+
+  #ask(name: string, key: string): void {
+    const asking = this.#asking.get(name);
+    if (asking === undefined) this.#asking.set(name, key);
+    else if (typeof asking === 'string') this.#asking.set(name, asking === key ? key : new Set([asking, key]));
+    else asking.add(key);
+  }
+
+  #unask(name: string, key: string): void {
+    const asking = this.#asking.get(name);
+    if (asking === key) this.#asking.delete(name);
+    else if (typeof asking !== 'string' && asking?.delete(key) && asking.size === 1) this.#asking.set(name, [...asking][0]!);
   }
 
   /** Decides `host` again after a claim on it changed. */
   #settle(host: string): void {
     const asking = this.#asking.get(host);
-    const owner = this.#defaults.get(host) ?? (asking?.size === 1 ? [...asking][0] : undefined);
+    const owner = this.#defaults.get(host) ?? (typeof asking === 'string' ? asking : undefined);
     const was = this.#owners.get(host);
     if (owner === was) return;
     if (was !== undefined) {
-      const owned = this.#owned.get(was);
-      owned?.delete(host);
-      if (owned?.size === 0) this.#owned.delete(was);
+      const owned = (this.#owned.get(was) ?? []).filter((h) => h !== host);
+      if (owned.length > 0) this.#owned.set(was, owned);
+      else this.#owned.delete(was);
       this.#owners.delete(host);
     }
     if (owner !== undefined) {
       this.#owners.set(host, owner);
-      const owned = this.#owned.get(owner);
-      if (owned) owned.add(host);
-      else this.#owned.set(owner, new Set([host]));
-    } else if ((asking?.size ?? 0) > 1) {
-      this.#log.warn('host names several apps ask for are served for none of them', { hosts: [host], apps: [...asking!].sort() });
+      this.#owned.set(owner, [...(this.#owned.get(owner) ?? []), host]);
+    } else if (asking instanceof Set) {
+      this.#log.warn('host names several apps ask for are served for none of them', { hosts: [host], apps: [...asking].sort() });
     }
   }
+}
+
+function sameClaim(a: Claim | undefined, b: Claim | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  return a.defaultHost === b.defaultHost && a.names.length === b.names.length && a.names.every((name, i) => name === b.names[i]);
 }
