@@ -84,6 +84,11 @@ describe('RuntimeEngine serving on demand', () => {
     expect((await e.deploy({ project: 'p', appId: 'a', buildId: 'a', env: {}, hostnames: ['new.example'] })).hosts).toEqual(['a.p.od.test', 'new.example']);
     expect(await send(e.address.port, 'old.example', '/')).toMatchObject({ status: 404 });
     expect(await send(e.address.port, 'new.example', '/')).toMatchObject({ status: 200, body: 'hello from a' });
+    // Each project's apps, prepared or not, without the others' (what the replica's report of a project is built from).
+    await e.deploy({ project: 'q', appId: 'b', buildId: 'a', env: {}, hostnames: [] });
+    expect([e.keysIn('p'), e.keysIn('q')]).toEqual([['p/a'], ['q/b']]);
+    await e.remove('p', 'a');
+    expect(e.keysIn('p')).toEqual([]);
   });
 
   it('lets the least recently used app go past the bound on prepared apps, and prepares it again on its next request', async () => {

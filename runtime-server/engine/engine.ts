@@ -63,6 +63,8 @@ export class RuntimeEngine {
   readonly #s: EngineSettings;
   readonly #log: RuntimeLogger;
   readonly #desired = new Map<string, { app: AppDeployment; version: number }>();
+  /** The keys of `#desired` by project: a project's report is built without a walk over every app deployed. */
+  readonly #desiredIn = new Map<string, Set<string>>();
   readonly #served = new Map<string, Served>();
   readonly #waiters = new Waiters<ServedApp | undefined>();
   /** Loader id → the app it loads, for the dispatcher's `GET /code/{id}`. */
@@ -261,6 +263,9 @@ export class RuntimeEngine {
     const before = this.#desired.get(key)?.app;
     this.#hostsChanged.add(key);
     this.#desired.set(key, { app, version: ++this.#version });
+    const ofProject = this.#desiredIn.get(app.project);
+    if (ofProject) ofProject.add(key);
+    else this.#desiredIn.set(app.project, new Set([key]));
     this.#onDemand?.deployed(key, before?.buildId !== app.buildId || before.canary?.buildId !== app.canary?.buildId);
     return this.#await(key).then((served) => {
       if (!served) throw new Error(`app ${key} was removed while it was being deployed`);
@@ -274,6 +279,8 @@ export class RuntimeEngine {
     const key = `${project}/${appId}`;
     this.#hostsChanged.add(key);
     this.#desired.delete(key);
+    const ofProject = this.#desiredIn.get(project);
+    if (ofProject?.delete(key) && ofProject.size === 0) this.#desiredIn.delete(project);
     this.#onDemand?.forget(key);
     this.#failedPreparations.forget(key);
     ++this.#version;
@@ -323,8 +330,9 @@ export class RuntimeEngine {
   keysIn(project: string): string[] {
     const prefix = `${project}/`;
     const keys = new Set<string>();
+    // What is served is what is deployed but for removals under way (and, on demand, the few prepared).
     for (const key of this.#served.keys()) if (key.startsWith(prefix)) keys.add(key);
-    if (this.#onDemand) for (const key of this.#desired.keys()) if (key.startsWith(prefix)) keys.add(key);
+    if (this.#onDemand) for (const key of this.#desiredIn.get(project) ?? []) keys.add(key);
     return [...keys];
   }
 
