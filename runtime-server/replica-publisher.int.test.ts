@@ -50,7 +50,8 @@ describe('ReplicaPublisher', () => {
     // As the runtime answers: asked for some projects, the reports of those only.
     const asked: (string[] | 'all')[] = [];
     const snapshotOf = (projects?: ReadonlySet<string>): ReplicaSnapshot => {
-      asked.push(projects ? [...projects].sort() : 'all');
+      // (An empty set asks whether the reports count, and builds none.)
+      if (projects?.size !== 0) asked.push(projects ? [...projects].sort() : 'all');
       return projects ? { ...snapshot, apps: snapshot.apps.filter((a) => projects.has(a.namespace)) } : snapshot;
     };
     const publisher = new ReplicaPublisher({ kube: conn, identity: { namespace: ns, name: 'r1' }, leaseDurationSeconds: 40, snapshot: snapshotOf, log: silentLogger, coalesceMs: 10 });
@@ -104,5 +105,37 @@ describe('ReplicaPublisher', () => {
     await publisher.stop();
     expect((await reports.list(ns)).items).toEqual([]);
     expect(await objectClient<RuntimeReplica>(conn, RUNTIME_REPLICAS).get(ns, 'r1')).toBeUndefined();
+  });
+
+  it('writes no report before they count: its RuntimeReplica alone, then every report at once, before it says ready', { timeout: 60_000 }, async () => {
+    const ns = namespace.name;
+    let snapshot: ReplicaSnapshot = { ready: false, takesTraffic: true, apps: appsOf(3) };
+    const snapshotOf = (projects?: ReadonlySet<string>): ReplicaSnapshot => (projects ? { ...snapshot, apps: snapshot.apps.filter((a) => projects.has(a.namespace)) } : snapshot);
+    const publisher = new ReplicaPublisher({ kube: conn, identity: { namespace: ns, name: 'r2' }, leaseDurationSeconds: 40, snapshot: snapshotOf, log: silentLogger, coalesceMs: 10 });
+    const replicas = objectClient<RuntimeReplica>(conn, RUNTIME_REPLICAS);
+    const ofR2 = async () => (await reports.list(ns, { labelSelector: `${RUNTIME_REPLICA_LABEL}=r2` })).items;
+    try {
+      await publisher.start();
+      // Its first pass: apps settle one project after another, and none of it is written.
+      for (const i of [0, 1, 2]) publisher.changed(project(i));
+      await eventually(
+        'the RuntimeReplica written',
+        () => replicas.get(ns, 'r2'),
+        (r) => r?.spec.takesTraffic === true,
+      );
+      expect(await ofR2()).toEqual([]);
+      // Its reports count: all three projects are written, and by then the RuntimeReplica says ready.
+      snapshot = { ...snapshot, ready: true };
+      publisher.replicaChanged();
+      const replica = await eventually(
+        'ready',
+        () => replicas.get(ns, 'r2'),
+        (r) => r?.spec.ready === true,
+      );
+      expect(replica?.spec.ready).toBe(true);
+      expect((await ofR2()).map((r) => r.spec.apps.length)).toEqual([100, 100, 100]);
+    } finally {
+      await publisher.stop();
+    }
   });
 });
