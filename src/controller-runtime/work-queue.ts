@@ -1,3 +1,4 @@
+import { FifoSet } from '../collections/fifo-set.ts';
 import { controllerRateLimiter, type RateLimiter } from './rate-limiter.ts';
 
 /** Hooks for `workqueue_*` metrics; the queue itself knows nothing about Prometheus. */
@@ -48,8 +49,8 @@ const BACKLOG_TURN = 8;
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export class WorkQueue<K = string> {
-  /** Per priority, the keys waiting there, in arrival order (a Set keeps it, and a key moving up leaves at once). */
-  readonly #lanes: Record<Priority, Set<K>> = { urgent: new Set(), changed: new Set(), backlog: new Set() };
+  /** Per priority, the keys waiting there, in arrival order (a key moving up leaves at once). */
+  readonly #lanes: Record<Priority, FifoSet<K>> = { urgent: new FifoSet(), changed: new FifoSet(), backlog: new FifoSet() };
   /** The keys waiting in a lane, and at which priority. */
   readonly #queued = new Map<K, Priority>();
   /** Keys added again while processing, and the priority they go back in with when done. */
@@ -202,10 +203,8 @@ export class WorkQueue<K = string> {
     this.#handedOut++;
     const backlogTurn = this.#handedOut % BACKLOG_TURN === 0 && this.#lanes.backlog.size > 0;
     const lane = backlogTurn ? this.#lanes.backlog : (PRIORITIES.map((p) => this.#lanes[p]).find((l) => l.size > 0) ?? this.#lanes.backlog);
-    const first = lane.values().next();
-    if (first.done) throw new Error('WorkQueue: no waiting key to take');
-    const key = first.value;
-    lane.delete(key);
+    const key = lane.shift();
+    if (key === undefined) throw new Error('WorkQueue: no waiting key to take');
     const priority = this.#queued.get(key) ?? 'changed';
     this.#queued.delete(key);
     this.#processing.set(key, priority);
