@@ -187,14 +187,14 @@ export class RuntimeServer {
   }
 
   /**
-   * A request for a host no deployed app has, while the first list is being gone through: the apps of that list
-   * the host may name are reconciled before the rest, and the request waits for them (at most the on-demand
-   * first request's wait), so a replica, which takes traffic as soon as its informers have listed, does not
-   * answer 404 for an app it simply has not got to.
+   * A request for a host no deployed app has, before the apps are listed (the app is looked up: `#lookUp`) or while
+   * the first list is being gone through: the apps of that list the host may name are reconciled before the rest,
+   * and the request waits for them (at most the on-demand first request's wait), so a replica, which takes traffic
+   * before it has gone through its apps, does not answer 404 for an app it simply has not got to.
    */
   #unrouted(host: string): Promise<boolean> | undefined {
     const pass = this.#firstPass;
-    if (!pass) return this.#lookUp(host);
+    if (!pass) return this.#unlisted ? this.#lookUp(host) : undefined;
     const controller = this.#controller;
     if (pass.done() || !controller || !this.#appHosts) return undefined;
     const pending = this.#appHosts.appsAt(host).filter((key) => pass.has(key));
