@@ -34,6 +34,7 @@ import { startStatusServer, type StatusServer } from './status-server.ts';
 import { FirstPass } from './first-pass.ts';
 import { AppHosts } from './app-hosts.ts';
 import { UnlistedApps, type UnlistedAppsOptions } from './unlisted-apps.ts';
+import type { DatabaseSources } from './linked-environment.ts';
 import { ReplicaPublisher } from './replica-publisher.ts';
 import { RolloutCountsReader } from './rollout-counts.ts';
 import { MetricsWindow } from './metrics-window/metrics-window.ts';
@@ -460,7 +461,7 @@ export class RuntimeServer {
   }
 
   /** The lookups of apps asked for before the list: reads of one app, or of one project's apps, in the namespace served. */
-  #unlistedApps(kube: KubeConnection, config: RuntimeServerConfig, names: UnlistedAppsOptions['names'], databases: UnlistedAppsOptions['databases']): UnlistedApps {
+  #unlistedApps(kube: KubeConnection, config: RuntimeServerConfig, names: UnlistedAppsOptions['names'], databases: DatabaseSources): UnlistedApps {
     const apps = objectClient<RuntimeApp>(kube, RUNTIME_APPS);
     return new UnlistedApps({
       baseDomain: config.baseDomain,
@@ -473,7 +474,7 @@ export class RuntimeServer {
         appsIn: async (namespace) => (await apps.list(namespace)).items.map(projectRuntimeApp),
       },
       names,
-      ...(databases ? { databases } : {}),
+      databases,
       // Too late once the informers have listed: the serving controller decides every app from then on.
       deploy: async (deployment) => {
         if (this.#firstPass || !this.#engine) return false;

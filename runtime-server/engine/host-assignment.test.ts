@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { assignHosts } from '../../src/runtime-contract/hosts.ts';
 import { silentRuntimeLogger } from '../../src/runtime-contract/log.ts';
 import { HostAssignment } from './host-assignment.ts';
 
@@ -49,16 +48,35 @@ describe('HostAssignment', () => {
     expect(assignment.get('www.p.apps.test')).toBe('p/site');
   });
 
-  it('decides as assignHosts does for the same apps, whatever the order they came in', () => {
-    const apps = [app('p', 'a', ['x.example', 'y.example']), app('p', 'b', ['y.example', 'a.p.apps.test']), app('q', 'c', ['z.example']), app('q', 'd', ['x.example'])];
-    const expected = assignHosts(
-      apps.map((a) => ({ key: `${a.project}/${a.appId}`, ...a })),
-      'apps.test',
-    );
-    for (const order of [apps, [...apps].reverse()]) {
-      const assignment = new HostAssignment('apps.test', silentRuntimeLogger);
+  it('gives every app its default host and its names (any case, a trailing dot), the default host first', () => {
+    const assignment = new HostAssignment('apps.example', silentRuntimeLogger);
+    assignment.set('p/a', app('p', 'a', ['www.a.com', 'A.com.']));
+    assignment.set('p/b', app('p', 'b'));
+    expect(routes(assignment, ['a.com', 'a.p.apps.example', 'b.p.apps.example', 'www.a.com'])).toEqual({
+      'a.com': 'p/a',
+      'a.p.apps.example': 'p/a',
+      'b.p.apps.example': 'p/b',
+      'www.a.com': 'p/a',
+    });
+    expect(assignment.hostsOf('p/a', 'a.p.apps.example')).toEqual(['a.p.apps.example', 'a.com', 'www.a.com']);
+  });
+
+  it('serves a name two apps ask for for neither, in whatever order they come', () => {
+    for (const order of [
+      [app('p', 'b', ['x.com']), app('p', 'a', ['x.com', 'y.com'])],
+      [app('p', 'a', ['x.com', 'y.com']), app('p', 'b', ['x.com'])],
+    ]) {
+      const assignment = new HostAssignment('apps.example', silentRuntimeLogger);
       for (const a of order) assignment.set(`${a.project}/${a.appId}`, a);
-      expect(routes(assignment, [...expected.keys(), 'y.example', 'x.example'])).toEqual(Object.fromEntries(expected));
+      expect(routes(assignment, ['x.com', 'y.com'])).toEqual({ 'y.com': 'p/a' });
     }
+  });
+
+  it("keeps a default host from another project's app asking for it", () => {
+    const assignment = new HostAssignment('apps.example', silentRuntimeLogger);
+    assignment.set('p/a', app('p', 'a'));
+    assignment.set('q/b', app('q', 'b', ['a.p.apps.example']));
+    expect(assignment.get('a.p.apps.example')).toBe('p/a');
+    expect(assignment.hostsOf('q/b', 'b.q.apps.example')).toEqual(['b.q.apps.example']);
   });
 });

@@ -13,8 +13,11 @@ interface Claim {
  * app whenever one changes, which made a replica's first pass over 100,000 apps quadratic: every app its default
  * host; a name an app asks for (deploy host names, active AppHostnames) to that app if it is the only one asking and
  * the name is no app's default host. A name several apps ask for goes to none of them, with a warning: which app
- * answers must not depend on which asked first (as `assignHosts` in src/runtime-contract/hosts.ts decides it for a
- * whole set). Read per request by the entry point's router, and per app by what the engine reports.
+ * answers a name must not depend on which asked first, on this replica's age or on its start order (every replica
+ * decides alike). Across projects the admission rule (src/platform/host-admission.ts) has already given each name
+ * to one project; this is the same decision within one project, whose two apps bound the same name (the API
+ * refuses that; `kubectl apply` cannot). Read per request by the entry point's router, and per app by what the
+ * engine reports.
  */
 export class HostAssignment {
   readonly #baseDomain: string;
@@ -72,7 +75,7 @@ export class HostAssignment {
     return this.#owned.get(key) ?? [];
   }
 
-  /** The hosts of `key`, its default host first (as `hostsOf` in src/runtime-contract/hosts.ts). */
+  /** The hosts of `key`, its default host first, then the others sorted. */
   hostsOf(key: string, defaultHostName: string): string[] {
     const rest = [...this.hostsRoutedTo(key)].filter((host) => host !== defaultHostName);
     return [defaultHostName, ...rest.sort()];
