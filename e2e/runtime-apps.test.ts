@@ -11,7 +11,10 @@ import type { RuntimeAppReport } from '../src/runtime-contract/report.ts';
 import { loadKubeConnection, objectClient } from '../src/kube/index.ts';
 import { S3ObjectStore } from '../src/object-store/s3-object-store.ts';
 import { artifactKey, buildIdFor, buildResourceName } from '../src/platform/artifact-keys.ts';
-import { BUILDS, RUNTIME_APPS } from '../src/platform/resources.ts';
+import { BUILDS, RUNTIME_APPS, RUNTIME_REPLICA_REPORTS } from '../src/platform/resources.ts';
+import { replicaReportName, type RuntimeReplicaReport } from '../src/apis/v1alpha1/runtime-replica-report.ts';
+import { compareResourceVersions } from '../src/kube/resource-version.ts';
+import { reportOf } from './harness/replica-report.ts';
 import { artifactFromFiles } from '../runtime-server/engine/testing/artifact-builder.ts';
 import { send } from '../runtime-server/engine/testing/http.ts';
 import { createTestNamespace } from './harness/namespace.ts';
@@ -22,6 +25,7 @@ import { BASE_DOMAIN, PUBLIC_PORT, eventually, notServedAnywhere, servedEverywhe
 const conn = loadKubeConnection(inject('kubeconfig'));
 const apps = objectClient<RuntimeApp>(conn, RUNTIME_APPS);
 const builds = objectClient<Build>(conn, BUILDS);
+const reports = objectClient<RuntimeReplicaReport>(conn, RUNTIME_REPLICA_REPORTS);
 const bucket = new S3ObjectStore({ config: inject('s3'), bucket: inject('bucket') });
 const running: Service[] = [];
 afterAll(async () => Promise.all(running.map((s) => s.stop(5_000))));
@@ -138,6 +142,27 @@ describe('runtime apps applied as custom resources', () => {
         (s) => s === 404,
       );
     }
+  });
+
+  it('leaves out of its reports an app served just as it asks, which the operator reads from the report’s mark', { timeout: 120_000 }, async () => {
+    const app = await apps.create({ metadata: { name: 'plain', namespace }, spec: { displayName: 'Plain' } });
+    const v1 = await upload(namespace, app, worker('v1'));
+    const deployed = await apps.patch(namespace, 'plain', { spec: { activeBuildId: v1 } });
+    const ready = await readyReason(namespace, 'plain', 'Serving');
+    const host = `plain.${namespace}.${BASE_DOMAIN}`;
+    expect(ready?.status).toMatchObject({ servingBuildId: v1, hosts: [host], url: `http://${host}:${PUBLIC_PORT}` });
+    for (const runtime of runtimes) {
+      const report = await reports.get(namespace, replicaReportName(runtime.name, namespace));
+      expect(report?.spec.apps.map((a) => a.app)).not.toContain('plain');
+      expect(report?.spec.defaultHost).toEqual({ domain: BASE_DOMAIN, scheme: 'http', port: PUBLIC_PORT });
+      // The mark has passed the deploy: the replica acted on it (what the operator's Ready rests on).
+      expect(compareResourceVersions(report?.spec.acted, deployed.metadata?.resourceVersion)).toBeGreaterThanOrEqual(0);
+      expect(reportOf(report, ready, deployed.metadata?.resourceVersion)).toMatchObject({ servingBuildId: v1, servedGeneration: ready?.metadata?.generation });
+      // The replica's own status port still tells everything about it.
+      const res = await fetch(`${runtime.statusUrl}/apps/${namespace}/plain`, STATUS_AUTH);
+      expect(await res.json()).toMatchObject({ servingBuildId: v1, hosts: [host] });
+    }
+    await apps.delete(namespace, 'plain');
   });
 
   it('reports builds it cannot serve while the previous build keeps serving', { timeout: 180_000 }, async () => {

@@ -1,6 +1,7 @@
 // The runtime's side of a rollout on the real stack: two cw-runtime replicas read a RuntimeApp whose
 // status.rollout this test writes as the operator would, split its traffic the same way, and report their
 // per-release counts in their RuntimeReplicaReports. (The operator's stepping and analysis are tested with it.)
+import { reportOf } from './harness/replica-report.ts';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Build } from '../src/apis/v1alpha1/build.ts';
 import type { RolloutStatus } from '../src/apis/v1alpha1/rollout.ts';
@@ -43,7 +44,7 @@ beforeAll(async () => {
 /** The app's report in a replica's RuntimeReplicaReport for the app's project. */
 async function reported(runtime: Runtime) {
   const report = await reports.get(namespace, replicaReportName(runtime.name, namespace));
-  return report?.spec.apps.find((a) => a.namespace === namespace && a.app === 'shop');
+  return reportOf(report, await apps.get(namespace, 'shop'));
 }
 
 describe('a rollout in the runtime replicas', () => {

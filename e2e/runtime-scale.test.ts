@@ -3,6 +3,7 @@
 // their address; one stopped gracefully stops counting at once, one killed with SIGKILL once its Lease
 // expires (3 s here, 40 s by default). Traffic goes through a round-robin proxy standing in for the Service,
 // and the app answers through it throughout; the RuntimeApp stays Ready and its status counts the replicas.
+import { reportOf } from './harness/replica-report.ts';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
 import type { RuntimeReplica } from '../src/apis/v1alpha1/runtime-replica.ts';
@@ -103,11 +104,12 @@ describe('cw-runtime scaled out and in', () => {
     for (const replica of [second, third]) expect(await send(replica.port, host)).toMatchObject({ status: 200, body: 'Hello from every replica' });
     // Each new replica's reports count (ready) and say it serves the app's spec: what the operator counts.
     const reports = objectClient<RuntimeReplicaReport>(conn, RUNTIME_REPLICA_REPORTS);
-    const generation = (await app())?.metadata?.generation;
+    const before = await app();
+    const generation = before?.metadata?.generation;
     for (const name of [second.name, third.name]) {
       await eventually(
         `${name} counts, serving the app's spec`,
-        async () => [await replicas.get(ns, name), (await reports.get(ns, replicaReportName(name, ns)))?.spec.apps.find((a) => a.app === 'hello')] as const,
+        async () => [await replicas.get(ns, name), reportOf(await reports.get(ns, replicaReportName(name, ns)), await app(), before?.metadata?.resourceVersion)] as const,
         ([replica, report]) => replica?.spec.ready === true && report?.servedGeneration === generation,
       );
     }

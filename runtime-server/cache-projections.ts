@@ -1,6 +1,7 @@
 import type { AppHostname } from '../src/apis/v1alpha1/app-hostname.ts';
 import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
 import type { KubeObject } from '../src/kube/index.ts';
+import { servingMetadata, servingView } from '../src/runtime-contract/serving-view.ts';
 
 // Every replica caches every app of the installation, so what it keeps per object is multiplied by all of them:
 // these projections keep what the runtime reads and nothing written for people, the operator or the API. The
@@ -22,31 +23,11 @@ function share(value: string): string {
   return value;
 }
 
-/** The metadata the runtime reads: identity, version, generation (its reports), deletion, and of an app its creation (quarantine). Not labels, annotations, finalizers, owners. */
-function servingMetadata(obj: KubeObject, withCreation = false): KubeObject['metadata'] {
-  const { name, namespace, uid, resourceVersion, generation, creationTimestamp, deletionTimestamp } = obj.metadata ?? {};
-  return {
-    ...(withCreation && creationTimestamp !== undefined ? { creationTimestamp } : {}),
-    ...(name !== undefined ? { name } : {}),
-    ...(namespace !== undefined ? { namespace: share(namespace) } : {}),
-    ...(uid !== undefined ? { uid } : {}),
-    ...(resourceVersion !== undefined ? { resourceVersion } : {}),
-    ...(generation !== undefined ? { generation } : {}),
-    ...(deletionTimestamp !== undefined ? { deletionTimestamp } : {}),
-  };
-}
-
 /**
- * What a runtime replica caches of each RuntimeApp: the spec, and the releases the operator's `status.rollout`,
- * `status.served` and `status.migrations` name (src/runtime-contract/releases.ts). The rest of the status
- * (conditions, deploy history, hosts, replica counts) is for people and cw-api.
+ * What a runtime replica caches of each RuntimeApp: what it acts on (`servingView`), its project's name shared.
  */
 export function projectRuntimeApp(obj: KubeObject): RuntimeApp {
-  const { status, spec, apiVersion, kind } = obj as RuntimeApp;
-  const app: RuntimeApp = { apiVersion, kind, metadata: servingMetadata(obj, true), spec };
-  if (!status) return app;
-  const { rollout, served, migrations } = status;
-  return { ...app, status: { ...(rollout ? { rollout } : {}), ...(served ? { served } : {}), ...(migrations ? { migrations } : {}) } };
+  return servingView(obj, share);
 }
 
 /**
@@ -55,7 +36,7 @@ export function projectRuntimeApp(obj: KubeObject): RuntimeApp {
  */
 export function projectAppHostname(obj: KubeObject): AppHostname {
   const { status, spec, apiVersion, kind } = obj as AppHostname;
-  const metadata = servingMetadata(obj);
+  const metadata = servingMetadata(obj, share);
   const host = spec.hostname === metadata?.name ? metadata.name : spec.hostname;
   const hostname: AppHostname = { apiVersion, kind, metadata, spec: { hostname: host, appRef: { name: spec.appRef.name } } };
   return status?.state !== undefined ? { ...hostname, status: { state: share(status.state) as typeof status.state } } : hostname;

@@ -66,6 +66,11 @@ export interface ServingControllerDeps {
    * an app a new replica cannot serve yet as served by it.
    */
   onReconciled?: (key: string) => void;
+  /**
+   * Told when a reconcile begins and when its outcome is recorded (served, removed, failed, retried), for the
+   * reports' `acted` mark (`acted-marks.ts`): `begin`'s token is handed back to `acted`.
+   */
+  marks?: { begin(key: string): number | undefined; acted(key: string, token: number | undefined): void };
 }
 
 /**
@@ -134,7 +139,13 @@ export function servingController(deps: ServingControllerDeps): Controller<Runti
     // and the minute is what readiness and docs/runtime.md promise.
     rateLimiter: new ItemExponentialRateLimiter<string>(50, 60_000),
     reconcile: async (key, { namespace, name, log }) => {
-      const settled = () => deps.onReconciled?.(key);
+      // Before the app is read: every change the cache had when the token was taken is acted on by this reconcile.
+      const token = deps.marks?.begin(key);
+      const acted = () => deps.marks?.acted(key, token);
+      const settled = () => {
+        acted();
+        deps.onReconciled?.(key);
+      };
       const app = deps.apps.get(key);
       const known = facts();
       const admitted = (hosts: readonly string[]) => (known ? servable(namespace, hosts, known) : { served: [...hosts], refused: [] });
@@ -197,7 +208,10 @@ export function servingController(deps: ServingControllerDeps): Controller<Runti
         const { failure, terminal } = classifyDeployError(err, failedBuildOf(err, deployment));
         records.failed(key, failure);
         stopTimer({ result: failure.reason });
-        if (failure.reason === 'Retrying') throw err; // an error: counted, logged and retried with backoff
+        if (failure.reason === 'Retrying') {
+          acted(); // the report says it is retrying
+          throw err; // an error: counted, logged and retried with backoff
+        }
         if (!same || record.failure?.reason !== failure.reason) {
           log.warn(terminal ? 'build cannot be served; not retrying this spec' : failure.reason === 'BuildNotFound' ? 'build not found; retrying' : 'no room for the build; retrying', {
             buildId: failure.buildId,

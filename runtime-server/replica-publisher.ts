@@ -26,6 +26,8 @@ export interface ReplicaPublisherOptions {
   log: Logger;
   /** How long changes are gathered before one write (default 100 ms): reports change per deploy, not per request. */
   coalesceMs?: number;
+  /** Asked at each heartbeat for the projects whose reports may be rewritten lazily (their mark moved quietly). */
+  lazily?: () => Iterable<string>;
 }
 
 const FIELD_MANAGER = 'cw-runtime';
@@ -141,6 +143,7 @@ export class ReplicaPublisher {
       // and every report once in a while, in case something a report shows changed without saying so.
       if (++this.#beats % FULL_PUBLISH_BEATS === 0) this.changed();
       else this.#schedule();
+      for (const project of this.#options.lazily?.() ?? []) this.#dirty.add(project);
     } catch (err) {
       this.#options.log.warn('cannot renew the replica lease', { err });
     }
@@ -187,7 +190,7 @@ export class ReplicaPublisher {
     this.#dirty = new Set();
     try {
       const snapshot = this.#options.snapshot(projects);
-      await this.#publishReports(projectReports(this.#options.identity.name, snapshot.apps), projects);
+      await this.#publishReports(projectReports(this.#options.identity.name, snapshot.apps, undefined, undefined, snapshot.marks), projects);
       await this.#publishReplica(snapshot);
     } catch (err) {
       // Whatever was not written is written by the retry, which rebuilds every report.

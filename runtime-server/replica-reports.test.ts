@@ -30,6 +30,28 @@ describe('projectReports', () => {
     expect(specs.get('q')).toEqual({ replica: 'r1', project: 'q', apps: [report('a', undefined, 'q')] });
   });
 
+  it('gives each project with apps its mark and how implied reports name hosts, an object even with no report listed', () => {
+    const defaultHost = { domain: 'apps.localhost', scheme: 'https' as const };
+    const specs = projectReports('r1', [report('a')], undefined, undefined, {
+      acted: new Map([
+        ['p', '41'],
+        ['q', '40'],
+        ['r', undefined],
+      ]),
+      defaultHost,
+    });
+    expect(specs.get('p')).toEqual({ replica: 'r1', project: 'p', apps: [report('a')], acted: '41', defaultHost });
+    expect(specs.get('q')).toEqual({ replica: 'r1', project: 'q', apps: [], acted: '40', defaultHost });
+    // No mark yet: its reports list every app acted on, as before marks.
+    expect(specs.get('r')).toEqual({ replica: 'r1', project: 'r', apps: [] });
+  });
+
+  it('drops the mark of a project whose reports were cut by the bounds: an app left out would read as implied', () => {
+    const spec = projectReports('r1', [report('a'), report('b')], 1, undefined, { acted: new Map([['p', '41']]), defaultHost: { domain: 'apps.localhost', scheme: 'https' } }).get('p');
+    expect(spec?.omittedApps).toBe(1);
+    expect(spec?.acted).toBeUndefined();
+  });
+
   it('keeps a project’s reports in order up to the count bound and counts the rest', () => {
     const spec = projectReports('r1', [report('a'), report('b'), report('c')], 2).get('p');
     expect(spec?.apps.map((a) => a.app)).toEqual(['a', 'b']);

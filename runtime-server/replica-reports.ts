@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { MAX_FAILURE_MESSAGE, MAX_REPORT_BYTES, MAX_REPORTED_APPS, type RuntimeReplicaReportSpec } from '../src/apis/v1alpha1/runtime-replica-report.ts';
 import type { RuntimeReplicaSpec } from '../src/apis/v1alpha1/runtime-replica.ts';
+import type { DefaultHostSettings } from '../src/runtime-contract/implied-report.ts';
 import type { RuntimeAppReport } from '../src/runtime-contract/report.ts';
 
 /** What a replica publishes: whether it takes traffic, whether its reports also cover every app (ready), and its reports (already in key order). */
@@ -9,7 +10,16 @@ export interface ReplicaSnapshot {
   readonly takesTraffic: boolean;
   /** Where cw-api reaches this replica's status port (app logs). */
   readonly statusURL?: string;
+  /** The reports to publish: of a project with a mark, those it implies are left out. */
   readonly apps: readonly RuntimeAppReport[];
+  /** The projects covered that have apps, with how far the replica has acted on them. */
+  readonly marks?: ProjectMarks;
+}
+
+/** Each project's `acted` mark (none yet: its reports list every app), and how the reports it implies name hosts. */
+export interface ProjectMarks {
+  readonly acted: ReadonlyMap<string, string | undefined>;
+  readonly defaultHost: DefaultHostSettings;
 }
 
 /** The RuntimeReplica spec for a snapshot: readiness, whether its reports count, the status address (the reports go per project). */
@@ -17,10 +27,27 @@ export function replicaSpec(snapshot: ReplicaSnapshot): RuntimeReplicaSpec {
   return { ready: snapshot.ready, takesTraffic: snapshot.takesTraffic, ...(snapshot.statusURL ? { statusURL: snapshot.statusURL } : {}) };
 }
 
-/** The RuntimeReplicaReport spec of each project the snapshot has reports about, by project. */
-export function projectReports(replica: string, apps: readonly RuntimeAppReport[], maxApps = MAX_REPORTED_APPS, maxBytes = MAX_REPORT_BYTES): Map<string, RuntimeReplicaReportSpec> {
+/**
+ * The RuntimeReplicaReport spec of each project the snapshot has reports about or a mark for, by project. A project
+ * whose reports were cut by the bounds loses its mark too: an app left out would otherwise read as implied.
+ */
+export function projectReports(
+  replica: string,
+  apps: readonly RuntimeAppReport[],
+  maxApps = MAX_REPORTED_APPS,
+  maxBytes = MAX_REPORT_BYTES,
+  marks?: ProjectMarks,
+): Map<string, RuntimeReplicaReportSpec> {
   const byProject = Map.groupBy(apps, (report) => report.namespace);
-  return new Map([...byProject].map(([project, reports]) => [project, { replica, project, ...bounded(reports, maxApps, maxBytes) }]));
+  const projects = new Set([...byProject.keys(), ...(marks?.acted.keys() ?? [])]);
+  return new Map(
+    [...projects].map((project) => {
+      const reports = bounded(byProject.get(project) ?? [], maxApps, maxBytes);
+      const acted = marks?.acted.get(project);
+      const marked = acted !== undefined && !reports.omittedApps ? { acted, defaultHost: { ...marks!.defaultHost } } : {};
+      return [project, { replica, project, ...reports, ...marked }];
+    }),
+  );
 }
 
 /**

@@ -32,6 +32,11 @@ import { S3ArtifactSource } from './s3-artifact-source.ts';
 import { projectAppHostname, projectRuntimeApp } from './cache-projections.ts';
 import { startStatusServer, type StatusServer } from './status-server.ts';
 import { FirstPass } from './first-pass.ts';
+import { ActedMarks } from './acted-marks.ts';
+import { impliedReport, type DefaultHostSettings } from '../src/runtime-contract/implied-report.ts';
+import { compareResourceVersions } from '../src/kube/resource-version.ts';
+import { isDeepStrictEqual } from 'node:util';
+import type { ReplicaSnapshot } from './replica-reports.ts';
 import { AppHosts } from './app-hosts.ts';
 import { UnlistedApps, type UnlistedAppsOptions } from './unlisted-apps.ts';
 import type { DatabaseSources } from './linked-environment.ts';
@@ -62,6 +67,8 @@ export class RuntimeServer {
   readonly #config: RuntimeServerConfig;
   readonly #log: Logger;
   readonly #records = new AppRecords((key) => this.#publisher?.changed(projectOfKey(key)));
+  /** How far this replica has acted on each project's apps (its reports' `acted`). */
+  readonly #marks = new ActedMarks();
   readonly #abort = new AbortController();
   #engine: RuntimeEngine | undefined;
   #informer: Informer<RuntimeApp> | undefined;
@@ -256,6 +263,37 @@ export class RuntimeServer {
     });
   }
 
+  /**
+   * What the RuntimeReplicaReports say (with `projects`, of theirs only): for each project with apps, how far this
+   * replica has acted on them, and the reports of its apps less those that mark implies (`impliedReport`: an app
+   * whose latest change is at or before the mark, served just as it asks on its default host alone). So a project
+   * of such apps has a report of a few hundred bytes, whatever its number of apps.
+   */
+  #published(projects?: ReadonlySet<string>): Pick<ReplicaSnapshot, 'apps' | 'marks'> {
+    const informer = this.#informer;
+    const reports = this.reports(projects);
+    if (!informer) return { apps: reports };
+    const acted = new Map<string, string | undefined>();
+    const withApps = projects
+      ? [...projects].filter((project) => informer.list(project).some((app) => app.metadata?.namespace === project))
+      : new Set(informer.list().map((app) => app.metadata?.namespace ?? ''));
+    for (const project of withApps) if (project) acted.set(project, this.#marks.mark(project));
+    const defaultHost = this.#defaultHostSettings();
+    const apps = reports.filter((report) => {
+      const mark = acted.get(report.namespace);
+      const app = mark === undefined ? undefined : informer.get(`${report.namespace}/${report.app}`);
+      if (!app || compareResourceVersions(app.metadata?.resourceVersion, mark) > 0) return true;
+      const implied = impliedReport(app, defaultHost);
+      return !implied || !isDeepStrictEqual(report, implied);
+    });
+    return { apps, marks: { acted, defaultHost } };
+  }
+
+  #defaultHostSettings(): DefaultHostSettings {
+    const { baseDomain, publicScheme, publicPort } = this.#config;
+    return { domain: baseDomain, scheme: publicScheme, ...(publicPort !== undefined ? { port: publicPort } : {}) };
+  }
+
   /** Where cw-api reaches the status port: configured, else the pod's address, else this machine's (loopback for every address). */
   #statusURL(): string | undefined {
     const { statusURL, statusHost, podIP } = this.#config;
@@ -388,6 +426,9 @@ export class RuntimeServer {
       ...(config.watchNamespace ? { namespace: config.watchNamespace } : {}),
       onError: (err, info) => this.#log.warn('informer error', { resource: 'tlscertificates', phase: info.phase, retryInMs: info.retryInMs, err }),
     }));
+    // Subscribed before the serving controller: a change is pending for the mark before its reconcile can begin.
+    informer.onChange((app) => this.#marks.changed(app));
+    informer.onQuietChange((app) => this.#marks.changedQuietly(app));
     const appHosts = (this.#appHosts = new AppHosts(config.baseDomain));
     appHosts.follow(informer, hostnames);
     const claimSources = { baseDomain: config.baseDomain, domains, hostnames, domainClaims, hostnameClaims };
@@ -407,6 +448,7 @@ export class RuntimeServer {
       databases: databaseSources,
       engine,
       records,
+      marks: this.#marks,
       metrics: servingMetrics(this.registry, engine, records, () => this.#firstPass?.pendingCount ?? 0),
       registry: this.registry,
       log: this.#log,
@@ -424,7 +466,8 @@ export class RuntimeServer {
       kube,
       identity: config.replica,
       leaseDurationSeconds: config.leaseDurationSeconds,
-      snapshot: (projects) => ({ ready: this.#reportsComplete(), takesTraffic: this.#notServingReason() === undefined, statusURL: this.#statusURL(), apps: this.reports(projects) }),
+      snapshot: (projects) => ({ ready: this.#reportsComplete(), takesTraffic: this.#notServingReason() === undefined, statusURL: this.#statusURL(), ...this.#published(projects) }),
+      lazily: () => this.#marks.takeQuietlyMoved(),
       log: this.#log.child({ component: 'replica' }),
     }));
     await this.#startPublishing(publisher);

@@ -15,6 +15,7 @@ function fakeInformer() {
       handlers.push(handler);
       return () => void handlers.splice(handlers.indexOf(handler), 1);
     },
+    onQuietChange: () => () => {},
     get: (key) => objects.get(key),
     list: () => [...objects.values()],
     changes: () => changes,

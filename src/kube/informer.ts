@@ -42,6 +42,11 @@ export interface Informer<T extends KubeObject> {
   readonly resource: ResourceRef;
   /** Calls `handler` on every change until the returned function is called. */
   onChange(handler: (obj: T) => void): () => void;
+  /**
+   * Calls `handler` on every change the projection hides (cached with its new resourceVersion, no `onChange`):
+   * for a reader that follows how far the cache has got, not what it holds.
+   */
+  onQuietChange(handler: (obj: T) => void): () => void;
   get(key: string): T | undefined;
   /**
    * Every cached object, or only those of `namespace`: the cache is kept by namespace, so that is a lookup
@@ -78,6 +83,7 @@ export function createInformer<T extends KubeObject>(conn: KubeConnection, resou
   const { initialMs, maxMs } = options.backoff ?? { initialMs: 1000, maxMs: 30_000 };
   const path = resourcePath(resource, options.namespace);
   const handlers = new Set<(obj: T) => void>();
+  const quietHandlers = new Set<(obj: T) => void>();
   const syncWaiters = new Set<() => void>();
   const delays = new Set<NodeJS.Timeout>();
   const project = cacheProjection(resource, options.project);
@@ -131,9 +137,9 @@ export function createInformer<T extends KubeObject>(conn: KubeConnection, resou
   // dropped fields moved: the operator rewriting every app's status, for a runtime replica that reads none of it)
   // is cached, its resourceVersion with it, but wakes nobody: each would be a reconcile queued ahead of a deploy.
   const emit = (obj: KubernetesObject) => {
-    if (watch.quiet) return;
-    changes++;
-    for (const handler of handlers) {
+    const quiet = watch.quiet;
+    if (!quiet) changes++;
+    for (const handler of quiet ? quietHandlers : handlers) {
       // ListWatch runs handlers inside an async callback: a throw would be an unhandled rejection.
       try {
         handler(obj as T);
@@ -175,6 +181,11 @@ export function createInformer<T extends KubeObject>(conn: KubeConnection, resou
       const subscription = (obj: T) => handler(obj);
       handlers.add(subscription);
       return () => void handlers.delete(subscription);
+    },
+    onQuietChange(handler) {
+      const subscription = (obj: T) => handler(obj);
+      quietHandlers.add(subscription);
+      return () => void quietHandlers.delete(subscription);
     },
     get(key) {
       const { namespace, name } = splitKey(key);

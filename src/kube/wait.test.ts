@@ -14,6 +14,7 @@ function cache<T extends KubeObject = KubeObject>(): Informer<T> & { put(obj: T)
       handlers.add(subscription);
       return () => void handlers.delete(subscription);
     },
+    onQuietChange: () => () => {},
     get: (key) => objects.get(key),
     list: () => [...objects.values()],
     changes: () => 0,

@@ -9,6 +9,7 @@ export function scopedInformer<T extends KubeObject>(informer: Informer<T>, keep
   return {
     resource: informer.resource,
     onChange: (handler) => informer.onChange((obj) => keep(obj) && handler(obj)),
+    onQuietChange: (handler) => informer.onQuietChange((obj) => keep(obj) && handler(obj)),
     get: (key) => {
       const obj = informer.get(key);
       return obj && keep(obj) ? obj : undefined;

@@ -15,6 +15,7 @@ import type { Logger } from '../../../src/logging/log.ts';
 import { controllerRateLimiter } from '../../../src/controller-runtime/rate-limiter.ts';
 import { desiredStatus, Reasons, type RuntimeObservation } from './desired-status.ts';
 import { ReplicaReports, type ReplicaReportsOptions } from './replica-reports.ts';
+import { ServingChanges } from './serving-changes.ts';
 import { deleteAppArtifacts } from './artifact-teardown.ts';
 import { buildsToPrune, keptBuilds, pruneBuilds } from './build-pruning.ts';
 import { nextRollout } from './rollout/machine.ts';
@@ -70,7 +71,12 @@ const WARNINGS: ReadonlySet<string> = new Set([
 
 function replicaReports(view: RuntimeReplicaView, apps: Informer<RuntimeApp>, now: () => number, options: ReplicaReportsOptions): ReplicaReports {
   if (!view.reports) throw new Error('the RuntimeApp controller reads the replicas’ RuntimeReplicaReports: give the view its reports informer');
-  return new ReplicaReports(view, view.reports, () => apps.list().map(objectKey), now, options);
+  const changes = new ServingChanges();
+  apps.onChange((app) => {
+    const key = objectKey(app);
+    changes.changed(key, apps.get(key));
+  });
+  return new ReplicaReports(view, view.reports, () => apps.list().map(objectKey), now, { ...options, implied: { apps, changes } });
 }
 
 /**
@@ -117,7 +123,7 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
     if (!reports) return { kind: 'not-configured' };
     if (!buildId) return { kind: 'observed', replicas: [], buildExists: false };
     const buildExists = !deps.builds || deps.builds.get(`${namespace}/${buildResourceName(name, buildId)}`) !== undefined;
-    const replicas = reports.app(namespace, name);
+    const replicas = reports.app(namespace, name, app);
     if (replicas.length > 0) return { kind: 'observed', replicas, buildExists };
     return { kind: reports.availability() };
   };
@@ -137,7 +143,7 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
   const prune = async (app: RuntimeApp, namespace: string, name: string, log: Logger): Promise<void> => {
     if (!deps.builds || !deps.artifacts) return;
     const builds = deps.builds.list(namespace).filter((build) => build.metadata?.namespace === namespace && build.spec.app === name);
-    const kept = keptBuilds(app, reports?.app(namespace, name) ?? []);
+    const kept = keptBuilds(app, reports?.app(namespace, name, app) ?? []);
     const due = buildsToPrune(builds, deps.maxBuildsPerApp ?? MAX_BUILDS_PER_APP, kept);
     if (due.length === 0) return;
     const pruned = await pruneBuilds({ apps, builds: buildClient, artifacts: deps.artifacts }, namespace, name, due);
@@ -150,7 +156,7 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
    */
   const writeStatus = async (app: RuntimeApp, namespace: string, name: string): Promise<number | undefined> => {
     const at = now();
-    const { rollout, requeueAfter: rolloutAfter } = nextRollout({ app, replicas: reports?.app(namespace, name) ?? [], now: at });
+    const { rollout, requeueAfter: rolloutAfter } = nextRollout({ app, replicas: reports?.app(namespace, name, app) ?? [], now: at });
     const migrations = await migrate(app);
     const requeueAfter = earliest(rolloutAfter, migrations.requeueAfter);
     const computed = withHistory(app, desiredStatus(withMigrations(withRollout(app, rollout), migrations.status), at, observe(app, namespace, name)), at);

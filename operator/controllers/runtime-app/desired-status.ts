@@ -298,7 +298,8 @@ export function desiredStatus(app: RuntimeApp, now: Date, observation: RuntimeOb
       worst = { reason: Reasons.BuildNotFound, message: `Build ${buildId} does not exist: there is no Build ${name} in namespace ${app.metadata?.namespace ?? ''}.${keeps}`, report: worst.report };
     }
     if (worst.reason === Reasons.RollingOut && reporting.length > 1) worst = { ...worst, message: `${worst.message} ${serving} of ${reporting.length} runtime replicas serve it.` };
-    fields = servingFields(worst.report);
+    // A replica that has not acted on the app says nothing of what it serves: what the status said stands.
+    fields = worst.report ? servingFields(worst.report) : unchanged;
     const held = migrationsHeld(app) ?? (worst.reason === Reasons.Serving ? quarantined(reporting) : undefined) ?? aborted(app);
     const ready = held ?? (worst.reason === Reasons.Serving ? `The app is served${fields.url ? ` at ${fields.url}` : ''}.` : worst.message);
     updates = conditions({ status: worst.reason === Reasons.Serving ? 'True' : 'False', reason: worst.reason, message: worst.message }, ready);

@@ -5,6 +5,8 @@ import type { KubeObject } from '../../../src/kube/index.ts';
 import { RuntimeReplicaView, type ReplicaLease, type ReplicaSource } from '../../../src/platform/runtime-replicas.ts';
 import type { RuntimeAppReport } from './replica-reports.ts';
 import { changedAppKeys, indexReports, ReplicaReports } from './replica-reports.ts';
+import { ServingChanges } from './serving-changes.ts';
+import type { RuntimeApp } from '../../../src/apis/v1alpha1/runtime-app.ts';
 
 const report = (app: string, over: Partial<RuntimeAppReport> = {}): RuntimeAppReport => ({ namespace: 'p', app, hosts: [], observedGeneration: 1, ...over });
 const reportObject = (replica: string, project: string, apps: RuntimeAppReport[], resourceVersion = '1'): RuntimeReplicaReport => ({
@@ -87,6 +89,85 @@ describe('ReplicaReports', () => {
     expect(aggregate.onReport(second)).toEqual(['p/b']);
     reports.remove(second);
     expect(aggregate.onReport(second).sort()).toEqual(['p/a', 'p/b']);
+  });
+
+  describe('reports left out under a mark', () => {
+    const settings = { domain: 'apps.test', scheme: 'https' as const };
+    const appObject = (name: string, resourceVersion: string, generation = 1, build = 'b-1'): RuntimeApp => ({
+      metadata: { namespace: 'p', name, resourceVersion, generation },
+      spec: { displayName: name, activeBuildId: build },
+    });
+    function marked(apps: RuntimeApp[]) {
+      const replicas = objects<RuntimeReplica>();
+      const leases = objects<ReplicaLease>();
+      const reports = objects<RuntimeReplicaReport>();
+      replicas.upsert({ metadata: { namespace: 'cw', name: 'r1' }, spec: { ready: true } });
+      leases.upsert({ metadata: { namespace: 'cw', name: 'r1' }, spec: { holderIdentity: 'r1', leaseDurationSeconds: 40, renewTime: new Date(t0).toISOString() } });
+      const changes = new ServingChanges();
+      for (const app of apps) changes.changed(`p/${app.metadata?.name}`, app);
+      const list = { list: (namespace?: string) => apps.filter((a) => namespace === undefined || a.metadata?.namespace === namespace) };
+      const aggregate = new ReplicaReports(
+        new RuntimeReplicaView(replicas, leases, reports),
+        reports,
+        () => apps.map((a) => `p/${a.metadata?.name}`),
+        () => t0,
+        { implied: { apps: list, changes } },
+      );
+      const withMark = (acted: string | undefined, listed: RuntimeAppReport[] = [], resourceVersion = acted ?? '1') => {
+        const object = reportObject('r1', 'p', listed, resourceVersion);
+        return { ...object, spec: { ...object.spec, ...(acted ? { acted, defaultHost: settings } : {}) } };
+      };
+      return { reports, aggregate, changes, withMark };
+    }
+
+    it('reads an app the report leaves out as served on its default host once the mark has passed its last change, and as not acted on before', () => {
+      const a = appObject('a', '20', 3);
+      const { reports, aggregate, withMark } = marked([a]);
+      reports.upsert(withMark('19'));
+      expect(aggregate.app('p', 'a', a)).toEqual([undefined]);
+      reports.upsert(withMark('20'));
+      expect(aggregate.app('p', 'a', a)).toEqual([
+        { namespace: 'p', app: 'a', servingBuildId: 'b-1', url: 'https://a.p.apps.test', hosts: ['a.p.apps.test'], servedGeneration: 3, observedGeneration: 3 },
+      ]);
+      // Listed, the report is read as it is; without the app object, nothing is implied.
+      reports.upsert(withMark('20', [report('a', { observedGeneration: 3, failure: { reason: 'Retrying', buildId: 'b-1', message: 'x' } })], '21'));
+      expect(aggregate.app('p', 'a', a)[0]?.failure?.reason).toBe('Retrying');
+      reports.upsert(withMark('20', [], '22'));
+      expect(aggregate.app('p', 'a')).toEqual([undefined]);
+    });
+
+    it('holds an app to its last change a replica acts on, not to the operator’s own writes of its conditions', () => {
+      const a = appObject('a', '20');
+      const { reports, aggregate, changes, withMark } = marked([a]);
+      const conditionsWritten: RuntimeApp = { ...a, metadata: { ...a.metadata, resourceVersion: '25' }, status: { conditions: [] } };
+      changes.changed('p/a', conditionsWritten);
+      reports.upsert(withMark('22'));
+      expect(aggregate.app('p', 'a', conditionsWritten)[0]?.servedGeneration).toBe(1);
+      // A new generation is a change it acts on: not served until the mark passes it.
+      const deployed: RuntimeApp = { ...conditionsWritten, metadata: { ...conditionsWritten.metadata, resourceVersion: '30', generation: 2 }, spec: { displayName: 'a', activeBuildId: 'b-2' } };
+      changes.changed('p/a', deployed);
+      expect(aggregate.app('p', 'a', deployed)).toEqual([undefined]);
+      reports.upsert(withMark('30', [], '31'));
+      expect(aggregate.app('p', 'a', deployed)[0]).toMatchObject({ servingBuildId: 'b-2', servedGeneration: 2 });
+    });
+
+    it('re-checks the apps a moving mark passed, those whose listed report came or went, and every unlisted one when the mark goes', () => {
+      const apps = [appObject('a', '10'), appObject('b', '20'), appObject('c', '30')];
+      const { reports, aggregate, withMark } = marked(apps);
+      const first = withMark('15', [report('c')], '40');
+      reports.upsert(first);
+      expect(aggregate.onReport(first).sort()).toEqual(['p/a', 'p/c']);
+      const moved = withMark('25', [report('c')], '41');
+      reports.upsert(moved);
+      expect(aggregate.onReport(moved)).toEqual(['p/b']);
+      // c no longer listed and passed by the mark; a and b unchanged.
+      const all = withMark('35', [], '42');
+      reports.upsert(all);
+      expect(aggregate.onReport(all)).toEqual(['p/c']);
+      const noMark = withMark(undefined, [], '43');
+      reports.upsert(noMark);
+      expect(aggregate.onReport(noMark).sort()).toEqual(['p/a', 'p/b', 'p/c']);
+    });
   });
 
   describe('while no replica counts', () => {

@@ -2,6 +2,10 @@ import { replicaReportName, type RuntimeReplicaReport } from '../../../src/apis/
 import { objectKey, type KubeObject } from '../../../src/kube/index.ts';
 import type { ReplicaSource, RuntimeReplicaView } from '../../../src/platform/runtime-replicas.ts';
 import type { RuntimeAppReport } from '../../../src/runtime-contract/report.ts';
+import type { RuntimeApp } from '../../../src/apis/v1alpha1/runtime-app.ts';
+import { impliedReport } from '../../../src/runtime-contract/implied-report.ts';
+import { compareResourceVersions } from '../../../src/kube/resource-version.ts';
+import type { ServingChanges } from './serving-changes.ts';
 
 export type { DeployFailure, FailureReason, RuntimeAppReport } from '../../../src/runtime-contract/report.ts';
 
@@ -36,6 +40,12 @@ export interface ReplicaReportsOptions {
   startingLimitMs?: number;
   /** Told the app keys to re-check when one of those times runs out (the controller enqueues them). */
   onTimeUp?: (keys: string[]) => void;
+  /**
+   * The apps by project and when each last changed as a replica acts on it: with them, an app a report leaves out
+   * under its `acted` mark reads as the report it implies (`impliedReport`), and a mark moving re-checks the apps
+   * it passed. Without them, a report's apps are all there is.
+   */
+  implied?: { apps: { list(namespace?: string): readonly RuntimeApp[] }; changes: ServingChanges };
 }
 
 /** While no replica counts: one is on its way, or none is but the last went less than the grace ago, or none at all. */
@@ -64,11 +74,12 @@ export class ReplicaReports {
   readonly #allApps: () => string[];
   readonly #now: () => number;
   readonly #indexes = new Map<string, { version: string; index: ReportIndex }>();
-  /** Each report object's reports as the last event showed them: what the next event is compared with. */
-  readonly #seen = new Map<string, ReportIndex>();
+  /** Each report object's reports and mark as the last event showed them: what the next event is compared with. */
+  readonly #seen = new Map<string, { index: ReportIndex; mark: Mark | undefined }>();
   readonly #graceMs: number;
   readonly #startingLimitMs: number;
   readonly #onTimeUp: ((keys: string[]) => void) | undefined;
+  readonly #implied: ReplicaReportsOptions['implied'];
   #counted = '';
   /** Since when no replica has been on its way (epoch ms), as first noticed; `undefined` while one is. */
   #noneSince: number | undefined;
@@ -82,15 +93,31 @@ export class ReplicaReports {
     this.#graceMs = options.unavailableGraceMs ?? DEFAULT_UNAVAILABLE_GRACE_MS;
     this.#startingLimitMs = options.startingLimitMs ?? DEFAULT_STARTING_LIMIT_MS;
     this.#onTimeUp = options.onTimeUp;
+    this.#implied = options.implied;
   }
 
-  /** One entry per counted replica: its report of the app, or `undefined` when it has not acted on it. `[]`: no replica counts. */
-  app(namespace: string, name: string): Array<RuntimeAppReport | undefined> {
+  /**
+   * One entry per counted replica: its report of the app (listed, or implied by its mark when `app` is given), or
+   * `undefined` when it has not acted on it. `[]`: no replica counts.
+   */
+  app(namespace: string, name: string, app?: RuntimeApp): Array<RuntimeAppReport | undefined> {
+    const appKey = `${namespace}/${name}`;
     return this.view.ready(this.#now()).map((replica) => {
       const key = `${replica.metadata?.namespace ?? ''}/${replicaReportName(replica.metadata?.name ?? '', namespace)}`;
       const report = this.reports.get(key);
-      return report && this.#index(key, report).get(`${namespace}/${name}`);
+      if (!report) return undefined;
+      return this.#index(key, report).get(appKey) ?? (app && this.#impliedBy(markOf(report), appKey, app));
     });
+  }
+
+  /** What a replica's mark says of an app its report leaves out: the plain report, once the mark has passed the app's latest change. */
+  #impliedBy(mark: Mark | undefined, key: string, app: RuntimeApp): RuntimeAppReport | undefined {
+    if (!mark || !this.#implied || !this.#passed(mark, key, app)) return undefined;
+    return impliedReport(app, mark.defaultHost);
+  }
+
+  #passed(mark: Mark, key: string, app: RuntimeApp): boolean {
+    return compareResourceVersions(this.#implied?.changes.version(key, app), mark.acted) <= 0;
   }
 
   /** While no replica counts, what the apps say: {@link Availability}. Asked again when a time it depends on runs out. */
@@ -129,18 +156,36 @@ export class ReplicaReports {
   /** The app keys a RuntimeReplica event affects: its readiness only, so every app when the counted replicas changed. */
   onReplica = (): string[] => (this.#countedChanged() ? this.#allApps() : []);
 
-  /** The app keys a RuntimeReplicaReport event affects: those whose report in it changed. */
+  /**
+   * The app keys a RuntimeReplicaReport event affects: those whose report in it changed, and, when its mark moved,
+   * those of its project it leaves out whose implied report came or went.
+   */
   onReport = (obj: KubeObject): string[] => {
     const key = objectKey(obj);
-    const before = this.#seen.get(key) ?? new Map<string, RuntimeAppReport>();
+    const seen = this.#seen.get(key);
+    const before = seen?.index ?? new Map<string, RuntimeAppReport>();
     const current = this.reports.get(key);
     const after = current ? this.#index(key, current) : new Map<string, RuntimeAppReport>();
-    if (current) this.#seen.set(key, after);
+    const mark = current && markOf(current);
+    if (current) this.#seen.set(key, { index: after, mark });
     else {
       this.#seen.delete(key);
       this.#indexes.delete(key);
     }
-    return changedAppKeys(before, after);
+    const changed = changedAppKeys(before, after);
+    const project = (current ?? (obj as RuntimeReplicaReport)).spec?.project;
+    if (!this.#implied || !project || sameMark(seen?.mark, mark)) return changed;
+    const passed = (m: Mark | undefined, appKey: string, app: RuntimeApp) => m !== undefined && this.#passed(m, appKey, app);
+    const sameHosts = sameDefaultHost(seen?.mark, mark);
+    for (const app of this.#implied.apps.list(project)) {
+      const appKey = objectKey(app);
+      // An app listed now, or listed before and not now, is among `changed` already.
+      if (app.metadata?.namespace !== project || after.has(appKey) || before.has(appKey)) continue;
+      const was = passed(seen?.mark, appKey, app);
+      const is = passed(mark, appKey, app);
+      if (was !== is || (is && !sameHosts)) changed.push(appKey);
+    }
+    return changed;
   };
 
   /** The app keys a Lease event affects: every app when the set of counted replicas changed, else none. */
@@ -166,4 +211,22 @@ export class ReplicaReports {
     this.#indexes.set(key, { version, index });
     return index;
   }
+}
+
+/** A report's mark: how far its replica has acted on the project's apps, and how its implied reports name hosts. */
+type Mark = { readonly acted: string; readonly defaultHost: NonNullable<RuntimeReplicaReport['spec']['defaultHost']> };
+
+function markOf(report: RuntimeReplicaReport): Mark | undefined {
+  const { acted, defaultHost } = report.spec;
+  return acted !== undefined && defaultHost ? { acted, defaultHost } : undefined;
+}
+
+function sameMark(a: Mark | undefined, b: Mark | undefined): boolean {
+  return a?.acted === b?.acted && sameDefaultHost(a, b);
+}
+
+function sameDefaultHost(a: Mark | undefined, b: Mark | undefined): boolean {
+  const x = a?.defaultHost;
+  const y = b?.defaultHost;
+  return x?.domain === y?.domain && x?.scheme === y?.scheme && x?.port === y?.port;
 }

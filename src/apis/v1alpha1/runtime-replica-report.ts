@@ -104,9 +104,28 @@ export const RuntimeReplicaReportSpec = Type.Object({
     maxItems: MAX_REPORTED_APPS,
     // Replaced whole by its one writer: one managedFields entry, not one per app.
     'x-kubernetes-list-type': 'atomic',
-    description: 'What the replica does for each app of the project it serves or has acted on, ordered by name.',
+    description: 'What the replica does for each app of the project it serves or has acted on, ordered by name; with `acted`, only the apps it has something to say about.',
   }),
   omittedApps: Type.Optional(Type.Integer({ minimum: 0, format: 'int64', description: 'Apps past the bound of apps (in name order), not reported.' })),
+  acted: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 64,
+      pattern: '^[0-9]+$',
+      description:
+        "A RuntimeApp resourceVersion: the replica has acted on every change of this project's apps up to it. An app whose last change the replica acts on is at or before it, and that `apps` leaves out, is served as its spec asks on its default host alone (the report `defaultHost` implies). Absent: `apps` lists every app acted on.",
+    }),
+  ),
+  defaultHost: Type.Optional(
+    Type.Object(
+      {
+        domain: Hostname({ description: "The runtime's base domain: an app's default host is <app>.<project>.<domain>." }),
+        scheme: Type.Union([Type.Literal('http'), Type.Literal('https')], { description: 'The scheme of the URLs clients use.' }),
+        port: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535, format: 'int32', description: 'The port of those URLs, when not the scheme’s own.' })),
+      },
+      { description: 'How the replica names default hosts and their URLs, for the reports `acted` implies.' },
+    ),
+  ),
 });
 export type RuntimeReplicaReportSpec = Static<typeof RuntimeReplicaReportSpec>;
 

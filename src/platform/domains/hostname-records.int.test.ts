@@ -16,6 +16,7 @@ function frozenCache<T extends DnsRecord | ProjectDomain | AppHostname>(objects:
   return {
     resource: DNS_RECORDS,
     onChange: () => () => {},
+    onQuietChange: () => () => {},
     get: (key) => byKey.get(key),
     list: () => [...byKey.values()],
     changes: () => 0,

@@ -11,6 +11,7 @@ function cacheOf(initial: TlsCertificate[]): Informer<TlsCertificate> & { set(ob
   return {
     resource: TLS_CERTIFICATES,
     onChange: () => () => {},
+    onQuietChange: () => () => {},
     get: () => undefined,
     list: () => objects,
     changes: () => changes,

@@ -1,0 +1,32 @@
+// What of a RuntimeApp a runtime replica acts on. The replica caches this view of every app; the operator tells
+// by it which changes a replica has to act on (its reports' `acted` mark is compared with the last of them).
+import type { RuntimeApp } from '../apis/v1alpha1/runtime-app.ts';
+import type { KubeObject } from '../kube/types.ts';
+
+/** The metadata the runtime reads: identity, version, generation (its reports), deletion, and of an app its creation (quarantine). */
+export function servingMetadata(obj: KubeObject, intern: (value: string) => string = (value) => value, withCreation = false): KubeObject['metadata'] {
+  const { name, namespace, uid, resourceVersion, generation, creationTimestamp, deletionTimestamp } = obj.metadata ?? {};
+  return {
+    ...(withCreation && creationTimestamp !== undefined ? { creationTimestamp } : {}),
+    ...(name !== undefined ? { name } : {}),
+    ...(namespace !== undefined ? { namespace: intern(namespace) } : {}),
+    ...(uid !== undefined ? { uid } : {}),
+    ...(resourceVersion !== undefined ? { resourceVersion } : {}),
+    ...(generation !== undefined ? { generation } : {}),
+    ...(deletionTimestamp !== undefined ? { deletionTimestamp } : {}),
+  };
+}
+
+/**
+ * A RuntimeApp as a replica acts on it: the spec, and the releases the operator's `status.rollout`,
+ * `status.served` and `status.migrations` name (src/runtime-contract/releases.ts). The rest of the status
+ * (conditions, deploy history, hosts) is for people and cw-api. `intern` lets a cache share repeated strings.
+ */
+export function servingView(obj: KubeObject, intern?: (value: string) => string): RuntimeApp {
+  const { status, spec, apiVersion, kind } = obj as RuntimeApp;
+  const app: RuntimeApp = { apiVersion, kind, metadata: servingMetadata(obj, intern, true), spec };
+  const { rollout, served, migrations } = status ?? {};
+  // No status at all when none of the three is there: a first status of conditions only changes nothing here.
+  if (!rollout && !served && !migrations) return app;
+  return { ...app, status: { ...(rollout ? { rollout } : {}), ...(served ? { served } : {}), ...(migrations ? { migrations } : {}) } };
+}
