@@ -26,13 +26,15 @@ export interface ReplicaPublisherOptions {
   log: Logger;
   /** How long changes are gathered before one write (default 100 ms): reports change per deploy, not per request. */
   coalesceMs?: number;
-  /** Asked at each heartbeat for the projects whose reports may be rewritten lazily (their mark moved quietly). */
+  /** Asked every minute or so for the projects whose reports may be rewritten lazily (their mark moved quietly). */
   lazily?: () => Iterable<string>;
 }
 
 const FIELD_MANAGER = 'cw-runtime';
 /** Every report is rebuilt at every this many heartbeats (every 5 minutes with the default 40 s lease). */
 const FULL_PUBLISH_BEATS = 30;
+/** Reports whose mark moved by changes the replica's cache hides are written at every this many heartbeats (a minute). */
+const LAZY_PUBLISH_BEATS = 6;
 
 /**
  * Publishes that this replica is alive as its Lease, whether it takes traffic as its RuntimeReplica, and what
@@ -64,6 +66,8 @@ export class ReplicaPublisher {
   #dirty = new Set<string>();
   #everything = true;
   #beats = 0;
+  /** The apiserver dropped a report's mark (its CRD predates it): reports must list every app again. */
+  #marksDropped = false;
   /** Wait before retrying a failed write: from 1 s, doubling to 30 s, reset by a write that succeeds. */
   #retryMs = 1000;
 
@@ -143,7 +147,7 @@ export class ReplicaPublisher {
       // and every report once in a while, in case something a report shows changed without saying so.
       if (++this.#beats % FULL_PUBLISH_BEATS === 0) this.changed();
       else this.#schedule();
-      for (const project of this.#options.lazily?.() ?? []) this.#dirty.add(project);
+      if (this.#beats % LAZY_PUBLISH_BEATS === 0) for (const project of this.#options.lazily?.() ?? []) this.#dirty.add(project);
     } catch (err) {
       this.#options.log.warn('cannot renew the replica lease', { err });
     }
@@ -207,6 +211,11 @@ export class ReplicaPublisher {
     this.#written = body;
   }
 
+  /** Whether reports may leave apps out under their mark: not once the apiserver was seen dropping it. */
+  get marksKept(): boolean {
+    return !this.#marksDropped;
+  }
+
   /** The RuntimeReplica spec as last written; undefined before the first write, and after its Lease expired and it was removed. */
   get written(): RuntimeReplicaSpec | undefined {
     return this.#written === undefined ? undefined : (JSON.parse(this.#written) as RuntimeReplicaSpec);
@@ -222,7 +231,13 @@ export class ReplicaPublisher {
     await inParallel(changes.apply, async ({ project, spec, fingerprint }) => {
       if (spec.omittedApps) this.#options.log.warn('more apps in one project than its report holds; the rest show RollingOut', { project, reported: spec.apps.length, omitted: spec.omittedApps });
       const metadata = this.#metadata(replicaReportName(name, project), { [RUNTIME_REPLICA_LABEL]: name, [PROJECT_LABEL]: project });
-      await this.#reports.apply({ metadata, spec }, { fieldManager: FIELD_MANAGER, force: true });
+      const written = await this.#reports.apply({ metadata, spec }, { fieldManager: FIELD_MANAGER, force: true });
+      if (spec.acted !== undefined && written.spec?.acted === undefined && !this.#marksDropped) {
+        // An unknown field is pruned: a CRD not upgraded yet. Without the mark, an app left out reads as not acted on.
+        this.#marksDropped = true;
+        this.#options.log.warn('the RuntimeReplicaReport CRD drops the reports’ mark (apply crds/ from this version): listing every app');
+        this.changed();
+      }
       this.#writtenReports.set(project, fingerprint);
     });
     await inParallel(changes.delete, async (project) => {

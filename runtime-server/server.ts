@@ -272,7 +272,7 @@ export class RuntimeServer {
   #published(projects?: ReadonlySet<string>): Pick<ReplicaSnapshot, 'apps' | 'marks'> {
     const informer = this.#informer;
     const reports = this.reports(projects);
-    if (!informer) return { apps: reports };
+    if (!informer || this.#publisher?.marksKept === false) return { apps: reports };
     const acted = new Map<string, string | undefined>();
     const withApps = projects
       ? [...projects].filter((project) => informer.list(project).some((app) => app.metadata?.namespace === project))

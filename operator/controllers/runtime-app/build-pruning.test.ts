@@ -45,4 +45,9 @@ describe('keptBuilds', () => {
     expect([...keptBuilds(app, [{ servingBuildId: 'b0' }, undefined, {}])].sort()).toEqual(['b0', 'b1', 'b2', 'b3']);
     expect(ids(buildsToPrune(builds(6), 1, keptBuilds(app, [])))).toEqual(['b0', 'b4']);
   });
+
+  it('keeps what the status says is served while no replica has said so for the new spec', () => {
+    const app = { metadata: { name: 'app' }, spec: { displayName: 'app', activeBuildId: 'b5' }, status: { servingBuildId: 'b1', served: { release: 'r2', buildId: 'b2' } } };
+    expect([...keptBuilds(app, [undefined])].sort()).toEqual(['b1', 'b2', 'b5']);
+  });
 });

@@ -23,11 +23,13 @@ export function buildsToPrune(builds: readonly Build[], keep: number, kept: Read
 
 /**
  * The builds of `app` retention never lets go: the active one, a rollout's stable one (served while the spec
- * names another) and its new one (a retry or a set-back may name it again), and those a replica serves.
+ * names another) and its new one (a retry or a set-back may name it again), and those a replica serves (by its report, or by the status).
  */
 export function keptBuilds(app: RuntimeApp, served: ReadonlyArray<{ readonly servingBuildId?: string } | undefined>): Set<string> {
   const rollout = app.status?.rollout;
-  const ids = [app.spec.activeBuildId, rollout?.stable.buildId, rollout?.canary?.buildId, ...served.map((report) => report?.servingBuildId)];
+  // The status's own record of what is served too: a replica that has not acted on the latest spec says nothing of
+  // the build it still serves (its report left out under its mark), and that build must not go from under it.
+  const ids = [app.spec.activeBuildId, rollout?.stable.buildId, rollout?.canary?.buildId, app.status?.servingBuildId, app.status?.served?.buildId, ...served.map((report) => report?.servingBuildId)];
   return new Set(ids.filter((id): id is string => id !== undefined && id !== ''));
 }
 

@@ -7,6 +7,7 @@ const app = (resourceVersion: string, over: Partial<RuntimeApp> = {}): RuntimeAp
   spec: { displayName: 'A', activeBuildId: 'b-1' },
   ...over,
 });
+const at = (resourceVersion: string, generation: number) => ({ namespace: 'p', name: 'a', resourceVersion, generation });
 
 describe('ServingChanges', () => {
   it('keeps the version of the last change a replica acts on, through writes of conditions and history', () => {
@@ -14,18 +15,16 @@ describe('ServingChanges', () => {
     changes.changed('p/a', app('10'));
     changes.changed('p/a', app('11', { status: { conditions: [{ type: 'Ready', status: 'True', reason: 'Serving', message: '', lastTransitionTime: '2026-01-01T00:00:00Z' }] } }));
     expect(changes.version('p/a', app('11'))).toBe('10');
-    // A new spec, and a release the status names (what a replica serves), are changes.
-    changes.changed('p/a', app('12', { metadata: { namespace: 'p', name: 'a', resourceVersion: '12', generation: 2 }, spec: { displayName: 'A', activeBuildId: 'b-2' } }));
+    // A new spec is a change; the release served recorded in the status is one only while migrations hold the spec back.
+    const spec = { displayName: 'A', activeBuildId: 'b-2' };
+    changes.changed('p/a', app('12', { metadata: at('12', 2), spec }));
     expect(changes.version('p/a', app('12'))).toBe('12');
-    changes.changed(
-      'p/a',
-      app('13', {
-        metadata: { namespace: 'p', name: 'a', resourceVersion: '13', generation: 2 },
-        spec: { displayName: 'A', activeBuildId: 'b-2' },
-        status: { served: { release: 'r', buildId: 'b-2' } },
-      }),
-    );
-    expect(changes.version('p/a', app('13'))).toBe('13');
+    changes.changed('p/a', app('13', { metadata: at('13', 2), spec, status: { served: { release: 'r', buildId: 'b-1' } } }));
+    expect(changes.version('p/a', app('13'))).toBe('12');
+    const held = { ...spec, migrations: { buildId: 'b-2', database: 'db', checksum: 'c' } } as RuntimeApp['spec'];
+    changes.changed('p/a', app('14', { metadata: at('14', 3), spec: held, status: { served: { release: 'r', buildId: 'b-1' } } }));
+    changes.changed('p/a', app('15', { metadata: at('15', 3), spec: held, status: { served: { release: 'r0', buildId: 'b-0' } } }));
+    expect(changes.version('p/a', app('15'))).toBe('15');
   });
 
   it('counts an app not followed from its own version, and forgets one gone', () => {

@@ -1,6 +1,12 @@
-import { defaultHost, normalizeHost } from '../../src/runtime-contract/hosts.ts';
-import type { RuntimeLogger } from '../../src/runtime-contract/log.ts';
-import type { AppDeployment } from './ports.ts';
+import { defaultHost, normalizeHost } from './hosts.ts';
+import type { RuntimeLogger } from './log.ts';
+
+/** What an app asks to be routed on: its project, its name and its other host names. */
+export interface HostsAsked {
+  readonly project: string;
+  readonly appId: string;
+  readonly hostnames: readonly string[];
+}
 
 /** What an app asks to be routed on: its default host and its other names (normalised, sorted). */
 interface Claim {
@@ -38,7 +44,7 @@ export class HostAssignment {
   }
 
   /** The app `key` is routed as `app` asks (`undefined`: not routed); nothing moves if its hosts did not change. */
-  set(key: string, app: Pick<AppDeployment, 'project' | 'appId' | 'hostnames'> | undefined): void {
+  set(key: string, app: HostsAsked | undefined): void {
     const before = this.#claims.get(key);
     const claim = app && this.#claimOf(app);
     if (sameClaim(before, claim)) return;
@@ -81,7 +87,7 @@ export class HostAssignment {
     return [defaultHostName, ...rest.sort()];
   }
 
-  #claimOf(app: Pick<AppDeployment, 'project' | 'appId' | 'hostnames'>): Claim {
+  #claimOf(app: HostsAsked): Claim {
     const own = defaultHost(app.project, app.appId, this.#baseDomain);
     const names = [...new Set(app.hostnames.map(normalizeHost).filter((h): h is string => h !== undefined && h !== own))].sort();
     return { defaultHost: own, names };
