@@ -10,17 +10,20 @@ import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
 import { loadKubeConnection, objectClient } from '../src/kube/index.ts';
 import { S3ObjectStore } from '../src/object-store/s3-object-store.ts';
 import { artifactKey } from '../src/platform/artifact-keys.ts';
-import { DOMAIN_CLAIMS, PROJECT_DOMAINS, RUNTIME_APPS } from '../src/platform/resources.ts';
+import { DOMAIN_CLAIMS, PROJECT_DOMAINS, RUNTIME_APPS, RUNTIME_REPLICA_REPORTS } from '../src/platform/resources.ts';
 import { artifactFromFiles } from '../runtime-server/engine/testing/artifact-builder.ts';
 import { send } from '../runtime-server/engine/testing/http.ts';
 import { createTestNamespace } from './harness/namespace.ts';
 import type { Service } from './harness/process.ts';
-import { BASE_DOMAIN, notServedAnywhere, servedEverywhere, startRuntime, type Runtime } from './harness/runtime-stack.ts';
+import { BASE_DOMAIN, eventually, notServedAnywhere, servedEverywhere, startOperator, startRuntime, type Runtime } from './harness/runtime-stack.ts';
+import { findCondition } from '../src/conditions/index.ts';
+import { replicaReportName, type RuntimeReplicaReport } from '../src/apis/v1alpha1/runtime-replica-report.ts';
 
 const conn = loadKubeConnection(inject('kubeconfig'));
 const apps = objectClient<RuntimeApp>(conn, RUNTIME_APPS);
 const domains = objectClient<ProjectDomain>(conn, PROJECT_DOMAINS);
 const claims = objectClient<DomainClaim>(conn, DOMAIN_CLAIMS);
+const reports = objectClient<RuntimeReplicaReport>(conn, RUNTIME_REPLICA_REPORTS);
 const bucket = new S3ObjectStore({ config: inject('s3'), bucket: inject('bucket') });
 const running: Service[] = [];
 const made: string[] = [];
@@ -73,6 +76,18 @@ describe('host names served by the claims', { timeout: 120_000 }, () => {
   it("serves a delegated domain's name for its project only, and never another project's part of the base domain or a domain never delegated", async () => {
     runtime = await startRuntime('cw-runtime-admission-1', alpha, running);
     await expectOnlyTheOwners([runtime]);
+    // The operator says the same hosts in the status, decided by the same rule: the replica's report of the app,
+    // served as it asks, is left out (its hosts are not the replica's to say).
+    await startOperator(alpha, running);
+    const shop = await eventually(
+      'alpha/shop Ready with its hosts',
+      () => apps.get(alpha, 'shop'),
+      (a) => findCondition(a?.status?.conditions, 'Ready')?.status === 'True',
+    );
+    expect(shop?.status?.hosts).toEqual([`shop.${alpha}.${BASE_DOMAIN}`, `www.${delegated}`]);
+    const report = await reports.get(alpha, replicaReportName(runtime.name, alpha));
+    expect(report?.spec.apps.map((a) => a.app)).toEqual([]);
+    expect(report?.spec.acted).toMatch(/^[0-9]+$/);
   });
 
   it('decides alike on a replica started later, and after a restart', async () => {
@@ -88,5 +103,11 @@ describe('host names served by the claims', { timeout: 120_000 }, () => {
     await claims.delete('', delegated);
     const replicas = [await startRuntime('cw-runtime-admission-4', alpha, running)];
     await notServedAnywhere(replicas, `www.${delegated}`);
+    await eventually(
+      'the status without the name',
+      () => apps.get(alpha, 'shop'),
+      (a) => JSON.stringify(a?.status?.hosts) === JSON.stringify([`shop.${alpha}.${BASE_DOMAIN}`]),
+    );
+    expect(findCondition((await apps.get(alpha, 'shop'))?.status?.conditions, 'HostnamesServed')).toMatchObject({ status: 'False', reason: 'HostnamesRefused' });
   });
 });

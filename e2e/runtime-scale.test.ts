@@ -163,8 +163,10 @@ describe('cw-runtime scaled out and in', () => {
       return ((await res.json()) as { dependencies: { name: string; up: boolean | null }[] }).dependencies.find((d) => d.name === 'runtime engine')?.up;
     };
     await eventually('the runtime reported up', runtimeEngine, (up) => up === true);
-    await first.service.stop();
+    // From when it is asked to stop: its first step deletes its RuntimeReplica (the operator notices then), and
+    // the process may take a while longer to end, so its exit is later than the grace's start.
     const lastStoppedAt = performance.now();
+    await first.service.stop();
     // The apps keep what they said for the grace (a replica could be restarting), then say the runtime is gone.
     await eventually('RuntimeUnavailable with no replica', app, (a) => findCondition(a?.status?.conditions, 'Ready')?.reason === 'RuntimeUnavailable');
     expect(performance.now() - lastStoppedAt).toBeGreaterThanOrEqual(UNAVAILABLE_GRACE_MS - 100);

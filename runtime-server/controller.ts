@@ -4,7 +4,8 @@ import type { DomainClaim, HostnameClaim } from '../src/apis/v1alpha1/domain-cla
 import type { ProjectDomain } from '../src/apis/v1alpha1/project-domain.ts';
 import type { KubeObject } from '../src/kube/index.ts';
 import { isInZone } from '../src/dns/names.ts';
-import { isActiveHostname, serveRefusal, type NameFacts } from '../src/platform/host-admission.ts';
+import type { NameFacts } from '../src/platform/host-admission.ts';
+import { attachedHostnames, servable } from '../src/runtime-contract/asked-hosts.ts';
 import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
 import type { RuntimeEngine } from './engine/index.ts';
 import { Controller } from '../src/controller-runtime/controller.ts';
@@ -89,12 +90,7 @@ export function servingController(deps: ServingControllerDeps): Controller<Runti
       .list(namespace)
       .filter((a) => a.metadata?.namespace === namespace)
       .map((a) => `${namespace}/${a.metadata?.name}`);
-  /** The app's active AppHostnames, sorted (a change of the set is a change of what to serve). */
-  const attachedTo = (namespace: string, name: string): string[] =>
-    (hostnames?.list(namespace) ?? [])
-      .filter((h) => h.metadata?.namespace === namespace && h.spec.appRef.name === name && isActiveHostname(h))
-      .map((h) => h.spec.hostname)
-      .sort();
+  const attachedTo = (namespace: string, name: string): string[] => attachedHostnames(hostnames, namespace, name);
   const names = deps.names;
   const facts = (): NameFacts | undefined => names && factsFromClaims({ ...names, hostnames });
   /** Apps of `db`'s namespace with a variable linked to it, in the spec or in the stable release of a rollout. */
@@ -233,16 +229,4 @@ export function servingController(deps: ServingControllerDeps): Controller<Runti
 function hostnameAppKeys(h: AppHostname): string[] {
   const namespace = h.metadata?.namespace;
   return namespace && h.spec?.appRef?.name ? [`${namespace}/${h.spec.appRef.name}`] : [];
-}
-
-/** `hosts` split by the admission rule into those `project` may serve and those it may not (with why). */
-function servable(project: string, hosts: readonly string[], facts: NameFacts): { served: string[]; refused: string[] } {
-  const served: string[] = [];
-  const refused: string[] = [];
-  for (const host of hosts) {
-    const why = serveRefusal(project, host.toLowerCase().replace(/\.$/, ''), facts);
-    if (why === undefined) served.push(host);
-    else refused.push(`${host}: ${why}`);
-  }
-  return { served, refused };
 }
