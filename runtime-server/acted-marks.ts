@@ -1,22 +1,31 @@
-import { compareResourceVersions } from '../src/kube/resource-version.ts';
 import type { KubeObject } from '../src/kube/index.ts';
+import { compareResourceVersions } from '../src/kube/resource-version.ts';
+
+/** A change of a project's apps not passed by its mark yet: its version, and the app it is of (none: one to act on never). */
+interface Change {
+  readonly version: string;
+  readonly seq: number;
+  readonly key?: string;
+}
 
 /**
  * How far this replica has acted on each project's apps: the `acted` mark of its RuntimeReplicaReports
- * (src/apis/v1alpha1/runtime-replica-report.ts). A project's mark is the resourceVersion of the latest change of
- * its apps the cache has seen, taken whenever none of them has a change not acted on yet (a reconcile that began
- * after the change and ended with its outcome recorded); while some has, the mark stays where it was, which is
- * still true. Changes the cache's projection hides need no action and move the mark at once. Per project, so one
- * tenant deploying all the time holds back only its own project's mark.
+ * (src/apis/v1alpha1/runtime-replica-report.ts). A project's changes are queued in the order the watch gives them
+ * (resourceVersion order); a change is acted on once a reconcile of its app that began after it has recorded its
+ * outcome (served, removed, failed, retrying), and the mark is the version of the last change of the queue's acted
+ * prefix: everything up to it is acted on, whatever waits after. Changes the cache's projection hides need no
+ * action. Per project, so one tenant's pending deploys hold back only its own mark, and never past its own oldest.
  */
 export class ActedMarks {
   #seq = 0;
-  /** App key → its latest change not acted on yet (a sequence number). */
-  readonly #pending = new Map<string, number>();
-  /** Project → how many of its apps have a change not acted on. */
-  readonly #pendingIn = new Map<string, number>();
-  /** Project → the resourceVersion of the latest change of its apps seen. */
-  readonly #latest = new Map<string, string>();
+  /** Project → its changes not passed by its mark, oldest first. */
+  readonly #queues = new Map<string, Change[]>();
+  /** App key → its latest change queued (what a reconcile beginning now acts on). */
+  readonly #latest = new Map<string, number>();
+  /** App key → the latest change a finished reconcile acted on, while some of its changes are queued. */
+  readonly #actedUpTo = new Map<string, number>();
+  /** App key → how many of its changes are queued. */
+  readonly #queued = new Map<string, number>();
   /** Project → its mark. */
   readonly #marks = new Map<string, string>();
   /** Projects whose mark moved by hidden changes alone since `takeQuietlyMoved`. */
@@ -24,36 +33,34 @@ export class ActedMarks {
 
   /** A change the replica acts on (the cache's `onChange`). */
   changed(obj: KubeObject): void {
-    const key = keyOf(obj);
-    if (!key) return;
-    const { project } = key;
-    this.#see(project, obj.metadata?.resourceVersion);
-    if (!this.#pending.has(key.key)) this.#pendingIn.set(project, (this.#pendingIn.get(project) ?? 0) + 1);
-    this.#pending.set(key.key, ++this.#seq);
+    const { namespace, name, resourceVersion } = obj.metadata ?? {};
+    if (!namespace || !name || resourceVersion === undefined) return;
+    const key = `${namespace}/${name}`;
+    const seq = ++this.#seq;
+    this.#queueOf(namespace).push({ version: resourceVersion, seq, key });
+    this.#latest.set(key, seq);
+    this.#queued.set(key, (this.#queued.get(key) ?? 0) + 1);
   }
 
   /** A change the cache's projection hides (`onQuietChange`): nothing to act on. */
   changedQuietly(obj: KubeObject): void {
-    const key = keyOf(obj);
-    if (!key) return;
-    this.#see(key.project, obj.metadata?.resourceVersion);
-    if (this.#settle(key.project)) this.#quietlyMoved.add(key.project);
+    const { namespace, resourceVersion } = obj.metadata ?? {};
+    if (!namespace || resourceVersion === undefined) return;
+    const queue = this.#queues.get(namespace);
+    if (queue && queue.length > 0) queue.push({ version: resourceVersion, seq: ++this.#seq });
+    else if (this.#raise(namespace, resourceVersion)) this.#quietlyMoved.add(namespace);
   }
 
-  /** A reconcile of `key` begins: what it acts on (read from the cache now) includes every change seen so far. */
+  /** A reconcile of `key` begins: what it acts on (read from the cache now) includes every change of it queued so far. */
   begin(key: string): number | undefined {
-    return this.#pending.get(key);
+    return this.#latest.get(key);
   }
 
-  /** The reconcile that began with `token` has recorded its outcome (served, removed, failed). */
+  /** The reconcile that began with `token` has recorded its outcome (served, removed, failed, retrying). */
   acted(key: string, token: number | undefined): void {
-    if (token === undefined || this.#pending.get(key) !== token) return;
-    this.#pending.delete(key);
-    const project = key.slice(0, key.indexOf('/'));
-    const left = (this.#pendingIn.get(project) ?? 1) - 1;
-    if (left > 0) this.#pendingIn.set(project, left);
-    else this.#pendingIn.delete(project);
-    this.#settle(project);
+    if (token === undefined || !this.#queued.has(key) || token <= (this.#actedUpTo.get(key) ?? 0)) return;
+    this.#actedUpTo.set(key, token);
+    this.#advance(key.slice(0, key.indexOf('/')));
   }
 
   /** The project's mark, if it has one yet. */
@@ -68,23 +75,42 @@ export class ActedMarks {
     return moved;
   }
 
-  #see(project: string, version: string | undefined): void {
-    if (version === undefined) return;
-    const latest = this.#latest.get(project);
-    if (latest === undefined || compareResourceVersions(version, latest) > 0) this.#latest.set(project, version);
-  }
-
-  /** Moves the project's mark to its latest change when nothing of it waits; true when it moved. */
-  #settle(project: string): boolean {
-    if (this.#pendingIn.has(project)) return false;
-    const latest = this.#latest.get(project);
-    if (latest === undefined || this.#marks.get(project) === latest) return false;
-    this.#marks.set(project, latest);
+  /**
+   * Raises the project's mark to `version`; true when it moved. Never lowers it: a relist gives changes in key
+   * order, not version order, and once the queue before it is passed everything up to the highest is.
+   */
+  #raise(project: string, version: string): boolean {
+    const mark = this.#marks.get(project);
+    if (mark !== undefined && compareResourceVersions(version, mark) <= 0) return false;
+    this.#marks.set(project, version);
     return true;
   }
-}
 
-function keyOf(obj: KubeObject): { key: string; project: string } | undefined {
-  const { namespace, name } = obj.metadata ?? {};
-  return namespace && name ? { key: `${namespace}/${name}`, project: namespace } : undefined;
+  #queueOf(project: string): Change[] {
+    let queue = this.#queues.get(project);
+    if (!queue) this.#queues.set(project, (queue = []));
+    return queue;
+  }
+
+  /** Moves the project's mark over the acted prefix of its queue. */
+  #advance(project: string): void {
+    const queue = this.#queues.get(project);
+    if (!queue) return;
+    let passed = 0;
+    for (const change of queue) {
+      if (change.key !== undefined && change.seq > (this.#actedUpTo.get(change.key) ?? 0)) break;
+      passed++;
+      this.#raise(project, change.version);
+      if (change.key === undefined) continue;
+      const left = (this.#queued.get(change.key) ?? 1) - 1;
+      if (left > 0) this.#queued.set(change.key, left);
+      else {
+        this.#queued.delete(change.key);
+        this.#actedUpTo.delete(change.key);
+        this.#latest.delete(change.key);
+      }
+    }
+    if (passed === queue.length) this.#queues.delete(project);
+    else if (passed > 0) queue.splice(0, passed);
+  }
 }
