@@ -1,6 +1,9 @@
 import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
+import type { AppHostname } from '../src/apis/v1alpha1/app-hostname.ts';
+import type { DomainClaim, HostnameClaim } from '../src/apis/v1alpha1/domain-claim.ts';
+import type { ProjectDomain } from '../src/apis/v1alpha1/project-domain.ts';
 import type { RolloutStatus } from '../src/apis/v1alpha1/rollout.ts';
 import { releaseOf } from '../src/runtime-contract/releases.ts';
 import { BuildLoadError, type AppDeployment, type ServedApp } from './engine/index.ts';
@@ -209,5 +212,53 @@ describe('servingController', () => {
     const deploys = engine.deploys.length;
     await reconciledAgain(reconciled, 'p/a', () => controller?.enqueue('p/a'));
     expect(engine.deploys).toHaveLength(deploys);
+  });
+});
+
+describe('servingController and the name claims', () => {
+  it('serves a custom host name once its claim comes, re-checking only the apps the name may belong to', async () => {
+    const source = new MemorySource<RuntimeApp>();
+    const hostnames = new MemorySource<AppHostname>();
+    const hostnameClaims = new MemorySource<HostnameClaim>();
+    const engine = new FakeEngine();
+    const records = new AppRecords();
+    const registry = new Registry();
+    const asked: string[] = [];
+    controller = servingController({
+      apps: source,
+      hostnames,
+      names: {
+        domains: new MemorySource<ProjectDomain>(),
+        domainClaims: new MemorySource<DomainClaim>(),
+        hostnameClaims,
+        baseDomain: 'apps.test',
+        appsNamed: (host) => (asked.push(host), host === 'shop.example.com' ? ['p/a'] : []),
+      },
+      engine,
+      records,
+      metrics: servingMetrics(
+        registry,
+        {
+          status: () => ({ ready: true, restarts: 0, workerdStarts: 1, apps: 0, loadedWorkers: 0, loadChecks: 0, shards: [] }),
+          limits: { counts: () => ({ stops: new Map(), quarantined: new Map() }), onProbation: () => [], quarantine: () => undefined, why: () => '' },
+          deployedApps: 0,
+        },
+        records,
+      ),
+      registry,
+      log: silentLogger,
+    });
+    await controller.start();
+    source.upsert(app('a', { activeBuildId: 'b-1' }));
+    source.upsert(app('b', { activeBuildId: 'b-1' }));
+    hostnames.upsert({ metadata: { namespace: 'p', name: 'shop.example.com' }, spec: { hostname: 'shop.example.com', appRef: { name: 'a' } }, status: { state: 'active' } } as AppHostname);
+    await until(() => engine.deploys.some((d) => d.appId === 'a') && engine.deploys.some((d) => d.appId === 'b'));
+    expect(engine.served('p', 'a')?.hosts).toEqual(['a.p.test']); // held by no project yet
+    const deploysOfB = engine.deploys.filter((d) => d.appId === 'b').length;
+
+    hostnameClaims.upsert({ metadata: { name: 'shop.example.com' }, spec: { name: 'shop.example.com', holder: { kind: 'AppHostname', namespace: 'p', name: 'shop.example.com', uid: 'u' } } });
+    await until(() => engine.served('p', 'a')?.hosts.includes('shop.example.com') === true);
+    expect(asked).toEqual(['shop.example.com']);
+    expect(engine.deploys.filter((d) => d.appId === 'b')).toHaveLength(deploysOfB);
   });
 });

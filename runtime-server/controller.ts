@@ -42,6 +42,11 @@ export interface ServingControllerDeps {
     domainClaims: Source<DomainClaim> & { get(key: string): DomainClaim | undefined };
     hostnameClaims: Source<HostnameClaim> & { get(key: string): HostnameClaim | undefined };
     baseDomain: string;
+    /**
+     * The apps a host may name, from indexes (`AppHosts.appsAt`): a claim on one host name re-checks those, not a
+     * walk over every app (at a replica's start, 100,000 claims listed over 100,000 apps cached). Without it, a walk.
+     */
+    appsNamed?: (host: string) => string[];
   };
   /**
    * The Databases (every namespace served) and the reader of their app-token Secrets: an app's
@@ -96,7 +101,7 @@ export function servingController(deps: ServingControllerDeps): Controller<Runti
   /** Apps of `db`'s namespace with a variable linked to it, in the spec or in the stable release of a rollout. */
   const appsLinkedTo = (db: KubeObject) =>
     deps.apps
-      .list()
+      .list(db.metadata?.namespace)
       .filter(
         (a) =>
           a.metadata?.namespace === db.metadata?.namespace &&
@@ -121,7 +126,7 @@ export function servingController(deps: ServingControllerDeps): Controller<Runti
         ? [
             { kind: 'ProjectDomain', source: names.domains, mapToOwner: (d: KubeObject) => appsIn(d.metadata?.namespace) },
             { kind: 'DomainClaim', source: names.domainClaims, mapToOwner: (c: KubeObject) => appsUnder(c.metadata?.name ?? '') },
-            { kind: 'HostnameClaim', source: names.hostnameClaims, mapToOwner: (c: KubeObject) => appsUnder(c.metadata?.name ?? '') },
+            { kind: 'HostnameClaim', source: names.hostnameClaims, mapToOwner: (c: KubeObject) => (names.appsNamed ? names.appsNamed(c.metadata?.name ?? '') : appsUnder(c.metadata?.name ?? '')) },
           ]
         : []),
       // A Database's app tokens appearing or rotating changes the environment of the apps linked to it.

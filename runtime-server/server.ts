@@ -445,7 +445,7 @@ export class RuntimeServer {
     this.#controller = servingController({
       apps: informer,
       hostnames,
-      names: { domains, domainClaims, hostnameClaims, baseDomain: config.baseDomain },
+      names: { domains, domainClaims, hostnameClaims, baseDomain: config.baseDomain, appsNamed: (host) => appHosts.appsAt(host) },
       databases: databaseSources,
       engine,
       records,
