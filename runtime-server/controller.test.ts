@@ -53,6 +53,19 @@ function app(name: string, spec: Partial<RuntimeApp['spec']>, generation = 1): R
   return { metadata: { name, namespace: 'p', generation }, spec: { displayName: name, ...spec } };
 }
 
+/** The serving metrics over an engine with nothing to say. */
+function idleMetrics(registry: Registry, records: AppRecords) {
+  return servingMetrics(
+    registry,
+    {
+      status: () => ({ ready: true, restarts: 0, workerdStarts: 1, apps: 0, loadedWorkers: 0, loadChecks: 0, shards: [] }),
+      limits: { counts: () => ({ stops: new Map(), quarantined: new Map() }), onProbation: () => [], quarantine: () => undefined, why: () => '' },
+      deployedApps: 0,
+    },
+    records,
+  );
+}
+
 let controller: Controller<RuntimeApp> | undefined;
 afterEach(async () => controller?.stop());
 
@@ -66,15 +79,7 @@ async function setup() {
     apps: source,
     engine,
     records,
-    metrics: servingMetrics(
-      registry,
-      {
-        status: () => ({ ready: true, restarts: 0, workerdStarts: 1, apps: 0, loadedWorkers: 0, loadChecks: 0, shards: [] }),
-        limits: { counts: () => ({ stops: new Map(), quarantined: new Map() }), onProbation: () => [], quarantine: () => undefined, why: () => '' },
-        deployedApps: 0,
-      },
-      records,
-    ),
+    metrics: idleMetrics(registry, records),
     registry,
     log: silentLogger,
     onReconciled: (key) => reconciled.push(key),
@@ -236,15 +241,7 @@ describe('servingController and the name claims', () => {
       },
       engine,
       records,
-      metrics: servingMetrics(
-        registry,
-        {
-          status: () => ({ ready: true, restarts: 0, workerdStarts: 1, apps: 0, loadedWorkers: 0, loadChecks: 0, shards: [] }),
-          limits: { counts: () => ({ stops: new Map(), quarantined: new Map() }), onProbation: () => [], quarantine: () => undefined, why: () => '' },
-          deployedApps: 0,
-        },
-        records,
-      ),
+      metrics: idleMetrics(registry, records),
       registry,
       log: silentLogger,
     });
