@@ -20,8 +20,9 @@ import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
 import { isAlreadyExists, loadKubeConnection, objectClient, RESOURCE_QUOTAS, type KubeConnection, type KubeObject } from '../src/kube/index.ts';
 import { PROJECT_QUOTA_NAME, quotaCounted, type ResourceQuota } from '../src/platform/project-quota.ts';
 import { S3ObjectStore } from '../src/object-store/s3-object-store.ts';
-import { APP_HOSTNAMES, BUILDS, NAMESPACES, PROJECTS, RUNTIME_APPS, RUNTIME_REPLICAS } from '../src/platform/resources.ts';
+import { APP_HOSTNAMES, BUILDS, NAMESPACES, PROJECTS, RUNTIME_APPS, RUNTIME_REPLICA_REPORTS, RUNTIME_REPLICAS } from '../src/platform/resources.ts';
 import type { RuntimeReplica } from '../src/apis/v1alpha1/runtime-replica.ts';
+import type { RuntimeReplicaReport } from '../src/apis/v1alpha1/runtime-replica-report.ts';
 import { projectNamespace } from '../operator/controllers/project/project-namespace.ts';
 import type { Project } from '../src/apis/v1alpha1/project.ts';
 import { artifactKey, buildIdFor, buildResourceName } from '../src/platform/artifact-keys.ts';
@@ -130,6 +131,8 @@ interface Figures {
   runtimeFreshNodeRss: number;
   deployP50: number;
   deployP95: number;
+  /** The replica's RuntimeReplicaReports once every app is Ready: objects, apps they list, bytes of JSON. */
+  reports: { objects: number; listed: number; bytes: number };
 }
 
 /**
@@ -410,6 +413,18 @@ async function operatorQuiet(stack: ScaleStack, adds: number): Promise<boolean> 
   return false;
 }
 
+/** What the runtime replica's RuntimeReplicaReports hold: how many, the apps they list (the rest are implied by their marks), their JSON's size. */
+async function reportSizes(conn: KubeConnection): Promise<Figures['reports']> {
+  const reports = objectClient<RuntimeReplicaReport>(conn, RUNTIME_REPLICA_REPORTS);
+  // One project's report a project (1,000 at 100,000 apps): one list holds them.
+  const { items } = await reports.list('default');
+  return {
+    objects: items.length,
+    listed: items.reduce((sum, report) => sum + report.spec.apps.length, 0),
+    bytes: items.reduce((sum, report) => sum + Buffer.byteLength(JSON.stringify(report.spec)), 0),
+  };
+}
+
 /** When the runtime replica's RuntimeReplica next says it is ready: its reports cover every app (its first list settled). */
 async function reportsComplete(conn: KubeConnection, timeoutMs: number): Promise<number> {
   const replicas = objectClient<RuntimeReplica>(conn, RUNTIME_REPLICAS);
@@ -453,6 +468,8 @@ async function measureAt(
   const runtimeNodeRss = residentBytes(stack.runtime.pid());
   const runtimeHeap = await liveHeap(stack.runtime.inspectPort, snapshotPath('cw-runtime', target));
   say(`cw-runtime RSS ${mib(runtimeRss)} (Node ${mib(runtimeNodeRss)}, live heap ${mib(runtimeHeap)})`);
+  const reports = await reportSizes(conn);
+  say(`its RuntimeReplicaReports: ${reports.objects} objects listing ${reports.listed} apps, ${(reports.bytes / 1024).toFixed(0)} KiB of specs`);
   say('restarting the runtime replica');
   const lastHost = await population.lastListedHost();
   const writesBefore = await appStatusWrites(stack);
@@ -499,6 +516,7 @@ async function measureAt(
     runtimeFreshNodeRss,
     deployP50: percentile(deployed, 50),
     deployP95: percentile(deployed, 95),
+    reports,
   };
 }
 
@@ -523,6 +541,7 @@ function report(all: Figures[]): void {
     ['  of it cw-runtime (Node) / workerd', (f) => `${mib(f.runtimeNodeRss)} / ${mib(f.runtimeRss - f.runtimeNodeRss)}`],
     ['  cw-runtime live heap (after a full GC)', (f) => mib(f.runtimeHeap)],
     ['    per app, over its heap with no app', (f) => `${((f.runtimeHeap - f.baseline.runtimeHeap) / f.apps / 1024).toFixed(1)} KiB`],
+    ['  its RuntimeReplicaReports: objects / apps listed / KiB', (f) => `${f.reports.objects} / ${f.reports.listed} / ${(f.reports.bytes / 1024).toFixed(0)}`],
     ['cw-runtime restart to ready', (f) => seconds(f.runtimeRestartSeconds)],
     ['  RSS then, Node / workerd', (f) => `${mib(f.runtimeFreshNodeRss)} / ${mib(f.runtimeFreshRss - f.runtimeFreshNodeRss)}`],
     ['  the last app of its first list: first 200 after', (f) => seconds(f.runtimeLastAppSeconds)],
