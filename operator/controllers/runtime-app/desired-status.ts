@@ -305,7 +305,8 @@ export function desiredStatus(app: RuntimeApp, now: Date, observation: RuntimeOb
     }
     if (worst.reason === Reasons.RollingOut && reporting.length > 1) worst = { ...worst, message: `${worst.message} ${serving} of ${reporting.length} runtime replicas serve it.` };
     // A replica that has not acted on the app says nothing of what it serves: what the status said stands.
-    fields = worst.report ? servingFields(worst.report, observation.hosts) : unchanged;
+    // Its hosts are the operator's to say either way.
+    fields = worst.report ? servingFields(worst.report, observation.hosts) : { ...unchanged, ...(unchanged.servingBuildId && observation.hosts ? { hosts: [...observation.hosts] } : {}) };
     const held = migrationsHeld(app) ?? (worst.reason === Reasons.Serving ? quarantined(reporting) : undefined) ?? aborted(app);
     const ready = held ?? (worst.reason === Reasons.Serving ? `The app is served${fields.url ? ` at ${fields.url}` : ''}.` : worst.message);
     updates = conditions({ status: worst.reason === Reasons.Serving ? 'True' : 'False', reason: worst.reason, message: worst.message }, ready);
