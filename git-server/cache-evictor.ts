@@ -20,6 +20,8 @@ export interface CacheEvictorOptions {
   readonly log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
   /** The used fraction (tests); default the larger of the disk's (statfs) and the directory's bytes over `maxBytes`. */
   readonly usedFraction?: () => Promise<number>;
+  /** The disk's used fraction alone (tests; default statfs of the cache directory), when `usedFraction` is not given. */
+  readonly diskUsedFraction?: () => Promise<number>;
   readonly now?: () => number;
 }
 
@@ -50,7 +52,8 @@ export class CacheEvictor {
     const now = (this.#options.now ?? Date.now)();
     // The directory is walked once a pass: each eviction takes what it measured of that copy off the total.
     let bytes = maxBytes ? await bytesUnder(cache.root) : 0;
-    const measure = this.#options.usedFraction ?? (async () => Math.max(await diskUsedFraction(cache.root), maxBytes ? bytes / maxBytes : 0));
+    const disk = this.#options.diskUsedFraction ?? (() => diskUsedFraction(cache.root));
+    const measure = this.#options.usedFraction ?? (async () => Math.max(await disk(), maxBytes ? bytes / maxBytes : 0));
     let used = await measure();
     this.#gauge.set(used);
     const evicted: string[] = [];

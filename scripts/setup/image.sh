@@ -71,8 +71,17 @@ if [[ ! -f $out/cloudwright.oci.tar ]]; then
   buildah commit --quiet --timestamp "$epoch" "$c" "localhost/cloudwright:$key" >/dev/null
   tmp=$(mktemp -d "$CACHE/.image.XXXXXX")
   buildah push --quiet "localhost/cloudwright:$key" "oci-archive:$tmp/cloudwright.oci.tar:localhost/cloudwright:$key" >&2
+  # The archive is the product: the image in buildah's storage (vfs: whole copies, ~700 MB each) goes.
+  buildah rmi "localhost/cloudwright:$key" >/dev/null
   publish "$tmp" "$out"
 fi
+touch "$out"
+# Each change of the sources is a new image: keep the few most recently used, so the cache does not grow
+# by ~220 MB a build (a checkout and a CI clone built at once each keep theirs).
+ls -1dt "$CACHE"/image-* | grep -E '/image-[0-9a-f]{16}$' | tail -n +5 | xargs -r rm -rf
+for old in $(buildah images --format '{{.Name}}:{{.Tag}}' 2>/dev/null | grep '^localhost/cloudwright:' || true); do
+  [[ -d $CACHE/image-${old##*:} ]] || buildah rmi "$old" >/dev/null 2>&1 || true
+done
 ln -sfn "$out/cloudwright.oci.tar" "$ROOT/.tools/cloudwright-image.oci.tar"
 echo "localhost/cloudwright:$key" >"$ROOT/.tools/cloudwright-image.oci.tar.name"
 log "image localhost/cloudwright:$key: $(du -h "$out/cloudwright.oci.tar" | cut -f1) as an OCI archive (.tools/cloudwright-image.oci.tar)"
