@@ -65,6 +65,8 @@ beforeAll(async () => {
 
 describe('host names served by the claims', { timeout: 120_000 }, () => {
   let runtime: Runtime;
+  /** The replicas running after the restart: they must follow the claim's going too. */
+  let running2: Runtime[] = [];
 
   async function expectOnlyTheOwners(replicas: Runtime[]): Promise<void> {
     await servedEverywhere(replicas, `www.${delegated}`, 'alpha shop');
@@ -76,8 +78,8 @@ describe('host names served by the claims', { timeout: 120_000 }, () => {
   it("serves a delegated domain's name for its project only, and never another project's part of the base domain or a domain never delegated", async () => {
     runtime = await startRuntime('cw-runtime-admission-1', alpha, running);
     await expectOnlyTheOwners([runtime]);
-    // The operator says the same hosts in the status, decided by the same rule: the replica's report of the app,
-    // served as it asks, is left out (its hosts are not the replica's to say).
+    // The operator says them in the status, from the replica's report: an app with more than its default host is
+    // listed, with a mark.
     await startOperator(alpha, running);
     const shop = await eventually(
       'alpha/shop Ready with its hosts',
@@ -86,7 +88,7 @@ describe('host names served by the claims', { timeout: 120_000 }, () => {
     );
     expect(shop?.status?.hosts).toEqual([`shop.${alpha}.${BASE_DOMAIN}`, `www.${delegated}`]);
     const report = await reports.get(alpha, replicaReportName(runtime.name, alpha));
-    expect(report?.spec.apps.map((a) => a.app)).toEqual([]);
+    expect(report?.spec.apps.map((a) => a.app)).toEqual(['shop']);
     expect(report?.spec.acted).toMatch(/^[0-9]+$/);
   });
 
@@ -96,12 +98,14 @@ describe('host names served by the claims', { timeout: 120_000 }, () => {
     await runtime.service.stop(5_000);
     const restarted = await startRuntime('cw-runtime-admission-3', alpha, running);
     await expectOnlyTheOwners([later, restarted]);
+    running2 = [later, restarted];
   });
 
   it('serves the name for nobody once the claim names no delegated domain of the project', async () => {
     // The domain is given up (its claim goes, as when it is deleted): nobody serves its names.
     await claims.delete('', delegated);
-    const replicas = [await startRuntime('cw-runtime-admission-4', alpha, running)];
+    // Replicas that served the name stop (the app's generation is the same: the claim alone changed), a new one never starts.
+    const replicas = [...running2, await startRuntime('cw-runtime-admission-4', alpha, running)];
     await notServedAnywhere(replicas, `www.${delegated}`);
     await eventually(
       'the status without the name',

@@ -77,3 +77,21 @@ describe('ActedMarks', () => {
     expect(marks.mark('p')).toBe('100');
   });
 });
+
+describe('ActedMarks after a relist', () => {
+  it('keeps the mark below a change still waiting that is older than one acted on', () => {
+    const marks = new ActedMarks();
+    // A relist in key order: a (300) acted on first, z (250) created in the watch's gap, still waiting.
+    marks.changed(app('p', 'z', '250'));
+    marks.changed(app('p', 'a', '300'));
+    marks.acted('p/a', marks.begin('p/a'));
+    expect(marks.mark('p')).toBeUndefined(); // z is first in the queue
+    const marks2 = new ActedMarks();
+    marks2.changed(app('p', 'a', '300'));
+    marks2.changed(app('p', 'z', '250'));
+    marks2.acted('p/a', marks2.begin('p/a'));
+    expect(marks2.mark('p')).toBe('249');
+    marks2.acted('p/z', marks2.begin('p/z'));
+    expect(marks2.mark('p')).toBe('300');
+  });
+});

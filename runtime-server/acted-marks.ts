@@ -28,6 +28,8 @@ export class ActedMarks {
   readonly #queued = new Map<string, number>();
   /** Project → its mark. */
   readonly #marks = new Map<string, string>();
+  /** Project → the highest version passed, while the mark is held below an older change still waiting. */
+  readonly #highestPassed = new Map<string, string>();
   /** Projects whose mark moved by hidden changes alone since `takeQuietlyMoved`. */
   #quietlyMoved = new Set<string>();
 
@@ -47,7 +49,11 @@ export class ActedMarks {
     const { namespace, resourceVersion } = obj.metadata ?? {};
     if (!namespace || resourceVersion === undefined) return;
     const queue = this.#queues.get(namespace);
-    if (queue && queue.length > 0) queue.push({ version: resourceVersion, seq: ++this.#seq });
+    // Behind a change waiting; one entry for a run of them (an app's deploys failing keep its project's queue
+    // open while the operator's status writes go on).
+    const last = queue?.at(-1);
+    if (queue && last?.key === undefined && last && compareResourceVersions(resourceVersion, last.version) > 0) queue[queue.length - 1] = { version: resourceVersion, seq: last.seq };
+    else if (queue && queue.length > 0) queue.push({ version: resourceVersion, seq: ++this.#seq });
     else if (this.#raise(namespace, resourceVersion)) this.#quietlyMoved.add(namespace);
   }
 
@@ -97,10 +103,11 @@ export class ActedMarks {
     const queue = this.#queues.get(project);
     if (!queue) return;
     let passed = 0;
+    let highest = this.#highestPassed.get(project);
     for (const change of queue) {
       if (change.key !== undefined && change.seq > (this.#actedUpTo.get(change.key) ?? 0)) break;
       passed++;
-      this.#raise(project, change.version);
+      if (highest === undefined || compareResourceVersions(change.version, highest) > 0) highest = change.version;
       if (change.key === undefined) continue;
       const left = (this.#queued.get(change.key) ?? 1) - 1;
       if (left > 0) this.#queued.set(change.key, left);
@@ -112,5 +119,20 @@ export class ActedMarks {
     }
     if (passed === queue.length) this.#queues.delete(project);
     else if (passed > 0) queue.splice(0, passed);
+    if (highest === undefined) return;
+    // A relist gives changes in key order: one still waiting may be older than one passed. The mark stays below it.
+    const waiting = this.#queues.get(project)?.filter((change) => change.key !== undefined) ?? [];
+    if (waiting.length > 0) this.#highestPassed.set(project, highest);
+    else this.#highestPassed.delete(project);
+    const oldest = waiting.reduce<string | undefined>((min, change) => (min === undefined || compareResourceVersions(change.version, min) < 0 ? change.version : min), undefined);
+    const below = oldest === undefined ? highest : compareResourceVersions(highest, oldest) < 0 ? highest : versionBefore(oldest);
+    if (below !== undefined) this.#raise(project, below);
   }
+}
+
+/** The resourceVersion just before `version` (they are decimal integers, KEP-5504); none for a malformed one. */
+function versionBefore(version: string): string | undefined {
+  if (!/^[1-9][0-9]*$/.test(version)) return undefined;
+  const before = BigInt(version) - 1n;
+  return before > 0n ? before.toString() : undefined;
 }

@@ -24,15 +24,15 @@ export class AppRecords {
   }
 
   /**
-   * A deploy of `generation` (with the app's `attached` host names, `linked` token generations and serving
+   * A deploy of `generation` (with the app's admitted `hostnames`, `linked` token generations and serving
    * `plan`, `planSignature`) starts; an earlier failure no longer describes it.
    */
-  attempt(key: string, generation: number, buildId: string, attached: readonly string[] = [], linked = '', plan = 'spec'): void {
+  attempt(key: string, generation: number, buildId: string, hostnames: readonly string[] = [], linked = '', plan = 'spec'): void {
     const previous = this.#records.get(key);
     this.#records.set(key, {
       generation,
       buildId,
-      ...(attached.length > 0 ? { attached } : {}),
+      ...(hostnames.length > 0 ? { hostnames } : {}),
       ...(linked ? { linked } : {}),
       ...(plan !== 'spec' ? { plan } : {}),
       ...(previous?.servedGeneration !== undefined ? { servedGeneration: previous.servedGeneration } : {}),

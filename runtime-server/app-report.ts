@@ -7,8 +7,11 @@ import type { RolloutCounts, ServedApp } from './engine/index.ts';
 export interface AppRecord {
   readonly generation: number;
   readonly buildId: string;
-  /** The app's active AppHostnames deployed with that generation (sorted): they change without a new generation. */
-  readonly attached?: readonly string[];
+  /**
+   * The host names deployed with that generation beyond the default one (its deploy host names and active
+   * AppHostnames the claims admit, sorted): an AppHostname or a claim changes them without a new generation.
+   */
+  readonly hostnames?: readonly string[];
   /** The app tokens' generations its linked variables were read at (`linkSignature`): a rotation changes it. */
   readonly linked?: string;
   readonly servedGeneration?: number;

@@ -221,9 +221,11 @@ describe('servingController', () => {
 });
 
 describe('servingController and the name claims', () => {
-  it('serves a custom host name once its claim comes, re-checking only the apps the name may belong to', async () => {
+  async function claimsWorld() {
     const source = new MemorySource<RuntimeApp>();
     const hostnames = new MemorySource<AppHostname>();
+    const domains = new MemorySource<ProjectDomain>();
+    const domainClaims = new MemorySource<DomainClaim>();
     const hostnameClaims = new MemorySource<HostnameClaim>();
     const engine = new FakeEngine();
     const records = new AppRecords();
@@ -232,13 +234,7 @@ describe('servingController and the name claims', () => {
     controller = servingController({
       apps: source,
       hostnames,
-      names: {
-        domains: new MemorySource<ProjectDomain>(),
-        domainClaims: new MemorySource<DomainClaim>(),
-        hostnameClaims,
-        baseDomain: 'apps.test',
-        appsNamed: (host) => (asked.push(host), host === 'shop.example.com' ? ['p/a'] : []),
-      },
+      names: { domains, domainClaims, hostnameClaims, baseDomain: 'apps.test', appsNamed: (host) => (asked.push(host), host === 'shop.example.com' ? ['p/a'] : []) },
       engine,
       records,
       metrics: idleMetrics(registry, records),
@@ -246,16 +242,35 @@ describe('servingController and the name claims', () => {
       log: silentLogger,
     });
     await controller.start();
+    return { source, hostnames, domains, domainClaims, hostnameClaims, engine, asked };
+  }
+
+  it('serves a custom host name once its claim comes, re-checking only the apps the name may belong to', async () => {
+    const { source, hostnames, hostnameClaims, engine, asked } = await claimsWorld();
     source.upsert(app('a', { activeBuildId: 'b-1' }));
     source.upsert(app('b', { activeBuildId: 'b-1' }));
     hostnames.upsert({ metadata: { namespace: 'p', name: 'shop.example.com' }, spec: { hostname: 'shop.example.com', appRef: { name: 'a' } }, status: { state: 'active' } } as AppHostname);
     await until(() => engine.deploys.some((d) => d.appId === 'a') && engine.deploys.some((d) => d.appId === 'b'));
     expect(engine.served('p', 'a')?.hosts).toEqual(['a.p.test']); // held by no project yet
     const deploysOfB = engine.deploys.filter((d) => d.appId === 'b').length;
+    asked.length = 0;
 
     hostnameClaims.upsert({ metadata: { name: 'shop.example.com' }, spec: { name: 'shop.example.com', holder: { kind: 'AppHostname', namespace: 'p', name: 'shop.example.com', uid: 'u' } } });
     await until(() => engine.served('p', 'a')?.hosts.includes('shop.example.com') === true);
     expect(asked).toEqual(['shop.example.com']);
     expect(engine.deploys.filter((d) => d.appId === 'b')).toHaveLength(deploysOfB);
+  });
+
+  it('deploys an app served at its generation again when a claim admits one of its deploy host names, and when it goes', async () => {
+    const { source, domains, domainClaims, engine } = await claimsWorld();
+    source.upsert(app('a', { activeBuildId: 'b-1', hostnames: ['www.shop.test'] }));
+    await until(() => engine.served('p', 'a') !== undefined);
+    expect(engine.served('p', 'a')?.hosts).toEqual(['a.p.test']); // nobody holds shop.test yet
+    domains.upsert({ metadata: { namespace: 'p', name: 'shop-test' }, spec: { domain: 'shop.test' }, status: { state: 'managed', hostedZoneId: 'Z1' } } as ProjectDomain);
+    const claim: DomainClaim = { metadata: { name: 'shop.test' }, spec: { name: 'shop.test', holder: { kind: 'ProjectDomain', namespace: 'p', name: 'shop-test', uid: 'u' } } };
+    domainClaims.upsert(claim);
+    await until(() => engine.served('p', 'a')?.hosts.includes('www.shop.test') === true);
+    domainClaims.delete(claim);
+    await until(() => engine.served('p', 'a')?.hosts.includes('www.shop.test') === false);
   });
 });

@@ -7,7 +7,7 @@ import { isInZone } from '../src/dns/names.ts';
 import type { NameFacts } from '../src/platform/host-admission.ts';
 import { attachedHostnames, servable } from '../src/runtime-contract/asked-hosts.ts';
 import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
-import type { RuntimeEngine } from './engine/index.ts';
+import type { AppDeployment, RuntimeEngine } from './engine/index.ts';
 import { Controller } from '../src/controller-runtime/controller.ts';
 import { factsFromClaims } from '../src/platform/claim-facts.ts';
 import type { Logger } from '../src/logging/log.ts';
@@ -119,7 +119,16 @@ export function servingController(deps: ServingControllerDeps): Controller<Runti
     kind: 'RuntimeApp',
     source: deps.apps,
     owns: [
-      ...(hostnames ? [{ kind: 'AppHostname', source: hostnames, mapToOwner: (h: KubeObject) => hostnameAppKeys(h as AppHostname) }] : []),
+      // Its app, and the apps whose deploy host names it is: an active AppHostname admits its name for its project.
+      ...(hostnames
+        ? [
+            {
+              kind: 'AppHostname',
+              source: hostnames,
+              mapToOwner: (h: KubeObject) => [...new Set([...hostnameAppKeys(h as AppHostname), ...(deps.names?.appsNamed?.((h as AppHostname).spec?.hostname ?? '') ?? [])])],
+            },
+          ]
+        : []),
       // A project domain becoming managed (or going) changes which host names its apps may have; a claim made or
       // given up changes it for every app with a name under it.
       ...(names
@@ -180,7 +189,7 @@ export function servingController(deps: ServingControllerDeps): Controller<Runti
         const failure = { reason: linked.problem.reason, buildId: deployment.buildId, message: linked.problem.message };
         if (record?.generation !== generation || record.failure?.message !== failure.message) log.warn('cannot resolve the database variables; not deploying this spec', failure);
         if (record?.generation !== generation || record.buildId !== deployment.buildId || record.plan !== signature)
-          records.attempt(key, generation, deployment.buildId, attached.served, '', signature);
+          records.attempt(key, generation, deployment.buildId, hostnamesOf(deployment), '', signature);
         if (records.get(key)?.failure?.message !== failure.message) records.failed(key, failure);
         settled();
         // A Database changing enqueues the app; a Secret does not (it is not watched), so look again with backoff.
@@ -190,14 +199,15 @@ export function servingController(deps: ServingControllerDeps): Controller<Runti
         record?.generation === generation &&
         record.buildId === deployment.buildId &&
         (record.plan ?? 'spec') === signature &&
-        (record.attached ?? []).join(' ') === attached.served.join(' ') &&
+        // Admitted names, deploy host names too: a claim or a domain given or taken changes them, not the generation.
+        (record.hostnames ?? []).join(' ') === hostnamesOf(deployment).join(' ') &&
         (record.linked ?? '') === linked.signature;
       // The engine changes only through these calls, so a converged app costs nothing on a resync or when
       // its status is written; nor does a refused build, which the engine would refuse again at once.
       if (same && record.servedGeneration === generation && engine.served(namespace, name)?.buildId === deployment.buildId) return settled();
       if (same && record.failure?.reason === 'BuildFailed') return settled();
 
-      records.attempt(key, generation, deployment.buildId, attached.served, linked.signature, signature);
+      records.attempt(key, generation, deployment.buildId, hostnamesOf(deployment), linked.signature, signature);
       const stopTimer = metrics.deploySeconds.startTimer();
       try {
         const served = await engine.deploy(deployment);
@@ -228,6 +238,11 @@ export function servingController(deps: ServingControllerDeps): Controller<Runti
       }
     },
   });
+}
+
+/** The names a deployment asks for beyond its default host, sorted: what a change of them is told by. */
+function hostnamesOf(deployment: AppDeployment): string[] {
+  return [...deployment.hostnames].sort();
 }
 
 /** An AppHostname re-checks the app it names. */

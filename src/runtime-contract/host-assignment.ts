@@ -23,8 +23,7 @@ interface Claim {
  * decides alike). Across projects the admission rule (src/platform/host-admission.ts) has already given each name
  * to one project; this is the same decision within one project, whose two apps bound the same name (the API
  * refuses that; `kubectl apply` cannot). Read per request by the entry point's router, and per app by what the
- * engine reports; the operator keeps one of every app too, for the status's host names (`onMoved` names the apps
- * whose hosts a change moved).
+ * engine reports.
  */
 export class HostAssignment {
   readonly #baseDomain: string;
@@ -38,12 +37,10 @@ export class HostAssignment {
   readonly #owners = new Map<string, string>();
   /** App → the hosts routed to it (a few each). */
   readonly #owned = new Map<string, string[]>();
-  readonly #onMoved: ((key: string) => void) | undefined;
 
-  constructor(baseDomain: string, log: RuntimeLogger, onMoved?: (key: string) => void) {
+  constructor(baseDomain: string, log: RuntimeLogger) {
     this.#baseDomain = baseDomain;
     this.#log = log;
-    this.#onMoved = onMoved;
   }
 
   /** The app `key` is routed as `app` asks (`undefined`: not routed); nothing moves if its hosts did not change. */
@@ -121,11 +118,9 @@ export class HostAssignment {
       else this.#owned.delete(was);
       this.#owners.delete(host);
     }
-    if (was !== undefined) this.#onMoved?.(was);
     if (owner !== undefined) {
       this.#owners.set(host, owner);
       this.#owned.set(owner, [...(this.#owned.get(owner) ?? []), host]);
-      this.#onMoved?.(owner);
     } else if (asking instanceof Set) {
       this.#log.warn('host names several apps ask for are served for none of them', { hosts: [host], apps: [...asking].sort() });
     }

@@ -16,7 +16,6 @@ import { controllerRateLimiter } from '../../../src/controller-runtime/rate-limi
 import { desiredStatus, Reasons, type RuntimeObservation } from './desired-status.ts';
 import { ReplicaReports, type ReplicaReportsOptions } from './replica-reports.ts';
 import { ServingChanges } from './serving-changes.ts';
-import { AssignedHosts, type AssignedHostsDeps } from './assigned-hosts.ts';
 import { deleteAppArtifacts } from './artifact-teardown.ts';
 import { buildsToPrune, keptBuilds, pruneBuilds } from './build-pruning.ts';
 import { nextRollout } from './rollout/machine.ts';
@@ -54,11 +53,6 @@ export interface RuntimeAppControllerDeps {
   now?: () => Date;
   /** How long after the last runtime replica went apps still keep their status (default 30 s, `CW_RUNTIME_UNAVAILABLE_GRACE`). */
   unavailableGraceMs?: number;
-  /**
-   * The caches an app's host names are decided from (`AssignedHosts`): with them the status says the hosts the
-   * operator decides, as every replica does; without them (tests of the status alone), those the replicas report.
-   */
-  hosts?: Omit<AssignedHostsDeps, 'apps' | 'log' | 'onMoved'>;
 }
 
 /** Ready reasons that need someone's attention (Event type Warning). */
@@ -113,9 +107,6 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
       ...(deps.unavailableGraceMs !== undefined ? { unavailableGraceMs: deps.unavailableGraceMs } : {}),
       onTimeUp: (keys) => keys.forEach((key) => enqueue(key)),
     });
-  // Set once the controller exists: an app whose hosts moved because another changed is re-checked.
-  let moved: (key: string) => void = () => {};
-  const hosts = deps.hosts && new AssignedHosts({ ...deps.hosts, apps: deps.apps, log: deps.log, onMoved: (key) => moved(key) });
   const owns: OwnsSpec[] = [
     ...(deps.builds ? [{ kind: 'Build', source: deps.builds, mapToOwner: (build: KubeObject) => buildOwnerKeys(build as Build) }] : []),
     ...(reports
@@ -133,7 +124,7 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
     if (!buildId) return { kind: 'observed', replicas: [], buildExists: false };
     const buildExists = !deps.builds || deps.builds.get(`${namespace}/${buildResourceName(name, buildId)}`) !== undefined;
     const replicas = reports.app(namespace, name, app);
-    if (replicas.length > 0) return { kind: 'observed', replicas, buildExists, ...(hosts ? { hosts: hosts.hostsOf(app) } : {}) };
+    if (replicas.length > 0) return { kind: 'observed', replicas, buildExists };
     return { kind: reports.availability() };
   };
 
@@ -214,7 +205,6 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
     },
   });
   enqueue = (key) => controller.enqueue(key, 'backlog');
-  moved = (key) => controller.enqueue(key);
   return controller;
 }
 
