@@ -5,7 +5,7 @@ import type { ProjectDomain } from '../src/apis/v1alpha1/project-domain.ts';
 import type { KubeObject } from '../src/kube/index.ts';
 import { isInZone } from '../src/dns/names.ts';
 import type { NameFacts } from '../src/platform/host-admission.ts';
-import { attachedHostnames, servable } from '../src/runtime-contract/asked-hosts.ts';
+import { attachedHostnames, servable } from './asked-hosts.ts';
 import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
 import type { AppDeployment, RuntimeEngine } from './engine/index.ts';
 import { Controller } from '../src/controller-runtime/controller.ts';

@@ -32,7 +32,7 @@ import { ConvergenceLoop } from './convergence-loop.ts';
 import { deploymentProblem } from './deployment-check.ts';
 import { engineStatus } from './engine-status.ts';
 import { onDemandApp, servedApp, type Served } from './served.ts';
-import { HostAssignment } from '../../src/runtime-contract/host-assignment.ts';
+import { HostAssignment } from './host-assignment.ts';
 import { OnDemand } from './on-demand.ts';
 import { PreparationFailures, type PreparationFailure } from './preparation-failures.ts';
 import { firstRequest, type FirstRequestHost } from './first-request.ts';

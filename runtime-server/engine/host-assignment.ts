@@ -1,5 +1,5 @@
-import { defaultHost, normalizeHost } from './hosts.ts';
-import type { RuntimeLogger } from './log.ts';
+import { defaultHost, normalizeHost } from '../../src/runtime-contract/hosts.ts';
+import type { RuntimeLogger } from '../../src/runtime-contract/log.ts';
 
 /** What an app asks to be routed on: its project, its name and its other host names. */
 export interface HostsAsked {

@@ -1,7 +1,7 @@
-// The host names an app asks for beyond its default host, as every replica routes them and the operator reports
-// them: its deploy host names and its active AppHostnames, each admitted by the name claims (host-admission.ts).
-import type { AppHostname } from '../apis/v1alpha1/app-hostname.ts';
-import { isActiveHostname, serveRefusal, type NameFacts } from '../platform/host-admission.ts';
+// The host names an app asks for beyond its default host, as a replica routes them: its deploy host names and its
+// active AppHostnames, each admitted by the name claims (src/platform/host-admission.ts).
+import type { AppHostname } from '../src/apis/v1alpha1/app-hostname.ts';
+import { isActiveHostname, serveRefusal, type NameFacts } from '../src/platform/host-admission.ts';
 
 /** The app's active AppHostnames, sorted (a change of the set is a change of what to serve). */
 export function attachedHostnames(hostnames: { list(namespace?: string): readonly AppHostname[] } | undefined, namespace: string, name: string): string[] {
