@@ -48,13 +48,17 @@ export class ActedMarks {
   changedQuietly(obj: KubeObject): void {
     const { namespace, resourceVersion } = obj.metadata ?? {};
     if (!namespace || resourceVersion === undefined) return;
+    // A project's queue exists only while it holds a change.
     const queue = this.#queues.get(namespace);
-    // Behind a change waiting; one entry for a run of them (an app's deploys failing keep its project's queue
-    // open while the operator's status writes go on).
-    const last = queue?.at(-1);
-    if (queue && last?.key === undefined && last && compareResourceVersions(resourceVersion, last.version) > 0) queue[queue.length - 1] = { version: resourceVersion, seq: last.seq };
-    else if (queue && queue.length > 0) queue.push({ version: resourceVersion, seq: ++this.#seq });
-    else if (this.#raise(namespace, resourceVersion)) this.#quietlyMoved.add(namespace);
+    if (!queue) {
+      if (this.#raise(namespace, resourceVersion)) this.#quietlyMoved.add(namespace);
+      return;
+    }
+    // Behind a change waiting. One entry for a run of them (an app's deploys failing keep its project's queue open
+    // while the operator's status writes go on): its highest version is all the mark can take from it.
+    const last = queue.at(-1)!;
+    if (last.key !== undefined) queue.push({ version: resourceVersion, seq: ++this.#seq });
+    else if (compareResourceVersions(resourceVersion, last.version) > 0) queue[queue.length - 1] = { version: resourceVersion, seq: last.seq };
   }
 
   /** A reconcile of `key` begins: what it acts on (read from the cache now) includes every change of it queued so far. */

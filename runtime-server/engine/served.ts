@@ -1,5 +1,6 @@
 import type { RoutedApp } from './dispatcher/routing-table.ts';
 import { defaultHost } from '../../src/runtime-contract/hosts.ts';
+import { defaultURL } from '../../src/runtime-contract/implied-report.ts';
 import type { HostAssignment } from './host-assignment.ts';
 import type { AppDeployment, ServedApp } from './ports.ts';
 import type { LiveApp } from './worker-code.ts';
@@ -84,6 +85,6 @@ export function onDemandApp(key: string, app: AppDeployment, hosts: Pick<HostAss
 function presented(key: string, app: AppDeployment, hosts: Pick<HostAssignment, 'hostsOf'>, o: ServingOptions): Pick<ServedApp, 'project' | 'appId' | 'hosts' | 'url'> {
   const { project, appId } = app;
   const host = defaultHost(project, appId, o.baseDomain);
-  const port = o.publicPort === undefined ? '' : `:${o.publicPort}`;
-  return { project, appId, hosts: hosts.hostsOf(key, host), url: `${o.publicScheme ?? 'https'}://${host}${port}` };
+  // The one formatter of a default URL: a report the operator rebuilds (`impliedReport`) must say the same.
+  return { project, appId, hosts: hosts.hostsOf(key, host), url: defaultURL(host, { scheme: o.publicScheme ?? 'https', ...(o.publicPort !== undefined ? { port: o.publicPort } : {}) }) };
 }

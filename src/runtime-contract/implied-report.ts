@@ -14,7 +14,7 @@ export interface DefaultHostSettings {
 }
 
 /** The URL of a default host, as the replica's engine presents it. */
-export function defaultURL(host: string, settings: Pick<DefaultHostSettings, 'scheme' | 'port'>): string {
+export function defaultURL(host: string, settings: { readonly scheme: string; readonly port?: number }): string {
   return `${settings.scheme}://${host}${settings.port === undefined ? '' : `:${settings.port}`}`;
 }
 
