@@ -39,4 +39,23 @@ describe('AppHosts', () => {
     hostnames.delete(attached('q', 'shared.example', 'shared.example', 'c'));
     expect(hosts.appsAt('shared.example')).toEqual(['p/d']);
   });
+
+  it('names the apps with a deploy host name or an AppHostname in a zone, and no app by its default host', () => {
+    const apps = new MemorySource<RuntimeApp>();
+    const hostnames = new MemorySource<AppHostname>();
+    const hosts = new AppHosts('apps.test');
+    hosts.follow(apps, hostnames);
+    apps.upsert(app('p', 'a', ['shop.example', 'www.shop.example']));
+    apps.upsert(app('p', 'b', ['shopping.example']));
+    apps.upsert(app('q', 'c'));
+    hostnames.upsert(attached('q', 'api.shop.example', 'api.shop.example', 'c'));
+    hostnames.upsert(attached('q', 'other.example', 'other.example', 'd'));
+
+    expect(hosts.appsInZone('shop.example').sort()).toEqual(['p/a', 'q/c']);
+    expect(hosts.appsInZone('www.shop.example')).toEqual(['p/a']);
+    expect(hosts.appsInZone('example').sort()).toEqual(['p/a', 'p/b', 'q/c', 'q/d']);
+    expect(hosts.appsInZone('apps.test')).toEqual([]);
+    apps.delete(app('p', 'a'));
+    expect(hosts.appsInZone('shop.example')).toEqual(['q/c']);
+  });
 });

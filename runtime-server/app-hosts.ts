@@ -1,6 +1,7 @@
 import type { AppHostname } from '../src/apis/v1alpha1/app-hostname.ts';
 import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
 import type { Source } from '../src/controller-runtime/source.ts';
+import { isInZone } from '../src/dns/names.ts';
 import { InformerIndex } from '../src/kube/informer-index.ts';
 import { defaultHostOwner, normalizeHost } from '../src/runtime-contract/hosts.ts';
 import { listedHostsOf } from '../src/runtime-contract/listed-hosts.ts';
@@ -40,6 +41,19 @@ export class AppHosts {
     const keys = new Set([...attached, ...(this.#listed?.keys(host) ?? [])]);
     const owner = defaultHostOwner(host, this.#baseDomain);
     if (owner) keys.add(`${owner.project}/${owner.appId}`);
+    return [...keys];
+  }
+
+  /**
+   * The app keys with a deploy host name or an AppHostname in `zone` (normalised): those a claim on the zone may
+   * give a name or take one from. A walk over the custom host names indexed, not over every app.
+   */
+  appsInZone(zone: string): string[] {
+    const keys = new Set<string>();
+    for (const host of this.#listed?.values() ?? []) if (isInZone(host, zone)) for (const key of this.#listed!.keys(host)) keys.add(key);
+    for (const host of this.#attached?.values() ?? []) {
+      if (isInZone(host, zone)) for (const h of this.#attached!.objects(host)) keys.add(`${h.metadata?.namespace ?? ''}/${h.spec.appRef.name}`);
+    }
     return [...keys];
   }
 }

@@ -47,6 +47,10 @@ class FakeEngine implements ServingEngine {
   served(project: string, appId: string): ServedApp | undefined {
     return this.served_.get(`${project}/${appId}`);
   }
+
+  routedTo(host: string): string | undefined {
+    return [...this.served_].find(([, served]) => served.hosts.includes(host))?.[0];
+  }
 }
 
 function app(name: string, spec: Partial<RuntimeApp['spec']>, generation = 1): RuntimeApp {
@@ -231,10 +235,18 @@ describe('servingController and the name claims', () => {
     const records = new AppRecords();
     const registry = new Registry();
     const asked: string[] = [];
+    const zones: string[] = [];
     controller = servingController({
       apps: source,
       hostnames,
-      names: { domains, domainClaims, hostnameClaims, baseDomain: 'apps.test', appsNamed: (host) => (asked.push(host), host === 'shop.example.com' ? ['p/a'] : []) },
+      names: {
+        domains,
+        domainClaims,
+        hostnameClaims,
+        baseDomain: 'apps.test',
+        appsNamed: (host) => (asked.push(host), host === 'shop.example.com' ? ['p/a'] : []),
+        appsInZone: (zone) => (zones.push(zone), zone === 'shop.test' ? ['p/a'] : []),
+      },
       engine,
       records,
       metrics: idleMetrics(registry, records),
@@ -242,7 +254,7 @@ describe('servingController and the name claims', () => {
       log: silentLogger,
     });
     await controller.start();
-    return { source, hostnames, domains, domainClaims, hostnameClaims, engine, asked };
+    return { source, hostnames, domains, domainClaims, hostnameClaims, engine, asked, zones };
   }
 
   it('serves a custom host name once its claim comes, re-checking only the apps the name may belong to', async () => {
@@ -262,9 +274,11 @@ describe('servingController and the name claims', () => {
   });
 
   it('deploys an app served at its generation again when a claim admits one of its deploy host names, and when it goes', async () => {
-    const { source, domains, domainClaims, engine } = await claimsWorld();
+    const { source, domains, domainClaims, engine, zones } = await claimsWorld();
     source.upsert(app('a', { activeBuildId: 'b-1', hostnames: ['www.shop.test'] }));
-    await until(() => engine.served('p', 'a') !== undefined);
+    source.upsert(app('other', { activeBuildId: 'b-1' }));
+    await until(() => engine.served('p', 'a') !== undefined && engine.served('p', 'other') !== undefined);
+    const deploysOfOther = engine.deploys.filter((d) => d.appId === 'other').length;
     expect(engine.served('p', 'a')?.hosts).toEqual(['a.p.test']); // nobody holds shop.test yet
     domains.upsert({ metadata: { namespace: 'p', name: 'shop-test' }, spec: { domain: 'shop.test' }, status: { state: 'managed', hostedZoneId: 'Z1' } } as ProjectDomain);
     const claim: DomainClaim = { metadata: { name: 'shop.test' }, spec: { name: 'shop.test', holder: { kind: 'ProjectDomain', namespace: 'p', name: 'shop-test', uid: 'u' } } };
@@ -272,5 +286,24 @@ describe('servingController and the name claims', () => {
     await until(() => engine.served('p', 'a')?.hosts.includes('www.shop.test') === true);
     domainClaims.delete(claim);
     await until(() => engine.served('p', 'a')?.hosts.includes('www.shop.test') === false);
+    // The claim re-checked the apps with a name in its zone (from the indexes), not every app.
+    expect(zones).toEqual(['shop.test', 'shop.test']);
+    expect(engine.deploys.filter((d) => d.appId === 'other')).toHaveLength(deploysOfOther);
+  });
+
+  it('takes a custom host name from the app that has it when its AppHostname moves to another app', async () => {
+    const { source, hostnames, hostnameClaims, engine } = await claimsWorld();
+    source.upsert(app('a', { activeBuildId: 'b-1' }));
+    source.upsert(app('b', { activeBuildId: 'b-1' }));
+    const holder = { kind: 'AppHostname' as const, namespace: 'p', name: 'moved.example.com', uid: 'u' };
+    hostnameClaims.upsert({ metadata: { name: 'moved.example.com' }, spec: { name: 'moved.example.com', holder } });
+    const attachedTo = (appName: string) =>
+      ({ metadata: { namespace: 'p', name: 'moved.example.com' }, spec: { hostname: 'moved.example.com', appRef: { name: appName } }, status: { state: 'active' } }) as AppHostname;
+    hostnames.upsert(attachedTo('a'));
+    await until(() => engine.served('p', 'a')?.hosts.includes('moved.example.com') === true);
+
+    hostnames.upsert(attachedTo('b')); // appRef changed: the event and the index name b; a is the app routed the name
+    await until(() => engine.served('p', 'b')?.hosts.includes('moved.example.com') === true);
+    await until(() => engine.served('p', 'a')?.hosts.includes('moved.example.com') === false);
   });
 });

@@ -22,7 +22,7 @@ import { classifyDeployError, failedBuildOf } from './failures.ts';
 import type { ServingMetrics } from './metrics.ts';
 
 /** The engine calls the reconciler makes (a fake in unit tests). */
-export type ServingEngine = Pick<RuntimeEngine, 'deploy' | 'remove' | 'served'>;
+export type ServingEngine = Pick<RuntimeEngine, 'deploy' | 'remove' | 'served' | 'routedTo'>;
 
 export interface ServingControllerDeps {
   apps: Source<RuntimeApp> & { get(key: string): RuntimeApp | undefined };
@@ -47,6 +47,8 @@ export interface ServingControllerDeps {
      * walk over every app (at a replica's start, 100,000 claims listed over 100,000 apps cached). Without it, a walk.
      */
     appsNamed?: (host: string) => string[];
+    /** The apps with a host name in a zone, from the same indexes (`AppHosts.appsInZone`), for a DomainClaim. Without it, a walk. */
+    appsInZone?: (zone: string) => string[];
   };
   /**
    * The Databases (every namespace served) and the reader of their app-token Secrets: an app's
@@ -125,7 +127,12 @@ export function servingController(deps: ServingControllerDeps): Controller<Runti
             {
               kind: 'AppHostname',
               source: hostnames,
-              mapToOwner: (h: KubeObject) => [...new Set([...hostnameAppKeys(h as AppHostname), ...(deps.names?.appsNamed?.((h as AppHostname).spec?.hostname ?? '') ?? [])])],
+              // And the app served the name now: an AppHostname moved to another app is taken from the one it named.
+              mapToOwner: (h: KubeObject) => {
+                const host = (h as AppHostname).spec?.hostname ?? '';
+                const routed = engine.routedTo(host);
+                return [...new Set([...hostnameAppKeys(h as AppHostname), ...(deps.names?.appsNamed?.(host) ?? []), ...(routed ? [routed] : [])])];
+              },
             },
           ]
         : []),
@@ -134,7 +141,7 @@ export function servingController(deps: ServingControllerDeps): Controller<Runti
       ...(names
         ? [
             { kind: 'ProjectDomain', source: names.domains, mapToOwner: (d: KubeObject) => appsIn(d.metadata?.namespace) },
-            { kind: 'DomainClaim', source: names.domainClaims, mapToOwner: (c: KubeObject) => appsUnder(c.metadata?.name ?? '') },
+            { kind: 'DomainClaim', source: names.domainClaims, mapToOwner: (c: KubeObject) => (names.appsInZone ?? appsUnder)(c.metadata?.name ?? '') },
             { kind: 'HostnameClaim', source: names.hostnameClaims, mapToOwner: (c: KubeObject) => (names.appsNamed ? names.appsNamed(c.metadata?.name ?? '') : appsUnder(c.metadata?.name ?? '')) },
           ]
         : []),

@@ -444,7 +444,7 @@ export class RuntimeServer {
     this.#controller = servingController({
       apps: informer,
       hostnames,
-      names: { domains, domainClaims, hostnameClaims, baseDomain: config.baseDomain, appsNamed: (host) => appHosts.appsAt(host) },
+      names: { domains, domainClaims, hostnameClaims, baseDomain: config.baseDomain, appsNamed: (host) => appHosts.appsAt(host), appsInZone: (zone) => appHosts.appsInZone(zone) },
       databases: databaseSources,
       engine,
       records,

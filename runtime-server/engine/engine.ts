@@ -320,6 +320,12 @@ export class RuntimeEngine {
     return this.#servedApp(`${project}/${appId}`);
   }
 
+  /** The key (`project/app`) of the app a host name routes to now, if any. */
+  routedTo(host: string): string | undefined {
+    const name = normalizeHost(host);
+    return name === undefined ? undefined : this.#assignment.get(name);
+  }
+
   /** Every served app (on demand: every app deployed, prepared or not). */
   list(): ServedApp[] {
     const keys = this.#onDemand ? new Set([...this.#served.keys(), ...this.#desired.keys()]) : this.#served.keys();

@@ -36,6 +36,11 @@ export class InformerIndex<T extends KubeObject> {
     return keys === undefined ? [] : typeof keys === 'string' ? [keys] : keys;
   }
 
+  /** Every value some object is indexed under (a walk over the values, not over every object of the cache). */
+  values(): IterableIterator<string> {
+    return this.#byValue.keys();
+  }
+
   /** The objects indexed under `value`, as the cache holds them now. */
   objects(value: string): T[] {
     return this.keys(value)
