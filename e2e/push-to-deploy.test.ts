@@ -281,7 +281,11 @@ describe('push to deploy', () => {
     await startOperator(project, running, operatorEnv);
     // The new operator first waits out the killed one's lease (15 s), then runs the whole build again and deploys it:
     // on a machine busy with other test files that took over 90 s once (ci-clone-44).
-    await servedEverywhere([runtime], host('slow'), 'built after a crash', 150_000);
+    await servedEverywhere([runtime], host('slow'), 'built after a crash', 150_000).catch(async (err: unknown) => {
+      // Seen once in ~30 runs (ci-clone-79: a 404 throughout, the app never deployed): say where it stopped.
+      const [stuck, app] = await Promise.all([builds.get(project, `slow-${commit.slice(0, 12)}`), apps.get(project, 'slow')]);
+      throw new Error(`${String(err)}; the build's status: ${JSON.stringify(stuck?.status)}; the app's spec and status: ${JSON.stringify({ spec: app?.spec, status: app?.status })}`);
+    });
     const build = await builds.get(project, `slow-${commit.slice(0, 12)}`);
     expect(build?.status?.state).toBe('Succeeded');
     const log = (await readBuildLog(artifacts, project, `slow-${commit.slice(0, 12)}`)).text;

@@ -37,7 +37,7 @@ describe('projectRuntimeApp', () => {
     const projected = projectRuntimeApp(app);
     expect(servingPlan(projected)).toEqual(servingPlan(app));
     // Its creation too: only a project's fresh apps count toward holding it back (engine/app-limits.ts).
-    expect(projected.metadata).toEqual({ name: 'web', namespace: 'p', uid: 'u-1', generation: 2, resourceVersion: '7', creationTimestamp: '2026-01-01T00:00:00Z' });
+    expect(projected.metadata).toEqual({ name: 'web', namespace: 'p', generation: 2, resourceVersion: '7', creationTimestamp: '2026-01-01T00:00:00Z' });
     expect(projected.spec).toEqual(app.spec);
     expect(Object.keys(projected.status ?? {}).sort()).toEqual(['migrations', 'served']);
   });
@@ -64,7 +64,7 @@ describe('projectAppHostname', () => {
     const projected = projectAppHostname(hostname('active'));
     expect(projected.spec).toEqual({ hostname: 'shop.example.com', appRef: { name: 'web' } });
     expect(projected.status).toEqual({ state: 'active' });
-    expect(projected.metadata).toEqual({ name: 'shop-example-com', namespace: 'p', uid: 'u-1', generation: 2, resourceVersion: '7' });
+    expect(projected.metadata).toEqual({ name: 'shop-example-com', namespace: 'p', generation: 2, resourceVersion: '7' });
   });
 
   it('answers isActiveHostname as the whole object does', () => {

@@ -46,6 +46,11 @@ describe('HostAssignment', () => {
     expect(assignment.get('www.p.apps.test')).toBe('p/www');
     assignment.set('p/www', undefined);
     expect(assignment.get('www.p.apps.test')).toBe('p/site');
+    expect(assignment.hostsOf('p/site', 'site.p.apps.test')).toEqual(['site.p.apps.test', 'www.p.apps.test']);
+    assignment.set('p/www', app('p', 'www')); // back: its default host is its own again
+    expect(assignment.get('www.p.apps.test')).toBe('p/www');
+    expect(assignment.hostsOf('p/site', 'site.p.apps.test')).toEqual(['site.p.apps.test']);
+    expect(assignment.hostsRoutedTo('p/gone')).toEqual([]);
   });
 
   it('gives every app its default host and its names (any case, a trailing dot), the default host first', () => {

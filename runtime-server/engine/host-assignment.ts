@@ -1,4 +1,4 @@
-import { defaultHost, normalizeHost } from '../../src/runtime-contract/hosts.ts';
+import { defaultHost, defaultHostOwner, normalizeHost } from '../../src/runtime-contract/hosts.ts';
 import type { RuntimeLogger } from '../../src/runtime-contract/log.ts';
 
 /** What an app asks to be routed on: its project, its name and its other host names. */
@@ -8,11 +8,8 @@ export interface HostsAsked {
   readonly hostnames: readonly string[];
 }
 
-/** What an app asks to be routed on: its default host and its other names (normalised, sorted). */
-interface Claim {
-  readonly defaultHost: string;
-  readonly names: readonly string[];
-}
+/** The other names an app asks for beyond its default host (normalised, sorted, not empty). */
+type Names = readonly string[];
 
 /**
  * Host → app for the apps routed, kept up to date one app at a time (`set`) instead of computed again over every
@@ -24,18 +21,22 @@ interface Claim {
  * to one project; this is the same decision within one project, whose two apps bound the same name (the API
  * refuses that; `kubectl apply` cannot). Read per request by the entry point's router, and per app by what the
  * engine reports.
+ *
+ * Most apps ask for their default host alone, and every replica routes every app: such an app costs one set entry,
+ * its default host read off the name asked for (`defaultHostOwner`), not kept as a string in four maps.
  */
 export class HostAssignment {
   readonly #baseDomain: string;
   readonly #log: RuntimeLogger;
-  readonly #claims = new Map<string, Claim>();
-  /** Default host → its app. */
-  readonly #defaults = new Map<string, string>();
+  /** Every app routed. */
+  readonly #routed = new Set<string>();
+  /** The apps asking for names beyond their default host, with those names. */
+  readonly #names = new Map<string, Names>();
   /** Other name → the app asking for it, or the apps (a name contested): one string is the common case, and lighter. */
   readonly #asking = new Map<string, string | Set<string>>();
-  /** Host → the app it routes to. */
+  /** Other name → the app it routes to (a default host is its app's, and is not here). */
   readonly #owners = new Map<string, string>();
-  /** App → the hosts routed to it (a few each). */
+  /** App → the other names routed to it. */
   readonly #owned = new Map<string, string[]>();
 
   constructor(baseDomain: string, log: RuntimeLogger) {
@@ -45,40 +46,38 @@ export class HostAssignment {
 
   /** The app `key` is routed as `app` asks (`undefined`: not routed); nothing moves if its hosts did not change. */
   set(key: string, app: HostsAsked | undefined): void {
-    const before = this.#claims.get(key);
-    const claim = app && this.#claimOf(app);
-    if (sameClaim(before, claim)) return;
+    const wasRouted = this.#routed.has(key);
+    const before = this.#names.get(key) ?? [];
+    const names = app ? this.#namesOf(app) : [];
+    if (wasRouted === (app !== undefined) && sameNames(before, names)) return;
     const touched = new Set<string>();
-    if (before) {
-      if (this.#defaults.get(before.defaultHost) === key) this.#defaults.delete(before.defaultHost);
-      touched.add(before.defaultHost);
-      for (const name of before.names) {
-        this.#unask(name, key);
-        touched.add(name);
-      }
+    for (const name of before) {
+      this.#unask(name, key);
+      touched.add(name);
     }
-    if (claim) {
-      this.#claims.set(key, claim);
-      this.#defaults.set(claim.defaultHost, key);
-      touched.add(claim.defaultHost);
-      for (const name of claim.names) {
-        this.#ask(name, key);
-        touched.add(name);
-      }
-    } else {
-      this.#claims.delete(key);
+    if (app) this.#routed.add(key);
+    else this.#routed.delete(key);
+    if (names.length > 0) this.#names.set(key, names);
+    else this.#names.delete(key);
+    for (const name of names) {
+      this.#ask(name, key);
+      touched.add(name);
     }
+    // Its default host coming or going decides a name another app may ask for.
+    if (wasRouted !== (app !== undefined)) touched.add(this.#defaultHostOf(key));
     for (const host of touched) this.#settle(host);
   }
 
   /** The app `host` (normalised) routes to. */
   get(host: string): string | undefined {
-    return this.#owners.get(host);
+    return this.#defaultOwner(host) ?? this.#owners.get(host);
   }
 
-  /** The hosts routed to `key`, in no particular order. */
+  /** The hosts routed to `key`: its default host, then its other names in no particular order. */
   hostsRoutedTo(key: string): readonly string[] {
-    return this.#owned.get(key) ?? [];
+    if (!this.#routed.has(key)) return [];
+    const owned = this.#owned.get(key);
+    return owned ? [this.#defaultHostOf(key), ...owned] : [this.#defaultHostOf(key)];
   }
 
   /** The hosts of `key`, its default host first, then the others sorted. */
@@ -87,10 +86,21 @@ export class HostAssignment {
     return [defaultHostName, ...rest.sort()];
   }
 
-  #claimOf(app: HostsAsked): Claim {
+  #defaultHostOf(key: string): string {
+    const slash = key.indexOf('/');
+    return defaultHost(key.slice(0, slash), key.slice(slash + 1), this.#baseDomain);
+  }
+
+  /** The app routed whose default host `host` is, if any. */
+  #defaultOwner(host: string): string | undefined {
+    const owner = defaultHostOwner(host, this.#baseDomain);
+    const key = owner && `${owner.project}/${owner.appId}`;
+    return key !== undefined && this.#routed.has(key) && this.#defaultHostOf(key) === host ? key : undefined;
+  }
+
+  #namesOf(app: HostsAsked): Names {
     const own = defaultHost(app.project, app.appId, this.#baseDomain);
-    const names = [...new Set(app.hostnames.map(normalizeHost).filter((h): h is string => h !== undefined && h !== own))].sort();
-    return { defaultHost: own, names };
+    return [...new Set(app.hostnames.map(normalizeHost).filter((h): h is string => h !== undefined && h !== own))].sort();
   }
 
   #ask(name: string, key: string): void {
@@ -106,10 +116,10 @@ export class HostAssignment {
     else if (typeof asking !== 'string' && asking?.delete(key) && asking.size === 1) this.#asking.set(name, [...asking][0]!);
   }
 
-  /** Decides `host` again after a claim on it changed. */
+  /** Decides `host` again after a claim on it changed: an app's default host is its own, else the one app asking has it. */
   #settle(host: string): void {
     const asking = this.#asking.get(host);
-    const owner = this.#defaults.get(host) ?? (typeof asking === 'string' ? asking : undefined);
+    const owner = this.#defaultOwner(host) === undefined && typeof asking === 'string' ? asking : undefined;
     const was = this.#owners.get(host);
     if (owner === was) return;
     if (was !== undefined) {
@@ -121,13 +131,12 @@ export class HostAssignment {
     if (owner !== undefined) {
       this.#owners.set(host, owner);
       this.#owned.set(owner, [...(this.#owned.get(owner) ?? []), host]);
-    } else if (asking instanceof Set) {
+    } else if (asking instanceof Set && this.#defaultOwner(host) === undefined) {
       this.#log.warn('host names several apps ask for are served for none of them', { hosts: [host], apps: [...asking].sort() });
     }
   }
 }
 
-function sameClaim(a: Claim | undefined, b: Claim | undefined): boolean {
-  if (a === undefined || b === undefined) return a === b;
-  return a.defaultHost === b.defaultHost && a.names.length === b.names.length && a.names.every((name, i) => name === b.names[i]);
+function sameNames(a: Names, b: Names): boolean {
+  return a.length === b.length && a.every((name, i) => name === b[i]);
 }

@@ -4,14 +4,16 @@ import type { RuntimeApp } from '../apis/v1alpha1/runtime-app.ts';
 import type { KubeObject } from '../kube/types.ts';
 import { migrationsPending } from './releases.ts';
 
-/** The metadata the runtime reads: identity, version, generation (its reports), deletion, and of an app its creation (quarantine). */
+/**
+ * The metadata the runtime reads: identity, version, generation (its reports), deletion, and of an app its creation
+ * (quarantine). Not the uid: nothing here reads it, and every replica holds this for every app.
+ */
 export function servingMetadata(obj: KubeObject, intern: (value: string) => string = (value) => value, withCreation = false): KubeObject['metadata'] {
-  const { name, namespace, uid, resourceVersion, generation, creationTimestamp, deletionTimestamp } = obj.metadata ?? {};
+  const { name, namespace, resourceVersion, generation, creationTimestamp, deletionTimestamp } = obj.metadata ?? {};
   return {
     ...(withCreation && creationTimestamp !== undefined ? { creationTimestamp } : {}),
     ...(name !== undefined ? { name } : {}),
     ...(namespace !== undefined ? { namespace: intern(namespace) } : {}),
-    ...(uid !== undefined ? { uid } : {}),
     ...(resourceVersion !== undefined ? { resourceVersion } : {}),
     ...(generation !== undefined ? { generation } : {}),
     ...(deletionTimestamp !== undefined ? { deletionTimestamp } : {}),
