@@ -1,7 +1,7 @@
 import { replicaReportName, type RuntimeReplicaReport, type RuntimeReplicaReportSpec } from '../src/apis/v1alpha1/runtime-replica-report.ts';
 import { RUNTIME_REPLICA_LABEL, type RuntimeReplica, type RuntimeReplicaSpec } from '../src/apis/v1alpha1/runtime-replica.ts';
 import { inParallel } from '../src/collections/in-parallel.ts';
-import { formatMicroTime, LEASES, objectClient, type KubeConnection, type ObjectClient } from '../src/kube/index.ts';
+import { formatMicroTime, KubeApiError, LEASES, objectClient, type KubeConnection, type ObjectClient, type ResourceRef } from '../src/kube/index.ts';
 import { PROJECT_LABEL, RUNTIME_REPLICA_REPORTS, RUNTIME_REPLICAS } from '../src/platform/resources.ts';
 import type { ReplicaLease } from '../src/platform/runtime-replicas.ts';
 import type { Logger } from '../src/logging/log.ts';
@@ -28,6 +28,8 @@ export interface ReplicaPublisherOptions {
   coalesceMs?: number;
   /** Asked every minute or so for the projects whose reports may be rewritten lazily (their mark moved quietly). */
   lazily?: () => Iterable<string>;
+  /** Where the reports go (default the RuntimeReplicaReports): a test points it at an older CRD of its own group. */
+  reportsResource?: ResourceRef;
 }
 
 const FIELD_MANAGER = 'cw-runtime';
@@ -74,7 +76,7 @@ export class ReplicaPublisher {
   constructor(options: ReplicaPublisherOptions) {
     this.#options = options;
     this.#replicas = objectClient<RuntimeReplica>(options.kube, RUNTIME_REPLICAS);
-    this.#reports = objectClient<RuntimeReplicaReport>(options.kube, RUNTIME_REPLICA_REPORTS);
+    this.#reports = objectClient<RuntimeReplicaReport>(options.kube, options.reportsResource ?? RUNTIME_REPLICA_REPORTS);
     this.#leases = objectClient<ReplicaLease>(options.kube, LEASES);
   }
 
@@ -194,7 +196,9 @@ export class ReplicaPublisher {
     this.#dirty = new Set();
     try {
       const snapshot = this.#options.snapshot(projects);
-      await this.#publishReports(projectReports(this.#options.identity.name, snapshot.apps, undefined, undefined, snapshot.marks), projects);
+      // Without marks once the apiserver drops them: the snapshot lists every app then (`marksKept`).
+      const marks = this.#marksDropped ? undefined : snapshot.marks;
+      await this.#publishReports(projectReports(this.#options.identity.name, snapshot.apps, undefined, undefined, marks), projects);
       await this.#publishReplica(snapshot);
     } catch (err) {
       // Whatever was not written is written by the retry, which rebuilds every report.
@@ -209,6 +213,13 @@ export class ReplicaPublisher {
     if (body === this.#written) return;
     await this.#replicas.apply({ metadata: this.#metadata(), spec }, { fieldManager: FIELD_MANAGER, force: true });
     this.#written = body;
+  }
+
+  #dropMarks(): void {
+    if (this.#marksDropped) return;
+    this.#marksDropped = true;
+    this.#options.log.warn('the RuntimeReplicaReport CRD has no field for the reports’ mark (apply crds/ from this version first): listing every app');
+    this.changed();
   }
 
   /** Whether reports may leave apps out under their mark: not once the apiserver was seen dropping it. */
@@ -231,13 +242,14 @@ export class ReplicaPublisher {
     await inParallel(changes.apply, async ({ project, spec, fingerprint }) => {
       if (spec.omittedApps) this.#options.log.warn('more apps in one project than its report holds; the rest show RollingOut', { project, reported: spec.apps.length, omitted: spec.omittedApps });
       const metadata = this.#metadata(replicaReportName(name, project), { [RUNTIME_REPLICA_LABEL]: name, [PROJECT_LABEL]: project });
-      const written = await this.#reports.apply({ metadata, spec }, { fieldManager: FIELD_MANAGER, force: true });
-      if (spec.acted !== undefined && written.spec?.acted === undefined && !this.#marksDropped) {
-        // An unknown field is pruned: a CRD not upgraded yet. Without the mark, an app left out reads as not acted on.
-        this.#marksDropped = true;
-        this.#options.log.warn('the RuntimeReplicaReport CRD drops the reports’ mark (apply crds/ from this version): listing every app');
-        this.changed();
-      }
+      const written = await this.#reports.apply({ metadata, spec }, { fieldManager: FIELD_MANAGER, force: true }).catch((err: unknown) => {
+        // A CRD not upgraded yet: server-side apply refuses fields its schema does not declare, and the retry goes
+        // without the mark (so listing every app).
+        if (spec.acted !== undefined && refusesMark(err)) this.#dropMarks();
+        throw err;
+      });
+      // Or it prunes them (a write that is not an apply). Without the mark, an app left out reads as not acted on.
+      if (spec.acted !== undefined && written.spec?.acted === undefined) this.#dropMarks();
       this.#writtenReports.set(project, fingerprint);
     });
     await inParallel(changes.delete, async (project) => {
@@ -245,4 +257,9 @@ export class ReplicaPublisher {
       this.#writtenReports.delete(project);
     });
   }
+}
+
+/** The apiserver refused an apply for the mark's fields, which its CRD does not declare (server-side apply's schema check). */
+function refusesMark(err: unknown): boolean {
+  return err instanceof KubeApiError && /\.spec\.(acted|defaultHost)\b[^\n]*field not declared in schema/.test(err.message);
 }
