@@ -48,8 +48,9 @@ class FakeEngine implements ServingEngine {
     return this.served_.get(`${project}/${appId}`);
   }
 
-  routedTo(host: string): string | undefined {
-    return [...this.served_].find(([, served]) => served.hosts.includes(host))?.[0];
+  /** The apps served a host or asking for it: those whose last deployment named it. */
+  appsAsking(host: string): string[] {
+    return [...this.served_].filter(([, served]) => served.hosts.includes(host)).map(([key]) => key);
   }
 }
 
@@ -289,6 +290,20 @@ describe('servingController and the name claims', () => {
     // The claim re-checked the apps with a name in its zone (from the indexes), not every app.
     expect(zones).toEqual(['shop.test', 'shop.test']);
     expect(engine.deploys.filter((d) => d.appId === 'other')).toHaveLength(deploysOfOther);
+  });
+
+  it('applies a change at the same generation whose first deploy failed (a claim admitting a name, then a refused table)', async () => {
+    const { source, hostnames, hostnameClaims, engine } = await claimsWorld();
+    source.upsert(app('a', { activeBuildId: 'b-1' }));
+    await until(() => engine.served('p', 'a') !== undefined);
+    engine.fail.set('b-1', () => {
+      engine.fail.delete('b-1'); // once: the retry goes through
+      return new Error('workerd refused its routing table');
+    });
+    const holder = { kind: 'AppHostname' as const, namespace: 'p', name: 'late.example.com', uid: 'u' };
+    hostnames.upsert({ metadata: { namespace: 'p', name: 'late.example.com' }, spec: { hostname: 'late.example.com', appRef: { name: 'a' } }, status: { state: 'active' } } as AppHostname);
+    hostnameClaims.upsert({ metadata: { name: 'late.example.com' }, spec: { name: 'late.example.com', holder } });
+    await until(() => engine.served('p', 'a')?.hosts.includes('late.example.com') === true);
   });
 
   it('takes a custom host name from the app that has it when its AppHostname moves to another app', async () => {

@@ -16,13 +16,13 @@ import type { Source } from '../src/controller-runtime/source.ts';
 import type { Database } from '../src/apis/v1alpha1/database.ts';
 import type { AppRecords } from './app-records.ts';
 import { deploymentOf, planSignature } from './desired.ts';
-import { bothLinked, linkedOfPlan, type DatabaseSources, type Linked } from './linked-environment.ts';
+import { bothLinked, linkedOfPlan, linksDatabase, type DatabaseSources, type Linked } from './linked-environment.ts';
 import { servingPlan, type ServingPlan } from '../src/runtime-contract/releases.ts';
 import { classifyDeployError, failedBuildOf } from './failures.ts';
 import type { ServingMetrics } from './metrics.ts';
 
 /** The engine calls the reconciler makes (a fake in unit tests). */
-export type ServingEngine = Pick<RuntimeEngine, 'deploy' | 'remove' | 'served' | 'routedTo'>;
+export type ServingEngine = Pick<RuntimeEngine, 'deploy' | 'remove' | 'served' | 'appsAsking'>;
 
 export interface ServingControllerDeps {
   apps: Source<RuntimeApp> & { get(key: string): RuntimeApp | undefined };
@@ -100,15 +100,11 @@ export function servingController(deps: ServingControllerDeps): Controller<Runti
   const attachedTo = (namespace: string, name: string): string[] => attachedHostnames(hostnames, namespace, name);
   const names = deps.names;
   const facts = (): NameFacts | undefined => names && factsFromClaims({ ...names, hostnames });
-  /** Apps of `db`'s namespace with a variable linked to it, in the spec or in the stable release of a rollout. */
+  /** Apps of `db`'s namespace with a variable linked to it in a release they may serve (`linksDatabase`). */
   const appsLinkedTo = (db: KubeObject) =>
     deps.apps
       .list(db.metadata?.namespace)
-      .filter(
-        (a) =>
-          a.metadata?.namespace === db.metadata?.namespace &&
-          [a.spec.databaseEnvironment, a.status?.rollout?.stable.databaseEnvironment].some((entries) => Object.values(entries ?? {}).some((e) => e.database === db.metadata?.name)),
-      )
+      .filter((a) => a.metadata?.namespace === db.metadata?.namespace && linksDatabase(a, db.metadata?.name ?? ''))
       .map((a) => `${a.metadata?.namespace}/${a.metadata?.name}`);
   /** Apps with a host name in `zone`: a claim on it changes which of them may be served. */
   const appsUnder = (zone: string) =>
@@ -127,11 +123,11 @@ export function servingController(deps: ServingControllerDeps): Controller<Runti
             {
               kind: 'AppHostname',
               source: hostnames,
-              // And the app served the name now: an AppHostname moved to another app is taken from the one it named.
+              // And the apps routed the name or asking for it now: an AppHostname moved to another app is taken
+              // from the one it named, whether that one was served it or contested it.
               mapToOwner: (h: KubeObject) => {
                 const host = (h as AppHostname).spec?.hostname ?? '';
-                const routed = engine.routedTo(host);
-                return [...new Set([...hostnameAppKeys(h as AppHostname), ...(deps.names?.appsNamed?.(host) ?? []), ...(routed ? [routed] : [])])];
+                return [...new Set([...hostnameAppKeys(h as AppHostname), ...(deps.names?.appsNamed?.(host) ?? []), ...engine.appsAsking(host)])];
               },
             },
           ]
@@ -211,7 +207,9 @@ export function servingController(deps: ServingControllerDeps): Controller<Runti
         (record.linked ?? '') === linked.signature;
       // The engine changes only through these calls, so a converged app costs nothing on a resync or when
       // its status is written; nor does a refused build, which the engine would refuse again at once.
-      if (same && record.servedGeneration === generation && engine.served(namespace, name)?.buildId === deployment.buildId) return settled();
+      // Not when the last attempt failed: `attempt` recorded what it asked for (names, plan, tokens), so only a
+      // deploy that succeeds may take this path, or a change at the same generation would never be applied.
+      if (same && !record.failure && record.servedGeneration === generation && engine.served(namespace, name)?.buildId === deployment.buildId) return settled();
       if (same && record.failure?.reason === 'BuildFailed') return settled();
 
       records.attempt(key, generation, deployment.buildId, hostnamesOf(deployment), linked.signature, signature);

@@ -39,3 +39,14 @@ export function bothLinked(serving: Linked, canary: Linked): Linked {
   if ('problem' in canary) return canary;
   return { env: serving.env, signature: canary.signature ? `${serving.signature}|${canary.signature}` : serving.signature };
 }
+
+/**
+ * Whether any release the app may serve links a variable to the Database `name` (of its namespace): the spec's, the
+ * stable release of a rollout, or the release held while migrations are pending (`status.served`). A change of that
+ * Database (its tokens appearing or rotating) re-checks such apps.
+ */
+export function linksDatabase(app: RuntimeApp, name: string): boolean {
+  return [app.spec.databaseEnvironment, app.status?.rollout?.stable.databaseEnvironment, app.status?.served?.databaseEnvironment].some((entries) =>
+    Object.values(entries ?? {}).some((entry) => entry.database === name),
+  );
+}

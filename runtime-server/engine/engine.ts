@@ -320,10 +320,10 @@ export class RuntimeEngine {
     return this.#servedApp(`${project}/${appId}`);
   }
 
-  /** The key (`project/app`) of the app a host name routes to now, if any. */
-  routedTo(host: string): string | undefined {
+  /** The keys (`project/app`) of the apps a host name routes to or that ask for it now (a name contested routes to none). */
+  appsAsking(host: string): string[] {
     const name = normalizeHost(host);
-    return name === undefined ? undefined : this.#assignment.get(name);
+    return name === undefined ? [] : this.#assignment.claimants(name);
   }
 
   /** Every served app (on demand: every app deployed, prepared or not). */

@@ -32,8 +32,11 @@ describe('HostAssignment', () => {
     assignment.set('p/a', app('p', 'a', ['shared.example']));
     assignment.set('p/b', app('p', 'b', ['shared.example', 'b.example']));
     expect(assignment.get('shared.example')).toBeUndefined();
+    expect(assignment.claimants('shared.example').sort()).toEqual(['p/a', 'p/b']); // contested: routed to none, asked by both
     assignment.set('p/a', app('p', 'a'));
     expect(assignment.get('shared.example')).toBe('p/b');
+    expect(assignment.claimants('shared.example')).toEqual(['p/b']);
+    expect(assignment.claimants('a.p.apps.test')).toEqual(['p/a']);
     assignment.set('p/b', undefined);
     expect(routes(assignment, ['shared.example', 'b.example', 'b.p.apps.test', 'a.p.apps.test'])).toEqual({ 'a.p.apps.test': 'p/a' });
     expect([...assignment.hostsRoutedTo('p/b')]).toEqual([]);

@@ -73,6 +73,15 @@ export class HostAssignment {
     return this.#defaultOwner(host) ?? this.#owners.get(host);
   }
 
+  /** The apps `host` (normalised) routes to or that ask for it (several when it is contested). */
+  claimants(host: string): string[] {
+    const asking = this.#asking.get(host);
+    const keys = new Set(asking === undefined ? [] : typeof asking === 'string' ? [asking] : asking);
+    const owner = this.get(host);
+    if (owner !== undefined) keys.add(owner);
+    return [...keys];
+  }
+
   /** The hosts routed to `key`: its default host, then its other names in no particular order. */
   hostsRoutedTo(key: string): readonly string[] {
     if (!this.#routed.has(key)) return [];
@@ -91,7 +100,10 @@ export class HostAssignment {
     return defaultHost(key.slice(0, slash), key.slice(slash + 1), this.#baseDomain);
   }
 
-  /** The app routed whose default host `host` is, if any. */
+  /**
+   * The app routed whose default host `host` is, if any. Read off the name: app ids and projects are DNS labels (the
+   * engine refuses other deployments), so a default host always parses back to its app.
+   */
   #defaultOwner(host: string): string | undefined {
     const owner = defaultHostOwner(host, this.#baseDomain);
     const key = owner && `${owner.project}/${owner.appId}`;
