@@ -16,3 +16,12 @@ export function canaryDeployment(app: AppDeployment): AppDeployment | undefined 
 export function splitTag(stable: LiveApp, canary: LiveApp): string {
   return `${workerFingerprint(stable)}:${workerFingerprint(canary)}`;
 }
+
+/**
+ * The tag of one run of a split (`<pair>#<run>`): the run it continues when `previous` is of the same pair, else a
+ * new one (`next`). A rollout aborted and tried again is the same pair, and its analysis must not count the requests
+ * that failed before the abort: a split that stopped and starts again counts from zero.
+ */
+export function splitRun(pair: string, previous: string | undefined, next: () => number): string {
+  return previous !== undefined && previous.slice(0, previous.lastIndexOf('#')) === pair ? previous : `${pair}#${next()}`;
+}

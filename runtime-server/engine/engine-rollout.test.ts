@@ -176,6 +176,12 @@ describe('RuntimeEngine rollouts with workerd', { timeout: 120_000 }, () => {
     const builds = (await engine.requestStats()).get('demo/shop')?.builds ?? {};
     expect(builds['v2']?.classes[4]).toBeGreaterThanOrEqual(4);
     expect(builds['v1']?.classes[4]).toBeGreaterThanOrEqual(1);
+    // Aborted (the stable release alone), then tried again: the same pair, a new run, counted from zero.
+    await engine.deploy(base);
+    await engine.deploy(split(45, { header: 'x-user' }, { env: { GREETING: 'counted' } }));
+    expect((await engine.rolloutCounts()).get('demo/shop')).toMatchObject({ stable: { requests: 0, errors: 0 }, canary: { requests: 0, errors: 0 } });
+    await as(onCanary[0]!, '/');
+    expect((await engine.rolloutCounts()).get('demo/shop')).toMatchObject({ stable: { requests: 0, errors: 0 }, canary: { requests: 1, errors: 0 } });
   });
 
   it('sends both releases’ logs to the app’s stream, each entry with its build', async () => {

@@ -38,7 +38,7 @@ import { PreparationFailures, type PreparationFailure } from './preparation-fail
 import { firstRequest, type FirstRequestHost } from './first-request.ts';
 import { engineSettings, shardSettings, type EngineSettings } from './engine-settings.ts';
 import { workerCode, type LiveApp } from './worker-code.ts';
-import { canaryDeployment, splitTag } from './canary.ts';
+import { canaryDeployment, splitRun, splitTag } from './canary.ts';
 import { resolveWorkerdBinary, workerdCompatibilityDate } from '../../src/app-artifacts/workerd-binary.ts';
 
 /** An answer that ended this close to a shard's last sign of life was that last sign (timer granularity). */
@@ -63,6 +63,9 @@ export class RuntimeEngine {
   readonly #s: EngineSettings;
   readonly #log: RuntimeLogger;
   readonly #desired = new Map<string, { app: AppDeployment; version: number }>();
+  /** The run of each app's split (`splitRun`), from its first pass in a rollout until a deployment without one. */
+  readonly #splitRuns = new Map<string, string>();
+  #splitRunCount = 0;
   /** The keys of `#desired` by project: a project's report is built without a walk over every app deployed. */
   readonly #desiredIn = new Map<string, Set<string>>();
   readonly #served = new Map<string, Served>();
@@ -261,6 +264,8 @@ export class RuntimeEngine {
     if (problem) return Promise.reject(problem);
     const key = `${app.project}/${app.appId}`;
     const before = this.#desired.get(key)?.app;
+    // Deployed without a split (a rollout aborted, or over): a split asked for again is a new run.
+    if (!app.canary) this.#splitRuns.delete(key);
     this.#hostsChanged.add(key);
     this.#desired.set(key, { app, version: ++this.#version });
     const ofProject = this.#desiredIn.get(app.project);
@@ -283,6 +288,7 @@ export class RuntimeEngine {
     if (ofProject?.delete(key) && ofProject.size === 0) this.#desiredIn.delete(project);
     this.#onDemand?.forget(key);
     this.#failedPreparations.forget(key);
+    this.#splitRuns.delete(key);
     ++this.#version;
     await this.#await(key);
     if (!this.#desired.has(key)) {
@@ -567,6 +573,13 @@ export class RuntimeEngine {
     for (const key of keys) this.#assignment.set(key, next.get(key)?.live.app ?? (this.#onDemand ? this.#desired.get(key)?.app : undefined));
   }
 
+  /** The tag `key`'s split of `pair` is served under: the run it is in, or a new one. */
+  #splitRunOf(key: string, pair: string): string {
+    const tag = splitRun(pair, this.#splitRuns.get(key), () => ++this.#splitRunCount);
+    this.#splitRuns.set(key, tag);
+    return tag;
+  }
+
   /** Unpacks the desired build(s) of an app into `plan`; an app whose build cannot be had keeps what it served (under a new id when its tail changed). */
   async #prepare(plan: PassPlan, key: string, app: AppDeployment): Promise<void> {
     // The tail worker is part of the isolate's code: following an app's logs loads it anew, with tails.
@@ -575,7 +588,7 @@ export class RuntimeEngine {
       const live = await this.#live(app);
       const canaryApp = canaryDeployment(app);
       const canary = canaryApp && (await this.#live(canaryApp));
-      const tag = canary && splitTag(live, canary);
+      const tag = canary && this.#splitRunOf(key, splitTag(live, canary));
       const suspended = canary && tag !== undefined && this.#suspended.has(tag);
       plan.next.set(key, {
         live,
