@@ -69,6 +69,22 @@ describe('BuildStore', () => {
     expect(existsSync(join(root, 'p.a.b2', 'build.json'))).toBe(true);
   });
 
+  it('never hands out a build whose files a retain is deleting: asked for again meanwhile, it is kept or unpacked anew', async () => {
+    const files: Record<string, string> = { 'worker.js': 'export default {};' };
+    for (let i = 0; i < 200; i++) files[`assets/f${i}.css`] = 'a{}';
+    const many = new MemoryArtifactSource().put('b3', artifactFromFiles(files));
+    for (const turns of [0, 1, 2, 3, 5, 8]) {
+      const store = new BuildStore(mkdtempSync(join(root, 'race-')), many);
+      await store.prepare(ref('b3'));
+      // A pass let the app go; its first request comes back while the deletion runs, a few turns into it.
+      const collecting = store.retain(new Set());
+      for (let i = 0; i < turns; i++) await new Promise((resolve) => setImmediate(resolve));
+      const build = await store.prepare(ref('b3'));
+      await collecting;
+      expect([turns, existsSync(build.modules[0]!.file), existsSync(join(build.assetsDir!, 'f199.css'))]).toEqual([turns, true, true]);
+    }
+  });
+
   describe('room on disk', () => {
     const sized = (bytes: number) => artifactFromFiles({ 'worker.js': 'export default {};', 'assets/blob': new Uint8Array(bytes) });
     const WORKER_BYTES = 'export default {};'.length;

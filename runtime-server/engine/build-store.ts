@@ -78,6 +78,8 @@ export class BuildStore {
   readonly #sizes = new Map<string, number>();
   /** Build key → bytes a build refused for want of room needed at least: it is not fetched again until they fit. */
   readonly #needs = new Map<string, number>();
+  /** Build key → the deletion of its directory under way: a build asked for again waits for it, then unpacks anew. */
+  readonly #deleting = new Map<string, Promise<void>>();
   readonly #slots: Semaphore;
 
   constructor(root: string, artifacts: ArtifactSource, options: BuildStoreOptions = {}) {
@@ -118,18 +120,29 @@ export class BuildStore {
 
   /**
    * Deletes every build whose {@link buildKey} is not in `keep`, on disk and in memory. A `prepare` under way
-   * for a build not in `keep` is not stopped: it finishes into a directory the next call deletes.
+   * for a build not in `keep` is not stopped: it finishes into a directory the next call deletes. A build asked for
+   * again while the directory listing is read is not deleted; one asked for once its deletion began waits for it and
+   * unpacks anew (a first request for an app just let go), never reading a manifest whose files are going.
    */
   async retain(keep: ReadonlySet<string>): Promise<void> {
     for (const id of this.#builds.keys()) if (!keep.has(id)) this.#builds.delete(id);
     for (const id of this.#sizes.keys()) if (!keep.has(id)) this.#sizes.delete(id);
     for (const id of this.#needs.keys()) if (!keep.has(id)) this.#needs.delete(id);
     const entries = await readdir(this.#root).catch(() => []);
-    const unused = entries.filter((name) => !keep.has(name) && !name.startsWith('.tmp-'));
-    await Promise.all(unused.map((name) => rm(join(this.#root, name), { recursive: true, force: true })));
+    const unused = entries.filter((name) => !keep.has(name) && !name.startsWith('.tmp-') && !this.#builds.has(name));
+    await Promise.all(
+      unused.map((name) => {
+        const deleted: Promise<void> = rm(join(this.#root, name), { recursive: true, force: true }).finally(() => {
+          if (this.#deleting.get(name) === deleted) this.#deleting.delete(name);
+        });
+        this.#deleting.set(name, deleted);
+        return deleted;
+      }),
+    );
   }
 
   async #load(ref: BuildRef, key: string): Promise<PreparedBuild> {
+    await this.#deleting.get(key)?.catch(() => undefined);
     const dir = join(this.#root, key);
     const existing = await readFile(join(dir, MANIFEST), 'utf8').then(
       (text) => JSON.parse(text) as PreparedBuild,
