@@ -84,7 +84,9 @@ export const RolloutStatusView = Type.Object(
     weight: Type.Integer({ description: 'Percent of traffic the new build gets now.' }),
     stable_build_id: Type.String({ description: 'The build served before the rollout (all traffic goes back to it on an abort).' }),
     canary_build_id: Type.Optional(Type.String({ description: 'The new build.' })),
-    step_started_at: Type.Optional(Type.String({ format: 'date-time', description: 'When the current step began.' })),
+    step_started_at: Type.Optional(
+      Type.String({ format: 'date-time', description: 'When every runtime replica first applied the current step’s weight (its pause counts from here); absent until then.' }),
+    ),
     analysis: Type.Optional(
       Type.Object(
         {

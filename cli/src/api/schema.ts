@@ -5942,7 +5942,7 @@ export interface paths {
                                     canary_build_id?: string;
                                     /**
                                      * Format: date-time
-                                     * @description When the current step began.
+                                     * @description When every runtime replica first applied the current step’s weight (its pause counts from here); absent until then.
                                      */
                                     step_started_at?: string;
                                     /** @description The last judged interval’s counts per build. */
@@ -6174,7 +6174,7 @@ export interface paths {
                                     canary_build_id?: string;
                                     /**
                                      * Format: date-time
-                                     * @description When the current step began.
+                                     * @description When every runtime replica first applied the current step’s weight (its pause counts from here); absent until then.
                                      */
                                     step_started_at?: string;
                                     /** @description The last judged interval’s counts per build. */
@@ -6279,7 +6279,7 @@ export interface paths {
                                     canary_build_id?: string;
                                     /**
                                      * Format: date-time
-                                     * @description When the current step began.
+                                     * @description When every runtime replica first applied the current step’s weight (its pause counts from here); absent until then.
                                      */
                                     step_started_at?: string;
                                     /** @description The last judged interval’s counts per build. */
@@ -6620,7 +6620,7 @@ export interface paths {
                                     canary_build_id?: string;
                                     /**
                                      * Format: date-time
-                                     * @description When the current step began.
+                                     * @description When every runtime replica first applied the current step’s weight (its pause counts from here); absent until then.
                                      */
                                     step_started_at?: string;
                                     /** @description The last judged interval’s counts per build. */
@@ -6725,7 +6725,7 @@ export interface paths {
                                     canary_build_id?: string;
                                     /**
                                      * Format: date-time
-                                     * @description When the current step began.
+                                     * @description When every runtime replica first applied the current step’s weight (its pause counts from here); absent until then.
                                      */
                                     step_started_at?: string;
                                     /** @description The last judged interval’s counts per build. */
@@ -6952,7 +6952,7 @@ export interface paths {
                                     canary_build_id?: string;
                                     /**
                                      * Format: date-time
-                                     * @description When the current step began.
+                                     * @description When every runtime replica first applied the current step’s weight (its pause counts from here); absent until then.
                                      */
                                     step_started_at?: string;
                                     /** @description The last judged interval’s counts per build. */
@@ -7057,7 +7057,7 @@ export interface paths {
                                     canary_build_id?: string;
                                     /**
                                      * Format: date-time
-                                     * @description When the current step began.
+                                     * @description When every runtime replica first applied the current step’s weight (its pause counts from here); absent until then.
                                      */
                                     step_started_at?: string;
                                     /** @description The last judged interval’s counts per build. */
@@ -7284,7 +7284,7 @@ export interface paths {
                                     canary_build_id?: string;
                                     /**
                                      * Format: date-time
-                                     * @description When the current step began.
+                                     * @description When every runtime replica first applied the current step’s weight (its pause counts from here); absent until then.
                                      */
                                     step_started_at?: string;
                                     /** @description The last judged interval’s counts per build. */
@@ -7389,7 +7389,7 @@ export interface paths {
                                     canary_build_id?: string;
                                     /**
                                      * Format: date-time
-                                     * @description When the current step began.
+                                     * @description When every runtime replica first applied the current step’s weight (its pause counts from here); absent until then.
                                      */
                                     step_started_at?: string;
                                     /** @description The last judged interval’s counts per build. */

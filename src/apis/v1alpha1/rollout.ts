@@ -159,7 +159,7 @@ export const RolloutStatus = Type.Object(
     canary: Type.Optional(RolloutRelease),
     step: Type.Integer({ minimum: 0, format: 'int32', description: 'Index of the current step; the number of steps once all traffic is on the new release.' }),
     weight: Type.Integer({ minimum: 0, maximum: 100, format: 'int32', description: 'Percent of traffic the new release gets now.' }),
-    stepStartedAt: Type.Optional(Timestamp({ description: 'When the current step began (its pause and analysis count from here).' })),
+    stepStartedAt: Type.Optional(Timestamp({ description: 'When every runtime replica first applied the current step’s weight (its pause counts from here); absent until then.' })),
     analysis: Type.Optional(
       Type.Object(
         {

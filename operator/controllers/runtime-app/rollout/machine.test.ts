@@ -56,7 +56,8 @@ describe('the rollout state machine: the spec', () => {
     ['after an abort of another release', { ...progressing({ canary: v3 }), phase: 'Aborted', weight: 0, lastHandledAbort: 'x' }],
   ])('a new release starts a rollout from the stable one %s', (_name, before) => {
     const { rollout } = nextRollout({ app: app('b2', before), replicas: [], now: t0 });
-    expect(rollout).toMatchObject({ phase: 'Progressing', stable: v1, canary: v2, step: 0, weight: 10, stepStartedAt: '2026-01-01T00:00:00Z', message: 'Step 1 of 3: 10 % of traffic on build b2.' });
+    expect(rollout).toMatchObject({ phase: 'Progressing', stable: v1, canary: v2, step: 0, weight: 10, message: 'Step 1 of 3: 10 % of traffic on build b2.' });
+    expect(rollout?.stepStartedAt).toBeUndefined(); // the step begins once every replica applies it
     expect(rollout?.analysis).toBeUndefined();
   });
 
@@ -68,7 +69,8 @@ describe('the rollout state machine: the spec', () => {
   it.each(['Progressing', 'Paused'] as const)('a third release while %s replaces the canary at step 0, the stable one stays', (phase) => {
     const before = progressing({ phase, step: 1, weight: 50, analysis: analysed({ failures: 1, passes: 2 }) });
     const { rollout } = nextRollout({ app: app('b3', before, { policy: { steps, analysis: { ...analysis, failureLimit: 3 } } }), replicas: [], now: at(100) });
-    expect(rollout).toMatchObject({ phase: 'Progressing', stable: v1, canary: v3, step: 0, weight: 10, stepStartedAt: '2026-01-01T00:01:40Z' });
+    expect(rollout).toMatchObject({ phase: 'Progressing', stable: v1, canary: v3, step: 0, weight: 10 });
+    expect(rollout?.stepStartedAt).toBeUndefined(); // the step begins once every replica applies it
     expect(rollout?.analysis).toMatchObject({ failures: 0, passes: 0, checkedAt: '2026-01-01T00:01:40Z' });
   });
 
@@ -113,7 +115,17 @@ describe('the rollout state machine: steps', () => {
     expect(nextRollout({ app: app('b2', before), replicas: v2at(10), now: at(10) })).toEqual({ rollout: before, requeueAfter: 20_000 });
     const { rollout, requeueAfter } = nextRollout({ app: app('b2', before), replicas: v2at(10), now: at(30) });
     expect(requeueAfter).toBeUndefined();
-    expect(rollout).toMatchObject({ phase: 'Progressing', step: 1, weight: 50, stepStartedAt: '2026-01-01T00:00:30Z', message: 'Step 2 of 3: 50 % of traffic on build b2.' });
+    expect(rollout).toMatchObject({ phase: 'Progressing', step: 1, weight: 50, message: 'Step 2 of 3: 50 % of traffic on build b2.' });
+    expect(rollout?.stepStartedAt).toBeUndefined(); // the step begins once every replica applies it
+  });
+
+  it('a timed pause counts from when every replica applies the step, not from when it was asked for', () => {
+    const asked = progressing({ stepStartedAt: undefined });
+    // Held for minutes (migrations, a slow load): nothing moves while a replica is not at the weight yet.
+    expect(nextRollout({ app: app('b2', asked), replicas: [splitting(v2.release, 10), undefined], now: at(400) })).toEqual({ rollout: asked });
+    const begun = nextRollout({ app: app('b2', asked), replicas: v2at(10), now: at(400) });
+    expect(begun).toEqual({ rollout: { ...asked, stepStartedAt: '2026-01-01T00:06:40Z' }, requeueAfter: 30_000 });
+    expect(nextRollout({ app: app('b2', begun.rollout), replicas: v2at(10), now: at(430) }).rollout).toMatchObject({ step: 1, weight: 50 });
   });
 
   it('a pause without duration holds the step Paused until a promote', () => {
@@ -156,7 +168,8 @@ describe('the rollout state machine: requests', () => {
 
   it('a retry of the aborted release restarts it at step 0 with its failures reset', () => {
     const { rollout } = nextRollout({ app: app('b2', aborted, { ...req(ROLLOUT_RETRY_ANNOTATION), policy: { steps, analysis } }), replicas: [], now: at(5) });
-    expect(rollout).toMatchObject({ phase: 'Progressing', step: 0, weight: 10, stable: v1, canary: v2, lastHandledRetry: 'r1', stepStartedAt: '2026-01-01T00:00:05Z' });
+    expect(rollout).toMatchObject({ phase: 'Progressing', step: 0, weight: 10, stable: v1, canary: v2, lastHandledRetry: 'r1' });
+    expect(rollout?.stepStartedAt).toBeUndefined(); // the step begins once every replica applies it
     expect(rollout?.analysis).toMatchObject({ failures: 0, passes: 0 });
   });
 

@@ -1,5 +1,5 @@
-// How a rollout under way moves on by itself: once every replica applies the step's weight, its pause runs
-// out and its analysis passes. Timers are the status' own times (stepStartedAt, analysis.checkedAt), so an
+// How a rollout under way moves on by itself: once every replica applies the step's weight (the step begins
+// then), its pause runs out and its analysis passes. Timers are the status' own times (stepStartedAt, analysis.checkedAt), so an
 // operator restarted mid-step waits only what is left; the caller requeues after `requeueAfter`.
 import { DEFAULT_ANALYSIS_INTERVAL, type RolloutAnalysis, type RolloutPolicy, type RolloutStatus } from '../../../../src/apis/v1alpha1/rollout.ts';
 import { formatTime } from '../../../../src/kube/time.ts';
@@ -39,9 +39,11 @@ export function advance(r: RolloutStatus, policy: RolloutPolicy, replicas: Reado
   // A failed analysis' pause waits for a promote or an abort; so does a step not applied yet, by watch.
   if ((r.phase === 'Paused' && failedTooOften(r, policy.analysis)) || !applied(replicas, r)) return { rollout: r };
   const waits: number[] = [];
-  let next = r;
+  // The step begins on the first pass every replica applies it: its pause counts from here, not from when it was
+  // asked for (a build held for its migrations, or slow to load, would otherwise spend the pause at the old weight).
+  let next = r.stepStartedAt === undefined ? { ...r, stepStartedAt: formatTime(now) } : r;
   if (policy.analysis) {
-    const judged = analyse(r, policy, replicas, now);
+    const judged = analyse(next, policy, replicas, now);
     if (judged.rollout.phase === 'Aborted' || failedTooOften(judged.rollout, policy.analysis)) return { rollout: judged.rollout };
     next = judged.rollout;
     if (judged.requeueAfter !== undefined) waits.push(judged.requeueAfter);

@@ -12,10 +12,13 @@ export function stepMessage(r: RolloutStatus, steps: number): string {
   return `Step ${r.step + 1} of ${steps}: ${r.weight} % of traffic on build ${r.canary?.buildId ?? r.stable.buildId}.`;
 }
 
-/** A rollout of `canary` from `stable`, at its first step, with the analysis' counts and failures reset. */
+/**
+ * A rollout of `canary` from `stable`, at its first step, with the analysis' counts and failures reset. The step
+ * begins (`stepStartedAt`) once every replica applies its weight (`stepping.ts`), so a pause is never spent waiting.
+ */
 export function start(current: RolloutStatus, stable: RolloutRelease, canary: RolloutRelease, policy: RolloutPolicy, now: Date): RolloutStatus {
-  const { analysis: _analysis, ...kept } = current;
-  const next: RolloutStatus = { ...kept, phase: 'Progressing', stable, canary, step: 0, weight: policy.steps[0]?.weight ?? 0, stepStartedAt: formatTime(now) };
+  const { analysis: _analysis, stepStartedAt: _begun, ...kept } = current;
+  const next: RolloutStatus = { ...kept, phase: 'Progressing', stable, canary, step: 0, weight: policy.steps[0]?.weight ?? 0 };
   if (policy.analysis) next.analysis = { ...NO_COUNTS, baseline: NO_COUNTS, failures: 0, passes: 0, checkedAt: formatTime(now) };
   return { ...next, message: stepMessage(next, policy.steps.length) };
 }
@@ -31,7 +34,8 @@ export function nextStep(r: RolloutStatus, policy: RolloutPolicy, now: Date): Ro
   if (weight === undefined) return succeed(r, policy);
   const failureLimit = policy.analysis?.failureLimit ?? 0;
   const analysis = r.analysis && { ...r.analysis, passes: 0, failures: r.analysis.failures > failureLimit ? 0 : r.analysis.failures };
-  const next: RolloutStatus = { ...r, phase: 'Progressing', step, weight, stepStartedAt: formatTime(now), ...(analysis ? { analysis } : {}) };
+  const { stepStartedAt: _begun, ...rest } = r;
+  const next: RolloutStatus = { ...rest, phase: 'Progressing', step, weight, ...(analysis ? { analysis } : {}) };
   return { ...next, message: stepMessage(next, policy.steps.length) };
 }
 
