@@ -544,6 +544,9 @@ export class RuntimeEngine {
     } catch (err) {
       this.#log.error('runtime rollout failed', { error: err });
       plan.failAll(err);
+      // Nothing was assigned or committed: a deploy of an app not prepared, or a remove, did not happen either. Each
+      // waiter fails, and its caller's retry makes the next pass.
+      for (const key of this.#waiters.keys()) if (!plan.failures.has(key)) plan.failures.set(key, err);
     }
     for (const key of this.#waiters.keys()) {
       this.#waiters.settle(key, upTo, plan.failures.has(key) ? { error: plan.failures.get(key) } : { value: () => this.#servedApp(key) });
