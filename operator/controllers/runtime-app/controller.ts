@@ -18,12 +18,12 @@ import { ReplicaReports, type ReplicaReportsOptions } from './replica-reports.ts
 import { ServingChanges } from './serving-changes.ts';
 import { deleteAppArtifacts } from './artifact-teardown.ts';
 import { buildsToPrune, keptBuilds, pruneBuilds } from './build-pruning.ts';
+import { withServed } from './served-release.ts';
 import { nextRollout } from './rollout/machine.ts';
 import { rolloutEvents } from './rollout/events.ts';
 import { nextHistory } from './history.ts';
 import type { RolloutStatus } from '../../../src/apis/v1alpha1/rollout.ts';
 import type { MigrationsStatus } from '../../../src/apis/v1alpha1/migrations.ts';
-import { migrationsPending, releaseOf } from '../../../src/runtime-contract/releases.ts';
 import { migrationsStep, type ApplyMigrations } from './migrations.ts';
 import { withStalled } from '../../../src/conditions/stalled.ts';
 
@@ -159,7 +159,8 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
     const { rollout, requeueAfter: rolloutAfter } = nextRollout({ app, replicas: reports?.app(namespace, name, app) ?? [], now: at });
     const migrations = await migrate(app);
     const requeueAfter = earliest(rolloutAfter, migrations.requeueAfter);
-    const computed = withHistory(app, desiredStatus(withMigrations(withRollout(app, rollout), migrations.status), at, observe(app, namespace, name)), at);
+    const planned = withMigrations(withRollout(app, rollout), migrations.status);
+    const computed = withHistory(app, withServed(planned, desiredStatus(planned, at, observe(app, namespace, name))), at);
     const status = { ...computed, conditions: withStalled('RuntimeApp', computed.conditions, app.metadata?.generation, at) };
     if (!statusChanged(app.status, status)) return requeueAfter;
     const before = findCondition(app.status?.conditions, 'Ready');
@@ -232,10 +233,8 @@ function withHistory(app: RuntimeApp, status: RuntimeAppStatus, at: Date): Runti
  * held back for its migrations, when the release served before stays recorded (what keeps serving).
  */
 function withMigrations(app: RuntimeApp, migrations: MigrationsStatus | undefined): RuntimeApp {
-  const { migrations: _old, served: _served, ...status } = app.status ?? {};
-  const next: RuntimeApp = { ...app, status: migrations ? { ...status, migrations } : status };
-  const served = migrationsPending(next) ? app.status?.served : releaseOf(app.spec);
-  return served ? { ...next, status: { ...next.status, served } } : next;
+  const { migrations: _old, ...status } = app.status ?? {};
+  return { ...app, status: migrations ? { ...status, migrations } : status };
 }
 
 function earliest(a: number | undefined, b: number | undefined): number | undefined {

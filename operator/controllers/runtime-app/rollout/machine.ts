@@ -63,7 +63,7 @@ function answerRequests(app: RuntimeApp, current: RolloutStatus, spec: RolloutRe
   }
   const promoteAsked = unansweredRequest(app, ROLLOUT_PROMOTE_ANNOTATION, r.lastHandledPromote);
   if (promoteAsked !== undefined) {
-    r = underWay(r) ? nextStep(r, policy, now) : { ...r, message: `Promote request ${promoteAsked} had nothing to promote: the rollout is ${r.phase}.` };
+    r = underWay(r) ? nextStep(r, policy) : { ...r, message: `Promote request ${promoteAsked} had nothing to promote: the rollout is ${r.phase}.` };
     r = { ...r, lastHandledPromote: promoteAsked };
   }
   return r;

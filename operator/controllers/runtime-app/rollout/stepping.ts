@@ -62,7 +62,7 @@ export function advance(r: RolloutStatus, policy: RolloutPolicy, replicas: Reado
     if (now.getTime() < ends) return waiting(next, ends - now.getTime());
   }
   if (policy.analysis && (next.analysis?.passes ?? 0) < 1) return waiting(next);
-  return { rollout: nextStep(next, policy, now) };
+  return { rollout: nextStep(next, policy) };
 }
 
 /** Judges the interval when it is due; `requeueAfter` says when the next one is. */

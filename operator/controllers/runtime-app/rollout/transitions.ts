@@ -28,7 +28,7 @@ export function start(current: RolloutStatus, stable: RolloutRelease, canary: Ro
  * percent does not depend on its weight); a step needs passes of its own. A promote out of a failed analysis'
  * pause is the user accepting the build: its failures are forgiven.
  */
-export function nextStep(r: RolloutStatus, policy: RolloutPolicy, now: Date): RolloutStatus {
+export function nextStep(r: RolloutStatus, policy: RolloutPolicy): RolloutStatus {
   const step = r.step + 1;
   const weight = policy.steps[step]?.weight;
   if (weight === undefined) return succeed(r, policy);
