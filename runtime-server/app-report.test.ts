@@ -71,6 +71,8 @@ describe('reportFor', () => {
       observedGeneration: 4,
       rollout: { release: 'digest-2', weight: 30, ...counts },
     });
+    // Counts of a run of the split (the engine's tag ends in it): the run is named, for the operator's baselines.
+    expect(reportFor('p', 'a', record, split, undefined, { ...counts, tag: 'f1:f2#9c3e0a1b.4' })?.rollout).toEqual({ release: 'digest-2', weight: 30, run: '9c3e0a1b.4', ...counts });
     // Before the first read of the counts: zero.
     expect(reportFor('p', 'a', record, split)?.rollout).toEqual({ release: 'digest-2', weight: 30, stable: { requests: 0, errors: 0 }, canary: { requests: 0, errors: 0 } });
     // A single release served (the engine has no canary): no rollout, the stable build.

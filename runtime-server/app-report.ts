@@ -1,7 +1,7 @@
 // What cw-runtime reports of one app (src/runtime-contract/report.ts), built from what it remembers of the
 // app's spec and what its engine serves.
 import type { DeployFailure, QuarantineReport, RuntimeAppReport } from '../src/runtime-contract/report.ts';
-import type { RolloutCounts, ServedApp } from './engine/index.ts';
+import { runOfTag, type RolloutCounts, type ServedApp } from './engine/index.ts';
 
 /** What a replica remembers of one app between reconciles: in memory only, rebuilt after a restart. */
 export interface AppRecord {
@@ -34,7 +34,7 @@ export function reportFor(
   record: AppRecord | undefined,
   served: ServedApp | undefined,
   quarantine?: QuarantineReport,
-  counts?: Pick<RolloutCounts, 'stable' | 'canary'>,
+  counts?: Pick<RolloutCounts, 'stable' | 'canary'> & { readonly tag?: string },
   unservable?: DeployFailure,
 ): RuntimeAppReport | undefined {
   if (unservable && record) return reportFor(namespace, app, withoutServing(record, unservable), served && withoutBuild(served, unservable.buildId), quarantine, counts);
@@ -56,6 +56,7 @@ export function reportFor(
             release: split.release,
             weight: served.canary.weight,
             ...(served.canary.suspended ? { suspended: true } : {}),
+            ...(counts?.tag !== undefined ? { run: runOfTag(counts.tag) } : {}),
             stable: { ...(counts?.stable ?? zero) },
             canary: { ...(counts?.canary ?? zero) },
           },

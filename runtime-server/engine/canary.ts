@@ -22,6 +22,11 @@ export function splitTag(stable: LiveApp, canary: LiveApp): string {
  * new one (`next`). A rollout aborted and tried again is the same pair, and its analysis must not count the requests
  * that failed before the abort: a split that stopped and starts again counts from zero.
  */
-export function splitRun(pair: string, previous: string | undefined, next: () => number): string {
+export function splitRun(pair: string, previous: string | undefined, next: () => string): string {
   return previous !== undefined && previous.slice(0, previous.lastIndexOf('#')) === pair ? previous : `${pair}#${next()}`;
+}
+
+/** The run of a split's tag (what a replica's report names it by). */
+export function runOfTag(tag: string): string {
+  return tag.slice(tag.lastIndexOf('#') + 1);
 }

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { Http2SecureServer } from 'node:http2';
 import type { AddressInfo } from 'node:net';
@@ -66,6 +67,8 @@ export class RuntimeEngine {
   /** The run of each app's split (`splitRun`), from its first pass in a rollout until a deployment without one. */
   readonly #splitRuns = new Map<string, string>();
   #splitRunCount = 0;
+  /** Makes this process's runs its own: a restarted replica's first run is not the one before it. */
+  readonly #runPrefix = randomBytes(4).toString('hex');
   /** The keys of `#desired` by project: a project's report is built without a walk over every app deployed. */
   readonly #desiredIn = new Map<string, Set<string>>();
   readonly #served = new Map<string, Served>();
@@ -578,7 +581,7 @@ export class RuntimeEngine {
 
   /** The tag `key`'s split of `pair` is served under: the run it is in, or a new one. */
   #splitRunOf(key: string, pair: string): string {
-    const tag = splitRun(pair, this.#splitRuns.get(key), () => ++this.#splitRunCount);
+    const tag = splitRun(pair, this.#splitRuns.get(key), () => `${this.#runPrefix}.${++this.#splitRunCount}`);
     this.#splitRuns.set(key, tag);
     return tag;
   }

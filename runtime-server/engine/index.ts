@@ -14,5 +14,6 @@ export { defaultHost, normalizeHost } from '../../src/runtime-contract/hosts.ts'
 export type { RuntimeLogger } from '../../src/runtime-contract/log.ts';
 export type { AppDeployment, ArtifactSource, BuildRef, CanaryDeployment, ServedApp } from './ports.ts';
 export type { RolloutCounts } from './request-stats.ts';
+export { runOfTag } from './canary.ts';
 export type { AppLogEntry } from '../../src/runtime-contract/app-logs.ts';
 export { resolveWorkerdBinary, workerdCompatibilityDate } from '../../src/app-artifacts/workerd-binary.ts';

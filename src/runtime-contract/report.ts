@@ -54,6 +54,11 @@ export interface RolloutReport {
    * bound or out of memory), and the new release is blamed (weight is 0 then). The operator aborts the rollout.
    */
   readonly suspended?: boolean;
+  /**
+   * Which run of the split the counts are of: a new one when the replica restarts or the split starts again, so the
+   * operator takes each run's counts from that run's own baseline (a restart does not read as fewer requests).
+   */
+  readonly run?: string;
   readonly stable: { readonly requests: number; readonly errors: number };
   readonly canary: { readonly requests: number; readonly errors: number };
 }

@@ -167,6 +167,13 @@ export const RolloutStatus = Type.Object(
           canary: RequestCounts,
           /** The replicas' totals at the last judgement: the next interval's counts are taken from here. */
           baseline: Type.Object({ stable: RequestCounts, canary: RequestCounts }, { additionalProperties: false }),
+          baselines: Type.Optional(
+            MapOf(Type.Object({ stable: RequestCounts, canary: RequestCounts }, { additionalProperties: false }), {
+              maxProperties: 256,
+              keys: Type.String({ maxLength: 64 }),
+              description: 'The same per run of a replica’s split (its reports’ `run`): each run’s next counts are taken from its own, so a replica restarting or leaving does not skew an interval.',
+            }),
+          ),
           failures: Type.Integer({ minimum: 0, format: 'int32' }),
           passes: Type.Optional(Type.Integer({ minimum: 0, format: 'int32', description: 'Passed intervals in the current step: a step with analysis moves on after one.' })),
           checkedAt: Timestamp({ description: 'When the last interval was judged.' }),

@@ -84,6 +84,7 @@ export const ReplicaAppReport = Type.Object({
         release: Type.String({ maxLength: 64, description: 'The new release (status.rollout.canary.release) the replica splits traffic for.' }),
         weight: Type.Integer({ minimum: 0, maximum: 100, format: 'int32', description: 'Percent of traffic the replica sends to the new release.' }),
         suspended: Type.Optional(Type.Boolean({ description: 'The new release stopped a workerd shard (CPU bound or memory) and gets no traffic here (weight 0).' })),
+        run: Type.Optional(Type.String({ maxLength: 64, description: 'Which run of the split the counts are of: another once the replica restarts or the split starts again (counted from zero).' })),
         stable: ReplicaRequestCounts('of the stable release'),
         canary: ReplicaRequestCounts('of the new release'),
       },

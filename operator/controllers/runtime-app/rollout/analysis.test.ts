@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RuntimeAppReport } from '../../../../src/runtime-contract/report.ts';
-import { intervalCounts, judge, totals, type BuildCounts } from './analysis.ts';
+import { intervalCounts, judge, runIntervalCounts, runTotals, totals, type BuildCounts } from './analysis.ts';
 import { parseDuration } from './duration.ts';
 
 const report = (release: string, stable: [number, number], canary: [number, number]): RuntimeAppReport => ({
@@ -14,6 +14,24 @@ const counts = (stable: [number, number], canary: [number, number]): BuildCounts
 describe('rollout analysis', () => {
   it('sums the replicas that split for the release, not the others nor those that have not acted', () => {
     expect(totals([report('r2', [10, 1], [5, 2]), report('r2', [20, 0], [7, 1]), report('r1', [99, 99], [99, 99]), undefined], 'r2')).toEqual(counts([30, 1], [12, 3]));
+  });
+
+  it('keeps each run of a replica’s split apart, and takes each from its own baseline', () => {
+    const ran = (run: string | undefined, canary: [number, number]) => ({ ...report('r2', [0, 0], canary), rollout: { ...report('r2', [0, 0], canary).rollout!, ...(run ? { run } : {}) } });
+    const runs = runTotals([ran('a1', [10, 1]), ran('b1', [20, 2]), ran(undefined, [5, 0]), ran(undefined, [6, 1])], 'r2');
+    expect(runs).toEqual(
+      new Map([
+        ['a1', counts([0, 0], [10, 1])],
+        ['b1', counts([0, 0], [20, 2])],
+        ['', counts([0, 0], [11, 1])],
+      ]),
+    );
+    // a1 gone (its replica stopped), a2 new (counted whole), b1 from its baseline.
+    const now = new Map([
+      ['a2', counts([0, 0], [4, 0])],
+      ['b1', counts([0, 0], [25, 3])],
+    ]);
+    expect(runIntervalCounts(now, { a1: counts([0, 0], [10, 1]), b1: counts([0, 0], [20, 2]) })).toEqual(counts([0, 0], [9, 1]));
   });
 
   it.each<[string, BuildCounts, BuildCounts, BuildCounts]>([

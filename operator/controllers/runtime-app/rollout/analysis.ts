@@ -1,5 +1,5 @@
-// The analysis of a rollout: the replicas' cumulative counts per build, summed, minus the totals at the last
-// judgement, give one interval's counts; the new build's error percent in that interval, alone and against the
+// The analysis of a rollout: the replicas' cumulative counts per build, each run of a replica's split minus its
+// own counts at the last judgement, summed, give one interval's counts; the new build's error percent in that interval, alone and against the
 // stable build's, passes or fails it. Pure.
 import type { RequestCounts, RolloutAnalysis } from '../../../../src/apis/v1alpha1/rollout.ts';
 import type { RuntimeAppReport } from '../../../../src/runtime-contract/report.ts';
@@ -12,17 +12,28 @@ export interface BuildCounts {
 const ZERO: RequestCounts = { requests: 0, errors: 0 };
 export const NO_COUNTS: BuildCounts = { stable: ZERO, canary: ZERO };
 
-/** The sum of the counts of the replicas that split for `release` (others count nothing for it yet). */
-export function totals(replicas: ReadonlyArray<RuntimeAppReport | undefined>, release: string): BuildCounts {
-  let stable = ZERO;
-  let canary = ZERO;
+const plus = (a: RequestCounts, b: RequestCounts): RequestCounts => ({ requests: a.requests + b.requests, errors: a.errors + b.errors });
+const sum = (a: BuildCounts, b: BuildCounts): BuildCounts => ({ stable: plus(a.stable, b.stable), canary: plus(a.canary, b.canary) });
+
+/**
+ * The counts of the replicas that split for `release` (others count nothing for it yet), per run of a replica's
+ * split (`RolloutReport.run`: a replica restarting, or its split starting again, is a new run counted from zero);
+ * reports that name no run are summed under ''.
+ */
+export function runTotals(replicas: ReadonlyArray<RuntimeAppReport | undefined>, release: string): Map<string, BuildCounts> {
+  const runs = new Map<string, BuildCounts>();
   for (const report of replicas) {
     const r = report?.rollout;
     if (r?.release !== release) continue;
-    stable = { requests: stable.requests + r.stable.requests, errors: stable.errors + r.stable.errors };
-    canary = { requests: canary.requests + r.canary.requests, errors: canary.errors + r.canary.errors };
+    const run = r.run ?? '';
+    runs.set(run, sum(runs.get(run) ?? NO_COUNTS, { stable: r.stable, canary: r.canary }));
   }
-  return { stable, canary };
+  return runs;
+}
+
+/** The sum of the counts of the replicas that split for `release`. */
+export function totals(replicas: ReadonlyArray<RuntimeAppReport | undefined>, release: string): BuildCounts {
+  return [...runTotals(replicas, release).values()].reduce(sum, NO_COUNTS);
 }
 
 /**
@@ -36,6 +47,16 @@ function since(total: RequestCounts, baseline: RequestCounts): RequestCounts {
 
 export function intervalCounts(now: BuildCounts, baseline: BuildCounts): BuildCounts {
   return { stable: since(now.stable, baseline.stable), canary: since(now.canary, baseline.canary) };
+}
+
+/**
+ * One interval's counts from each run's own baseline, summed: a run new since the baseline counts whole, a run gone
+ * (its replica stopped) counts nothing, so a replica restarting or leaving changes only its own part.
+ */
+export function runIntervalCounts(now: ReadonlyMap<string, BuildCounts>, baselines: Readonly<Record<string, BuildCounts>>): BuildCounts {
+  let total = NO_COUNTS;
+  for (const [run, counts] of now) total = sum(total, intervalCounts(counts, Object.hasOwn(baselines, run) ? baselines[run]! : NO_COUNTS));
+  return total;
 }
 
 export type Verdict = { readonly kind: 'inconclusive' } | { readonly kind: 'passed' } | { readonly kind: 'failed'; readonly why: string };

@@ -218,6 +218,7 @@ describe('the rollout state machine: analysis', () => {
         stable: { requests: 500, errors: 5 },
         canary: { requests: 50, errors: 1 },
         baseline: { stable: { requests: 505, errors: 5 }, canary: { requests: 60, errors: 1 } },
+        baselines: { '': { stable: { requests: 505, errors: 5 }, canary: { requests: 60, errors: 1 } } },
         passes: 0,
         checkedAt: '2026-01-01T00:01:00Z',
       }),
@@ -260,6 +261,21 @@ describe('the rollout state machine: analysis', () => {
     expect(nextRollout({ app: app('b2', second, { policy: limited }), replicas: at10([1000, 0]), now: at(600) })).toEqual({ rollout: second });
     const promoted = nextRollout({ app: app('b2', second, { policy: limited, annotations: { [ROLLOUT_PROMOTE_ANNOTATION]: 'go' } }), replicas: at10([100, 82]), now: at(601) }).rollout;
     expect(promoted).toMatchObject({ phase: 'Progressing', step: 1, weight: 50, lastHandledPromote: 'go', analysis: { failures: 0, passes: 0 } });
+  });
+
+  it('a replica restarting mid-interval counts only its new run from zero: the other replica’s interval is not skewed', () => {
+    const run = (name: string, canary: [number, number]) => ({ ...splitting(v2.release, 10, canary), rollout: { ...splitting(v2.release, 10, canary).rollout!, run: name } });
+    const limit = policy({ analysis: { ...analysis, maxErrorPercent: 10 } });
+    const thousand = { stable: { requests: 0, errors: 0 }, canary: { requests: 1000, errors: 0 } };
+    const before = progressing({ analysis: analysed({ baseline: { stable: { requests: 0, errors: 0 }, canary: { requests: 2000, errors: 0 } }, baselines: { a1: thousand, b1: thousand } }) });
+    // Replica a restarted (run a2, 500 requests since); b counted 600 more, 100 of them errors: 100 of 1,100 (9.1 %).
+    const { rollout } = nextRollout({ app: app('b2', before, { policy: limit }), replicas: [run('a2', [500, 0]), run('b1', [1600, 100])], now: at(60) });
+    expect(rollout).toMatchObject({
+      phase: 'Progressing',
+      step: 1,
+      analysis: { canary: { requests: 1100, errors: 100 }, baselines: { a2: { canary: { requests: 500 } }, b1: { canary: { requests: 1600 } } } },
+    });
+    expect(Object.keys(rollout?.analysis?.baselines ?? {}).sort()).toEqual(['a2', 'b1']);
   });
 
   it('a replica restart (totals below the baseline) counts the totals of that build', () => {

@@ -4,7 +4,7 @@
 import { DEFAULT_ANALYSIS_INTERVAL, type RolloutAnalysis, type RolloutPolicy, type RolloutStatus } from '../../../../src/apis/v1alpha1/rollout.ts';
 import { formatTime } from '../../../../src/kube/time.ts';
 import type { RuntimeAppReport } from '../../../../src/runtime-contract/report.ts';
-import { intervalCounts, judge, NO_COUNTS, totals } from './analysis.ts';
+import { intervalCounts, judge, NO_COUNTS, runIntervalCounts, runTotals, totals } from './analysis.ts';
 import { parseDuration } from './duration.ts';
 import { abort, nextStep, stepMessage, succeed } from './transitions.ts';
 
@@ -69,16 +69,18 @@ export function advance(r: RolloutStatus, policy: RolloutPolicy, replicas: Reado
 function analyse(r: RolloutStatus, policy: RolloutPolicy, replicas: ReadonlyArray<RuntimeAppReport | undefined>, now: Date): Outcome {
   const analysis = policy.analysis as RolloutAnalysis;
   const interval = parseDuration(analysis.interval ?? DEFAULT_ANALYSIS_INTERVAL) ?? 60_000;
-  const state = r.analysis ?? { ...NO_COUNTS, baseline: NO_COUNTS, failures: 0, passes: 0, checkedAt: formatTime(now) };
+  const state = r.analysis ?? { ...NO_COUNTS, baseline: NO_COUNTS, baselines: {}, failures: 0, passes: 0, checkedAt: formatTime(now) };
   const due = Date.parse(state.checkedAt) + interval;
   if (now.getTime() < due) return { rollout: { ...r, analysis: state }, requeueAfter: due - now.getTime() };
+  const runs = runTotals(replicas, r.canary?.release ?? '');
   const total = totals(replicas, r.canary?.release ?? '');
-  const counts = intervalCounts(total, state.baseline);
+  // Per run when the last judgement recorded them (an operator before them recorded the sum alone).
+  const counts = state.baselines ? runIntervalCounts(runs, state.baselines) : intervalCounts(total, state.baseline);
   const verdict = judge(counts, analysis, r.canary?.buildId ?? '');
   const checkedAt = formatTime(now);
   // Too few requests to judge: the interval runs on from the same baseline.
   if (verdict.kind === 'inconclusive') return { rollout: { ...r, analysis: { ...state, checkedAt } }, requeueAfter: interval };
-  const judged = { ...state, ...counts, baseline: total, checkedAt };
+  const judged = { ...state, ...counts, baseline: total, baselines: Object.fromEntries(runs), checkedAt };
   if (verdict.kind === 'passed') return { rollout: { ...r, analysis: { ...judged, passes: (state.passes ?? 0) + 1 } }, requeueAfter: interval };
   const failures = state.failures + 1;
   const next: RolloutStatus = { ...r, analysis: { ...judged, failures } };

@@ -19,7 +19,7 @@ export function stepMessage(r: RolloutStatus, steps: number): string {
 export function start(current: RolloutStatus, stable: RolloutRelease, canary: RolloutRelease, policy: RolloutPolicy, now: Date): RolloutStatus {
   const { analysis: _analysis, stepStartedAt: _begun, ...kept } = current;
   const next: RolloutStatus = { ...kept, phase: 'Progressing', stable, canary, step: 0, weight: policy.steps[0]?.weight ?? 0 };
-  if (policy.analysis) next.analysis = { ...NO_COUNTS, baseline: NO_COUNTS, failures: 0, passes: 0, checkedAt: formatTime(now) };
+  if (policy.analysis) next.analysis = { ...NO_COUNTS, baseline: NO_COUNTS, baselines: {}, failures: 0, passes: 0, checkedAt: formatTime(now) };
   return { ...next, message: stepMessage(next, policy.steps.length) };
 }
 
