@@ -51,6 +51,14 @@ describe('the rollout state machine: the spec', () => {
     expect(servingPlan({ ...app('b1', rollout) })).toEqual({ kind: 'spec' });
   });
 
+  it('a policy set in the same edit as a new release rolls it out from the release every replica serves', () => {
+    const edited: RuntimeApp = { ...app('b2', undefined), status: { served: v1 } };
+    const { rollout } = nextRollout({ app: edited, replicas: [], now: t0 });
+    expect(rollout).toMatchObject({ phase: 'Progressing', stable: v1, canary: v2, step: 0, weight: 10 });
+    // Nothing served yet (a first deploy with its policy): the spec's release is the stable one.
+    expect(nextRollout({ app: app('b2', undefined), replicas: [], now: t0 }).rollout).toEqual({ phase: 'Succeeded', stable: v2, step: 3, weight: 100 });
+  });
+
   it.each<[string, RolloutStatus]>([
     ['after a success', { phase: 'Succeeded', stable: v1, step: 3, weight: 100 }],
     ['after an abort of another release', { ...progressing({ canary: v3 }), phase: 'Aborted', weight: 0, lastHandledAbort: 'x' }],

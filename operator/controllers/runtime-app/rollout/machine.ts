@@ -19,16 +19,17 @@ export interface RolloutInput {
 /**
  * The next status.rollout (`undefined`: none, the app has no policy) and when to look again.
  *
- * A policy applies to the next change: set on an app that has a build, it records what the spec asks as the
- * stable release, served as it is; a later change of the spec's release (build or environment) rolls out.
+ * A policy applies to the next change: set on an app that has a build, it records what is served as the stable
+ * release (`status.served`, once every replica serves it; else the spec's); a change of the spec's release (build
+ * or environment), later or in the same edit as the policy, rolls out from it.
  */
 export function nextRollout({ app, replicas, now }: RolloutInput): { rollout: RolloutStatus | undefined; requeueAfter?: number } {
   const policy = app.spec.rollout;
   const spec = releaseOf(app.spec);
   if (!policy) return { rollout: undefined };
-  const current = app.status?.rollout;
-  if (!spec) return { rollout: current };
-  if (!current) return { rollout: { phase: 'Succeeded', stable: spec, step: policy.steps.length, weight: 100 } };
+  if (!spec) return { rollout: app.status?.rollout };
+  const current = app.status?.rollout ?? { phase: 'Succeeded', stable: app.status?.served ?? spec, step: policy.steps.length, weight: 100 };
+  if (!app.status?.rollout && current.stable.release === spec.release) return { rollout: current };
   const requested = answerRequests(app, followSpec(current, spec, policy, now), spec, policy, now);
   if (underWay(requested) && requested.canary?.release === spec.release) return advance(requested, policy, replicas, now) satisfies Outcome;
   return { rollout: requested };
