@@ -292,6 +292,7 @@ export class RuntimeEngine {
     this.#onDemand?.forget(key);
     this.#failedPreparations.forget(key);
     this.#splitRuns.delete(key);
+    this.#refusals.delete(key);
     ++this.#version;
     await this.#await(key);
     if (!this.#desired.has(key)) {

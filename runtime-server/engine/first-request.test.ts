@@ -29,7 +29,7 @@ function host(serve: () => Promise<void>, options: { timeoutMs?: number } = {}) 
     refused: () => void calls.refused++,
     failed: () => void calls.failed++,
   };
-  return { h, calls, redeploy: (buildId: string) => (app = { ...app, buildId }) };
+  return { h, calls, redeploy: (buildId: string) => (app = { ...app, buildId }), remove: () => (h.desired = () => undefined) };
 }
 
 describe('firstRequest', () => {
@@ -72,5 +72,18 @@ describe('firstRequest', () => {
     redeploy('b2');
     expect(await firstRequest(h, 'p/web', () => served)).toBe(served);
     expect(calls.served).toBe(2);
+  });
+
+  it('keeps no failure of a deployment replaced or removed while it was being prepared', async () => {
+    for (const change of ['redeploy', 'remove'] as const) {
+      let changed: () => void = () => {};
+      const { h, calls, redeploy, remove } = host(async () => {
+        changed();
+        throw new BuildLoadError('b1', 'SyntaxError');
+      });
+      changed = change === 'redeploy' ? () => void redeploy('b2') : () => void remove();
+      await firstRequest(h, 'p/web', () => served);
+      expect([change, calls.failed, h.failures.of('p/web', { project: 'p', appId: 'web', buildId: 'b1', env: {}, hostnames: [] })]).toEqual([change, 0, undefined]);
+    }
   });
 });

@@ -70,8 +70,12 @@ async function prepare(host: FirstRequestHost, key: string): Promise<void> {
     host.failures.forget(key);
   } catch (err) {
     host.log.warn('preparing an app for its first request failed', { app: key, error: err });
-    if (app) host.failures.record(key, app, err);
-    host.failed(key);
+    // Only while the app still asks for what failed: removed meanwhile, nothing is kept of it; deployed anew, its
+    // next request prepares the new deployment.
+    if (app && host.desired(key) === app) {
+      host.failures.record(key, app, err);
+      host.failed(key);
+    }
     throw err;
   }
   const ms = (from: number, to: number) => Math.round(to - from);
