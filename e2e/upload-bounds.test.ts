@@ -53,9 +53,9 @@ beforeAll(async () => {
   await Promise.all([createProjectNamespace(kubeconfig, member.project), createProjectNamespace(kubeconfig, second)]);
   [runtime, api] = await Promise.all([
     // 300 MiB of data directory: builds get 90 % of it, 283 MB, so one bomb (262 MB) fits and little else. The
-    // cache of prepared builds may take all of it (by default 75 %, less than the bomb: every other app's
-    // first request would let the bomb go, and the bounds below are about builds the replica keeps).
-    startRuntime('cw-runtime-bounds', member.project, running, { CW_RUNTIME_DATA_DIR_SIZE: '300Mi', CW_RUNTIME_BUILD_CACHE_SIZE: '283115520' }),
+    // cache of prepared builds may take the largest build, 256 MiB (by default 75 %, less than the bomb: every
+    // other app's first request would let the bomb go, and the bounds below are about builds the replica keeps).
+    startRuntime('cw-runtime-bounds', member.project, running, { CW_RUNTIME_DATA_DIR_SIZE: '300Mi', CW_RUNTIME_BUILD_CACHE_SIZE: '256Mi' }),
     startApiServer({
       kubeconfig,
       stateDir: inject('stateDir'),

@@ -41,6 +41,10 @@ describe('runtimeServerConfig', () => {
     expect(() => runtimeServerConfig({ CW_S3_BUCKET: 'b', CW_RUNTIME_BUILD_CACHE_SIZE: '100Mi' })).toThrow(/CW_RUNTIME_BUILD_CACHE_SIZE.*268435456/);
     // A cache larger than what builds may take would never let a build go before the store refuses new ones.
     expect(() => runtimeServerConfig({ CW_S3_BUCKET: 'b', CW_RUNTIME_DATA_DIR_SIZE: '1Gi', CW_RUNTIME_BUILD_CACHE_SIZE: '1Gi' })).toThrow(/CW_RUNTIME_BUILD_CACHE_SIZE/);
+    // Nor one that leaves no room for a new build beside the kept ones: builds may take 0.9 × 2 GiB, less 256 MiB.
+    const most = Math.floor(2 * 1024 ** 3 * 0.9) - 256 * 1024 ** 2;
+    expect(runtimeServerConfig({ CW_S3_BUCKET: 'b', CW_RUNTIME_DATA_DIR_SIZE: '2Gi', CW_RUNTIME_BUILD_CACHE_SIZE: String(most) }).onDemand?.cacheBytes).toBe(most);
+    expect(() => runtimeServerConfig({ CW_S3_BUCKET: 'b', CW_RUNTIME_DATA_DIR_SIZE: '2Gi', CW_RUNTIME_BUILD_CACHE_SIZE: String(most + 1) })).toThrow(/CW_RUNTIME_BUILD_CACHE_SIZE/);
   });
 
   it('has an HTTPS listener only with a port, on the entry host by default, with the sealing key', () => {

@@ -176,9 +176,10 @@ export function runtimeServerConfig(
         maxApps: read.integer('CW_RUNTIME_PREPARED_APPS', 1000, { min: 1, max: 1_000_000 }),
         // At least the largest build (what an artifact may unpack to): an app whose build alone passed the bound
         // would be let go by the next app's first request and prepared anew by its own next one, turn after turn.
+        // At most what builds may take less one such build: with the kept builds at the bound, a new one still fits.
         cacheBytes: read.bytes('CW_RUNTIME_BUILD_CACHE_SIZE', Math.floor(buildsBytes * BUILD_CACHE_SHARE), {
           min: Math.min(DEFAULT_ARTIFACT_LIMITS.maxUncompressedBytes, buildsBytes),
-          max: buildsBytes,
+          max: Math.max(Math.min(DEFAULT_ARTIFACT_LIMITS.maxUncompressedBytes, buildsBytes), buildsBytes - DEFAULT_ARTIFACT_LIMITS.maxUncompressedBytes),
         }),
       })
     : undefined;
