@@ -1,5 +1,5 @@
 // The runtime engine against the real workerd: no other server is needed, so these run as unit tests.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { processAlive } from '../../e2e/harness/process.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -244,6 +244,10 @@ describe('RuntimeEngine with workerd', { timeout: 60_000 }, () => {
     expect(engine.served('demo', 'hello')?.buildId).toBe('v2');
     expect(JSON.parse((await send(port, 'hello.demo.apps.test')).body)).toMatchObject({ version: 'v2' });
     expect((await send(port, 'other.demo.apps.test')).status).toBe(200);
+    // Its files are not kept beside the build served (an artifact may unpack to 256 MiB, which no bound counts):
+    // deleted by the pass that refused it, right after it answered.
+    await expect.poll(() => existsSync(join(dataDir, 'builds', `demo.hello.${buildId}`))).toBe(false);
+    expect(existsSync(join(dataDir, 'builds', 'demo.hello.v2'))).toBe(true);
     // The refusal is remembered: asking again answers at once, and other deploys do not retry the build.
     const { loadChecks } = engine.status();
     await expect(engine.deploy({ project: 'demo', appId: 'hello', buildId, env: {}, hostnames: [] })).rejects.toBeInstanceOf(BuildLoadError);
@@ -251,6 +255,7 @@ describe('RuntimeEngine with workerd', { timeout: 60_000 }, () => {
     await engine.deploy({ project: 'demo', appId: 'other', buildId: 'other', env: { N: buildId }, hostnames: [], maxConcurrentRequests: 1 });
     expect(JSON.parse((await send(port, 'other.demo.apps.test')).body)).toMatchObject({ version: 'other' });
     expect(engine.status().loadChecks).toBe(loadChecks + 1); // its own only
+    await expect.poll(() => existsSync(join(dataDir, 'builds', `demo.hello.${buildId}`))).toBe(false);
   });
 
   it('refuses an invalid artifact and a new app whose build cannot load is not served', async () => {

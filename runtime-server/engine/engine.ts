@@ -64,6 +64,12 @@ export class RuntimeEngine {
   readonly #s: EngineSettings;
   readonly #log: RuntimeLogger;
   readonly #desired = new Map<string, { app: AppDeployment; version: number }>();
+  /**
+   * The deployment of each app its last pass refused for good (its build cannot load): not prepared again while it is
+   * what the app asks for, so its build is not kept on disk (a busy app serving its previous build would otherwise
+   * hold a refused build of up to an artifact's largest size for as long as it is kept, counted by no bound).
+   */
+  readonly #refusedDeployments = new Map<string, AppDeployment>();
   /** The run of each app's split (`splitRun`), from its first pass in a rollout until a deployment without one. */
   readonly #splitRuns = new Map<string, string>();
   #splitRunCount = 0;
@@ -267,6 +273,7 @@ export class RuntimeEngine {
     if (problem) return Promise.reject(problem);
     const key = `${app.project}/${app.appId}`;
     const before = this.#desired.get(key)?.app;
+    this.#refusedDeployments.delete(key);
     // Deployed without a split (a rollout aborted, or over): a split asked for again is a new run.
     if (!app.canary) this.#splitRuns.delete(key);
     this.#hostsChanged.add(key);
@@ -293,6 +300,7 @@ export class RuntimeEngine {
     this.#failedPreparations.forget(key);
     this.#splitRuns.delete(key);
     this.#refusals.delete(key);
+    this.#refusedDeployments.delete(key);
     ++this.#version;
     await this.#await(key);
     if (!this.#desired.has(key)) {
@@ -525,6 +533,7 @@ export class RuntimeEngine {
     const snapshot = this.#toPrepare();
     const plan = new PassPlan(this.#served, snapshot.keys());
     await Promise.all([...snapshot].map(([key, { app }]) => this.#prepare(plan, key, app)));
+    this.#keepRefused(plan);
     this.#onDemand?.evictFrom(plan.next, this.#log);
     try {
       await this.#gate!.check(plan, this.#code);
@@ -552,19 +561,31 @@ export class RuntimeEngine {
       // waiter fails, and its caller's retry makes the next pass.
       for (const key of this.#waiters.keys()) if (!plan.failures.has(key)) plan.failures.set(key, err);
     }
+    for (const [key, err] of plan.failures) {
+      const asked = snapshot.get(key)?.app;
+      if (err instanceof BuildLoadError && asked && this.#desired.get(key)?.app === asked) this.#refusedDeployments.set(key, asked);
+    }
     for (const key of this.#waiters.keys()) {
       this.#waiters.settle(key, upTo, plan.failures.has(key) ? { error: plan.failures.get(key) } : { value: () => this.#servedApp(key) });
     }
     await this.#collect();
   }
 
+  /** An app whose deployment was refused, not prepared again, keeps what it serves (on demand: while it is kept). */
+  #keepRefused(plan: PassPlan): void {
+    const kept = this.#onDemand && new Set(this.#onDemand.keys());
+    for (const [key, refused] of this.#refusedDeployments) {
+      const served = this.#served.get(key);
+      if (served && !plan.next.has(key) && this.#desired.get(key)?.app === refused && (!kept || kept.has(key))) plan.next.set(key, served);
+    }
+  }
+
   /** What a pass prepares: every desired app, or on demand, those kept prepared (found from the few kept, not the many routed). */
   #toPrepare(): Map<string, { app: AppDeployment; version: number }> {
-    if (!this.#onDemand) return new Map(this.#desired);
     const out = new Map<string, { app: AppDeployment; version: number }>();
-    for (const key of this.#onDemand.keys()) {
+    for (const key of this.#onDemand ? this.#onDemand.keys() : this.#desired.keys()) {
       const desired = this.#desired.get(key);
-      if (desired) out.set(key, desired);
+      if (desired && this.#refusedDeployments.get(key) !== desired.app) out.set(key, desired);
     }
     return out;
   }
