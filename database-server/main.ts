@@ -97,7 +97,7 @@ export async function startDatabaseServer(config: DatabaseServerConfig, log: Log
       ? {
           cluster: {
             replica: cluster.name,
-            surelyHeld: (tenant: string) => ownership?.surelyHeld(tenant) ?? false,
+            surelyHeld: (tenant: string, epoch?: number) => ownership?.surelyHeld(tenant, epoch) ?? false,
             claim: async (tenant: string) => ownership?.claimNew(tenant),
             forget: async (tenant: string) => ownership?.forget(tenant),
             // Through this replica's own admin API, which routes it to the owner.

@@ -492,6 +492,24 @@ describe('TenantDirectory behind the Hrana server', () => {
     expect((await node.client('copy', 'tok-copy').execute('SELECT count(*) AS n FROM sqlite_schema')).rows.map((r) => r.n)).toEqual([0]);
   });
 
+  it('answers a copy once its own base snapshot is in the bucket, not while it is only on this disk', async () => {
+    const bucket = new MemoryObjectStore();
+    const gate = new GateStore(bucket, (key) => key.startsWith('replicas/copy/'));
+    const node = await startNode(gate);
+    await node.directory.ensure('source', desired(['tok-src']));
+    await node.client('source', 'tok-src').batch(['CREATE TABLE t (name TEXT)', "INSERT INTO t VALUES ('copied')"], 'write');
+    await node.directory.ship('source');
+    let answered = false;
+    const copying = node.directory.ensure('copy', desired(['tok-copy'], { restoreFrom: { tenant: 'source', at: Date.now() } })).then((r) => ((answered = true), r));
+    await gate.reached;
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(answered).toBe(false);
+    gate.release();
+    expect(await copying).toEqual({ created: true });
+    await gate.passed;
+    expect(await names(node.client('copy', 'tok-copy'))).toEqual(['copied']);
+  });
+
   it('restores a tenant in place under the same token, rolls back an open transaction, and undoes it through the undo point', async () => {
     const node = await startNode(new MemoryObjectStore());
     await node.directory.ensure('alpha', desired(['tok-alpha']));

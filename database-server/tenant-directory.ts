@@ -56,8 +56,8 @@ export interface Entry {
 export interface DirectoryCluster {
   /** This replica's name, shown as the database's owner. */
   readonly replica: string;
-  /** Whether a synchronous commit of `tenant` may still be acknowledged (the lease is surely held). */
-  surelyHeld(tenant: string): boolean;
+  /** Whether a synchronous commit of `tenant` may still be acknowledged (the lease is surely held, under `epoch`). */
+  surelyHeld(tenant: string, epoch?: number): boolean;
   /** Takes the lease of a database being created here; undefined when another replica holds it. */
   claim(tenant: string): Promise<Fencing | undefined>;
   /** The database was deleted: its lease goes too. */
@@ -195,13 +195,20 @@ export class TenantDirectory {
         ...(desired.restoreFrom ? { restoredFrom: desired.restoreFrom } : {}),
         ...limitsField(desired.limits),
       };
-      // The metadata first: from here on a restart knows the tenant (and restores or re-creates it).
-      await this.#options.metas.put(meta);
+      // The metadata first: from here on a restart knows the tenant (and restores or re-creates it). Not written,
+      // the lease goes (no round walks a tenant without metadata, so nothing else would give it up).
+      await this.#options.metas.put(meta).catch(async (err: unknown) => {
+        if (fencing) await this.#options.cluster?.forget(tenant).catch(() => undefined);
+        throw err;
+      });
       const entry: Entry = { meta, ready: Promise.resolve(), ...(fencing ? { fencing } : {}) };
       entry.ready = this.#open(entry, desired.restoreFrom);
       this.#tenants.set(tenant, entry);
       try {
         await entry.ready;
+        // A copy (restore_from) is answered once its base snapshot is in the bucket: until then it is only on this
+        // disk, and with several replicas a next owner never trusts a local file, so it would open the copy empty.
+        if (desired.restoreFrom) await entry.baseUpload;
       } catch (err) {
         this.#tenants.delete(tenant);
         // The connection goes with the files: left open, it would serve the deleted file to the next attempt (which
@@ -406,8 +413,12 @@ export class TenantDirectory {
     const cluster = this.#options.cluster;
     // Acknowledged only while the lease is surely held: a successor lists the bucket after that, so it restores
     // every segment acknowledged (cluster/README.md).
+    // Under the lease it was captured under: lost and taken back meanwhile, the new epoch's owner (this process, at
+    // a new epoch) listed the bucket without this commit's segment, which is then never restored.
     return entry.replica.flush().then(() => {
-      if (cluster && !cluster.surelyHeld(tenant)) throw new NotOwnerError(`The lease of ${tenant} was lost before the commit was acknowledged`);
+      if (cluster && (this.#tenants.get(tenant) !== entry || !cluster.surelyHeld(tenant, entry.fencing?.epoch))) {
+        throw new NotOwnerError(`The lease of ${tenant} was lost before the commit was acknowledged`);
+      }
     });
   }
 

@@ -155,6 +155,7 @@ describe('Ownership', () => {
     const { a, clock, events, epochs } = alone(store);
     await a.tick();
     expect(a.held().size).toBe(TENANTS.length);
+    const first = a.fencing('db-0', epochs.get('db-0') ?? 0);
     // The heartbeat fails past the deadline: everything is dropped, nothing written.
     beatsFail = true;
     clock.now = LEASE_MS;
@@ -167,6 +168,12 @@ describe('Ownership', () => {
     await a.tick();
     expect(a.held().size).toBe(TENANTS.length);
     expect(epochs.get('db-0')).toBe(2);
+    // What the first epoch was still uploading may not be written, nor its commit acknowledged: held again, but not
+    // under that lease (the second epoch's takeover listed the bucket without it).
+    expect(a.surelyHeld('db-0')).toBe(true);
+    expect(a.surelyHeld('db-0', 1)).toBe(false);
+    expect(() => first.guard()).toThrow(/no longer held/);
+    expect(() => a.fencing('db-0', 2).guard()).not.toThrow();
   });
 
   it('writes the leases of the databases it takes several at a time, not one after another', async () => {
@@ -317,6 +324,24 @@ describe('Ownership', () => {
     // Over the budget, and no round follows: each request waits two rounds' time (2 s here), then reads.
     const routes = await Promise.all(Array.from({ length: 25 }, (_, i) => a.ownership.route(`made-up-${i}`, { budgeted: true })));
     expect(routes.map((r) => r.kind)).toEqual(routes.map(() => 'unknown'));
+  });
+
+  it('lets a creation whose claim went through but whose next step failed claim again, rather than refuse it for good', async () => {
+    const c = cluster(['a', 'b'], []);
+    await round(c, 0);
+    const [a, b] = c.replicas as [(typeof c.replicas)[0], (typeof c.replicas)[0]];
+    const first = await a.ownership.claimNew('fresh');
+    expect(first?.epoch).toBe(1);
+    // Tried again while still held here: the same lease. Given up (the metadata could not be written): the next epoch.
+    expect((await a.ownership.claimNew('fresh'))?.epoch).toBe(1);
+    await a.ownership.forget('fresh');
+    await new LeaseStore(c.store).write(
+      { tenant: 'fresh', epoch: 1, holder: { name: 'a', nonce: 'a-nonce', url: 'http://a', adminUrl: 'http://a-admin' }, renewedAt: new Date(0).toISOString(), renewals: 0 },
+      (await new LeaseStore(c.store).read('fresh'))?.etag,
+    );
+    expect((await a.ownership.claimNew('fresh'))?.epoch).toBe(2);
+    // Another live replica's claim is still refused.
+    expect(await b.ownership.claimNew('fresh')).toBeUndefined();
   });
 
   it('lets exactly one of two replicas racing for a new database win it', async () => {

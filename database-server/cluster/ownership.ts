@@ -145,17 +145,22 @@ export class Ownership {
     return this.#beating;
   }
 
-  /** Whether this process may still write for `tenant` (ship, acknowledge a synchronous commit). */
-  surelyHeld(tenant: string): boolean {
-    return this.#held.has(tenant) && this.#clock() < this.#deadline;
+  /**
+   * Whether this process may still write for `tenant` (ship, acknowledge a synchronous commit); with `epoch`, under
+   * that lease: one lost and taken back is another epoch, whose owner listed the bucket without what the old one was
+   * still uploading.
+   */
+  surelyHeld(tenant: string, epoch?: number): boolean {
+    const held = this.#held.get(tenant);
+    return held !== undefined && (epoch === undefined || held.version.lease.epoch === epoch) && this.#clock() < this.#deadline;
   }
 
-  /** What the owner of `tenant` writes under (its lease epoch, and the check before every upload). */
+  /** What the owner of `tenant` writes under (its lease epoch, and the check before every upload: that epoch's lease). */
   fencing(tenant: string, epoch: number): Fencing {
     return {
       epoch,
       guard: () => {
-        if (!this.surelyHeld(tenant)) throw new LeaseLostError(tenant);
+        if (!this.surelyHeld(tenant, epoch)) throw new LeaseLostError(tenant);
       },
     };
   }
@@ -232,7 +237,12 @@ export class Ownership {
   async claimNew(tenant: string): Promise<Fencing | undefined> {
     if (this.#clock() >= this.#deadline) return undefined;
     const current = await this.#leases.read(tenant);
-    if (current?.lease.holder && this.#alive(current.lease.holder)) return undefined;
+    // One this process took already (a creation that failed after its claim, or whose claim's answer was lost, and
+    // is tried again) is taken anew, at the next epoch, rather than refused for ever as another live holder's.
+    const mine = current?.lease.holder?.nonce === this.#options.self.nonce;
+    const held = this.#held.get(tenant);
+    if (mine && held && held.version.lease.epoch === current?.lease.epoch) return this.fencing(tenant, held.version.lease.epoch);
+    if (current?.lease.holder && !mine && this.#alive(current.lease.holder)) return undefined;
     const won = await this.#write(tenant, current);
     if (!won) return undefined;
     this.#held.set(tenant, { version: won, ready: Promise.resolve(true) });
@@ -323,7 +333,6 @@ export class Ownership {
   }
 
   async #readHeartbeats(etags: Map<string, string>, listedAt: number): Promise<void> {
-    const now = this.#clock();
     this.#listedAt = listedAt;
     for (const name of this.#heartbeats.keys()) if (!etags.has(name)) this.#heartbeats.delete(name);
     for (const [name, etag] of etags) {
@@ -334,10 +343,13 @@ export class Ownership {
       }
       const read = await this.#members.read(name);
       if (!read) continue;
+      // Seen once read, not when the round began: reads one after another on a slow bucket take seconds, and a
+      // heartbeat sent during them, counted from before it was sent, would expire here before its holder's deadline.
+      const seen = this.#clock();
       this.#unseenHolders.delete(read.heartbeat.replica.nonce);
       const sameProcess = previous?.heartbeat.replica.nonce === read.heartbeat.replica.nonce;
-      const sighting = sight(previous?.sighting, read.etag, now);
-      this.#heartbeats.set(name, { heartbeat: read.heartbeat, sighting, seenAt: Math.max(listedAt, sighting.since), firstSeen: sameProcess ? previous.firstSeen : now });
+      const sighting = sight(previous?.sighting, read.etag, seen);
+      this.#heartbeats.set(name, { heartbeat: read.heartbeat, sighting, seenAt: Math.max(listedAt, sighting.since), firstSeen: sameProcess ? previous.firstSeen : seen });
     }
   }
 
