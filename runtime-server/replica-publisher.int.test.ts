@@ -2,18 +2,17 @@
 // reporting more apps than one object could hold (4100 over 41 projects; one RuntimeReplica held 4000) has every
 // app's report readable, as the operator's RuntimeApp controller reads them; a change rewrites only its
 // project's object, a project with no report left loses its object, and a graceful stop deletes them all.
-import { readFile } from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { parse } from 'yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RUNTIME_REPLICA_LABEL, type RuntimeReplica } from '../src/apis/v1alpha1/runtime-replica.ts';
 import { replicaReportName, type RuntimeReplicaReport } from '../src/apis/v1alpha1/runtime-replica-report.ts';
-import { createInformer, CUSTOM_RESOURCE_DEFINITIONS, KubeApiError, LEASES, objectClient, type Informer, type KubeObject, type ResourceRef } from '../src/kube/index.ts';
+import { createInformer, LEASES, objectClient, type Informer, type KubeObject } from '../src/kube/index.ts';
 import { testConnection, testNamespace } from '../src/kube/testing/test-kube.ts';
 import { RUNTIME_REPLICA_REPORTS, RUNTIME_REPLICAS } from '../src/platform/resources.ts';
 import { RuntimeReplicaView, type ReplicaLease } from '../src/platform/runtime-replicas.ts';
 import type { RuntimeAppReport } from '../src/runtime-contract/report.ts';
 import { silentLogger } from '../src/logging/log.ts';
 import { eventually } from '../e2e/harness/runtime-stack.ts';
+import { OLDER_REPORTS } from '../e2e/harness/older-crds.ts';
 import { ReplicaReports } from '../operator/controllers/runtime-app/replica-reports.ts';
 import { ReplicaPublisher } from './replica-publisher.ts';
 import type { ReplicaSnapshot } from './replica-reports.ts';
@@ -110,7 +109,8 @@ describe('ReplicaPublisher', () => {
   });
 
   it('lists every app again once the apiserver drops its mark (a RuntimeReplicaReport CRD older than the runtime)', { timeout: 60_000 }, async () => {
-    const old = await olderReportsCrd();
+    // Installed with ours before any test (e2e/harness/older-crds.ts).
+    const old = OLDER_REPORTS;
     const ns = namespace.name;
     const marked = (projects?: ReadonlySet<string>): ReplicaSnapshot => ({
       ready: true,
@@ -174,27 +174,3 @@ describe('ReplicaPublisher', () => {
     }
   });
 });
-
-/**
- * The RuntimeReplicaReport CRD as it was before reports had a mark (`acted`, `defaultHost`), in a group of its own so
- * it sits beside the product's CRDs on the shared test apiserver: the apiserver prunes those fields from what it stores.
- */
-async function olderReportsCrd(): Promise<ResourceRef> {
-  const group = 'old-reports.test.cloudwright.dev';
-  const crd = parse(await readFile(new URL('../crds/runtimereplicareports.cloudwright.dev.yaml', import.meta.url), 'utf8')) as KubeObject & {
-    spec: { group: string; versions: Array<{ name: string; schema: { openAPIV3Schema: { properties: { spec: { properties: Record<string, unknown> } } } } }>; names: { plural: string; kind: string } };
-  };
-  const specProperties = crd.spec.versions[0]!.schema.openAPIV3Schema.properties.spec.properties;
-  delete specProperties.acted;
-  delete specProperties.defaultHost;
-  const older = { ...crd, metadata: { name: `${crd.spec.names.plural}.${group}` }, spec: { ...crd.spec, group } };
-  const crds = objectClient<KubeObject & { status?: { conditions?: Array<{ type: string; status: string }> } }>(conn, CUSTOM_RESOURCE_DEFINITIONS);
-  await crds.create(older).catch((err: unknown) => {
-    if (!(err instanceof KubeApiError && err.reason === 'AlreadyExists')) throw err;
-  });
-  await vi.waitFor(async () => expect((await crds.get('', older.metadata.name))?.status?.conditions?.find((c) => c.type === 'Established')?.status).toBe('True'), { timeout: 30_000, interval: 200 });
-  const resource: ResourceRef = { group, version: crd.spec.versions[0]!.name, plural: crd.spec.names.plural, kind: crd.spec.names.kind, namespaced: true };
-  // Established comes before the REST mapping answers: wait for a list to work.
-  await vi.waitFor(() => objectClient(conn, resource).list(namespace.name), { timeout: 30_000, interval: 200 });
-  return resource;
-}

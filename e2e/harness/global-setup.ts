@@ -8,6 +8,7 @@ import type { S3Config } from '../../src/object-store/s3-config.ts';
 import { startControlPlane } from './control-plane.ts';
 import { waitForGarbageCollector } from './garbage-collector.ts';
 import { installCrds } from './install-crds.ts';
+import { olderCrds } from './older-crds.ts';
 import { createRunBucket, startMinio } from './minio.ts';
 import { startMoto } from './moto.ts';
 
@@ -70,7 +71,7 @@ async function startEnvironment(): Promise<Environment> {
       startMinio(stateDir).then((m) => (stops.push(() => m.service.stop()), m)),
       startMoto(stateDir).then((m) => (stops.push(() => m.service.stop()), m)),
     ]);
-    await installCrds(cluster.kubeconfig);
+    await installCrds(cluster.kubeconfig, undefined, olderCrds());
     // Both before any test: one may delete an owner and wait for the collector to delete what it owned.
     const [bucket] = await Promise.all([createRunBucket(minio, 'cw-test'), waitForGarbageCollector(cluster.kubeconfig)]);
     return { provided: { kubeconfig: cluster.kubeconfig, s3: minio.s3, bucket, route53Endpoint: moto.endpoint, stateDir }, teardown };
