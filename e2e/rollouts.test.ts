@@ -198,14 +198,22 @@ describe('gradual rollouts on the real stack', () => {
     const onV4 = KEYS.find((key) => keyOnCanary(key, 50))!;
     const onV1 = KEYS.find((key) => !keyOnCanary(key, 50))!;
     expect((await send(runtime.port, host, '/', { headers: { 'x-user': onV1 } })).body).toBe('v1');
-    // The key's request runs the loop: a 503 once the watchdog stops the shard. A first request still waiting for v4
-    // to be prepared (a loaded machine) is answered 503 too, without running it: asked again then.
-    const looped = await eventually(
-      'a request on v4 running its loop',
-      () => send(runtime.port, host, '/', { headers: { 'x-user': onV4 } }),
-      (r) => !r.body.includes('AppPreparing'),
+    // The key's request runs the loop: a 503 once the watchdog stops the shard. One answered 503 without running it
+    // (v4 still being prepared, or the shard between two workerds on a loaded machine) is asked again, until the
+    // replica has suspended v4 and the operator aborted the rollout.
+    const answers: number[] = [];
+    await eventually(
+      'a request on v4 running its loop, and the rollout aborted',
+      async () => {
+        const app = await apps.get(namespace, 'loop');
+        if (app?.status?.rollout?.phase !== 'Aborted') answers.push((await send(runtime.port, host, '/', { headers: { 'x-user': onV4 } })).status);
+        return app;
+      },
+      (app) => app?.status?.rollout?.phase === 'Aborted',
+      60_000,
     );
-    expect(looped.status).toBe(503);
+    // The looping request's answer: the watchdog stopped its shard.
+    expect(answers).toContain(503);
 
     const aborted = await rolloutAt('loop', 'Aborted', 0);
     expect(aborted?.message).toBe('Build v4 stopped a runtime shard (it ran past the CPU bound or out of memory) on 1 of 1 runtime replicas. Build v1 serves all traffic.');
