@@ -238,7 +238,8 @@ export class Ownership {
     if (this.#clock() >= this.#deadline) return undefined;
     const current = await this.#leases.read(tenant);
     // One this process took already (a creation that failed after its claim, or whose claim's answer was lost, and
-    // is tried again) is taken anew, at the next epoch, rather than refused for ever as another live holder's.
+    // is tried again) is not refused for ever as another live holder's: still held here, it is the same lease;
+    // given up, it is taken anew at the next epoch.
     const mine = current?.lease.holder?.nonce === this.#options.self.nonce;
     const held = this.#held.get(tenant);
     if (mine && held && held.version.lease.epoch === current?.lease.epoch) return this.fencing(tenant, held.version.lease.epoch);

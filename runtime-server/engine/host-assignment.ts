@@ -131,7 +131,8 @@ export class HostAssignment {
   /** Decides `host` again after a claim on it changed: an app's default host is its own, else the one app asking has it. */
   #settle(host: string): void {
     const asking = this.#asking.get(host);
-    const owner = this.#defaultOwner(host) === undefined && typeof asking === 'string' ? asking : undefined;
+    const isDefault = this.#defaultOwner(host) !== undefined;
+    const owner = !isDefault && typeof asking === 'string' ? asking : undefined;
     const was = this.#owners.get(host);
     if (owner === was) return;
     if (was !== undefined) {
@@ -143,7 +144,7 @@ export class HostAssignment {
     if (owner !== undefined) {
       this.#owners.set(host, owner);
       this.#owned.set(owner, [...(this.#owned.get(owner) ?? []), host]);
-    } else if (asking instanceof Set && this.#defaultOwner(host) === undefined) {
+    } else if (asking instanceof Set && !isDefault) {
       this.#log.warn('host names several apps ask for are served for none of them', { hosts: [host], apps: [...asking].sort() });
     }
   }

@@ -31,9 +31,14 @@ export function runTotals(replicas: ReadonlyArray<RuntimeAppReport | undefined>,
   return runs;
 }
 
+/** The counts of every run, summed. */
+export function sumOfRuns(runs: ReadonlyMap<string, BuildCounts>): BuildCounts {
+  return [...runs.values()].reduce(sum, NO_COUNTS);
+}
+
 /** The sum of the counts of the replicas that split for `release`. */
 export function totals(replicas: ReadonlyArray<RuntimeAppReport | undefined>, release: string): BuildCounts {
-  return [...runTotals(replicas, release).values()].reduce(sum, NO_COUNTS);
+  return sumOfRuns(runTotals(replicas, release));
 }
 
 /**

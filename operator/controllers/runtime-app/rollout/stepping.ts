@@ -4,7 +4,7 @@
 import { DEFAULT_ANALYSIS_INTERVAL, type RolloutAnalysis, type RolloutPolicy, type RolloutStatus } from '../../../../src/apis/v1alpha1/rollout.ts';
 import { formatTime } from '../../../../src/kube/time.ts';
 import type { RuntimeAppReport } from '../../../../src/runtime-contract/report.ts';
-import { intervalCounts, judge, NO_COUNTS, runIntervalCounts, runTotals, totals } from './analysis.ts';
+import { intervalCounts, judge, NO_COUNTS, runIntervalCounts, runTotals, sumOfRuns } from './analysis.ts';
 import { parseDuration } from './duration.ts';
 import { abort, nextStep, stepMessage, succeed } from './transitions.ts';
 
@@ -73,7 +73,7 @@ function analyse(r: RolloutStatus, policy: RolloutPolicy, replicas: ReadonlyArra
   const due = Date.parse(state.checkedAt) + interval;
   if (now.getTime() < due) return { rollout: { ...r, analysis: state }, requeueAfter: due - now.getTime() };
   const runs = runTotals(replicas, r.canary?.release ?? '');
-  const total = totals(replicas, r.canary?.release ?? '');
+  const total = sumOfRuns(runs);
   // Per run when the last judgement recorded them (an operator before them recorded the sum alone).
   const counts = state.baselines ? runIntervalCounts(runs, state.baselines) : intervalCounts(total, state.baseline);
   const verdict = judge(counts, analysis, r.canary?.buildId ?? '');
