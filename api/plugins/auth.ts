@@ -23,6 +23,12 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     principal?: Principal;
+    /**
+     * Checks the caller again as the route's hook did (token, scopes, membership of the path's project): for an
+     * answer that goes on long after the request (a followed log), which must end once its caller is revoked or
+     * leaves the project. @throws UnauthorizedError, ForbiddenError
+     */
+    stillAllowed?: () => Promise<void>;
   }
 }
 
@@ -72,6 +78,15 @@ function checkCsrf(request: FastifyRequest, session: string): void {
   if (sent.length !== expected.length || !timingSafeEqual(sent, expected)) {
     throw new ForbiddenError(`A request signed in with the console's cookie must carry its ${CSRF_HEADER} header (GET /v1/session gives it).`);
   }
+}
+
+/**
+ * Checks the caller of a long answer again (`stillAllowed`, set by the auth hook of a route that needs one).
+ * @throws UnauthorizedError, ForbiddenError
+ */
+export function checkStillAllowed(request: FastifyRequest): Promise<void> {
+  if (!request.stillAllowed) throw new Error(`route ${request.routeOptions.url} has no auth requirement`);
+  return request.stillAllowed();
 }
 
 /** The authenticated caller; routes with an `auth` requirement always have one. */
@@ -141,6 +156,7 @@ export function auth(app: FastifyInstance, tokens: TokenStore, now: () => Date, 
     if (requirement !== false) appendOnRequest(route, authorizeFor(requirement, principals, refusals, tokens, now, cookieName, sessions));
   });
   app.decorateRequest('principal', undefined);
+  app.decorateRequest('stillAllowed', undefined);
 }
 
 interface Refusals {
@@ -150,7 +166,15 @@ interface Refusals {
 
 /** The onRequest hook of a route that needs `requirement`. */
 function authorizeFor(requirement: AccessRule, principals: PrincipalCache, refusals: Refusals, tokens: TokenStore, now: () => Date, cookieName: string, sessions: SessionUse): onRequestHookHandler {
-  const admit = async (request: FastifyRequest, principal: Principal, cookie: string | undefined): Promise<void> => {
+  /** The requirement's scopes, and the membership of the path's project. */
+  const permits = async (request: FastifyRequest, principal: Principal): Promise<void> => {
+    if (requirement.scope === null) return;
+    const projectId = requirement.project ? (request.params as { projectId?: string }).projectId : undefined;
+    if (projectId !== undefined) await authorize(principal, { scope: requirement.scope, projectId }, tokens);
+    else requireScope(principal, requirement.scope);
+    for (const scope of alsoOf(requirement)) requireScope(principal, scope);
+  };
+  const admit = async (request: FastifyRequest, principal: Principal, header: string | undefined, cookie: string | undefined): Promise<void> => {
     if (cookie !== undefined) {
       // Only a console session may ride in the cookie; a personal access token is sent as a header.
       if (!principal.session) throw new UnauthorizedError('The session cookie holds no console session; sign in again.', { tokenPresented: true });
@@ -160,14 +184,14 @@ function authorizeFor(requirement: AccessRule, principals: PrincipalCache, refus
       throw new UnauthorizedError('A console session is used only through its cookie, never as a bearer token.', { tokenPresented: true });
     }
     request.principal = principal;
-    if (requirement.scope !== null) {
-      const projectId = requirement.project ? (request.params as { projectId?: string }).projectId : undefined;
-      if (projectId !== undefined) await authorize(principal, { scope: requirement.scope, projectId }, tokens);
-      else requireScope(principal, requirement.scope);
-      for (const scope of alsoOf(requirement)) requireScope(principal, scope);
-    }
+    await permits(request, principal);
     // Only a request let through counts as use (a refused one does not keep a session alive).
     if (principal.session) sessions.touch(principal);
+    request.stillAllowed = async () => {
+      const again = principals.cached(header, now().getTime()) ?? (await principals.authenticate(header, now()));
+      await permits(request, again);
+      if (again.session) sessions.touch(again);
+    };
   };
   /** Counts a refusal where it belongs, then answers it (unless the count answered 429 already). */
   const refuse = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction, err: Error): void => {
@@ -191,7 +215,7 @@ function authorizeFor(requirement: AccessRule, principals: PrincipalCache, refus
         const tooMany = refusals.failures.refusal(clientAddressKey(request.ip));
         if (tooMany) return done(tooMany);
       }
-      const admitted = known ? admit(request, known, session) : principals.authenticate(header, now()).then((principal) => admit(request, principal, session));
+      const admitted = known ? admit(request, known, header, session) : principals.authenticate(header, now()).then((principal) => admit(request, principal, header, session));
       admitted.then(
         () => done(),
         (err: Error) => refuse(request, reply, done, err),

@@ -16,6 +16,8 @@ export interface LogStreamLimits {
   readonly total: number;
   /** Of those, streams one user (with any of their tokens or sessions) follows at once. */
   readonly perUser: number;
+  /** How often a stream's caller is checked again, so a revoked token or a member removed stops following (default 10 s). */
+  readonly recheckMs?: number;
 }
 
 /**
@@ -88,7 +90,7 @@ export function appLogRoutes(app: FastifyInstance, apps: AppDirectory, logs: App
       reply.code(200).headers({ ...EVENT_STREAM_HEADERS });
       // Fastify's HEAD twin of this route would otherwise hold a stream open that nobody reads.
       if (request.method === 'HEAD') return reply.send();
-      const { out, events: stream, signal } = openLogStream(slots, request, 'log streams');
+      const { out, events: stream, signal } = openLogStream(slots, request, 'log streams', limits.recheckMs);
       const matches = logFilter(request.query);
       void (async () => {
         for await (const event of logs.open(projectId, appId, { recent: Number(request.query.recent ?? 50), follow: request.query.follow !== 'false', signal })) {

@@ -62,7 +62,7 @@ export function sourceBuildLogRoutes(app: FastifyInstance, sources: AppSources, 
       }
       reply.code(200).headers({ ...EVENT_STREAM_HEADERS });
       if (request.method === 'HEAD') return reply.send();
-      const { out, events: stream, signal } = openLogStream(slots, request, 'build log streams');
+      const { out, events: stream, signal } = openLogStream(slots, request, 'build log streams', limits.recheckMs);
       // A comment first: the answer's headers go out now, not with the build's first output (which may be far off).
       out.write(': following\n\n');
       const uid = build.metadata?.uid;

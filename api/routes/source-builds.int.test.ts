@@ -19,7 +19,8 @@ const OTHER = 'admin';
 const builds = () => objectClient<SourceBuild>(platform.conn, SOURCE_BUILDS);
 
 beforeAll(async () => {
-  platform = await platformApp();
+  // Followed logs check their callers again every 100 ms here (10 s by default).
+  platform = await platformApp({ logStreamLimits: { total: 200, perUser: 8, recheckMs: 100 } });
   owner = await platform.createUser();
   project = await platform.createProject(owner, { namespace: true });
   token = await platform.tokenFor(owner, ['apps:write', 'repositories:read', 'deploys:write']);
@@ -189,6 +190,40 @@ describe('source builds', () => {
     // follow=false is the text, whatever Accept says.
     const res = await fetch(`${url}/apps/${APP}/source-builds/${name}/logs?follow=false`, { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' } });
     expect([res.status, res.headers.get('content-type'), await res.text()]).toEqual([200, 'text/plain; charset=utf-8', '']);
+  });
+
+  it('ends a followed log once its caller is no longer allowed: its token revoked, or removed from the project', async () => {
+    const name = await build(APP, 'revoked', { state: 'Building' });
+    const streams: EventStream[] = [];
+    const follow = async (bearer: string) => {
+      const stream = await EventStream.open(`${url}/apps/${APP}/source-builds/${name}/logs`, { headers: { authorization: `Bearer ${bearer}` } });
+      streams.push(stream);
+      expect(stream.status).toBe(200);
+      return stream;
+    };
+    try {
+      const brief = await platform.tokenFor(owner, ['apps:read']);
+      const revoked = await follow(brief);
+      const kept = await follow(token);
+      const [record] = (await platform.tokens.listTokens(owner)).filter((t) => t.description === 'route test' && t.scopes.join() === 'apps:read');
+      await platform.tokens.revokeToken(record!.id);
+      expect(await revoked.next({ events: true })).toBeUndefined();
+
+      const member = await platform.createUser();
+      const ownerOfProject = await platform.tokenFor(owner, ['projects:write']);
+      expect((await call('PUT', `/members/${member}`, { role: 'member' }, ownerOfProject)).statusCode).toBe(200);
+      const removed = await follow(await platform.tokenFor(member, ['apps:read']));
+      expect((await call('DELETE', `/members/${member}`, undefined, ownerOfProject)).statusCode).toBe(204);
+      expect(await removed.next({ events: true })).toBeUndefined();
+
+      // A caller still allowed follows on.
+      const log = new BuildLogWriter(platform.artifacts, project, name);
+      log.write('still here\n');
+      await log.flush();
+      expect(await kept.next({ events: true })).toEqual({ event: 'log', data: { text: 'still here\n' } });
+    } finally {
+      for (const stream of streams) stream.close();
+    }
   });
 
   it('ends a followed log when the build is deleted', async () => {

@@ -1,5 +1,6 @@
 // Test helper for *.int.test.ts route tests: the API built on the real Kubernetes-backed stores (as main.ts
 // wires them) against the integration project's control plane, with fixtures written through those stores.
+import type { LogStreamLimits } from '../app-logs.ts';
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { expect, inject, vi } from 'vitest';
@@ -129,6 +130,8 @@ export interface PlatformAppOptions {
   readonly appDeleteAnswerWithinMs?: number;
   /** Wraps the bucket as the audit trail uses it (to inject a failure around it). */
   readonly wrapAudit?: (bucket: ObjectStore) => ObjectStore;
+  /** Log streams followed at once, and how often their callers are checked again (default the API's own). */
+  readonly logStreamLimits?: LogStreamLimits;
 }
 
 export async function platformApp(options: PlatformAppOptions = {}): Promise<PlatformApp> {
@@ -241,6 +244,7 @@ export async function platformApp(options: PlatformAppOptions = {}): Promise<Pla
   fixture.app = await buildApp({
     deviceSignInRateLimit: options.deviceSignInRateLimit,
     uploadLimits: options.uploadLimits,
+    ...(options.logStreamLimits ? { logStreamLimits: options.logStreamLimits } : {}),
     rateLimit: options.rateLimit,
     now: () => new Date(Date.now() + fixture.clockOffsetMs),
     platform: {
