@@ -211,6 +211,27 @@ describe('SQL databases through cw-api, cw-operator and cw-db with @libsql/clien
     expect(await notes(connect(main.database_url, token))).toEqual(NOTES);
   });
 
+  it('gives database tokens made with a short-lived API token its expiry at the latest, as personal and git tokens', async () => {
+    const brief = await ok<{ access_token: string; token: { expires_at: string } }>(201, 'POST', '/v1/tokens', {
+      description: 'one day',
+      scopes: ['databases:read', 'databases:write'],
+      expires_in_days: 1,
+    });
+    const expiresAt = brief.token.expires_at;
+    const created = await ok<Created & { database_token_expires_at?: string }>(201, 'POST', '/databases', { name: 'brief' }, brief.access_token);
+    expect(created.database_token_expires_at).toBe(expiresAt);
+    const query = await ok<{ expires_at?: string }>(201, 'POST', '/databases/brief/query-tokens', {}, brief.access_token);
+    expect(query.expires_at).toBe(expiresAt);
+    // An earlier expiry asked for stands.
+    const hour = await ok<{ expires_at?: string }>(201, 'POST', '/databases/brief/query-tokens', { expires_in_seconds: 3600 }, brief.access_token);
+    expect(Date.parse(hour.expires_at ?? '')).toBeLessThan(Date.parse(expiresAt));
+    const rotated = await ok<{ expires_at?: string }>(200, 'POST', '/databases/brief/tokens/rotate', {}, brief.access_token);
+    expect(rotated.expires_at).toBe(expiresAt);
+    // A token that does not expire makes tokens that do not either.
+    expect(await ok<{ expires_at?: string }>(200, 'POST', '/databases/brief/tokens/rotate', {})).not.toHaveProperty('expires_at');
+    await ok(204, 'DELETE', '/databases/brief');
+  });
+
   it('serves the same database over ws:// (Hrana over WebSocket) to @libsql/client: statements and an interactive transaction', async () => {
     const client = connect(main.database_ws_url, token);
     expect(await notes(client)).toEqual(NOTES);

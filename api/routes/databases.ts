@@ -1,3 +1,4 @@
+import { principalOf } from '../plugins/auth.ts';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
@@ -66,13 +67,14 @@ export function databaseRoutes(app: FastifyInstance, services: DatabaseServices)
       response: { 200: CreatedDatabase, 201: CreatedDatabase, 202: CreatedDatabase, ...errorResponses(400, 404, 409, 422, 503) },
     },
     handler: async (request, reply) => {
-      const result = await services.databases.create(request.params.projectId, request.body);
+      const result = await services.databases.create(request.params.projectId, request.body, principalOf(request));
       const body = {
         database_id: result.view.database_id,
         ...(result.view.database_url ? { database_url: result.view.database_url, database_ws_url: result.view.database_ws_url } : {}),
         created: result.created,
         status: result.view.status,
         ...(result.token ? { database_token: result.token } : {}),
+        ...(result.tokenExpiresAt ? { database_token_expires_at: result.tokenExpiresAt } : {}),
       };
       return reply.code(!result.created ? 200 : result.ready ? 201 : 202).send(body);
     },
@@ -148,7 +150,7 @@ export function databaseRoutes(app: FastifyInstance, services: DatabaseServices)
       response: { 200: RotatedToken, 202: RotatedToken, ...errorResponses(400, 404) },
     },
     handler: async (request, reply) => {
-      const minted = await services.databases.rotate(request.params.projectId, request.params.database, request.body ?? {});
+      const minted = await services.databases.rotate(request.params.projectId, request.params.database, request.body ?? {}, principalOf(request));
       return reply.code(minted.applied ? 200 : 202).send({ database_token: minted.token, ...tokenFields(minted) });
     },
   });
@@ -163,7 +165,7 @@ export function databaseRoutes(app: FastifyInstance, services: DatabaseServices)
       response: { 201: QueryToken, 202: QueryToken, ...errorResponses(400, 404, 409) },
     },
     handler: async (request, reply) => {
-      const minted = await services.databases.addQueryToken(request.params.projectId, request.params.database, request.body ?? {});
+      const minted = await services.databases.addQueryToken(request.params.projectId, request.params.database, request.body ?? {}, principalOf(request));
       return reply.code(minted.applied ? 201 : 202).send({ query_token: minted.token, ...tokenFields(minted) });
     },
   });

@@ -181,20 +181,23 @@ export const CreatedDatabase = Type.Object({
   created: Type.Boolean({ description: 'True when this request provisioned it; false when a database of this name existed (no token then).' }),
   status: Status,
   database_token: Type.Optional(Type.String({ description: 'The connection token (Authorization: Bearer). Shown here once; only on creation and rotation.' })),
+  database_token_expires_at: Type.Optional(
+    Type.String({ format: 'date-time', description: 'When database_token expires: never, unless the API token that created the database expires (then at the same time).' }),
+  ),
 });
 
 export const RotatedToken = Type.Object({
   database_token: Type.String({ description: 'The new connection token. Every earlier token of the database (query tokens too) is refused from now on.' }),
   token_id: Type.String(),
   read_only: Type.Boolean(),
-  expires_at: Type.Optional(Type.String()),
+  expires_at: Type.Optional(Type.String({ format: 'date-time', description: 'As asked, but never later than the API token that made it expires.' })),
 });
 
 export const QueryToken = Type.Object({
   query_token: Type.String({ description: 'A token for the query route (and for @libsql/client); shown once. Revoked with every other by a rotation.' }),
   token_id: Type.String(),
   read_only: Type.Boolean(),
-  expires_at: Type.Optional(Type.String()),
+  expires_at: Type.Optional(Type.String({ format: 'date-time', description: 'As asked, but never later than the API token that made it expires.' })),
 });
 
 const SqlValue = Type.Unsafe<unknown>({

@@ -12009,6 +12009,11 @@ export interface paths {
                             status: "provisioning" | "restoring" | "ready" | "deleting" | "failed";
                             /** @description The connection token (Authorization: Bearer). Shown here once; only on creation and rotation. */
                             database_token?: string;
+                            /**
+                             * Format: date-time
+                             * @description When database_token expires: never, unless the API token that created the database expires (then at the same time).
+                             */
+                            database_token_expires_at?: string;
                         };
                     };
                 };
@@ -12032,6 +12037,11 @@ export interface paths {
                             status: "provisioning" | "restoring" | "ready" | "deleting" | "failed";
                             /** @description The connection token (Authorization: Bearer). Shown here once; only on creation and rotation. */
                             database_token?: string;
+                            /**
+                             * Format: date-time
+                             * @description When database_token expires: never, unless the API token that created the database expires (then at the same time).
+                             */
+                            database_token_expires_at?: string;
                         };
                     };
                 };
@@ -12055,6 +12065,11 @@ export interface paths {
                             status: "provisioning" | "restoring" | "ready" | "deleting" | "failed";
                             /** @description The connection token (Authorization: Bearer). Shown here once; only on creation and rotation. */
                             database_token?: string;
+                            /**
+                             * Format: date-time
+                             * @description When database_token expires: never, unless the API token that created the database expires (then at the same time).
+                             */
+                            database_token_expires_at?: string;
                         };
                     };
                 };
@@ -13282,6 +13297,10 @@ export interface paths {
                             database_token: string;
                             token_id: string;
                             read_only: boolean;
+                            /**
+                             * Format: date-time
+                             * @description As asked, but never later than the API token that made it expires.
+                             */
                             expires_at?: string;
                         };
                     };
@@ -13297,6 +13316,10 @@ export interface paths {
                             database_token: string;
                             token_id: string;
                             read_only: boolean;
+                            /**
+                             * Format: date-time
+                             * @description As asked, but never later than the API token that made it expires.
+                             */
                             expires_at?: string;
                         };
                     };
@@ -13434,6 +13457,10 @@ export interface paths {
                             query_token: string;
                             token_id: string;
                             read_only: boolean;
+                            /**
+                             * Format: date-time
+                             * @description As asked, but never later than the API token that made it expires.
+                             */
                             expires_at?: string;
                         };
                     };
@@ -13449,6 +13476,10 @@ export interface paths {
                             query_token: string;
                             token_id: string;
                             read_only: boolean;
+                            /**
+                             * Format: date-time
+                             * @description As asked, but never later than the API token that made it expires.
+                             */
                             expires_at?: string;
                         };
                     };

@@ -5,6 +5,8 @@ import { BadRequestError, ConflictError, NotFoundError, PublicError } from '../.
 import { isAlreadyExists, isNotFound, objectClient, retryOnConflict, isGoneFrom, objectKey, waitFor, waitForAnswer, type Informer, type KubeConnection, type ObjectClient } from '../../kube/index.ts';
 import { DNS_LABEL_PATTERN } from '../../apis/v1alpha1/strings.ts';
 import { DATABASES, PROJECT_LABEL } from '../resources.ts';
+import type { Principal } from '../../auth/authenticate.ts';
+import { expiryWithin } from '../../auth/issue-token.ts';
 import { databaseTokenSha256, generateDatabaseToken, newDatabaseTokenId } from './database-token.ts';
 import { databaseDetailView, databaseView, pendingRestoreRequest, type DatabaseDetailView, type DatabaseView } from './database-view.ts';
 
@@ -37,6 +39,8 @@ export interface CreatedDatabase {
   view: DatabaseView;
   created: boolean;
   token?: string;
+  /** When that token expires: the minting token's own expiry (`expiryWithin`), if it has one. */
+  tokenExpiresAt?: string;
   /** False when the controller had not answered within the bound: the database is still being provisioned. */
   ready: boolean;
 }
@@ -58,6 +62,12 @@ export interface TokenOptions {
   read_only?: boolean;
   expires_in_seconds?: number;
 }
+
+/**
+ * Who mints a database token: what it makes expires no later than its own token (a short-lived or leaked API token
+ * must not make itself a database token that never expires), as for personal and git tokens.
+ */
+export type TokenMinter = Pick<Principal, 'expiresAt' | 'session'>;
 
 /**
  * Databases for the REST routes. Every change is intent on the Database resource (its spec: name, durability,
@@ -97,7 +107,7 @@ export class DatabaseDirectory {
    * same name again answers the existing database with `created: false` and no token: tokens are shown once,
    * and a new one would silently cut off whoever holds the first (rotate for that).
    */
-  async create(project: string, input: CreateDatabaseInput): Promise<CreatedDatabase> {
+  async create(project: string, input: CreateDatabaseInput, minter: TokenMinter): Promise<CreatedDatabase> {
     if (!NAME.test(input.name)) {
       throw new BadRequestError(`Invalid database name ${JSON.stringify(input.name)}: use 1 to 63 lowercase letters, digits and dashes, starting and ending with a letter or digit.`);
     }
@@ -109,7 +119,7 @@ export class DatabaseDirectory {
     }
     if (input.restore_from) this.#checkRestorePoint(project, input.restore_from);
 
-    const minted = this.#mint({});
+    const minted = this.#mint({}, minter);
     let written: Database;
     try {
       written = await this.#client.create({
@@ -139,7 +149,13 @@ export class DatabaseDirectory {
       await waitFor(this.#cache, objectKey(written), isGoneFrom(written), this.#answerWithinMs);
       throw new PublicError(422, `The database could not be created: ${failureMessage(answered)}`);
     }
-    return { view: databaseView(answered), created: true, token: minted.token, ready: answered.status?.state === 'ready' };
+    return {
+      view: databaseView(answered),
+      created: true,
+      token: minted.token,
+      ...(minted.shown.expiresAt ? { tokenExpiresAt: minted.shown.expiresAt } : {}),
+      ready: answered.status?.state === 'ready',
+    };
   }
 
   /**
@@ -180,15 +196,15 @@ export class DatabaseDirectory {
   }
 
   /** Replaces every token of the database with a new database token: earlier ones stop working once applied. */
-  async rotate(project: string, ref: string, options: TokenOptions): Promise<MintedToken> {
-    const minted = this.#mint(options);
+  async rotate(project: string, ref: string, options: TokenOptions, minter: TokenMinter): Promise<MintedToken> {
+    const minted = this.#mint(options, minter);
     const applied = await this.#writeTokens(project, ref, () => [minted.grant]);
     return { ...minted.shown, applied };
   }
 
   /** Adds a query token (a further token of the database, read-only and expiring if asked); earlier ones stay. */
-  async addQueryToken(project: string, ref: string, options: TokenOptions): Promise<MintedToken> {
-    const minted = this.#mint(options);
+  async addQueryToken(project: string, ref: string, options: TokenOptions, minter: TokenMinter): Promise<MintedToken> {
+    const minted = this.#mint(options, minter);
     const now = this.#now().getTime();
     const applied = await this.#writeTokens(project, ref, (tokens) => {
       const live = tokens.filter((t) => t.expiresAt === undefined || Date.parse(t.expiresAt) > now);
@@ -275,7 +291,7 @@ export class DatabaseDirectory {
     if (at < Date.parse(window.earliest)) throw new PublicError(422, `restore_from.timestamp is before the earliest point kept for ${from.database} (${window.earliest}).`);
   }
 
-  #mint(options: TokenOptions): { token: string; grant: DatabaseTokenGrant; shown: Omit<MintedToken, 'applied'> } {
+  #mint(options: TokenOptions, minter: TokenMinter): { token: string; grant: DatabaseTokenGrant; shown: Omit<MintedToken, 'applied'> } {
     const seconds = options.expires_in_seconds;
     if (seconds !== undefined && (!Number.isInteger(seconds) || seconds < 60 || seconds > MAX_EXPIRY_SECONDS)) {
       throw new BadRequestError(`expires_in_seconds must be a whole number from 60 to ${MAX_EXPIRY_SECONDS}.`);
@@ -283,7 +299,7 @@ export class DatabaseDirectory {
     const token = generateDatabaseToken();
     const tokenId = newDatabaseTokenId();
     const readOnly = options.read_only ?? false;
-    const expiresAt = seconds === undefined ? undefined : new Date(this.#now().getTime() + seconds * 1000).toISOString();
+    const expiresAt = expiryWithin(minter, seconds === undefined ? undefined : new Date(this.#now().getTime() + seconds * 1000))?.toISOString();
     const grant: DatabaseTokenGrant = { id: tokenId, sha256: databaseTokenSha256(token), ...(readOnly ? { readOnly } : {}), ...(expiresAt ? { expiresAt } : {}) };
     return { token, grant, shown: { token, tokenId, readOnly, ...(expiresAt ? { expiresAt } : {}) } };
   }
