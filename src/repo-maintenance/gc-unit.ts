@@ -1,9 +1,13 @@
 // Garbage collection: delete what nothing references any more. Kept: every pack the manifest lists (they
 // hold every object of every retained state: compaction keeps all of them); every pack written or retired
 // less than the grace period ago (a publish between its pack upload and its log entry, a reader still on an
-// old manifest); log entries from `logStart` on; checkpoints from the one `logStart` relies on. LFS objects are left alone (blobs reference them by content,
-// which only a walk of every blob could tell). Deletes run after a fresh read of the head, pack by pack
-// against it, so a pack a publish took up meanwhile is kept.
+// old manifest); log entries from `logStart` on; checkpoints from the one `logStart` relies on. LFS objects are
+// left alone (blobs reference them by content, which only a walk of every blob could tell).
+//
+// The head gc decides on is rolled forward first: a log entry past the head is decided history whose pack no
+// manifest lists yet (its writer died before its manifest swap), and the next publish would commit it onto a
+// deleted pack. Deletes run after a second roll-forward, pack by pack against its head, so a pack a publish
+// took up meanwhile is kept.
 import { listAll } from '../object-store/list-all.ts';
 import type { RepoHead } from '../repo-store/head-cache.ts';
 import { logKey, repoPrefix } from '../repo-store/layout.ts';
@@ -17,8 +21,9 @@ import type { MaintenanceStatus } from './status.ts';
 const PACK_OBJECT = /^([0-9a-f]{64})\.(pack|idx)$/;
 const DELETES_AT_ONCE = 16;
 
-export async function runGc(ctx: MaintenanceContext, repoName: string, head: RepoHead, unit: UnitContext, status: MaintenanceStatus): Promise<{ result: UnitResult; status: MaintenanceStatus }> {
+export async function runGc(ctx: MaintenanceContext, repoName: string, _head: RepoHead, unit: UnitContext, status: MaintenanceStatus): Promise<{ result: UnitResult; status: MaintenanceStatus }> {
   const repo = parseRepoPath(repoName);
+  const head = await ctx.repos.rollForward(repoName);
   const now = ctx.now();
   const at = now.toISOString();
   const young = (time: Date | string) => now.getTime() - new Date(time).getTime() < ctx.graceMs;
@@ -50,8 +55,9 @@ export async function runGc(ctx: MaintenanceContext, repoName: string, head: Rep
   stop();
 
   unit.progress(2, 3, 'deleting');
-  // A publish may have taken one of the candidates up since the head was read: check against a fresh one.
-  const fresh = await ctx.repos.readHead(repoName, { fresh: true });
+  // A publish may have taken one of the candidates up since the head was read, or written its entry and
+  // not swapped the manifest yet: check against a fresh head with such entries committed.
+  const fresh = await ctx.repos.rollForward(repoName);
   const live = new Set(fresh.packs.map((p) => p.sha256));
   for (const pack of candidatePacks) if (!live.has(pack.sha256)) doomed.push(pack);
   let deletedBytes = 0;

@@ -7,7 +7,8 @@ import { syncBareRepo } from '../git/bare-repo.ts';
 import { runGit } from '../git/run-git.ts';
 import { ScratchRepo } from '../git/testing/scratch-repo.ts';
 import { S3ObjectStore } from '../object-store/s3-object-store.ts';
-import { eventsCursorKey, parseRepoPath, RepoStore, zeroOid } from '../repo-store/index.ts';
+import { FaultObjectStore } from '../object-store/testing/fault-object-store.ts';
+import { eventsCursorKey, manifestKey, parseRepoPath, PublishIncompleteError, RepoStore, zeroOid } from '../repo-store/index.ts';
 import { listAll } from '../object-store/list-all.ts';
 import { Lease } from './lease.ts';
 import { LeaseHeldError, RepoMaintenance } from './maintenance.ts';
@@ -97,6 +98,33 @@ describe('repository maintenance', () => {
     expect(await materialize(repos, repo, 3)).toBe(oids[2]);
     const fsck = await maintenance.run(repo, 'fsck', silentContext());
     expect(fsck.summary).toMatch(/clean/);
+  });
+
+  it('gc keeps the pack of a push whose writer died between its log entry and its manifest swap', async () => {
+    const { store, repos, maintenance } = await maintainer('m-orphan', { graceMs: 0 });
+    const { repo, scratch, oids } = await pushedRepo(repos, 1);
+    const feature = await scratch.commit('feature', { 'feature.txt': 'feature\n' }, { from: oids[0] });
+    const built = await scratch.pack([feature], oids);
+    // Another instance writes log entry 2 for the push, then dies before its manifest swap.
+    const dying = new RepoStore({ store: new FaultObjectStore(store).inject({ match: (key) => key === manifestKey(parseRepoPath(repo)), fault: 'crash-before' }), registry: new Registry() });
+    const push = {
+      kind: 'push',
+      refUpdates: [{ ref: 'refs/heads/feature', old: zeroOid('sha1'), new: feature }],
+      pack: { body: built.pack, idx: built.idx },
+      pusher: 't',
+      requestId: 'dies',
+      atomic: true,
+    } as const;
+    await expect(dying.publish(repo, push)).rejects.toBeInstanceOf(PublishIncompleteError);
+    expect((await repos.readHead(repo, { fresh: true })).seq).toBe(1);
+
+    await maintenance.run(repo, 'gc', silentContext());
+    // The next write commits entry 2 on its way, whoever runs first: its pack must still be there.
+    const next = await repos.publish(repo, { kind: 'ref_update', refUpdates: [{ ref: 'refs/tags/v1', old: zeroOid('sha1'), new: feature }], pusher: 't', requestId: 'next', atomic: true });
+    expect(next).toMatchObject({ outcome: 'published', seq: 3 });
+    expect(next.head.refs.get('refs/heads/feature')).toBe(feature);
+    for (const pack of next.head.packs) expect(await repos.readPack(repo, pack.sha256), pack.sha256).toBeDefined();
+    expect((await maintenance.run(repo, 'fsck', silentContext())).summary).toMatch(/clean/);
   });
 
   it('keeps retired packs during the grace period', async () => {

@@ -40,6 +40,32 @@ describe('publish recovery', () => {
     ]);
   });
 
+  it('rollForward commits the orphans past the head without a write of its own', async () => {
+    const bucket = new MemoryObjectStore();
+    const { repo, path, store } = await repoWithMain(bucket);
+    const crashAtCas = () => new RepoStore({ store: new FaultObjectStore(bucket).inject({ match: (k) => k === manifestKey(path), fault: 'crash-before' }) });
+    await expect(crashAtCas().publish(repo, update([{ ref: 'refs/heads/a', old: Z, new: oid('a') }], { pack: smallPack() }))).rejects.toMatchObject({ cause: expect.any(SimulatedCrash) });
+    await expect(crashAtCas().publish(repo, update([{ ref: 'refs/heads/b', old: Z, new: oid('b') }]))).rejects.toMatchObject({ cause: expect.any(SimulatedCrash) });
+    const head = await store.rollForward(repo);
+    expect(head).toMatchObject({ seq: 3, packs: [expect.objectContaining({ seq: 2 })] });
+    expect([...head.refs.keys()]).toEqual(['refs/heads/a', 'refs/heads/b', 'refs/heads/main']);
+    expect(await store.rollForward(repo)).toMatchObject({ seq: 3, etag: head.etag });
+  });
+
+  it('a publish only for a repository without refs is rejected by an entry of other refs it meets on the way', async () => {
+    const bucket = new MemoryObjectStore();
+    const repo = newRepoName();
+    const store = new RepoStore({ store: bucket });
+    await store.createRepo(repo);
+    const crashAtCas = new RepoStore({ store: new FaultObjectStore(bucket).inject({ match: (k) => k === manifestKey(parseRepoPath(repo)), fault: 'crash-before' }) });
+    await expect(crashAtCas.publish(repo, update([{ ref: 'refs/heads/a', old: Z, new: oid('a') }]))).rejects.toMatchObject({ cause: expect.any(SimulatedCrash) });
+    // The head still has no refs; the entry past it does.
+    expect((await store.readHead(repo)).refs.size).toBe(0);
+    const pristineOnly = await store.publish(repo, update([{ ref: 'refs/heads/b', old: Z, new: oid('b') }], { onlyIfNoRefs: true }));
+    expect(pristineOnly).toMatchObject({ outcome: 'rejected', refs: [{ ref: 'refs/heads/b', status: 'rejected', reason: 'not pristine' }] });
+    expect([...pristineOnly.head.refs.keys()]).toEqual(['refs/heads/a']);
+  });
+
   it('a writer paused between its log entry and its CAS is committed by the next writer, and told so', async () => {
     const bucket = new MemoryObjectStore();
     const { repo, path, store } = await repoWithMain(bucket);

@@ -22,7 +22,7 @@ import { encodeLogEntry, type EntryKind, type LogEntry, type PackRef } from './l
 import type { LogReader } from './log-reader.ts';
 import { encodeManifest, manifestAt } from './manifest.ts';
 import { markPending } from './pending.ts';
-import { checkRefUpdates, validateRefUpdates, type RefResult, type RefUpdate } from './refs.ts';
+import { checkRefUpdates, rejectAll, validateRefUpdates, type RefResult, type RefUpdate } from './refs.ts';
 import type { RepoPath } from './repo-path.ts';
 import { applyEntries } from './state.ts';
 
@@ -44,6 +44,13 @@ export interface PublishRequest {
   readonly requestId: string;
   /** All updates or none (git's `atomic` capability); otherwise each stale update is rejected alone. */
   readonly atomic: boolean;
+  /**
+   * Publish only onto a state with no refs (an import or an initialize fills a pristine repository, all or
+   * nothing). Checked in every round against the state with the entries others wrote meanwhile, as the old
+   * values are: two such publishes of disjoint refs cannot both land. Otherwise every update is rejected with
+   * `not pristine` and nothing is written.
+   */
+  readonly onlyIfNoRefs?: boolean;
   /**
    * Start from a head this process read at most this long ago instead of asking the store again (a push
    * revalidated it when its request began). Safe at any age: a stale start only costs a lost log slot, and a
@@ -98,7 +105,8 @@ export async function publish(ctx: PublishContext, repo: RepoPath, request: Publ
 
     for (let round = 0; round < ctx.maxRounds; round++) {
       const state = applyEntries(base, prepared);
-      const verdict = validateRefUpdates(state.refs, request.refUpdates, request.atomic, base.objectFormat);
+      const verdict =
+        request.onlyIfNoRefs && state.refs.size > 0 ? rejectAll(request.refUpdates, 'not pristine') : validateRefUpdates(state.refs, request.refUpdates, request.atomic, base.objectFormat);
       if (verdict.rejected && !confirmed) {
         // The remembered head may be behind the store: an old value that looks stale may be current.
         base = await readFresh(ctx, repo, base);
@@ -145,6 +153,34 @@ export async function publish(ctx: PublishContext, repo: RepoPath, request: Publ
     }
     throw new PublishContentionError(repo.full);
   });
+}
+
+/**
+ * Commits the prepared entries past the head (log entries whose writers died before their manifest swap, or
+ * have not made it yet), as the next publish would, and answers the head after them. Maintenance calls it
+ * before it decides which packs are unreferenced: a prepared entry's pack is in no manifest until then.
+ */
+export async function rollForward(ctx: PublishContext, repo: RepoPath): Promise<RepoHead> {
+  return ctx.lock.run(repo.full, async () => {
+    const base = await ctx.heads.read(repo, true);
+    const prepared = await preparedAfter(ctx, repo, base);
+    if (prepared.length === 0) return base;
+    return commit(ctx, repo, base, prepared).catch(async (err: unknown) => {
+      // Someone else committed them and retention folded them since: they are in, which is all we wanted.
+      if (err instanceof PublishOutcomeUnknownError) return ctx.heads.read(repo, true);
+      throw err;
+    });
+  });
+}
+
+/** The run of prepared entries right after `base` (slots base.seq+1, +2, … that hold an entry of its incarnation). */
+async function preparedAfter(ctx: PublishContext, repo: RepoPath, base: RepoHead): Promise<LogEntry[]> {
+  const entries: LogEntry[] = [];
+  for (let seq = base.seq + 1; ; seq++) {
+    const slot = await ctx.log.slot(repo, base.repoId, seq);
+    if (slot?.kind !== 'entry') return entries;
+    entries.push(slot.entry);
+  }
 }
 
 /** The head as the store has it now, of the same incarnation as `base`. */

@@ -14,7 +14,7 @@ import type { LogEntry } from './log-entry.ts';
 import { LogReader } from './log-reader.ts';
 import { amendedManifest, encodeManifest, pristineManifest, type HeadAmendment } from './manifest.ts';
 import { failureCounter, listPending, type PendingMarker } from './pending.ts';
-import { publish, type PublishRequest, type PublishResult } from './publish.ts';
+import { publish, rollForward, type PublishContext, type PublishRequest, type PublishResult } from './publish.ts';
 import { isValidRefName, type ObjectFormat } from './refs.ts';
 import { parseRepoPath, type RepoPath } from './repo-path.ts';
 import { isSeq } from './seq.ts';
@@ -151,8 +151,20 @@ export class RepoStore {
    * (`stale old value`); deciding fast-forward and connectivity is the caller's job, done before.
    */
   async publish(repo: string, request: PublishRequest): Promise<PublishResult> {
-    const ctx = { store: this.#store, heads: this.#heads, log: this.#log, lock: this.#lock, now: this.#now, registry: this.#registry, maxRounds: this.#maxRounds };
-    return publish(ctx, parseRepoPath(repo), request);
+    return publish(this.#publishContext(), parseRepoPath(repo), request);
+  }
+
+  /**
+   * Commits the log entries past the head that no manifest covers yet (their writers died between the log
+   * entry and the manifest swap, or are about to swap), as the next publish would, and answers the head after
+   * them. gc calls it first, so the packs those entries name count as live.
+   */
+  async rollForward(repo: string): Promise<RepoHead> {
+    return rollForward(this.#publishContext(), parseRepoPath(repo));
+  }
+
+  #publishContext(): PublishContext {
+    return { store: this.#store, heads: this.#heads, log: this.#log, lock: this.#lock, now: this.#now, registry: this.#registry, maxRounds: this.#maxRounds };
   }
 
   /**
