@@ -21,7 +21,9 @@ export type RefRejection =
    */
   | 'ref name conflict'
   /** The update was fine, but an atomic publish applies all or nothing and another ref was rejected. */
-  | 'atomic push failure';
+  | 'atomic push failure'
+  /** The publish was only for a repository with no refs (`onlyIfNoRefs`: an import, an initialize), and it has some by now. */
+  | 'not pristine';
 
 export type RefResult = { readonly ref: string; readonly status: 'ok' } | { readonly ref: string; readonly status: 'rejected'; readonly reason: RefRejection; readonly conflictsWith?: string };
 
@@ -115,6 +117,11 @@ export function validateRefUpdates(refs: ReadonlyMap<string, string>, updates: r
     return { ref: u.ref, status: 'ok' };
   });
   return { accepted, results, rejected: rejections.size > 0 };
+}
+
+/** Every update rejected for one `reason` that concerns the whole state, not one ref. */
+export function rejectAll(updates: readonly RefUpdate[], reason: RefRejection): RefVerdict {
+  return { accepted: [], results: updates.map((u): RefResult => ({ ref: u.ref, status: 'rejected', reason })), rejected: true };
 }
 
 /**

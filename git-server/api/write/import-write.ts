@@ -254,6 +254,8 @@ async function importSnapshot(deps: RepoApiDependencies, request: FastifyRequest
       repo: target,
       principal: principalOf(request).name,
       requestId: request.id,
+      // Pristine when it publishes, not only when it built: another import of other refs may land in between.
+      onlyIfNoRefs: true,
       build: async ({ env, head }) => {
         if (head.refs.size > 0) throw new TargetNotPristine();
         await copyObjects({ sourceDir: from.dir, env, tips: [...new Set(refs.map(([, oid]) => oid))], maxBytes: MAX_IMPORT_PACK_BYTES });

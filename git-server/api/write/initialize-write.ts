@@ -140,6 +140,8 @@ async function initialize(deps: RepoApiDependencies, request: FastifyRequest, bo
       repo: target,
       principal: principalOf(request).name,
       requestId: request.id,
+      // Pristine when it publishes, not only when it built: another initialize or import may land in between.
+      onlyIfNoRefs: true,
       build: async ({ env, head }) => {
         if (head.refs.size > 0) throw new TargetNotPristine();
         await copyObjects({ sourceDir: from.dir, env, tips: [tree], maxBytes: MAX_TEMPLATE_PACK_BYTES });

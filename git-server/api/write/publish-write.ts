@@ -31,6 +31,8 @@ export interface WriteRequest {
     readonly env: Readonly<Record<string, string>>;
     readonly head: import('../../../src/repo-store/index.ts').RepoHead;
   }) => Promise<readonly RefUpdate[]>;
+  /** Publish only if the repository has no refs by then (an import or an initialize): `PublishRequest.onlyIfNoRefs`. */
+  readonly onlyIfNoRefs?: boolean;
 }
 
 /**
@@ -66,6 +68,7 @@ export const publishWrite: PublishWrite = async (deps, request) => {
       requestId: request.requestId,
       atomic: true,
       headMaxAgeMs: HEAD_MAX_AGE_MS,
+      ...(request.onlyIfNoRefs ? { onlyIfNoRefs: true } : {}),
     });
     if (result.outcome === 'published' && pack) await applyLocally(deps.cache, repo, quarantine, pack, (error) => deps.onLocalApplyFailed?.(repo, error));
     return result;
