@@ -77,6 +77,19 @@ describe('catchUp for a per-repository webhook', () => {
     expect(await catchUp(deps(), target, repo)).toMatchObject({ fromSeq: 4, emitted: 2, cursorSeq: 4 });
     expect(posts.flatMap((p) => p.events.map((e) => e._service.seq))).toEqual(['4', '4']);
   });
+
+  it('keeps its cursor when it is ahead of a head read too early, instead of starting over from its start time', async () => {
+    await publish(1, 3);
+    const target = hook({ since: new Date(0) });
+    const early = await repos.readHead(repo, { fresh: true });
+    await publish(4, 5);
+    await catchUp(deps(), target, repo);
+    posts = [];
+    const behind: CatchUpDependencies['repos'] = { readHead: async () => early, listLog: (name, from, options) => repos.listLog(name, from, options) };
+    expect(await catchUp({ ...deps(), repos: behind }, target, repo)).toMatchObject({ cursorSeq: 5, posts: 0 });
+    expect(posts).toEqual([]);
+    expect((await readCursor(store, hookCursor(parseRepoPath(repo))))?.seq).toBe(5);
+  });
 });
 
 describe('firstEntryAtOrAfter', () => {

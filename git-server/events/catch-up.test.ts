@@ -134,6 +134,41 @@ describe('catchUp', () => {
     expect((await readCursor(store, key))?.repoId).toBe((await repos.readHead(repo)).repoId);
   });
 
+  it('a cursor another bridge moves while this one reads the head is caught up, never replayed nor moved back', async () => {
+    await advanceMain(10);
+    await catchUp(deps(), target, repo);
+    posts = [];
+    // Between this bridge's head read and its answer, a push lands and another bridge delivers it.
+    let raced = false;
+    const racing: CatchUpDependencies['repos'] = {
+      readHead: async (name, options) => {
+        const read = await repos.readHead(name, options);
+        if (!raced) {
+          raced = true;
+          await advanceMain(1, 10);
+          await catchUp(deps(), target, repo);
+        }
+        return read;
+      },
+      listLog: (name, from, options) => repos.listLog(name, from, options),
+    };
+    await catchUp({ ...deps(), repos: racing }, target, repo);
+    expect(posts.map((p) => seqsOf(p.events))).toEqual([[11]]);
+    expect((await readCursor(store, key))?.seq).toBe(11);
+  });
+
+  it("counts its own incarnation's cursor even ahead of a head read too early: caught up, nothing written", async () => {
+    await advanceMain(10);
+    const early = await repos.readHead(repo, { fresh: true });
+    await advanceMain(1, 10);
+    await catchUp(deps(), target, repo);
+    posts = [];
+    const behind: CatchUpDependencies['repos'] = { readHead: async () => early, listLog: (name, from, options) => repos.listLog(name, from, options) };
+    expect(await catchUp({ ...deps(), repos: behind }, target, repo)).toMatchObject({ headSeq: 10, cursorSeq: 11, emitted: 0, posts: 0 });
+    expect(posts).toEqual([]);
+    expect((await readCursor(store, key))?.seq).toBe(11);
+  });
+
   it('starts no further batch once stopping, and abandons the post under way when aborted', async () => {
     await advanceMain(12);
     const stopping = new AbortController();

@@ -77,8 +77,10 @@ export async function catchUp(deps: CatchUpDependencies, target: DeliveryTarget,
   const now = deps.now ?? (() => new Date());
   const batchEvents = deps.batchEvents ?? BATCH_EVENTS;
   const key = target.cursorKey(path);
-  const head = await deps.repos.readHead(repo, { fresh: true });
+  // The cursor before the head: a bridge moves it only to a seq some head had, so the head read after it is at
+  // least there. Read the other way round, a cursor another bridge moved in between would look ahead of the head.
   const found = await readCursor(deps.store, key);
+  const head = await deps.repos.readHead(repo, { fresh: true });
   let cursor: Cursor | undefined = found;
   const counts = cursorCounts(found, head.repoId, head.seq);
   // A target that starts at a time (a per-repository webhook) begins with the first entry written since.

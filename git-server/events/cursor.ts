@@ -37,9 +37,15 @@ export async function readCursor(store: ObjectStore, key: string): Promise<Curso
   return { seq: fields.seq('published_seq'), repoId: typeof repoId === 'string' ? repoId : undefined, etag: got.etag };
 }
 
-/** Whether `cursor` counts for incarnation `repoId` whose head is at `headSeq`. */
+/**
+ * Whether `cursor` counts for incarnation `repoId` whose head is at `headSeq`. One of that incarnation always
+ * counts: a bridge wrote it after delivering up to a head it read, so one ahead of `headSeq` means that head was
+ * read before the other bridge's (the caller is caught up). One without `repo_id` (written by hand) counts up to
+ * the head only, since it may be a leftover of a deleted incarnation.
+ */
 export function cursorCounts(cursor: Cursor | undefined, repoId: string, headSeq: number): cursor is Cursor {
-  return cursor !== undefined && (cursor.repoId === undefined || cursor.repoId === repoId) && cursor.seq <= headSeq;
+  if (cursor === undefined) return false;
+  return cursor.repoId === repoId || (cursor.repoId === undefined && cursor.seq <= headSeq);
 }
 
 /** The cursor moved (or found moved by someone else), or `undefined` when the repository changed incarnation. */
@@ -54,6 +60,8 @@ export type MoveResult = Cursor | undefined;
  * again: nothing is written, `undefined` is answered.
  */
 export async function moveCursor(store: ObjectStore, key: string, from: Cursor | undefined, to: { seq: number; repoId: string; now: Date }): Promise<MoveResult> {
+  // Never a swap that moves this incarnation's cursor back, whatever the caller read meanwhile.
+  if (from?.repoId === to.repoId && from.seq >= to.seq) return from;
   let base = from;
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const put = await store.put(key, encodeCursor(to.seq, to.repoId, to.now), base ? { ifMatch: base.etag, contentType: 'application/json' } : { ifNoneMatch: '*', contentType: 'application/json' });
