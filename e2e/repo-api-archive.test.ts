@@ -68,7 +68,7 @@ describe('GET|HEAD /api/archive/{archive_ref}', () => {
 
   it('answers a full commit id zip with a prefix, immutable, and ?format= on a tag', async () => {
     const response = await api(`/${repo}/api/archive/${sha}.zip?prefix=site/`);
-    expect([response.status, response.headers.get('content-type'), response.headers.get('cache-control')]).toEqual([200, 'application/zip', 'public, max-age=31536000, immutable']);
+    expect([response.status, response.headers.get('content-type'), response.headers.get('cache-control')]).toEqual([200, 'application/zip', 'private, max-age=31536000, immutable']);
     expect((await bytes(response)).equals(await gitArchive('zip', 'site/'))).toBe(true);
     const byQuery = await api(`/${repo}/api/archive/v1?format=zip&prefix=`);
     expect((await bytes(byQuery)).equals(await gitArchive('zip', ''))).toBe(true);

@@ -135,7 +135,7 @@ describe('GET /resolve', () => {
     expect(abbreviated.headers.get('cache-control')).toBe('no-cache');
     const full = await api(`/resolve/${sha.main}/README.md`);
     expect(await full.json()).toEqual({ ref: null, sha: sha.main, path: 'README.md', kind: 'blob', object_sha: sha.readme });
-    expect(full.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect(full.headers.get('cache-control')).toBe('private, max-age=31536000, immutable');
     expect(full.headers.get('etag')).toBeNull();
   });
 
@@ -221,7 +221,7 @@ describe('GET /blob', () => {
     expect(Buffer.from(await raw.arrayBuffer()).equals(expected)).toBe(true);
     const binary = await api(`/blob/${sha.main}/logo.png?raw=1`);
     expect(Buffer.from(await binary.arrayBuffer()).equals(BINARY)).toBe(true);
-    expect(binary.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect(binary.headers.get('cache-control')).toBe('private, max-age=31536000, immutable');
     expect(binary.headers.get('content-type')).toBe('application/octet-stream');
     // The same bytes asked for by Accept, streamed.
     const negotiated = await api('/blob/main/big.txt', { accept: 'text/plain' });

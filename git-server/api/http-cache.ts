@@ -1,8 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
-/** For answers addressed by a full object id: they can never change. */
+/**
+ * For answers addressed by a full object id: they can never change. `private`: every repository needs a token to
+ * read, and a shared cache must not hand one reader's answer to another (RFC 9111 §3.5: `public` would let it).
+ */
 export function immutable(reply: FastifyReply): void {
-  reply.header('cache-control', 'public, max-age=31536000, immutable');
+  reply.header('cache-control', 'private, max-age=31536000, immutable');
 }
 
 /**

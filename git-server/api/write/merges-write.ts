@@ -88,9 +88,11 @@ export function mergesWriteRoutes(scope: FastifyInstance, deps: RepoApiDependenc
       });
       if (result.outcome === 'rejected' || outcome === undefined) throw new RefMismatchError(ref, result.head.refs.get(ref));
       if (outcome.kind === 'already_merged') return reply.code(200).send({ ref, oid: expected, already_merged: true });
-      if (result.outcome !== 'published') throw new Error(`merge of ${ref}: publish answered ${result.outcome}`);
+      // Unchanged: an identical merge (the same fast-forward, or the same commit built in the same second) moved
+      // the branch first. It is where this request asked, so this is its answer too, at the head that shows it.
+      const seq = result.outcome === 'published' ? result.seq : result.head.seq;
       const oid = outcome.kind === 'committed' || outcome.kind === 'fast_forward' ? outcome.oid : expected;
-      return reply.code(201).send({ ref, oid, ...(outcome.kind === 'committed' ? { commit_oid: outcome.oid } : {}), seq: result.seq, already_merged: false });
+      return reply.code(201).send({ ref, oid, ...(outcome.kind === 'committed' ? { commit_oid: outcome.oid } : {}), seq, already_merged: false });
     },
   });
 }

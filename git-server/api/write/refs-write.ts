@@ -1,16 +1,19 @@
 // Ref writes (`write` scope): `PUT` and `DELETE /refs/{heads|tags}/{name}` move, create and delete branches and
 // lightweight tags with an optional compare-and-swap on the old value; `POST /tags` creates an annotated tag.
-// Each is one publishWrite: a `ref_update` log entry, as a push of the same change would be.
+// Each is one publishWrite: a `ref_update` log entry, as a push of the same change would be. Without
+// `expected_old_oid` the client asked for no compare-and-swap: a write that loses the race to another is built
+// again on the new head (as a forced commit is), until it lands or FORCE_DEADLINE_MS passes (503 `contention`).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { principalOf } from '../../auth/index.ts';
 import { resolveCommit } from '../../plumbing/read/rev-parse.ts';
 import { runGit } from '../../../src/git/run-git.ts';
-import { isValidRefName, parseUrlRepoPath, zeroOid, type PublishResult, type RepoHead } from '../../../src/repo-store/index.ts';
+import { isValidRefName, parseUrlRepoPath, PublishContentionError, zeroOid, type PublishResult, type RepoHead } from '../../../src/repo-store/index.ts';
 import { isOid } from '../../../src/repo-store/refs.ts';
 import type { RepoApiDependencies } from '../dependencies.ts';
 import type { RepoParams } from '../repo-read.ts';
 import { ErrorBodySchema, RepoParamsSchema } from '../schemas.ts';
+import { FORCE_DEADLINE_MS } from './commits-write.ts';
 import { publishWrite, type WriteRequest } from './publish-write.ts';
 import { InvalidWriteError, RefConflictBody, RefMismatchError, RefNameConflictError, RefNotFoundError } from './write-errors.ts';
 
@@ -77,7 +80,7 @@ export function refsWriteRoutes(scope: FastifyInstance, deps: RepoApiDependencie
         const body = request.body as RefWriteBody;
         let created = false;
         let target = '';
-        const result = await publishWrite(deps, {
+        const result = await publishRefWrite(deps, body.expected_old_oid === undefined, {
           ...writer(request),
           build: async ({ dir, head }) => {
             target = await commitOf(dir, body.target);
@@ -104,7 +107,7 @@ export function refsWriteRoutes(scope: FastifyInstance, deps: RepoApiDependencie
       handler: async (request, reply) => {
         const ref = refOf(kind, request);
         const { expected_old_oid: expected } = request.query as RefDeleteQuery;
-        const result = await publishWrite(deps, {
+        const result = await publishRefWrite(deps, expected === undefined, {
           ...writer(request),
           build: async ({ head }) => {
             const current = head.refs.get(ref);
@@ -174,6 +177,24 @@ async function commitOf(dir: string, revision: string): Promise<string> {
   const commit = await resolveCommit(dir, revision);
   if (commit === undefined) throw new InvalidWriteError(`Target ${JSON.stringify(revision)} names no commit in this repository.`, 'invalid_target');
   return commit;
+}
+
+/**
+ * publishWrite, and for a `forced` write (no `expected_old_oid`) again on the new head while another writer
+ * moves the ref first: the old value it expects is only what it read, not the client's condition.
+ */
+async function publishRefWrite(deps: RepoApiDependencies, forced: boolean, request: WriteRequest): Promise<PublishResult> {
+  const deadline = Date.now() + FORCE_DEADLINE_MS;
+  for (;;) {
+    const result = await publishWrite(deps, request);
+    if (!forced || !movedMeanwhile(result)) return result;
+    if (Date.now() >= deadline) throw new PublishContentionError(request.repo);
+  }
+}
+
+/** Whether the publish was refused because the ref was no longer at the old value the build read. */
+function movedMeanwhile(result: PublishResult): boolean {
+  return result.outcome === 'rejected' && result.refs.some((r) => r.status === 'rejected' && r.reason === 'stale old value');
 }
 
 /** `expected_old_oid`, checked against the repository's object format. */
