@@ -3,8 +3,10 @@ import { describe, expect, it } from 'vitest';
 import type { TlsCertificate } from '../../../src/apis/v1alpha1/tls-certificate.ts';
 import { MemoryObjectStore } from '../../../src/object-store/memory-object-store.ts';
 import { SealedStore } from '../../../src/tls/sealed-store.ts';
-import type { AcmeClient } from '../../acme/client.ts';
-import { Issuance, renewalWindow } from './issuance.ts';
+import type { AcmeAuthorization, AcmeClient, AcmeOrder } from '../../acme/client.ts';
+import { generateAccountKey } from '../../acme/jws.ts';
+import { Issuance, POLL_MS, renewalWindow } from './issuance.ts';
+import { MAX_SELF_WAIT_MS } from './self-waits.ts';
 
 const now = new Date('2026-11-29T00:00:00Z');
 
@@ -44,6 +46,49 @@ describe('Issuance with the CA down', () => {
     const step = await issuance.step(cert());
     expect(step.requeueAfterMs).toBe(42_000);
     expect(step.status.lastError).toBeUndefined();
+  });
+});
+
+describe('Issuance waiting on the platform itself', () => {
+  /** A CA whose order waits on one pending HTTP-01 challenge; the platform's own answer is not served yet. */
+  function waitingOnUs(clock: { now: Date }): { issuance: Issuance; asked: () => number } {
+    let asked = 0;
+    const order: AcmeOrder = { url: 'https://ca.test/order/1', status: 'pending', authorizations: ['https://ca.test/authz/1'], finalize: 'https://ca.test/finalize/1' } as AcmeOrder;
+    const authz = {
+      status: 'pending',
+      identifier: { type: 'dns', value: 'a.example.com' },
+      challenges: [{ type: 'http-01', status: 'pending', token: 'tok', url: 'https://ca.test/chall/1' }],
+    } as AcmeAuthorization;
+    const acme = {
+      accountKey: generateAccountKey(),
+      order: () => (asked++, Promise.resolve(order)),
+      authorization: () => Promise.resolve(authz),
+      respond: () => Promise.reject(new Error('not told to validate while the answer is not served')),
+    } as unknown as AcmeClient;
+    const issuance = new Issuance({
+      acme: () => Promise.resolve(acme),
+      sealed: new SealedStore(new MemoryObjectStore(), randomBytes(32)),
+      takeOrder: () => 0,
+      http01Ready: () => Promise.resolve(false),
+      now: () => clock.now,
+    });
+    return { issuance, asked: () => asked };
+  }
+
+  it('looks at an order whose HTTP-01 answer is not served yet less often the longer that lasts, up to five minutes', async () => {
+    const clock = { now };
+    const { issuance } = waitingOnUs(clock);
+    const published = { order: { url: 'https://ca.test/order/1', dnsNames: ['a.example.com'] }, http01: [] };
+    // The first step publishes the answer; from then on the platform waits on itself.
+    const first = await issuance.step(cert(published));
+    const waiting = first.status;
+    const after = async (ms: number) => {
+      clock.now = new Date(now.getTime() + ms);
+      return (await issuance.step(cert(waiting))).requeueAfterMs;
+    };
+    expect(await after(0)).toBe(POLL_MS);
+    expect(await after(60_000)).toBe(15_000);
+    expect(await after(24 * 3600_000)).toBe(MAX_SELF_WAIT_MS);
   });
 });
 

@@ -9,6 +9,7 @@ import { certificateObjectKey, orderKeyObjectKey, type StoredCertificate, type S
 import type { SealedStore } from '../../../src/tls/sealed-store.ts';
 import { backoffMs, failureOf, failureOfError, type OrderFailure } from './failures.ts';
 import { lastThird, RENEWAL_INFO_RETRY_MS, renewalInfoRecheck, renewalTime } from './renewal.ts';
+import { SelfWaits } from './self-waits.ts';
 
 /** How soon an order in progress is looked at again when the CA names no `Retry-After`. */
 export const POLL_MS = 1000;
@@ -47,6 +48,7 @@ export interface IssuanceDeps {
  */
 export class Issuance {
   readonly #deps: IssuanceDeps;
+  readonly #selfWaits = new SelfWaits(POLL_MS);
 
   constructor(deps: IssuanceDeps) {
     this.#deps = deps;
@@ -61,6 +63,7 @@ export class Issuance {
       if (!order || !sameNames(order.dnsNames, names) || (order.expires && Date.parse(order.expires) <= this.#deps.now().getTime())) return await this.#newOrder(cert, names);
       const acme = await this.#deps.acme();
       const current = await acme.order(order.url);
+      if (current.status !== 'pending') this.#selfWaits.done(order.url);
       switch (current.status) {
         case 'pending':
           return await this.#authorize(cert, acme, current);
@@ -108,6 +111,7 @@ export class Issuance {
     let http01 = [...(status.http01 ?? [])];
     const responded = new Set(status.order?.responded ?? []);
     let wait = POLL_MS;
+    let waitingOnUs = false;
     for (const url of order.authorizations) {
       const authz: AcmeAuthorization = await acme.authorization(url);
       if (authz.status === 'valid') continue;
@@ -125,12 +129,15 @@ export class Issuance {
         wait = Math.max(wait, pollMs(authz.retryAfterSeconds));
         continue;
       }
-      if (this.#deps.http01Ready && !(await this.#deps.http01Ready(answer))) continue;
+      if (this.#deps.http01Ready && !(await this.#deps.http01Ready(answer))) {
+        waitingOnUs = true;
+        continue;
+      }
       await acme.respond(challenge.url);
       responded.add(challenge.url);
     }
     const next: TlsCertificateStatus = { ...status, http01, ...(status.order ? { order: { ...status.order, responded: [...responded] } } : {}) };
-    return { status: next, requeueAfterMs: wait };
+    return { status: next, requeueAfterMs: this.#waitOn(order.url, waitingOnUs, wait) };
   }
 
   /** Publishes the TXT records of the pending authorizations, and tells the CA to validate once the zone has them all. */
@@ -168,7 +175,16 @@ export class Issuance {
         responded.add(p.url);
       }
     }
-    return { status: { ...status, ...(status.order ? { order: { ...status.order, responded: [...responded] } } : {}) }, requeueAfterMs: wait };
+    return { status: { ...status, ...(status.order ? { order: { ...status.order, responded: [...responded] } } : {}) }, requeueAfterMs: this.#waitOn(order.url, !published, wait) };
+  }
+
+  /** When to look at an order again: `wait`, or longer the longer it has waited on the platform's own side. */
+  #waitOn(order: string, waitingOnUs: boolean, wait: number): number {
+    if (!waitingOnUs) {
+      this.#selfWaits.done(order);
+      return wait;
+    }
+    return Math.max(wait, this.#selfWaits.wait(order, this.#deps.now().getTime()));
   }
 
   /** Seals a key for the order (or finds the one sealed before a restart) and sends its CSR. */
@@ -253,6 +269,7 @@ export class Issuance {
   /** A failed order: dropped, with its reason and the back-off before the next one; a served certificate stays served. */
   failed(cert: TlsCertificate, failure: OrderFailure): Step {
     const status = cert.status ?? {};
+    if (status.order) this.#selfWaits.done(status.order.url);
     const now = this.#deps.now();
     const failures = (status.failures ?? 0) + 1;
     const next: TlsCertificateStatus = {
