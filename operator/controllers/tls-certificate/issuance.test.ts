@@ -51,17 +51,23 @@ describe('Issuance with the CA down', () => {
 
 describe('Issuance waiting on the platform itself', () => {
   /** A CA whose order waits on one pending HTTP-01 challenge; the platform's own answer is not served yet. */
-  function waitingOnUs(clock: { now: Date }): { issuance: Issuance; asked: () => number } {
-    let asked = 0;
-    const order: AcmeOrder = { url: 'https://ca.test/order/1', status: 'pending', authorizations: ['https://ca.test/authz/1'], finalize: 'https://ca.test/finalize/1' } as AcmeOrder;
+  function waitingOnUs(clock: { now: Date }): Issuance {
+    const order = {
+      url: 'https://ca.test/order/1',
+      status: 'pending',
+      identifiers: [{ type: 'dns', value: 'a.example.com' }],
+      authorizations: ['https://ca.test/authz/1'],
+      finalize: 'https://ca.test/finalize/1',
+    } as AcmeOrder;
     const authz = {
+      url: 'https://ca.test/authz/1',
       status: 'pending',
       identifier: { type: 'dns', value: 'a.example.com' },
       challenges: [{ type: 'http-01', status: 'pending', token: 'tok', url: 'https://ca.test/chall/1' }],
     } as AcmeAuthorization;
     const acme = {
       accountKey: generateAccountKey(),
-      order: () => (asked++, Promise.resolve(order)),
+      order: () => Promise.resolve(order),
       authorization: () => Promise.resolve(authz),
       respond: () => Promise.reject(new Error('not told to validate while the answer is not served')),
     } as unknown as AcmeClient;
@@ -72,12 +78,12 @@ describe('Issuance waiting on the platform itself', () => {
       http01Ready: () => Promise.resolve(false),
       now: () => clock.now,
     });
-    return { issuance, asked: () => asked };
+    return issuance;
   }
 
   it('looks at an order whose HTTP-01 answer is not served yet less often the longer that lasts, up to five minutes', async () => {
     const clock = { now };
-    const { issuance } = waitingOnUs(clock);
+    const issuance = waitingOnUs(clock);
     const published = { order: { url: 'https://ca.test/order/1', dnsNames: ['a.example.com'] }, http01: [] };
     // The first step publishes the answer; from then on the platform waits on itself.
     const first = await issuance.step(cert(published));
