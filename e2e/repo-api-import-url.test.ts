@@ -32,6 +32,8 @@ const importer: GitServiceSetup = {
 };
 // The default policy: every URL admitted by the allow-list, internal addresses refused.
 const guarded: GitServiceSetup = { ...base, importSources: ['https://*'], urlImports: { caFile: join(certDir, 'cert.pem') } };
+// An owner's share of the spool below the big source, which the import bound lets through.
+const tight: GitServiceSetup = { ...importer, urlImports: { ...importer.urlImports, maxSize: '4MiB' }, spoolPerOwner: '512KiB' };
 const token = mintToken({ sub: 'ada', scopes: ['read', 'write'] }, base.tokenSecret);
 
 interface Instance {
@@ -46,6 +48,7 @@ async function startInstance(setup: GitServiceSetup): Promise<Instance> {
 
 let a: Instance;
 let guard: Instance;
+let narrow: Instance;
 let source: GitHttpsSource;
 let git: GitClient;
 let work = '';
@@ -89,10 +92,10 @@ async function publish(path: string): Promise<string> {
 }
 
 /** Nothing of a failed import stays: the target has no refs, the instance's fetch directories are gone. */
-async function nothingLeft(repo: string): Promise<void> {
-  const summary = await call(a, `${repo}/api`);
+async function nothingLeft(repo: string, instance = a): Promise<void> {
+  const summary = await call(instance, `${repo}/api`);
   expect(summary.body).toMatchObject({ head: null, branches: 0, tags: 0 });
-  expect(await readdir(join(a.cacheDir, 'tmp', 'imports')).catch(() => [])).toEqual([]);
+  expect(await readdir(join(instance.cacheDir, 'tmp', 'imports')).catch(() => [])).toEqual([]);
 }
 
 beforeAll(async () => {
@@ -115,11 +118,11 @@ beforeAll(async () => {
   await git.run(['reset', '-q', '--hard', 'HEAD~1'], { cwd: work });
 
   source = await startGitHttpsSource({ root, password: PASSWORD, token: TOKEN, certDir });
-  [a, guard] = await Promise.all([startInstance(importer), startInstance(guarded)]);
+  [a, guard, narrow] = await Promise.all([startInstance(importer), startInstance(guarded), startInstance(tight)]);
 }, 60_000);
 
 afterAll(async () => {
-  await Promise.all([a?.service.stop(), guard?.service.stop(), source?.close()]);
+  await Promise.all([a?.service.stop(), guard?.service.stop(), narrow?.service.stop(), source?.close()]);
 });
 
 const url = (path: string) => `${source.url}/${path}`;
@@ -186,6 +189,18 @@ describe('import from an https URL', () => {
     expect(stalled.status).toBe(504);
     expect(stalled.body).toEqual({ error: 'source_timeout', message: `${url('stall/site.git')} did not finish within 3 s (api.import_timeout); nothing was imported.`, retryable: false });
     expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  it("counts what an import fetches against its owner's share of the spool, as a push: past it 413, nothing left, the share given back", async () => {
+    const big = await resolve('public/big.git', undefined, narrow);
+    expect(big.status).toBe(200);
+    const repo = await createRepo();
+    const refused = await call(narrow, `${repo}/api/import`, { operation_key: 'big', snapshot: big.body });
+    expect([refused.status, refused.body.error]).toEqual([413, 'spool_too_large']);
+    await nothingLeft(repo, narrow);
+    // Given back: a small import by the same owner goes through.
+    const small = await resolve('public/site.git', undefined, narrow);
+    expect((await call(narrow, `${repo}/api/import`, { operation_key: 'small', snapshot: small.body })).status).toBe(201);
   });
 
   it('refuses what the allow-list does not admit, what is not an https URL, credentials in a URL, a missing repository, a stale snapshot', async () => {

@@ -78,7 +78,7 @@ export interface GitServerLimits {
   maxLfsObjectBytes: number;
   /** A push silent this long starts its answer and sends side-band keepalives (git's receive.keepAlive). Default 5 s. */
   keepaliveMs: number;
-  /** What pushes and LFS uploads being received may hold on the cache's disk, per owner and in all. Default 5 GiB and 8 GiB. */
+  /** What pushes, LFS uploads and URL imports being received may hold on the cache's disk, per owner and in all. Default 5 GiB and 8 GiB. */
   spool: SpoolBounds;
 }
 
@@ -131,6 +131,7 @@ export async function buildGitServer(deps: GitServerDependencies, options: Fasti
       initializeSources: deps.initializeSources ?? [],
       importSources: deps.importSources ?? [],
       urlImports: urlImports(deps),
+      spool,
       tasks: deps.tasks ?? new TaskRegistry({ instance: hostname(), log: app.log }),
       ...(deps.maintenance ? { maintenance: deps.maintenance } : {}),
       ...(deps.webhooks ? { webhooks: deps.webhooks } : {}),

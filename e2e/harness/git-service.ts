@@ -35,6 +35,8 @@ export interface GitServiceSetup {
   readonly importSources?: readonly string[];
   /** `api.import_timeout`, `api.import_max_size`, `api.import_allow_private_targets`, `api.import_ca_file`. */
   readonly urlImports?: { readonly timeout?: string; readonly maxSize?: string; readonly allowPrivateTargets?: boolean; readonly caFile?: string };
+  /** `cache.spool_max_size_per_owner`: what one owner's pushes, uploads and imports may hold on the disk at once. */
+  readonly spoolPerOwner?: string;
   /** `wal.freshness_ttl`: how long a read may answer from a head checked that long ago (default 0s: never). */
   readonly freshnessTtl?: string;
   /**
@@ -72,7 +74,7 @@ export async function gitServiceConfig(setup: GitServiceSetup, port = 0): Promis
           },
         }
       : {}),
-    cache: { dir: join(dir, 'cache') },
+    cache: { dir: join(dir, 'cache'), ...(setup.spoolPerOwner ? { spool_max_size_per_owner: setup.spoolPerOwner } : {}) },
     ...(setup.freshnessTtl ? { wal: { freshness_ttl: setup.freshnessTtl } } : {}),
     ...(setup.maintenance
       ? {

@@ -1,3 +1,4 @@
+import type { SpoolBudget } from '../plumbing/spool-budget.ts';
 import type { FastifyInstance } from 'fastify';
 import type { RepoCache } from '../plumbing/repo-cache.ts';
 import type { ObjectStore } from '../../src/object-store/object-store.ts';
@@ -39,6 +40,8 @@ export interface RepoApiDependencies {
   readonly importSources?: readonly string[];
   /** Imports from https URLs; absent: refused (403). */
   readonly urlImports?: UrlImports;
+  /** What is being received onto the disk, per owner and in all: a URL import's fetch counts as a push does. */
+  readonly spool?: SpoolBudget;
   /** This instance's tasks: `POST /ops/{op}` starts them, `/tasks` lists and follows them. */
   readonly tasks: TaskRegistry;
   /** Runs checkpoint, compact, gc and fsck for `POST /ops/{op}`; absent: those answer 501 (`sync` still runs). */

@@ -69,7 +69,7 @@ export interface GitServiceConfig {
      */
     maxBytes?: number;
     evictIntervalMs: number;
-    /** What pushes and LFS uploads being received may hold in the cache directory at once, in all and per owner. */
+    /** What pushes, LFS uploads and URL imports being received may hold in the cache directory at once, in all and per owner. */
     spoolMaxBytes: number;
     spoolMaxBytesPerOwner: number;
   };

@@ -15,7 +15,9 @@ import type { TargetPolicy } from '../../src/target-policy.ts';
 export type EgressFailure =
   | { readonly kind: 'too_large'; readonly bytes: number }
   | { readonly kind: 'other_host'; readonly target: string }
-  | { readonly kind: 'unreachable'; readonly reason: string };
+  | { readonly kind: 'unreachable'; readonly reason: string }
+  /** `onReceived` refused what arrived (a budget outside the proxy, the owner's spool): its error. */
+  | { readonly kind: 'refused'; readonly error: Error };
 
 export interface EgressProxyOptions {
   /** The source's host name (or address) and port: the only destination. */
@@ -24,6 +26,8 @@ export interface EgressProxyOptions {
   readonly policy: TargetPolicy;
   /** Bytes the source may send in all; past it every connection is cut (`too_large`). */
   readonly maxBytes: number;
+  /** Told the bytes received in all as they arrive; when it throws, every connection is cut (`refused`). */
+  readonly onReceived?: (bytes: number) => void;
   /** Resolves a host name to every address (tests stand in for DNS). Default: the system resolver. */
   readonly resolve?: (host: string) => Promise<readonly LookupAddress[]>;
 }
@@ -118,7 +122,12 @@ export class EgressProxy {
       if (head.length > 0) upstream.write(head);
       upstream.on('data', (chunk: Buffer) => {
         this.#received += chunk.length;
-        if (this.#received > this.#options.maxBytes) this.#fail({ kind: 'too_large', bytes: this.#received });
+        if (this.#received > this.#options.maxBytes) return this.#fail({ kind: 'too_large', bytes: this.#received });
+        try {
+          this.#options.onReceived?.(this.#received);
+        } catch (error) {
+          this.#fail({ kind: 'refused', error: error as Error });
+        }
       });
       upstream.pipe(client);
       client.pipe(upstream);

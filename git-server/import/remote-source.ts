@@ -5,6 +5,7 @@
 // never in its arguments, the URL, a file or a message; the proxy keeps them from any other host.
 import { GitCommandError, runGit, stderrSummary } from '../../src/git/run-git.ts';
 import { TargetPolicy, TargetRefusedError } from '../../src/target-policy.ts';
+import type { SpoolMeter } from '../plumbing/spool-budget.ts';
 import { EgressProxy } from './egress-proxy.ts';
 import { SourceAuthError, SourceFailedError, SourceNotFoundError, SourceRefusedError, SourceTimeoutError, SourceTooLargeError, SourceUnreachableError } from './source-errors.ts';
 
@@ -20,6 +21,8 @@ export interface RemoteOptions {
   /** git's `http.sslCAInfo` (`api.import_ca_file`). */
   readonly caFile?: string;
   readonly credentials?: SourceCredentials;
+  /** Counts what is fetched onto the disk against the owner's share of the spool (a push's, an LFS upload's). */
+  readonly spool?: SpoolMeter;
 }
 
 /** The import-related configuration, as the target policy refusal names it. */
@@ -50,7 +53,14 @@ const REMOVED_ENV =
 async function runRemote(url: URL, args: (string | URL)[], options: RemoteOptions, cwd?: string): Promise<string> {
   let proxy: EgressProxy;
   try {
-    proxy = await EgressProxy.start({ host: url.hostname, port: Number(url.port || 443), policy: options.policy, maxBytes: options.maxBytes });
+    const spool = options.spool;
+    proxy = await EgressProxy.start({
+      host: url.hostname,
+      port: Number(url.port || 443),
+      policy: options.policy,
+      maxBytes: options.maxBytes,
+      ...(spool ? { onReceived: (bytes: number) => spool.reach(bytes) } : {}),
+    });
   } catch (error) {
     if (error instanceof TargetRefusedError) throw new SourceRefusedError(url, error.message.replace('the webhook host', 'the source host'));
     throw new SourceUnreachableError(url, `cannot resolve ${url.hostname}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
@@ -96,6 +106,7 @@ async function runRemote(url: URL, args: (string | URL)[], options: RemoteOption
   } catch (error) {
     const failure = proxy.failure;
     if (failure?.kind === 'too_large') throw new SourceTooLargeError(url, options.maxBytes);
+    if (failure?.kind === 'refused') throw failure.error;
     if (signal.aborted) throw new SourceTimeoutError(url, options.timeoutMs);
     if (failure?.kind === 'other_host') throw new SourceRefusedError(url, `it sent git to another host (${failure.target}); only ${url.host} is fetched from`);
     if (failure?.kind === 'unreachable') throw new SourceUnreachableError(url, failure.reason);

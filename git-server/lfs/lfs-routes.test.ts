@@ -304,7 +304,7 @@ describe('LFS uploads and the spool budget', () => {
     expect(refused.json()).toMatchObject({
       error: 'owner_uploads_limit',
       retryable: true,
-      message: expect.stringContaining("acme's pushes and LFS uploads being received hold 7.8 KiB of the 9.8 KiB"),
+      message: expect.stringContaining("acme's pushes, LFS uploads and imports being received hold 7.8 KiB of the 9.8 KiB"),
     });
     expect(await stored(sha256(bytes))).toBeUndefined();
     inFlight.release();

@@ -1,5 +1,5 @@
-// Pushes and LFS uploads are received onto the cache's disk (a push's quarantine, an upload's spool file) before
-// the bucket has them. Each is bounded in size, but not in number: one owner's many parallel uploads of large
+// Pushes, LFS uploads and URL imports are received onto the cache's disk (a push's quarantine, an upload's spool
+// file, an import's fetched copy) before the bucket has them. Each is bounded in size, but not in number: one owner's many parallel uploads of large
 // objects could fill the volume every repository copy and every other tenant's push needs (on Kubernetes, past
 // the cache's emptyDir limit the pod is evicted). So the bytes being received are counted, per owner and in all.
 import { Transform } from 'node:stream';
@@ -78,7 +78,7 @@ export class SpoolBudget {
         const more = bytes - counted;
         if (more <= 0 || released) return;
         const bound = Math.min(this.#bounds.perOwnerBytes, this.#bounds.totalBytes);
-        if (bytes > bound) throw new SpoolFullError('receive', `The upload is larger than this server receives at once (${formatBytes(bound)}).`);
+        if (bytes > bound) throw new SpoolFullError('receive', `What is being received is larger than this server holds at once for one owner (${formatBytes(bound)}).`);
         this.#take(owner, more);
         counted = bytes;
       },
@@ -95,11 +95,11 @@ export class SpoolBudget {
     if (held + bytes > this.#bounds.perOwnerBytes) {
       throw new SpoolFullError(
         'owner',
-        `${owner}'s pushes and LFS uploads being received hold ${formatBytes(held)} of the ${formatBytes(this.#bounds.perOwnerBytes)} they may hold at once; retry when one of them has finished.`,
+        `${owner}'s pushes, LFS uploads and imports being received hold ${formatBytes(held)} of the ${formatBytes(this.#bounds.perOwnerBytes)} they may hold at once; retry when one of them has finished.`,
       );
     }
     if (this.#total + bytes > this.#bounds.totalBytes) {
-      throw new SpoolFullError('instance', `This server is receiving as many pushes and LFS uploads as its disk allows (${formatBytes(this.#bounds.totalBytes)}); retry shortly.`);
+      throw new SpoolFullError('instance', `This server is receiving as many pushes, LFS uploads and imports as its disk allows (${formatBytes(this.#bounds.totalBytes)}); retry shortly.`);
     }
     this.#owners.set(owner, held + bytes);
     this.#total += bytes;

@@ -26,7 +26,7 @@ export interface GitHttpDependencies {
   readonly maxFetchRequestBytes: number;
   /** How long a push may run silent before its answer starts with side-band keepalives. */
   readonly keepaliveMs: number;
-  /** What pushes and LFS uploads being received may hold on the disk, per owner and in all. */
+  /** What pushes, LFS uploads and URL imports being received may hold on the disk, per owner and in all. */
   readonly spool: SpoolBudget;
 }
 

@@ -183,6 +183,11 @@ function noCredentials(credentials: unknown): void {
     throw Object.assign(new PublicError(400, '`credentials` are for a URL source only; a repository of this bucket is read with your own token.'), { code: 'invalid_request' });
 }
 
+function ownerOf(request: FastifyRequest): string {
+  const { owner, repo } = request.params as RepoParams;
+  return parseUrlRepoPath(owner, repo).owner;
+}
+
 function targetOf(request: FastifyRequest): string {
   const { owner, repo } = request.params as RepoParams;
   return parseUrlRepoPath(owner, repo).full;
@@ -212,13 +217,21 @@ async function openBucketSource(deps: RepoApiDependencies, source: string, snaps
   }
 }
 
-/** The URL source, fetched into a directory of the cache's tmp (deleted on release); 409 when its refs moved. */
-async function openUrlSource(deps: RepoApiDependencies, url: URL, snapshot: ImportSnapshot, credentials: SourceCredentials | undefined): Promise<OpenSource> {
+/**
+ * The URL source, fetched into a directory of the cache's tmp (deleted on release); 409 when its refs moved. What it
+ * fetches counts against `owner`'s share of the spool until then, as a push does: one tenant's many imports cannot
+ * fill the disk every other tenant's pushes need (429 past its share).
+ */
+async function openUrlSource(deps: RepoApiDependencies, url: URL, snapshot: ImportSnapshot, credentials: SourceCredentials | undefined, owner: string): Promise<OpenSource> {
   const dir = join(deps.cache.tmpDir, 'imports', randomUUID());
-  const release = () => rm(dir, { recursive: true, force: true });
+  const spool = deps.spool?.open(owner);
+  const release = async () => {
+    await rm(dir, { recursive: true, force: true });
+    spool?.release();
+  };
   try {
     await mkdir(join(deps.cache.tmpDir, 'imports'), { recursive: true });
-    const refs = await fetchRemote(url, dir, snapshot.object_format, remoteOptions(deps, credentials));
+    const refs = await fetchRemote(url, dir, snapshot.object_format, { ...remoteOptions(deps, credentials), ...(spool ? { spool } : {}) });
     if (!sameRefs(snapshot, refs)) throw new SnapshotStaleError(url);
     return { dir, release };
   } catch (error) {
@@ -234,7 +247,7 @@ async function importSnapshot(deps: RepoApiDependencies, request: FastifyRequest
   if ('url' in snapshot.source) {
     const url = urlSource(snapshot.source.url, deps);
     if (url.href !== snapshot.source.url) throw new InvalidSnapshotError('source.url is not as resolve answered it; send the snapshot as POST /api/import/resolve answered it.');
-    open = () => openUrlSource(deps, url, snapshot, body.credentials);
+    open = () => openUrlSource(deps, url, snapshot, body.credentials, ownerOf(request));
   } else {
     noCredentials(body.credentials);
     const source = importSource(request, snapshot.source, deps);

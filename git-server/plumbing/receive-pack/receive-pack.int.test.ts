@@ -113,7 +113,7 @@ describe('receivePack', () => {
     const { commit, pack } = await scratch();
     const result = await push(pktLine(`${Z} ${commit} refs/heads/main\0report-status\n`), FLUSH, pack);
     expect(result.lines).toEqual([
-      expect.stringMatching(/^unpack acme's pushes and LFS uploads being received hold 1023\.9 KiB of the 1\.0 MiB they may hold at once/),
+      expect.stringMatching(/^unpack acme's pushes, LFS uploads and imports being received hold 1023\.9 KiB of the 1\.0 MiB they may hold at once/),
       'ng refs/heads/main unpacker error',
     ]);
     expect(refused).toEqual(['spool']);
