@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventStream } from '../../git-server/api/testing/event-stream-client.ts';
 import type { Repository } from '../../src/apis/v1alpha1/repository.ts';
 import type { SourceBuild, SourceBuildStatus } from '../../src/apis/v1alpha1/source-build.ts';
+import { hashToken, type PlaintextToken } from '../../src/auth/index.ts';
 import { objectClient } from '../../src/kube/index.ts';
 import { REPOSITORIES, SOURCE_BUILDS } from '../../src/platform/resources.ts';
 import { BuildLogWriter } from '../../src/platform/source-builds/build-log.ts';
@@ -205,7 +206,7 @@ describe('source builds', () => {
       const brief = await platform.tokenFor(owner, ['apps:read']);
       const revoked = await follow(brief);
       const kept = await follow(token);
-      const [record] = (await platform.tokens.listTokens(owner)).filter((t) => t.description === 'route test' && t.scopes.join() === 'apps:read');
+      const record = await platform.tokens.findTokenByHash(hashToken(brief as PlaintextToken));
       await platform.tokens.revokeToken(record!.id);
       expect(await revoked.next({ events: true })).toBeUndefined();
 
