@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { AppHostname } from '../../../src/apis/v1alpha1/app-hostname.ts';
+import { VERIFY_ANNOTATION, type AppHostname } from '../../../src/apis/v1alpha1/app-hostname.ts';
 import type { DnsRecord } from '../../../src/apis/v1alpha1/dns-record.ts';
 import { API_VERSION } from '../../../src/apis/v1alpha1/group-version.ts';
 import type { ProjectDomain } from '../../../src/apis/v1alpha1/project-domain.ts';
@@ -143,6 +143,35 @@ describe('external_records bindings', () => {
     const attached = await until(live(h), (o) => condition(o, 'RuntimeAttached')?.status === 'True', 'RuntimeAttached True');
     expect(condition(attached, 'RuntimeAttached')).toMatchObject({ reason: 'Attached', message: `The runtime holds ${host} for app late.` });
     expect(attached.status?.verificationToken).toBe(missing.status?.verificationToken);
+  });
+});
+
+describe('an external binding the runtime cannot route', () => {
+  it('is never activated: a bare domain applied with finalize while the runtime has no addresses has nothing to verify', async () => {
+    const target = settings.runtimeTarget;
+    (settings as { runtimeTarget: typeof target }).runtimeTarget = { hostname: TARGET };
+    try {
+      await createApp('bare', { activeBuildId: 'b-1' });
+      const host = newDomain('victim');
+      // As kubectl applies it (the API refuses this attach): finalize asked for from the start.
+      const h = await hostnames.create({
+        apiVersion: API_VERSION,
+        kind: 'AppHostname',
+        metadata: { name: host, namespace: ns, labels: labels() },
+        spec: { hostname: host, appRef: { name: 'bare' }, dnsMode: 'external_records', finalize: true },
+      });
+      const decided = await until(live(h), (o) => ['NoRuntimeTarget', 'Active'].includes(condition(o, 'Ready')?.reason ?? ''), 'a verdict');
+      expect(condition(decided, 'Ready')).toMatchObject({ status: 'False', reason: 'NoRuntimeTarget', message: expect.stringContaining('no runtime addresses configured') });
+      // Asked for a verification now, it answers the same.
+      await hostnames.patch(ns, host, { metadata: { annotations: { [VERIFY_ANNOTATION]: 'now' } } });
+      const answered = await until(live(h), (o) => o.status?.lastHandledVerification === 'now', 'the request answered');
+      expect(answered.status?.state).toBe('pending');
+      expect(condition(answered, 'DnsReady')).toMatchObject({ status: 'False', reason: 'NoRuntimeTarget' });
+      expect(await claims.get('', host)).toBeUndefined();
+      expect(await certificateClient.get(ns, host)).toBeUndefined();
+    } finally {
+      (settings as { runtimeTarget: typeof target }).runtimeTarget = target;
+    }
   });
 });
 

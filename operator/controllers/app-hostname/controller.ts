@@ -1,5 +1,5 @@
 import type { Registry } from 'prom-client';
-import { HostnameReasons, VERIFY_ANNOTATION, type AppHostname } from '../../../src/apis/v1alpha1/app-hostname.ts';
+import { HostnameReasons, VERIFY_ANNOTATION, type AppHostname, type RequiredDnsRecord } from '../../../src/apis/v1alpha1/app-hostname.ts';
 import type { DnsRecord } from '../../../src/apis/v1alpha1/dns-record.ts';
 import type { ProjectDomain } from '../../../src/apis/v1alpha1/project-domain.ts';
 import { MAX_APP_HOSTNAMES, type RuntimeApp } from '../../../src/apis/v1alpha1/runtime-app.ts';
@@ -25,6 +25,7 @@ import {
   recordItems,
   recordsApplied,
   removeStaleManagedRecords,
+  withChallenge,
 } from '../../../src/platform/domains/hostname-records.ts';
 import { Controller, type Result } from '../../../src/controller-runtime/controller.ts';
 import type { Logger } from '../../../src/logging/log.ts';
@@ -87,13 +88,15 @@ export function appHostnameController(deps: AppHostnameControllerDeps): Controll
       };
     }
     const desired = unlessUnroutable(() => desiredManagedRecords(h, domain, deps.settings.runtimeTarget));
-    if (!desired) return { ok: false, reason: HostnameReasons.NoRuntimeTarget, message: noRuntimeAddresses(hostname) };
+    if (!desired) return unroutable(hostname);
     const state = recordsApplied(desired, store);
     return state.applied ? { ok: true } : { ok: false, reason: HostnameReasons.RecordsNotApplied, message: `The records of ${hostname} are not applied yet: ${state.message}` };
   };
 
-  const externalVerdict = async (h: AppHostname): Promise<Verdict> => {
-    const result = await verifyExternalRecords(h.status?.dnsRecords ?? [], deps.settings.resolver, deps.settings.timeoutMs);
+  /** Whether the records this pass computed for an external hostname, its ownership challenge always among them, are live. */
+  const externalVerdict = async (h: AppHostname, dnsRecords: readonly RequiredDnsRecord[]): Promise<Verdict> => {
+    const records = withChallenge(dnsRecords, h.spec.hostname, challengeToken(h));
+    const result = await verifyExternalRecords(records, deps.settings.resolver, deps.settings.timeoutMs);
     if (result.ok) return { ok: true };
     return {
       ok: false,
@@ -147,9 +150,13 @@ export function appHostnameController(deps: AppHostnameControllerDeps): Controll
       const lost = await stillServed(h, namespace, holder);
       return { ...observation, ...(lost ? { lost } : {}), lookedUp: false };
     }
-    if (!finalizing(h) || !verificationDue(h, request, recheck, at)) return { ...observation, lookedUp: false };
+    if (!finalizing(h)) return { ...observation, lookedUp: false };
     const managed = h.spec.dnsMode === 'managed_project_domain';
-    let verdict = managed ? managedVerdict({ ...h, status }, namespace) : await externalVerdict({ ...h, status });
+    // No records this pass (the runtime cannot route the name): nothing can be verified, and the status must not
+    // stand on records of an earlier pass. Said at every pass, as it costs no look-up.
+    if (!managed && dns.kind !== 'external-records') return { ...observation, verdict: unroutable(h.spec.hostname), lookedUp: false };
+    if (!verificationDue(h, request, recheck, at)) return { ...observation, lookedUp: false };
+    let verdict = managed ? managedVerdict({ ...h, status }, namespace) : await externalVerdict(h, dns.kind === 'external-records' ? dns.dnsRecords : []);
     if (verdict.ok && app && store.servedHostnameCount(app, h.spec.hostname) >= MAX_APP_HOSTNAMES) {
       verdict = {
         ok: false,
@@ -201,6 +208,11 @@ export function appHostnameController(deps: AppHostnameControllerDeps): Controll
     if ((await claims.claim(hostname, holder)).held) return undefined;
     return { ok: false, reason: HostnameReasons.HostnameTaken, message: `${hostname} is verified and served by another project; it is not served here.` };
   }
+}
+
+/** The verdict on a hostname the runtime cannot route (an apex, and no runtime addresses): never activated. */
+function unroutable(hostname: string): Failure {
+  return { ok: false, reason: HostnameReasons.NoRuntimeTarget, message: noRuntimeAddresses(hostname) };
 }
 
 /** The verification request not answered yet, if any (see {@link VERIFY_ANNOTATION}). */

@@ -58,6 +58,12 @@ describe('desiredStatus', () => {
       { state: 'pending', ready: ['False', 'Verifying'], dns: null, requeueAfter: 30_000 },
     ],
     [
+      'external finalize, an apex and no runtime addresses: never verified, nothing scheduled',
+      hostname({ finalize: true }),
+      seen({ kind: 'no-runtime-target' }, { verdict: { ok: false, reason: 'NoRuntimeTarget', message: 'no addresses' } }),
+      { state: 'pending', ready: ['False', 'NoRuntimeTarget'], dns: ['False', 'NoRuntimeTarget'], requeueAfter: undefined },
+    ],
+    [
       'finalize, taken by another project',
       managed({ finalize: true }),
       seen(written(true), { verdict: { ok: false, reason: 'HostnameTaken', message: 'taken' } }),

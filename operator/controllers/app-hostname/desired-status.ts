@@ -143,7 +143,9 @@ export function desiredStatus(h: AppHostname, o: Observation, now: Date, recheck
     } else if (verdict) {
       updates.push({ type: 'DnsReady', status: 'False', reason: verdict.reason, message: verdict.message });
     }
-    if (!managed && !verdict?.ok) requeueAfter = Math.max(1000, externalCheckIn(h, status, recheck, now));
+    // A name the runtime cannot route stays so until the operator's settings change, and a restart looks at every
+    // hostname: nothing to look up on a schedule.
+    if (!managed && !verdict?.ok && verdict?.reason !== HostnameReasons.NoRuntimeTarget) requeueAfter = Math.max(1000, externalCheckIn(h, status, recheck, now));
   }
   // Another project's claim goes away unseen (nothing here watches claims): look again after a while.
   if (verdict && !verdict.ok && verdict.reason === HostnameReasons.HostnameTaken) requeueAfter = TAKEN_RECHECK_MS;

@@ -29,6 +29,10 @@ describe('verifyExternalRecords (against a real authoritative server)', () => {
     expect(await verifyExternalRecords(records, zone.address, 1000)).toEqual({ ok: true, problems: [] });
   });
 
+  it('never passes an empty list: no records prove nothing', async () => {
+    expect(await verifyExternalRecords([], zone.address, 1000)).toEqual({ ok: false, problems: ['there are no records to look up, so nothing proves the name points here'] });
+  });
+
   it('reports a resolver that does not answer as something to retry', async () => {
     const result = await verifyExternalRecords(records.slice(0, 1), '127.0.0.1:9', 200);
     expect(result.ok).toBe(false);

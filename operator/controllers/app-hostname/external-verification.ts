@@ -22,8 +22,12 @@ function canonical(type: string, value: string): string {
   return type === 'TXT' ? value : normalizeName(value);
 }
 
-/** Looks every record up; never throws for DNS trouble (it is a problem line saying the check can be repeated). */
+/**
+ * Looks every record up; never throws for DNS trouble (it is a problem line saying the check can be repeated).
+ * No records prove nothing: an empty list never passes.
+ */
 export async function verifyExternalRecords(records: readonly RequiredDnsRecord[], resolver: string | undefined, timeoutMs: number): Promise<VerificationResult> {
+  if (records.length === 0) return { ok: false, problems: ['there are no records to look up, so nothing proves the name points here'] };
   const configured = resolver ?? getServers()[0];
   if (!configured) return { ok: false, problems: ['no DNS resolver is configured to look the records up; an operator must set CW_DNS_RESOLVER'] };
   const server = parseServerAddress(configured);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AppHostname } from '../../apis/v1alpha1/app-hostname.ts';
 import type { ProjectDomain } from '../../apis/v1alpha1/project-domain.ts';
-import { challengeToken, desiredManagedRecords, externalRecords, managedRecordName, recordItems } from './hostname-records.ts';
+import { challengeToken, desiredManagedRecords, externalRecords, managedRecordName, recordItems, withChallenge } from './hostname-records.ts';
 
 const target = { hostname: 'runtime.apps.example.net', ipv4: ['192.0.2.1'] };
 const domain: ProjectDomain = { metadata: { name: 'shop-test-1', uid: 'd-uid' }, spec: { domain: 'shop.test' } };
@@ -13,6 +13,13 @@ describe('hostname records', () => {
       { recordType: 'CNAME', name: 'www.shop.example', value: 'runtime.apps.example.net' },
       { recordType: 'TXT', name: '_cloudwright.www.shop.example', value: 'cloudwright-verification=abc123' },
     ]);
+  });
+
+  it('verification always looks the binding’s own challenge up, whatever the list holds', () => {
+    const challenge = { recordType: 'TXT', name: '_cloudwright.shop.example', value: 'cloudwright-verification=mine' };
+    expect(withChallenge([], 'shop.example', 'mine')).toEqual([challenge]);
+    const cname = { recordType: 'CNAME', name: 'shop.example', value: 'runtime.apps.example.net' };
+    expect(withChallenge([cname, { ...challenge, value: 'cloudwright-verification=theirs' }], 'shop.example', 'mine')).toEqual([cname, challenge]);
   });
 
   it('the challenge token belongs to the binding: stable, different for another binding', () => {

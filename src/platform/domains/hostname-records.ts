@@ -20,7 +20,21 @@ const CHALLENGE_PREFIX = 'cloudwright-verification=';
 
 /** The records the owner of an `external_records` hostname publishes. */
 export function externalRecords(hostname: string, target: RuntimeTarget, token: string): RequiredDnsRecord[] {
-  return [...externalAppRecords(hostname, target), { recordType: 'TXT', name: `${CHALLENGE_LABEL}.${hostname}`, value: `${CHALLENGE_PREFIX}${token}` }];
+  return [...externalAppRecords(hostname, target), challengeRecord(hostname, token)];
+}
+
+/** The ownership challenge an external hostname's owner publishes: TXT `_cloudwright.<hostname>`. */
+export function challengeRecord(hostname: string, token: string): RequiredDnsRecord {
+  return { recordType: 'TXT', name: `${CHALLENGE_LABEL}.${hostname}`, value: `${CHALLENGE_PREFIX}${token}` };
+}
+
+/**
+ * What verifying an external hostname looks up: `records` with the binding's own challenge in place of any
+ * other at its name. Routing records alone would prove only where the name points, not who controls it.
+ */
+export function withChallenge(records: readonly RequiredDnsRecord[], hostname: string, token: string): RequiredDnsRecord[] {
+  const challenge = challengeRecord(hostname, token);
+  return [...records.filter((r) => !(r.recordType === 'TXT' && r.name === challenge.name)), challenge];
 }
 
 /**
