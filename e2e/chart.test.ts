@@ -841,6 +841,25 @@ describe('the Helm chart', () => {
     await apps.delete(member.project, 'annotated');
   });
 
+  it("keeps the API's created-by annotations the API's: a tenant cannot count its objects against someone else (admission policy)", { timeout: 60_000 }, async () => {
+    await bindTenant('alice', member.project);
+    const byUser = 'cloudwright.dev/created-by-user';
+    const records = objectClient<KubeObject>(impersonating('alice'), DNS_RECORDS);
+    const record = (name: string, annotations: Record<string, string>) =>
+      ({ metadata: { name, namespace: member.project, annotations }, spec: { domainRef: { name: 'attributed.example' }, name: 'www', type: 'A', values: ['192.0.2.1'] } }) as KubeObject;
+    const refusal = /created-by-\* annotations are written by the platform's API only/;
+    await expect(records.create(record('framed', { [byUser]: 'u-someone-else' }))).rejects.toThrow(refusal);
+    await records.create(record('attributed', {}));
+    await expect(records.patch(member.project, 'attributed', { metadata: { annotations: { [byUser]: 'u-someone-else' } } })).rejects.toThrow(refusal);
+    // Written by the API (its ServiceAccount), they are kept through a tenant's edits, and may be dropped, not changed.
+    const asApi = loadKubeConnection(await serviceAccountKubeconfig('cloudwright-api'));
+    await objectClient<KubeObject>(asApi, DNS_RECORDS).patch(member.project, 'attributed', { metadata: { annotations: { [byUser]: 'u-alice' } } });
+    await records.patch(member.project, 'attributed', { metadata: { labels: { team: 'web' } } });
+    await expect(records.patch(member.project, 'attributed', { metadata: { annotations: { [byUser]: 'u-someone-else' } } })).rejects.toThrow(refusal);
+    await records.patch(member.project, 'attributed', { metadata: { annotations: { [byUser]: null } } });
+    await records.delete(member.project, 'attributed');
+  });
+
   it('gives the API the proxies to trust', () => {
     expect(containerOf('Deployment', 'cloudwright-api').env?.find((e) => e.name === 'CW_API_TRUST_PROXY')?.value).toBe('127.0.0.1,10.0.0.0/8');
   });

@@ -117,6 +117,51 @@ describe("names under another project's domain", () => {
   });
 });
 
+describe("a domain above another project's domain", () => {
+  it('is refused (409): at once when that one is delegated, on the controller’s answer while it is pending', async () => {
+    const domain = dns.domain('above');
+    const child = (await call('POST', '/domains', { domain: `dev.${domain}` }, rival)).json().domain as DomainView;
+    dns.parent.delegate(`dev.${domain}`, child.nameservers);
+    expect((await call('POST', `/domains/dev.${domain}/delegation-check`, undefined, rival)).json().domain.status).toBe('managed');
+    const contains = (d: string) => `${d} contains dev.${d}, a domain of another project; a domain cannot take in another project's domain, so ${d} can be added once dev.${d} is deleted there.`;
+    expect(await refused(409, 'POST', '/domains', { domain })).toBe(contains(domain));
+
+    const pending = dns.domain('above-pending');
+    expect((await call('POST', '/domains', { domain: `dev.${pending}` }, rival)).statusCode).toBe(201);
+    expect(await refused(409, 'POST', '/domains', { domain: pending })).toBe(contains(pending));
+    await vi.waitFor(async () => expect(await domainObjects(project, pending)).toEqual([]), { timeout: 15_000 });
+    expect([...dns.provider.backend.zones.values()].filter((z) => z.domain === domain || z.domain === pending)).toEqual([]);
+  });
+});
+
+describe('a domain another project holds with a stale claim', () => {
+  it('is added with a zone of its own, taken over once delegated, and its owner then adds names under it', async () => {
+    const domain = dns.domain('squatted');
+    // The squatter's, applied with kubectl and named to sort first: it stays the older of the two (creation times
+    // have whole seconds, and a tie is broken by name).
+    const domains = objectClient<ProjectDomain>(platform.conn, PROJECT_DOMAINS);
+    const squatter = await domains.create({ metadata: { name: `a-${domain.replaceAll('.', '-')}`, namespace: rival.project }, spec: { domain, dnsMode: 'zone_delegated' } });
+    await vi.waitFor(async () => expect((await domains.get(rival.project, squatter.metadata?.name ?? ''))?.status?.hostedZoneId).toBeDefined(), { timeout: 15_000 });
+    // Never delegated, and past the pending claim period from now on.
+    const settings = dns.settings as { pendingClaimMs: number };
+    const pendingClaimMs = settings.pendingClaimMs;
+    settings.pendingClaimMs = 0;
+    try {
+      const challenge = await ok(201, 'POST', '/domains', { domain });
+      expect(challenge).toMatchObject({ domain, status: 'pending_delegation', status_reason: 'DomainTaken' });
+      expect(challenge.status_message).toContain(`delegate ${domain} to ${challenge.nameservers.join(', ')} and run the delegation check to take it over`);
+      dns.parent.delegate(domain, challenge.nameservers);
+      expect(await ok(200, 'POST', `/domains/${domain}/delegation-check`)).toMatchObject({ status: 'managed', status_reason: 'Managed' });
+      await vi.waitFor(async () => expect((await domainObjects(rival.project, domain))[0]?.status?.conditions?.find((c) => c.type === 'Ready')?.reason).toBe('DomainTaken'), { timeout: 15_000 });
+      // The squatter's older object, refused now, holds nothing: names under the domain are its owner's.
+      expect((await ok(201, 'POST', '/domains', { domain: `api.${domain}` })).status).toBe('pending_delegation');
+      expect(await refused(409, 'POST', '/domains', { domain: `www.${domain}` }, rival)).toContain(`is under ${domain}, a domain of another project`);
+    } finally {
+      settings.pendingClaimMs = pendingClaimMs;
+    }
+  });
+});
+
 describe('soft-deleted domains kept per project', () => {
   it(`keeps the ${MAX_DELETED_DOMAINS_KEPT} most recent, deleting older ones as domains are deleted`, async () => {
     const owner = await platform.createUser();
@@ -209,7 +254,8 @@ describe('adding a domain', () => {
     expect(taken).toContain('already a domain of another project');
     expect(taken).not.toContain(project);
     await refused(404, 'GET', `/domains/${domain}`, undefined, rival);
-    expect(await domainObjects(rival.project, domain)).toEqual([]);
+    // The refused add is deleted (its finalizer goes once the controller saw it has no zone).
+    await vi.waitFor(async () => expect(await domainObjects(rival.project, domain)).toEqual([]), { timeout: 15_000 });
     expect([...dns.provider.backend.zones.values()].filter((z) => z.domain === domain)).toHaveLength(1);
   });
 

@@ -6,6 +6,7 @@ import { findCondition } from '../conditions/index.ts';
 import type { AppHostname } from '../apis/v1alpha1/app-hostname.ts';
 import type { ProjectDomain } from '../apis/v1alpha1/project-domain.ts';
 import { isInZone, parentName } from '../dns/names.ts';
+import { holdsName } from './domains/domain-admission.ts';
 
 /**
  * How long a domain found not delegated any more keeps serving its apps: the hourly re-check can catch a
@@ -99,10 +100,7 @@ export function isActiveHostname(h: AppHostname): boolean {
  * is active (activation follows the claim). The runtime and the controllers read the claims.
  */
 export function factsFromObjects(domains: readonly ProjectDomain[], hostnamesNamed: (name: string) => readonly AppHostname[], baseDomain: string, now: Date): NameFacts {
-  const NOT_HELD = new Set(['DomainTaken', 'UnderAnotherProject', 'ReservedDomain']);
-  const holding = domains.filter(
-    (d) => d.spec.deleted !== true && !d.metadata?.deletionTimestamp && d.status?.hostedZoneId && !NOT_HELD.has(findCondition(d.status.conditions, 'Ready')?.reason ?? ''),
-  );
+  const holding = domains.filter((d) => d.status?.hostedZoneId && holdsName(d));
   const active = (name: string) => hostnamesNamed(name).filter(isActiveHostname);
   return {
     baseDomain,

@@ -20,11 +20,14 @@ import { DELEGATION_CHECK_ANNOTATION, ZONE_FINALIZER } from '../../../src/apis/v
 import { askDelegationCheck } from '../../../src/platform/domains/testing/delegation-check.ts';
 import { testDnsSettings } from '../../testing/test-dns-settings.ts';
 import { eventually } from '../../../e2e/harness/runtime-stack.ts';
-import { APP_HOSTNAMES, DNS_RECORDS, PROJECT_DOMAINS, PROJECT_LABEL } from '../../../src/platform/resources.ts';
+import { APP_HOSTNAMES, DNS_RECORDS, DOMAIN_CLAIMS, PROJECT_DOMAINS, PROJECT_LABEL, TLS_CERTIFICATES } from '../../../src/platform/resources.ts';
+import type { TlsCertificate } from '../../../src/apis/v1alpha1/tls-certificate.ts';
+import type { DomainClaim } from '../../../src/apis/v1alpha1/domain-claim.ts';
 import type { Controller } from '../../../src/controller-runtime/controller.ts';
 import { EventRecorder } from '../../../src/controller-runtime/events.ts';
 import { silentLogger } from '../../../src/logging/log.ts';
 import { projectDomainController } from './controller.ts';
+import { domainCertificateName, ensureDomainCertificate } from './certificate.ts';
 
 const RECHECK_MS = 400;
 /** A domain never delegated holds its name this long (as in production): the stale-claim test moves the clock past it. */
@@ -34,6 +37,8 @@ let clockSkewMs = 0;
 const conn = testConnection();
 const domainClient = objectClient<ProjectDomain>(conn, PROJECT_DOMAINS);
 const recordClient = objectClient<DnsRecord>(conn, DNS_RECORDS);
+const claimClient = objectClient<DomainClaim>(conn, DOMAIN_CLAIMS);
+const certificateClient = objectClient<TlsCertificate>(conn, TLS_CERTIFICATES);
 /**
  * Zones in memory; `denied` domains answer access_denied to createZone, and `undeletable` zones unavailable to
  * deleteZone, for as long as they are listed.
@@ -304,6 +309,73 @@ describe('what the controller refuses', () => {
     expect([...provider.backend.zones.values()].filter((z) => z.domain === domain)).toHaveLength(1);
   });
 
+  it("refuses a parent added above another project's delegated domain (DomainTaken), which keeps its zone and records", async () => {
+    const domain = newDomain('above');
+    const child = await apply(`dev.${domain}`, { namespace: other, deleteAfterTest: true });
+    const managed = await delegate(child);
+    const www = await addRecord(managed, 'www', ['192.0.2.7']);
+    await until(liveRecord(www), (r) => condition(r, 'Ready')?.status === 'True', 'the child’s record applied');
+
+    const parentDomain = await apply(domain, { deleteAfterTest: true });
+    const decided = await until(live(parentDomain), (o) => condition(o, 'ZoneReady') !== undefined, 'the parent decided');
+    expect(condition(decided, 'Ready')).toMatchObject({
+      status: 'False',
+      reason: 'DomainTaken',
+      message: `${domain} contains dev.${domain}, a domain of another project; a domain cannot take in another project's domain, so ${domain} can be added once dev.${domain} is deleted there.`,
+    });
+    expect(decided.status?.hostedZoneId).toBeUndefined();
+    expect([...provider.backend.zones.values()].filter((z) => z.domain === domain)).toEqual([]);
+
+    // The child's next pass (asked for now) finds nothing above it that may take it in: still managed, zone and records kept.
+    const after = await askDelegationCheck(domainClient, managed);
+    expect(after.status).toMatchObject({ state: 'managed', hostedZoneId: managed.status?.hostedZoneId });
+    expect(condition(after, 'Ready')).toMatchObject({ status: 'True', reason: 'Managed' });
+    expect(await zoneNames(managed.status?.hostedZoneId ?? '')).toContain(`www.dev.${domain} A 192.0.2.7`);
+  });
+
+  it('lets a parent in over a domain inside it that another project never delegated once its claim lapsed, refusing that one', async () => {
+    const domain = newDomain('lapsed');
+    const child = await apply(`dev.${domain}`, { namespace: other, deleteAfterTest: true });
+    const zoned = await until(live(child), (o) => !!o.status?.hostedZoneId, 'the child’s zone');
+    clockSkewMs = PENDING_CLAIM_MS + 24 * 3600 * 1000;
+    onTestFinished(() => {
+      clockSkewMs = 0;
+    });
+    const parentDomain = await apply(domain, { deleteAfterTest: true });
+    await until(live(parentDomain), (o) => !!o.status?.hostedZoneId, 'the parent’s zone');
+    const refused = await until(live(child), (o) => condition(o, 'Ready')?.reason === 'UnderAnotherProject' && !o.status?.hostedZoneId, 'the lapsed child refused');
+    expect(refused.status?.zonesDeleted).toBe(1);
+    expect(provider.backend.zones.has(zoned.status?.hostedZoneId ?? '')).toBe(false);
+
+    // The parent gone, the child may have a zone again: a new one, under a caller reference the provider has not seen.
+    await domainClient.delete(ns, parentDomain.metadata?.name ?? '');
+    const again = await until(live(child), (o) => condition(o, 'ZoneReady')?.status === 'True', 'a new zone for the child');
+    expect(again.status?.hostedZoneId).not.toBe(zoned.status?.hostedZoneId);
+    expect(provider.backend.zones.get(again.status?.hostedZoneId ?? '')?.domain).toBe(`dev.${domain}`);
+  });
+
+  it('never deletes a zone that was delegated when the domain loses its name: it stays until the domain is deleted', async () => {
+    const domain = newDomain('keep');
+    const d = await apply(domain, { deleteAfterTest: true });
+    const managed = await delegate(d);
+    const rival = await apply(domain, { namespace: other, deleteAfterTest: true });
+    await until(live(rival), (o) => condition(o, 'Ready')?.reason === 'DomainTaken', 'the rival refused');
+    // The name's claim passes to the rival behind this domain's back (as an administrator could make it).
+    await claimClient.patch('', domain, { spec: { holder: { kind: 'ProjectDomain', namespace: other, name: rival.metadata?.name ?? '', uid: rival.metadata?.uid ?? '' } } });
+    const lost = await askDelegationCheck(domainClient, managed);
+    expect(condition(lost, 'Ready')).toMatchObject({
+      status: 'False',
+      reason: 'DomainTaken',
+      message: expect.stringContaining(`Its hosted zone, delegated once, is kept until ${domain} is deleted.`),
+    });
+    expect(lost.status?.hostedZoneId).toBe(managed.status?.hostedZoneId);
+    expect(provider.backend.zones.has(managed.status?.hostedZoneId ?? '')).toBe(true);
+    // Deleting the domain deletes it.
+    await domainClient.patch(ns, d.metadata?.name ?? '', { spec: { deleted: true } });
+    await until(live(d), (o) => o.status?.state === 'deleted', 'deleted');
+    expect(provider.backend.zones.has(managed.status?.hostedZoneId ?? '')).toBe(false);
+  });
+
   it('gives a name the API would refuse Ready=False InvalidDomain and no zone', async () => {
     const d = await apply('github.io');
     const invalid = await until(live(d), (o) => condition(o, 'Ready')?.reason === 'InvalidDomain', 'InvalidDomain');
@@ -344,11 +416,14 @@ describe('what the controller refuses', () => {
 });
 
 describe('deletion', () => {
-  it('soft delete: records and zone go, the object stays as history without the finalizer', async () => {
+  it('soft delete: records, zone and certificate go, the object stays as history without the finalizer', async () => {
     const d = await apply(newDomain('soft'));
     const managed = await delegate(d);
     const www = await addRecord(managed, 'www', ['192.0.2.1']);
     await until(liveRecord(www), (r) => condition(r, 'Ready')?.status === 'True', 'applied');
+    // The certificate the controller keeps for a managed domain (made here as it makes it: TLS is off in this file).
+    await ensureDomainCertificate(certificateClient, managed);
+    expect(await certificateClient.get(ns, domainCertificateName(managed))).toBeDefined();
     await domainClient.patch(ns, d.metadata?.name ?? '', { spec: { deleted: true } });
     const deleted = await until(live(d), (o) => o.status?.state === 'deleted' && !o.metadata?.finalizers?.includes(ZONE_FINALIZER), 'deleted');
     expect(deleted.status?.hostedZoneId).toBeUndefined();
@@ -356,6 +431,8 @@ describe('deletion', () => {
     expect(condition(deleted, 'Ready')).toMatchObject({ status: 'False', reason: 'Deleted' });
     expect(provider.backend.zones.has(managed.status?.hostedZoneId ?? '')).toBe(false);
     expect(await recordClient.get(ns, www.metadata?.name ?? '')).toBeUndefined();
+    // Deleted, so its finalizer revokes it and deletes its key: the kept object would never let the garbage collector.
+    expect(await certificateClient.get(ns, domainCertificateName(managed))).toBeUndefined();
   });
 
   it('kubectl delete: the zone goes first, then the finalizer and the object', async () => {

@@ -61,8 +61,8 @@ export function projectDomainController(deps: ProjectDomainControllerDeps): Cont
     const live = await store.domainClient.get(holder.namespace, holder.name);
     return live?.metadata?.uid === holder.uid && live.spec.domain === domain && isActive(live) && !live.metadata?.deletionTimestamp;
   });
-  const reconciler = new DomainReconciler(store, claims, deps.settings, now);
   const certificates = objectClient<TlsCertificate>(deps.kube, TLS_CERTIFICATES);
+  const reconciler = new DomainReconciler(store, claims, deps.settings, certificates, now);
   const interval = deps.settings.recheckIntervalMs;
   /**
    * When each domain's zone last failed to be created for a reason retrying will not fix (credentials,

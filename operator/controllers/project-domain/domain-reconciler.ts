@@ -10,7 +10,9 @@ import { checkDelegation, type DelegationResult } from '../../../src/dns/delegat
 import { checkDomainName } from '../../../src/dns/domain-name.ts';
 import { absoluteName } from '../../../src/dns/names.ts';
 import { DnsProviderError } from '../../../src/dns/provider.ts';
-import { isConflict, isNotFound, retryOnConflict } from '../../../src/kube/index.ts';
+import { isConflict, isNotFound, retryOnConflict, type ObjectClient } from '../../../src/kube/index.ts';
+import type { TlsCertificate } from '../../../src/apis/v1alpha1/tls-certificate.ts';
+import { deleteDomainCertificate } from './certificate.ts';
 import type { DnsSettings } from '../../dns-settings.ts';
 import { byAge, isActive, type DomainStore } from '../../../src/platform/domains/domain-store.ts';
 import { MAX_DELETED_DOMAINS_KEPT, MAX_DOMAINS_PER_PROJECT } from '../../../src/platform/domains/project-domains.ts';
@@ -18,7 +20,8 @@ import { MAX_RECORDS_PER_DOMAIN } from '../../../src/platform/domains/dns-record
 import { inParallel } from '../../../src/collections/in-parallel.ts';
 import { oldestBeyond } from '../../../src/collections/retention.ts';
 import { domainStatus, type DomainObservation, type ProviderFailure } from '../../../src/platform/domains/domain-status.ts';
-import { ancestorDomains, domainRefusal, type DomainRefusal } from '../../../src/platform/domains/domain-admission.ts';
+import { ancestorDomains, domainRefusal, type DomainRefusal, type Overlap, type OverlapBelow } from '../../../src/platform/domains/domain-admission.ts';
+import type { ClaimHolder } from '../../../src/apis/v1alpha1/domain-claim.ts';
 import { syncDomainRecords } from './record-sync.ts';
 import type { NameClaims } from '../name-claims.ts';
 import { withStalled } from '../../../src/conditions/stalled.ts';
@@ -51,12 +54,14 @@ export class DomainReconciler {
   readonly #store: DomainStore;
   readonly #claims: NameClaims;
   readonly #settings: DnsSettings;
+  readonly #certificates: ObjectClient<TlsCertificate>;
   readonly #now: () => Date;
 
-  constructor(store: DomainStore, claims: NameClaims, settings: DnsSettings, now: () => Date = () => new Date()) {
+  constructor(store: DomainStore, claims: NameClaims, settings: DnsSettings, certificates: ObjectClient<TlsCertificate>, now: () => Date = () => new Date()) {
     this.#store = store;
     this.#claims = claims;
     this.#settings = settings;
+    this.#certificates = certificates;
     this.#now = now;
   }
 
@@ -132,10 +137,16 @@ export class DomainReconciler {
       }
     }
     // A zone this domain no longer may have (its name refused by a rule, or taken over by a project that proved
-    // its delegation) goes, with its records: the name is not this project's to answer for.
+    // its delegation) goes, with its records: the name is not this project's to answer for. Unless it was ever
+    // delegated: the internet may be asking it, and only deleting the domain deletes such a zone.
     if ((seen.refused || (seen.takenBy && !seen.stale)) && domain.status?.hostedZoneId) {
-      await this.#deleteZone(domain, domain.status.hostedZoneId);
-      await this.releaseDeletedRecords(domain);
+      if (domain.status.delegatedAt) {
+        seen.zoneKept = true;
+      } else {
+        await this.#deleteZone(domain, domain.status.hostedZoneId);
+        await this.releaseDeletedRecords(domain);
+        seen.zoneDeleted = true;
+      }
     }
     // No zone to hold them (a name refused or taken, a zone not created): deleted records are out of DNS already.
     if (!('zone' in seen) || (seen.zone !== undefined && 'failure' in seen.zone)) await this.releaseDeletedRecords(domain);
@@ -148,7 +159,7 @@ export class DomainReconciler {
   }
 
   /**
-   * Soft delete (or a `kubectl delete`): the domain's DnsRecords and its hosted zone go; the status says so.
+   * Soft delete (or a `kubectl delete`): the domain's DnsRecords, its hosted zone and its certificate go; the status says so.
    * Idempotent; provider errors propagate (the zone must not be forgotten while it still exists).
    */
   async retire(domain: ProjectDomain): Promise<ProjectDomain> {
@@ -159,6 +170,8 @@ export class DomainReconciler {
     if (zoneId) await this.#deleteZone(domain, zoneId);
     await this.releaseDeletedRecords(domain);
     await this.#claims.release(domain.spec.domain, domain.metadata?.uid ?? '');
+    // Revoked, its key deleted: a soft-deleted domain is kept, so nothing else would delete its certificate.
+    await deleteDomainCertificate(this.#certificates, domain);
     if (domain.metadata?.deletionTimestamp) return domain;
     const retired = await this.#store.updateDomainStatus(domain, (live) => {
       const status = stalledDomain(live, domainStatus(live, { deleted: true }, this.#now()), this.#now());
@@ -174,25 +187,62 @@ export class DomainReconciler {
     });
   }
 
-  /** Why the project may not hold this domain at all (the rule the API applies too), from the DomainClaims of its ancestors. */
+  /**
+   * Why the project may not hold this domain at all (the rule the API applies too), from the DomainClaims of its
+   * ancestors and of the other projects' domains inside it.
+   */
   async #refusal(domain: ProjectDomain): Promise<DomainRefusal | undefined> {
-    const holders = new Map<string, string>();
+    const project = domain.metadata?.namespace ?? '';
+    const holders = new Map<string, Overlap>();
     for (const ancestor of ancestorDomains(domain.spec.domain)) {
       const holder = await this.#claims.holderOf(ancestor);
-      if (holder) holders.set(ancestor, holder.namespace);
+      if (holder && holder.namespace !== project) holders.set(ancestor, await this.#overlap(holder, domain));
     }
-    return domainRefusal(domain.spec.domain, domain.metadata?.namespace ?? '', { baseDomain: this.#settings.baseDomain, holderOf: (name) => holders.get(name) });
+    return domainRefusal(domain.spec.domain, project, {
+      baseDomain: this.#settings.baseDomain,
+      holderOf: (name) => holders.get(name),
+      below: await this.#firmBelow(domain),
+      firm: this.#firm(domain),
+    });
+  }
+
+  /** An ancestor's holder as the rule weighs it; one that cannot be read still holds the name, firmly. */
+  async #overlap(holder: ClaimHolder, domain: ProjectDomain): Promise<Overlap> {
+    const live = await this.#store.domainClient.get(holder.namespace, holder.name);
+    if (!live || live.metadata?.uid !== holder.uid) return { project: holder.namespace, firm: true, older: true };
+    return { project: holder.namespace, firm: this.#firm(live), older: byAge(live, domain) < 0 };
   }
 
   /**
-   * The holder of a name when its claim is stale: a domain never found delegated, created longer ago than
-   * `settings.pendingClaimMs`. Such a claim no longer keeps the name from a project that proves it controls it.
+   * The first domain of another project inside `domain` that holds its claim firmly: a parent added later must
+   * not take it in (its zone and records would go). From the cache, each confirmed by its claim.
    */
+  async #firmBelow(domain: ProjectDomain): Promise<OverlapBelow[]> {
+    const project = domain.metadata?.namespace ?? '';
+    for (const d of this.#store.holdersBelow(domain.spec.domain)) {
+      if (d.metadata?.namespace === project || !this.#firm(d)) continue;
+      if ((await this.#claims.holderOf(d.spec.domain))?.uid !== d.metadata?.uid) continue;
+      return [{ domain: d.spec.domain, project: d.metadata?.namespace ?? '', firm: true, older: byAge(d, domain) < 0 }];
+    }
+    return [];
+  }
+
+  /** Holds its name firmly: it has its zone, and it proved its delegation or its pending claim has not lapsed. */
+  #firm(domain: ProjectDomain): boolean {
+    return domain.status?.hostedZoneId !== undefined && (domain.status.delegatedAt !== undefined || !this.#lapsed(domain));
+  }
+
+  /** Never delegated and older than `settings.pendingClaimMs`: its claim no longer keeps the name from a project that proves it controls it. */
+  #lapsed(domain: ProjectDomain): boolean {
+    if (domain.status?.delegatedAt) return false;
+    return this.#now().getTime() - Date.parse(domain.metadata?.creationTimestamp ?? '') > this.#settings.pendingClaimMs;
+  }
+
+  /** The holder of a name when its claim is stale (see {@link #lapsed}). */
   async #staleHolder(holder: { namespace: string; name: string; uid: string }): Promise<{ uid: string } | undefined> {
     const live = await this.#store.domainClient.get(holder.namespace, holder.name);
-    if (!live || live.metadata?.uid !== holder.uid || live.status?.delegatedAt) return undefined;
-    const created = Date.parse(live.metadata?.creationTimestamp ?? '');
-    return this.#now().getTime() - created > this.#settings.pendingClaimMs ? { uid: holder.uid } : undefined;
+    if (!live || live.metadata?.uid !== holder.uid) return undefined;
+    return this.#lapsed(live) ? { uid: holder.uid } : undefined;
   }
 
   /**
@@ -268,7 +318,7 @@ export class DomainReconciler {
     const uid = domain.metadata?.uid;
     const name = checkDomainName(domain.spec.domain);
     if (!uid || !name.ok || name.domain !== domain.spec.domain) return undefined;
-    return this.#settings.provider.findZone(domain.spec.domain, uid);
+    return this.#settings.provider.findZone(domain.spec.domain, zoneCallerReference(domain));
   }
 
   async #zone(domain: ProjectDomain): Promise<{ zoneId: string; nameservers: readonly string[] } | { failure: ProviderFailure; error: DnsProviderError }> {
@@ -278,7 +328,7 @@ export class DomainReconciler {
       return { zoneId: s.hostedZoneId, nameservers: s.nameservers };
     }
     try {
-      return await this.#settings.provider.createZone(domain.spec.domain, domain.metadata?.uid ?? '');
+      return await this.#settings.provider.createZone(domain.spec.domain, zoneCallerReference(domain));
     } catch (err) {
       return failureOf(err);
     }
@@ -311,6 +361,17 @@ export class DomainReconciler {
       }
     });
   }
+}
+
+/**
+ * The caller reference of the domain's next zone: its uid, then, once zones of it were deleted while it stayed,
+ * the uid and their count. The provider never accepts a reference twice, even for a deleted zone, so a domain
+ * whose zone went (its name refused or taken for a while) could not have another one under its uid.
+ */
+export function zoneCallerReference(domain: ProjectDomain): string {
+  const uid = domain.metadata?.uid ?? '';
+  const deleted = domain.status?.zonesDeleted ?? 0;
+  return deleted > 0 ? `${uid}.${deleted}` : uid;
 }
 
 /** A record deleted or changed meanwhile: the next pass sees it as it is. */

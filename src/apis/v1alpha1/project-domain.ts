@@ -61,6 +61,14 @@ export const ProjectDomainStatus = Type.Object({
         'When a delegation check first found the domain delegated to its zone. A domain never delegated holds its name only for a while (its claim goes stale: another project that proves delegation takes it over).',
     }),
   ),
+  zonesDeleted: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      format: 'int32',
+      description:
+        'How many hosted zones of this domain were deleted while it stayed (its name refused or taken): part of the caller reference of the next zone, which the provider never accepts twice.',
+    }),
+  ),
 });
 export type ProjectDomainStatus = Static<typeof ProjectDomainStatus>;
 

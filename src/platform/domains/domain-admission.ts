@@ -1,12 +1,43 @@
 // Which domains a project may hold, decided alike by the API (at once, from its caches) and the ProjectDomain
 // controller (from the DomainClaims, for every object however it was written): never the platform's base domain
-// or anything in or above it, and never a name under a domain another project holds, whose owner the parent is.
+// or anything in or above it, and never a name overlapping a domain another project holds: a name under it, or a
+// name above it. Between two overlapping domains, the one that holds its name firmly and was there first keeps it.
+import type { ProjectDomain } from '../../apis/v1alpha1/project-domain.ts';
+import { findCondition } from '../../conditions/index.ts';
 import { isInZone, parentName } from '../../dns/names.ts';
 
 /** Why a project may not hold a domain; `reason` is the ProjectDomain condition reason. */
 export interface DomainRefusal {
-  readonly reason: 'ReservedDomain' | 'UnderAnotherProject';
+  readonly reason: 'ReservedDomain' | 'UnderAnotherProject' | 'DomainTaken';
   readonly message: string;
+}
+
+/** A domain of another project overlapping the one decided, whose claim holds, as the rule weighs it. */
+export interface Overlap {
+  readonly project: string;
+  /**
+   * It holds its name firmly: it has its zone, and it proved its delegation or its pending claim has not lapsed
+   * (`CW_DNS_PENDING_CLAIM_DAYS`), as a claim that cannot be taken over.
+   */
+  readonly firm: boolean;
+  /** It was created before the domain decided. */
+  readonly older: boolean;
+}
+
+/** A domain inside the one decided, held by another project. */
+export interface OverlapBelow extends Overlap {
+  readonly domain: string;
+}
+
+/**
+ * Ready reasons of a domain that does not hold its name: refused it, another project's, past the project's
+ * limit or not a valid name. Its claim is not (or no longer) its own, whatever objects of that name exist.
+ */
+export const NOT_HELD_REASONS: ReadonlySet<string> = new Set(['DomainTaken', 'UnderAnotherProject', 'ReservedDomain', 'TooManyDomains', 'InvalidDomain']);
+
+/** Whether a domain's claim holds, as its status tells it: not deleted, and not refused its name. */
+export function holdsName(d: ProjectDomain): boolean {
+  return d.spec.deleted !== true && !d.metadata?.deletionTimestamp && !NOT_HELD_REASONS.has(findCondition(d.status?.conditions, 'Ready')?.reason ?? '');
 }
 
 /** The proper ancestors of `domain` that could be a domain of their own (`a.b.shop.test` → `b.shop.test`, `shop.test`). */
@@ -17,19 +48,42 @@ export function ancestorDomains(domain: string): string[] {
 }
 
 /**
- * Why `project` may not hold `domain`, or `undefined` when it may. `holderOf` answers which project holds a
- * name (its DomainClaim), for each of `ancestorDomains(domain)`.
+ * Whether `other` keeps its name against the domain decided (`self`). A firm domain that was there first always
+ * does. Otherwise the parent's owner decides what is under it, unless what is under it holds firmly: a domain
+ * above a firm one never displaces it (deleting its zone would break a delegation someone made).
  */
-export function domainRefusal(domain: string, project: string, context: { baseDomain: string; holderOf: (name: string) => string | undefined }): DomainRefusal | undefined {
+function prevails(other: Overlap, self: { firm: boolean }, above: boolean): boolean {
+  if (other.firm && other.older) return true;
+  return above ? !self.firm : other.firm && !self.firm;
+}
+
+/**
+ * Why `project` may not hold `domain`, or `undefined` when it may. `holderOf` answers the overlap holding each
+ * of `ancestorDomains(domain)` (its claim) when it is another project's; `below`, domains inside `domain` that
+ * other projects hold; `firm`, whether `domain` itself holds its name firmly (a domain being added does not).
+ */
+export function domainRefusal(
+  domain: string,
+  project: string,
+  context: { baseDomain: string; holderOf: (name: string) => Overlap | undefined; below?: readonly OverlapBelow[]; firm?: boolean },
+): DomainRefusal | undefined {
   const base = context.baseDomain;
   if (isInZone(domain, base) || isInZone(base, domain)) {
     return { reason: 'ReservedDomain', message: `${domain} cannot be a project domain: the platform serves apps under ${base}.` };
   }
+  const self = { firm: context.firm === true };
   for (const ancestor of ancestorDomains(domain)) {
     const holder = context.holderOf(ancestor);
-    if (holder !== undefined && holder !== project) {
+    if (holder !== undefined && holder.project !== project && prevails(holder, self, true)) {
       return { reason: 'UnderAnotherProject', message: `${domain} is under ${ancestor}, a domain of another project; only that project can add names under it.` };
     }
+  }
+  const inside = (context.below ?? []).find((d) => d.project !== project && isInZone(d.domain, domain) && d.domain !== domain && prevails(d, self, false));
+  if (inside) {
+    return {
+      reason: 'DomainTaken',
+      message: `${domain} contains ${inside.domain}, a domain of another project; a domain cannot take in another project's domain, so ${domain} can be added once ${inside.domain} is deleted there.`,
+    };
   }
   return undefined;
 }

@@ -58,6 +58,20 @@ describe('domainStatus', () => {
     expect(cond(deleted, 'Ready')).toMatchObject({ status: 'False', reason: 'Deleted' });
   });
 
+  it('a refusal drops (and counts) a zone that was deleted, and keeps one delegated once (id and nameservers) saying so', () => {
+    const zoned = withStatus(domainStatus(fresh, { zone }, now));
+    const refused = { reason: 'DomainTaken' as const, message: 'shop.test contains dev.shop.test, a domain of another project.' };
+    const dropped = domainStatus(zoned, { refused, zoneDeleted: true }, later);
+    expect(dropped.hostedZoneId).toBeUndefined();
+    // Counted: the next zone's caller reference is a new one.
+    expect(dropped.zonesDeleted).toBe(1);
+    expect(domainStatus(withStatus(dropped), { refused }, later).zonesDeleted).toBe(1);
+    expect(cond(dropped, 'Ready')).toMatchObject({ status: 'False', reason: 'DomainTaken', message: refused.message });
+    const kept = domainStatus(zoned, { refused, zoneKept: true }, later);
+    expect(kept).toMatchObject({ state: 'pending_delegation', hostedZoneId: 'Z123', nameservers: zone.nameservers });
+    expect(cond(kept, 'Ready')).toMatchObject({ status: 'False', reason: 'DomainTaken', message: `${refused.message} Its hosted zone, delegated once, is kept until shop.test is deleted.` });
+  });
+
   it('keeps lastTransitionTime when nothing flips', () => {
     const first = domainStatus(fresh, { zone }, now);
     const again = domainStatus(withStatus(first), { zone }, later);

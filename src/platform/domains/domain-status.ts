@@ -20,6 +20,10 @@ export interface DomainObservation {
    */
   readonly takenBy?: string;
   readonly stale?: boolean;
+  /** Refused or taken, but its zone was delegated once: it is kept (with its id and nameservers) until the domain is deleted. */
+  readonly zoneKept?: boolean;
+  /** Refused or taken, its zone was deleted in this pass: counted, so the next zone gets a caller reference of its own. */
+  readonly zoneDeleted?: boolean;
   /** The project already has this many domains, older than this one: no zone is created. */
   readonly overLimit?: number;
   readonly zone?: { readonly zoneId: string; readonly nameservers: readonly string[] } | ProviderFailure;
@@ -110,11 +114,14 @@ export function domainStatus(domain: ProjectDomain, seen: DomainObservation, now
       (seen.takenBy
         ? `${name} is already a domain of another project; a domain can belong to one project only. It must be deleted there first.`
         : `The project has ${seen.overLimit} domains, the most it may have: no hosted zone is created for ${name}. Delete one; this one then gets its zone.`);
-    set({ type: 'ZoneReady', status: 'False', reason, message });
-    set({ type: 'Ready', status: 'False', reason, message });
+    const kept = seen.zoneKept ? ` Its hosted zone, delegated once, is kept until ${name} is deleted.` : '';
+    set({ type: 'ZoneReady', status: 'False', reason, message: message + kept });
+    set({ type: 'Ready', status: 'False', reason, message: message + kept });
+    if (seen.zoneKept) return { ...status, state: 'pending_delegation', conditions };
     // A zone it had (the name taken over, or refused by a rule since) was deleted with it.
     const { hostedZoneId: _zone, nameservers: _nameservers, ...rest } = status;
-    return { ...rest, state: 'pending_delegation', conditions };
+    const zonesDeleted = (prev.zonesDeleted ?? 0) + (seen.zoneDeleted ? 1 : 0);
+    return { ...rest, state: 'pending_delegation', ...(zonesDeleted > 0 ? { zonesDeleted } : {}), conditions };
   }
 
   if (isFailure(seen.zone)) {

@@ -9,6 +9,7 @@ import { normalizeName } from '../../dns/names.ts';
 import { APP_HOSTNAMES, DNS_RECORDS, PROJECT_DOMAINS } from '../resources.ts';
 import { DEFAULT_CACHE_WAIT_MS, settle } from '../settle.ts';
 import { NotFoundError } from '../../errors.ts';
+import { ancestorDomains, holdsName } from './domain-admission.ts';
 
 export interface DomainCaches {
   readonly domains: Informer<ProjectDomain>;
@@ -65,12 +66,22 @@ export class DomainStore {
     };
   }
 
-  /** Active domains named `domain` in any project (cache), oldest first. */
+  /**
+   * Domains named `domain` in any project whose claim still holds (cache), oldest first: one refused the name, or
+   * challenging a stale claim on it, is not its holder, however old.
+   */
   holders(domain: string): ProjectDomain[] {
     return this.caches.domains
       .list()
-      .filter((d) => live(d) && isActive(d) && d.spec.domain === domain)
+      .filter((d) => d.spec.domain === domain && holdsName(d))
       .sort(byAge);
+  }
+
+  /** Domains strictly inside `domain`, in any project, whose claim still holds (cache). */
+  holdersBelow(domain: string): ProjectDomain[] {
+    return sharedIndex(this.caches.domains, 'spec.domain ancestors', (d) => ancestorDomains(d.spec.domain))
+      .objects(domain)
+      .filter(holdsName);
   }
 
   /** Active domains still waiting for their delegation that `userId` added (by the API's annotation), in every project. */

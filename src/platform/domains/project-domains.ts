@@ -6,7 +6,7 @@ import { BadRequestError, ConflictError, PublicError } from '../../errors.ts';
 import { isNotFound, waitForAnswer } from '../../kube/index.ts';
 import { PROJECT_LABEL } from '../resources.ts';
 import { CONTROLLER_ANSWER_MS } from './controller-answer.ts';
-import { domainRefusal, type DomainRefusal } from './domain-admission.ts';
+import { domainRefusal, type DomainRefusal, type Overlap } from './domain-admission.ts';
 import type { DomainStore } from './domain-store.ts';
 import { providerFailureOf } from './domain-status.ts';
 import type { TlsCertificates } from './tls-certificates.ts';
@@ -77,16 +77,27 @@ export class ProjectDomains {
   }
 
   /**
-   * Adds `input` to the project: 400 for a name that cannot be a project domain, 409 when this or another
-   * project holds it (the controller's DomainClaim decides a race). Answered once the zone exists
-   * (`zoneReady`), else, past the bound, as it stands (no zone nor nameservers yet); when the provider fails
-   * the domain stays added (the controller retries) and the error says so.
+   * Adds `input` to the project: 400 for a name that cannot be a project domain, 409 when this project has it,
+   * or when another project holds it, a name above it or one inside it: at once when that project proved its
+   * delegation (nothing can take the name from it), else once the controller, deciding from the DomainClaims, has
+   * refused it. A name another project holds with a stale claim (never delegated, past the pending claim
+   * period) is added with a zone of its own, its view saying to delegate it to take the name over. Answered once
+   * the zone exists (`zoneReady`), else, past the bound, as it stands (no zone nor nameservers yet); when the
+   * provider fails the domain stays added (the controller retries) and the error says so.
    */
   async create(project: string, input: string, userId?: string): Promise<{ zoneReady: boolean; view: DomainView }> {
     const domain = parseDomainName(input);
-    const refusal = domainRefusal(domain, project, { baseDomain: this.#baseDomain, holderOf: (name) => this.#store.holders(name)[0]?.metadata?.namespace });
+    const refusal = domainRefusal(domain, project, {
+      baseDomain: this.#baseDomain,
+      holderOf: (name) => overlapOf(this.#store.holders(name)[0]),
+      // Only those that proved their delegation: whether another's claim still holds is the controller's to say.
+      below: this.#store
+        .holdersBelow(domain)
+        .filter((d) => d.status?.delegatedAt)
+        .map((d) => ({ domain: d.spec.domain, project: d.metadata?.namespace ?? '', firm: true, older: true })),
+    });
     if (refusal) throw refusalError(refusal);
-    this.#refuseHeld(project, this.#store.holders(domain), domain);
+    this.#refuseHeld(project, domain);
     const held = this.#store.activeDomains(project).length;
     if (held >= MAX_DOMAINS_PER_PROJECT) throw new ConflictError(`Project ${project} has ${held} domains, the most a project may have; delete one first.`);
     if (userId !== undefined) {
@@ -112,25 +123,19 @@ export class ProjectDomains {
     }
     const answered = await this.#answer(created, (d) => findCondition(d.status?.conditions, 'ZoneReady') !== undefined);
     const ready = findCondition(answered.status?.conditions, 'Ready');
-    if (ready?.reason === ProjectDomainReasons.ReservedDomain || ready?.reason === ProjectDomainReasons.UnderAnotherProject) {
-      // The controller, deciding from the claims, refused what the cache let through: this add does not stand.
+    const zoned = findCondition(answered.status?.conditions, 'ZoneReady')?.status === 'True';
+    if (ready?.reason === ProjectDomainReasons.ReservedDomain || ready?.reason === ProjectDomainReasons.UnderAnotherProject || (ready?.reason === ProjectDomainReasons.DomainTaken && !zoned)) {
+      // The controller, deciding from the claims, refused what the cache let through (another project holds the
+      // name, one above it or one inside it): this add does not stand. Taken with a zone, it stays: that is the
+      // challenge of a stale claim, and its view says to delegate the domain.
       await this.#store.domainClient.delete(project, created.metadata?.name ?? '', { preconditions: { uid: created.metadata?.uid } });
+      if (this.#ownOther(project, domain, created)) throw new ConflictError(`${domain} is already a domain of project ${project}.`);
       throw refusalError({ reason: ready.reason, message: ready.message ?? `${domain} cannot be a domain of this project.` });
     }
     if (ready?.reason === ProjectDomainReasons.TooManyDomains) {
       // Adds racing past the count above: the controller, counting oldest first, keeps the limit; this one goes.
       await this.#store.domainClient.delete(project, created.metadata?.name ?? '', { preconditions: { uid: created.metadata?.uid } });
       throw new ConflictError(`Project ${project} has ${MAX_DOMAINS_PER_PROJECT} domains, the most a project may have; delete one first.`);
-    }
-    if (ready?.reason === ProjectDomainReasons.DomainTaken) {
-      // Another project claimed the name first (a race past the check above): this add does not stand.
-      await this.#store.domainClient.delete(project, created.metadata?.name ?? '', { preconditions: { uid: created.metadata?.uid } });
-      this.#refuseHeld(
-        project,
-        this.#store.holders(domain).filter((d) => d.metadata?.uid !== created.metadata?.uid),
-        domain,
-        true,
-      );
     }
     const failure = providerFailureOf(answered);
     if (failure && !answered.status?.hostedZoneId) {
@@ -192,12 +197,26 @@ export class ProjectDomains {
     return waitForAnswer(this.#store.caches.domains, written, answers, this.#answerWithinMs);
   }
 
-  #refuseHeld(project: string, holders: readonly ProjectDomain[], domain: string, elsewhere = false): void {
-    const holder = holders[0];
-    if (!holder && !elsewhere) return;
-    if (holder?.metadata?.namespace === project) throw new ConflictError(`${domain} is already a domain of project ${project}.`);
-    throw new ConflictError(`${domain} is already a domain of another project; a domain can belong to one project only.`);
+  /**
+   * 409 when the project has the domain already (in any state), or another project holds it and proved its
+   * delegation. Another project's claim that has not may be stale: the controller decides that one.
+   */
+  #refuseHeld(project: string, domain: string): void {
+    if (this.#ownOther(project, domain)) throw new ConflictError(`${domain} is already a domain of project ${project}.`);
+    if (this.#store.holders(domain).some((d) => d.metadata?.namespace !== project && d.status?.delegatedAt)) {
+      throw new ConflictError(`${domain} is already a domain of another project; a domain can belong to one project only.`);
+    }
   }
+
+  /** Whether the project has another active domain of this name than `except`. */
+  #ownOther(project: string, domain: string, except?: ProjectDomain): boolean {
+    return this.#store.activeDomains(project).some((d) => d.spec.domain === domain && d.metadata?.uid !== except?.metadata?.uid);
+  }
+}
+
+/** A holder as the admission rule weighs it from the API's cache: firm once it proved its delegation, and older than an add. */
+function overlapOf(d: ProjectDomain | undefined): Overlap | undefined {
+  return d && { project: d.metadata?.namespace ?? '', firm: d.status?.delegatedAt !== undefined, older: true };
 }
 
 /** A refused name as the API answers it: one no project may have is a bad request; one under another project's domain a conflict. */
