@@ -140,13 +140,16 @@ describe('a domain another project holds with a stale claim', () => {
     // The squatter's, applied with kubectl and named to sort first: it stays the older of the two (creation times
     // have whole seconds, and a tie is broken by name).
     const domains = objectClient<ProjectDomain>(platform.conn, PROJECT_DOMAINS);
-    const squatter = await domains.create({ metadata: { name: `a-${domain.replaceAll('.', '-')}`, namespace: rival.project }, spec: { domain, dnsMode: 'zone_delegated' } });
-    await vi.waitFor(async () => expect((await domains.get(rival.project, squatter.metadata?.name ?? ''))?.status?.hostedZoneId).toBeDefined(), { timeout: 15_000 });
-    // Never delegated, and past the pending claim period from now on.
+    // Never delegated, and past the pending claim period at once.
     const settings = dns.settings as { pendingClaimMs: number };
     const pendingClaimMs = settings.pendingClaimMs;
     settings.pendingClaimMs = 0;
     try {
+      const squatter = await domains.create({ metadata: { name: `a-${domain.replaceAll('.', '-')}`, namespace: rival.project }, spec: { domain, dnsMode: 'zone_delegated' } });
+      // Its status says until when its claim held: its creation, here.
+      await vi.waitFor(async () => expect((await domains.get(rival.project, squatter.metadata?.name ?? ''))?.status?.pendingClaimUntil).toBe(squatter.metadata?.creationTimestamp), {
+        timeout: 15_000,
+      });
       const challenge = await ok(201, 'POST', '/domains', { domain });
       expect(challenge).toMatchObject({ domain, status: 'pending_delegation', status_reason: 'DomainTaken' });
       expect(challenge.status_message).toContain(`delegate ${domain} to ${challenge.nameservers.join(', ')} and run the delegation check to take it over`);

@@ -4,8 +4,8 @@
 // idempotent (zone creation by caller reference, record changes by UPSERT), so a pass may be repeated.
 import { RECORD_FINALIZER, type DnsRecord, type DnsRecordStatus } from '../../../src/apis/v1alpha1/dns-record.ts';
 import { addFinalizer, hasFinalizer, removeFinalizer } from '../../../src/controller-runtime/finalizers.ts';
-import { CREATED_BY_API_ANNOTATION, ProjectDomainReasons, ZONE_FINALIZER, type ProjectDomain } from '../../../src/apis/v1alpha1/project-domain.ts';
-import { findCondition, setCondition, statusChanged, type ConditionUpdate } from '../../../src/conditions/index.ts';
+import { CREATED_BY_API_ANNOTATION, ProjectDomainReasons, ZONE_FINALIZER, type ProjectDomain, type ProjectDomainStatus } from '../../../src/apis/v1alpha1/project-domain.ts';
+import { findCondition, formatTime, setCondition, statusChanged, type ConditionUpdate } from '../../../src/conditions/index.ts';
 import { checkDelegation, type DelegationResult } from '../../../src/dns/delegation.ts';
 import { checkDomainName } from '../../../src/dns/domain-name.ts';
 import { absoluteName } from '../../../src/dns/names.ts';
@@ -20,7 +20,7 @@ import { MAX_RECORDS_PER_DOMAIN } from '../../../src/platform/domains/dns-record
 import { inParallel } from '../../../src/collections/in-parallel.ts';
 import { oldestBeyond } from '../../../src/collections/retention.ts';
 import { domainStatus, type DomainObservation, type ProviderFailure } from '../../../src/platform/domains/domain-status.ts';
-import { ancestorDomains, domainRefusal, type DomainRefusal, type Overlap, type OverlapBelow } from '../../../src/platform/domains/domain-admission.ts';
+import { ancestorDomains, domainRefusal, holdsName, type DomainRefusal, type Overlap, type OverlapBelow } from '../../../src/platform/domains/domain-admission.ts';
 import type { ClaimHolder } from '../../../src/apis/v1alpha1/domain-claim.ts';
 import { syncDomainRecords } from './record-sync.ts';
 import type { NameClaims } from '../name-claims.ts';
@@ -151,7 +151,7 @@ export class DomainReconciler {
     // No zone to hold them (a name refused or taken, a zone not created): deleted records are out of DNS already.
     if (!('zone' in seen) || (seen.zone !== undefined && 'failure' in seen.zone)) await this.releaseDeletedRecords(domain);
     const written = await this.#store.updateDomainStatus(domain, (live) => {
-      const status = stalledDomain(live, domainStatus(live, seen, this.#now()), this.#now());
+      const status = this.#withPendingClaim(live, stalledDomain(live, domainStatus(live, seen, this.#now()), this.#now()));
       if (options.answersRequest !== undefined) status.lastHandledDelegationCheck = options.answersRequest;
       return statusChanged(live.status, status) ? status : undefined;
     });
@@ -230,6 +230,17 @@ export class DomainReconciler {
   /** Holds its name firmly: it has its zone, and it proved its delegation or its pending claim has not lapsed. */
   #firm(domain: ProjectDomain): boolean {
     return domain.status?.hostedZoneId !== undefined && (domain.status.delegatedAt !== undefined || !this.#lapsed(domain));
+  }
+
+  /**
+   * `status.pendingClaimUntil` while the domain holds its name with a zone but was never found delegated: when its
+   * claim lapses (the API reads it to refuse an add of the name at once before then, and a person to know it).
+   */
+  #withPendingClaim(live: ProjectDomain, status: ProjectDomainStatus): ProjectDomainStatus {
+    const { pendingClaimUntil: _was, ...rest } = status;
+    const pending = status.hostedZoneId !== undefined && status.delegatedAt === undefined && holdsName({ ...live, status });
+    if (!pending) return rest;
+    return { ...rest, pendingClaimUntil: formatTime(new Date(Date.parse(live.metadata?.creationTimestamp ?? '') + this.#settings.pendingClaimMs)) };
   }
 
   /** Never delegated and older than `settings.pendingClaimMs`: its claim no longer keeps the name from a project that proves it controls it. */

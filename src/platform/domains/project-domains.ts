@@ -55,12 +55,14 @@ export class ProjectDomains {
   readonly #certificates: TlsCertificates;
   readonly #baseDomain: string;
   readonly #answerWithinMs: number;
+  readonly #now: () => Date;
 
-  constructor(deps: { store: DomainStore; certificates: TlsCertificates } & ProjectDomainsOptions) {
+  constructor(deps: { store: DomainStore; certificates: TlsCertificates; now?: () => Date } & ProjectDomainsOptions) {
     this.#store = deps.store;
     this.#certificates = deps.certificates;
     this.#baseDomain = deps.baseDomain;
     this.#answerWithinMs = deps.answerWithinMs ?? CONTROLLER_ANSWER_MS;
+    this.#now = deps.now ?? (() => new Date());
   }
 
   /** The project's domains (soft-deleted ones are history, not listed), by name. */
@@ -89,11 +91,11 @@ export class ProjectDomains {
     const domain = parseDomainName(input);
     const refusal = domainRefusal(domain, project, {
       baseDomain: this.#baseDomain,
-      holderOf: (name) => overlapOf(this.#store.holders(name)[0]),
-      // Only those that proved their delegation: whether another's claim still holds is the controller's to say.
+      holderOf: (name) => overlapOf(this.#store.holders(name)[0], this.#now()),
+      // Only those that hold firmly as their status says: anything else is the controller's to decide.
       below: this.#store
         .holdersBelow(domain)
-        .filter((d) => d.status?.delegatedAt)
+        .filter((d) => holdsFirmly(d, this.#now()))
         .map((d) => ({ domain: d.spec.domain, project: d.metadata?.namespace ?? '', firm: true, older: true })),
     });
     if (refusal) throw refusalError(refusal);
@@ -203,7 +205,7 @@ export class ProjectDomains {
    */
   #refuseHeld(project: string, domain: string): void {
     if (this.#ownOther(project, domain)) throw new ConflictError(`${domain} is already a domain of project ${project}.`);
-    if (this.#store.holders(domain).some((d) => d.metadata?.namespace !== project && d.status?.delegatedAt)) {
+    if (this.#store.holders(domain).some((d) => d.metadata?.namespace !== project && holdsFirmly(d, this.#now()))) {
       throw new ConflictError(`${domain} is already a domain of another project; a domain can belong to one project only.`);
     }
   }
@@ -214,9 +216,20 @@ export class ProjectDomains {
   }
 }
 
-/** A holder as the admission rule weighs it from the API's cache: firm once it proved its delegation, and older than an add. */
-function overlapOf(d: ProjectDomain | undefined): Overlap | undefined {
-  return d && { project: d.metadata?.namespace ?? '', firm: d.status?.delegatedAt !== undefined, older: true };
+/**
+ * Whether a holder keeps its name against any add, as its status says: it proved its delegation, or its pending claim
+ * has not lapsed (`pendingClaimUntil`, which the controller writes once the zone exists). One without a zone yet counts
+ * as firm; one with a zone whose status does not say (written before the field) is left to the controller.
+ */
+function holdsFirmly(d: ProjectDomain, now: Date): boolean {
+  if (d.status?.delegatedAt !== undefined) return true;
+  const until = d.status?.pendingClaimUntil;
+  return until === undefined ? d.status?.hostedZoneId === undefined : Date.parse(until) > now.getTime();
+}
+
+/** A holder as the admission rule weighs it from the API's cache, older than an add. */
+function overlapOf(d: ProjectDomain | undefined, now: Date): Overlap | undefined {
+  return d && { project: d.metadata?.namespace ?? '', firm: holdsFirmly(d, now), older: true };
 }
 
 /** A refused name as the API answers it: one no project may have is a bad request; one under another project's domain a conflict. */
