@@ -48,6 +48,24 @@ describe('CRDs on a real kube-apiserver', () => {
     await objectClient(conn, NAMESPACES).delete('', namespace);
   });
 
+  it('reject a record set or a Build larger in all than the API allows, however large each item may be', async () => {
+    const namespace = await createTestNamespace(conn);
+    const records = objectClient<KubeObject & { spec: object }>(conn, customResource('DnsRecord', 'dnsrecords'));
+    const record = (count: number) => ({ domainRef: { name: 'shop' }, name: 'big', type: 'TXT', values: Array.from({ length: count }, (_, i) => `${i}`.padEnd(4000, 'x')) });
+    const large = await records.create({ metadata: { name: 'large', namespace }, spec: record(9) }).catch((e: unknown) => e);
+    expect(statusCodeOf(large)).toBe(422);
+    expect(String((large as Error).message)).toContain('the values of a record set come to at most 32000 characters');
+    await records.create({ metadata: { name: 'fits', namespace }, spec: record(8) });
+    const builds = objectClient<KubeObject & { spec: object }>(conn, customResource('Build', 'builds'));
+    const files = (count: number) => Array.from({ length: count }, (_, i) => ({ name: `${String(i).padStart(4, '0')}_m.sql`, checksum: 'a'.repeat(64), sql: 'x'.repeat(200 * 1024) }));
+    const spec = (count: number) => ({ app: 'web', buildId: 'b-1', digest: 'a'.repeat(64), size: 1, objectKey: 'k', migrations: { database: 'notes', files: files(count) } });
+    const heavy = await builds.create({ metadata: { name: 'heavy', namespace }, spec: spec(3) }).catch((e: unknown) => e);
+    expect(statusCodeOf(heavy)).toBe(422);
+    expect(String((heavy as Error).message)).toContain('the migration files come to at most 524288 characters together');
+    await builds.create({ metadata: { name: 'light', namespace }, spec: spec(2) });
+    await objectClient(conn, NAMESPACES).delete('', namespace);
+  });
+
   it('reject an AppHostname or a claim not named after its name (the controllers find them by it)', async () => {
     const namespace = await createTestNamespace(conn);
     const hostnames = objectClient<KubeObject & { spec: object }>(conn, customResource('AppHostname', 'apphostnames'));

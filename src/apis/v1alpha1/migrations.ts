@@ -27,7 +27,13 @@ export type MigrationFile = Static<typeof MigrationFile>;
 export const BuildMigrations = Type.Object(
   {
     database: DnsLabel({ description: 'The Database of the app’s namespace the migrations apply to.' }),
-    files: Type.Array(MigrationFile, { maxItems: MAX_MIGRATION_FILES, description: 'The files, sorted by name: the order they apply in.' }),
+    files: Type.Array(MigrationFile, {
+      maxItems: MAX_MIGRATION_FILES,
+      description: 'The files, sorted by name: the order they apply in.',
+      // What an upload may carry (MAX_MIGRATION_BYTES, in characters here: never more than its bytes), for a Build
+      // written with kubectl too: each file's own bound alone let one object reach etcd's limit.
+      'x-kubernetes-validations': [{ rule: `self.map(f, size(f.sql)).sum() <= ${MAX_MIGRATION_BYTES}`, message: `the migration files come to at most ${MAX_MIGRATION_BYTES} characters together` }],
+    }),
   },
   { additionalProperties: false, description: 'The migrations folder of the artifact (cloudwright.json’s migrations), applied before the build takes traffic.' },
 );
