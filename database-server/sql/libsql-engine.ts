@@ -31,6 +31,7 @@ const TENANT_ID = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 const SANDBOX = {
   rules: [
     { action: [Action.ATTACH, Action.DETACH], policy: Authorization.DENY },
+    { action: [Action.CREATE_TEMP_TABLE, Action.CREATE_TEMP_INDEX, Action.CREATE_TEMP_VIEW, Action.CREATE_TEMP_TRIGGER], policy: Authorization.DENY },
     ...ALLOWED_PRAGMAS.map((name) => ({ action: Action.PRAGMA, entity: name, policy: Authorization.ALLOW })),
     { action: Action.PRAGMA, policy: Authorization.DENY },
     ...DENIED_FUNCTIONS.map((name) => ({ action: Action.FUNCTION, entity: { glob: name }, policy: Authorization.DENY })),
@@ -143,6 +144,9 @@ export class LibsqlEngine implements SqlEngine {
       // in memory, under the heap limit, instead of filling the disk.
       db.pragma('trusted_schema = OFF');
       db.pragma('temp_store = MEMORY');
+      // No TEMP objects (sandbox.ts): the authorizer refuses CREATE TEMP …, and a temp schema of one page refuses
+      // what it cannot see (`CREATE TABLE temp.t`: SQLITE_FULL). A statement's own sorts and CTEs are not in it.
+      db.pragma('temp.max_page_count = 1');
       db.defaultSafeIntegers(true);
       db.authorizer(SANDBOX);
     } catch (error) {
@@ -390,7 +394,10 @@ class LibsqlConnection implements SqlConnection {
         return this.#refusal ? refused(this.#refusal) : error;
       case 'SQLITE_FULL':
         if (this.#freeze) return new SqlError('SQLITE_FULL', this.#freeze.message);
-        return new SqlError('SQLITE_FULL', `The database is full: the write would take it past its size quota of ${formatBytes(this.#limits.maxSizeBytes)}`);
+        return new SqlError(
+          'SQLITE_FULL',
+          `The database is full: the write would take it past its size quota of ${formatBytes(this.#limits.maxSizeBytes)} (or it creates a TEMP object, which a database may not have)`,
+        );
       default:
         return error;
     }

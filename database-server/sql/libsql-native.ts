@@ -8,7 +8,17 @@ import { createRequire } from 'node:module';
 export const Authorization = { ALLOW: 0, DENY: 1 } as const;
 
 /** SQLite authorizer action codes (sqlite3.h), the ones the sandbox names. */
-export const Action = { PRAGMA: 19, ATTACH: 24, DETACH: 25, FUNCTION: 31, CREATE_VTABLE: 29 } as const;
+export const Action = {
+  CREATE_TEMP_INDEX: 3,
+  CREATE_TEMP_TABLE: 4,
+  CREATE_TEMP_TRIGGER: 5,
+  CREATE_TEMP_VIEW: 6,
+  PRAGMA: 19,
+  ATTACH: 24,
+  DETACH: 25,
+  FUNCTION: 31,
+  CREATE_VTABLE: 29,
+} as const;
 
 /** A value as the addon binds and returns it (with safe integers on: 64-bit integers as bigints). */
 export type NativeValue = null | bigint | number | string | Uint8Array;

@@ -106,6 +106,21 @@ describe('what a tenant cannot reach', () => {
     expect(existsSync(`${engine.databasePath('attacker')}-wal`)).toBe(true);
   });
 
+  it('refuses TEMP tables, indexes, views and triggers, which would outlive the request on a shared connection', async () => {
+    const tenant = connect('temporary');
+    await tenant.execute('CREATE TABLE kept (v TEXT)');
+    for (const sql of ['CREATE TEMP TABLE t (b BLOB)', 'CREATE TEMPORARY TABLE t2 AS SELECT 1', 'CREATE TEMP VIEW v AS SELECT 1', 'CREATE TEMP TRIGGER g AFTER INSERT ON kept BEGIN SELECT 1; END']) {
+      const refused = await failure(tenant, sql);
+      expect([refused.code, refused.message], sql).toEqual(['SQLITE_AUTH', expect.stringContaining('TEMP objects')]);
+    }
+    // Named through the temp schema, the authorizer does not see it as TEMP: the temp schema has no page for its rows.
+    const full = await failure(tenant, 'CREATE TABLE temp.t3 (b)');
+    expect([full.code, full.message]).toEqual(['SQLITE_FULL', expect.stringContaining('or it creates a TEMP object')]);
+    expect((await tenant.execute('SELECT count(*) AS c FROM temp.sqlite_master')).rows[0]?.c).toBe(0);
+    // A CTE's or a sort's own temporary storage is the statement's, and stays.
+    expect((await tenant.execute('WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r LIMIT 1000) SELECT count(*) AS c FROM (SELECT n FROM r ORDER BY -n)')).rows[0]?.c).toBe(1000);
+  });
+
   it('keeps what applications use: schema PRAGMAs, user_version, foreign keys, full-text search', async () => {
     const tenant = connect('app');
     await tenant.batch(['CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)', 'CREATE VIRTUAL TABLE notes_fts USING fts5(body)', "INSERT INTO notes_fts VALUES ('hello sandbox')"], 'write');
@@ -168,7 +183,10 @@ describe('bounded statements', () => {
     await tenant.execute('CREATE TABLE blobs (b BLOB)');
     await tenant.execute('INSERT INTO blobs VALUES (randomblob(100000))');
     const full = await failure(tenant, 'INSERT INTO blobs SELECT randomblob(100000) FROM (WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 20) SELECT n FROM r)');
-    expect([full.code, full.message]).toEqual(['SQLITE_FULL', 'SQLITE_FULL: The database is full: the write would take it past its size quota of 1 MiB']);
+    expect([full.code, full.message]).toEqual([
+      'SQLITE_FULL',
+      'SQLITE_FULL: The database is full: the write would take it past its size quota of 1 MiB (or it creates a TEMP object, which a database may not have)',
+    ]);
     expect((await tenant.execute('SELECT count(*) AS n FROM blobs')).rows[0]?.n).toBe(1);
     await tenant.execute('DELETE FROM blobs');
   });

@@ -2,7 +2,10 @@
  * What a tenant's SQL may touch, as data (the engine turns it into its authorizer). Many tenants share one cw-db
  * process, so a statement may reach nothing but its own database: no other file (ATTACH, VACUUM INTO, the
  * file functions and virtual tables this libSQL build carries), no setting that is the engine's (journal, WAL,
- * checkpoints, memory, size quota, the read-only switch), no extension. Everything else SQLite offers stays.
+ * checkpoints, memory, size quota, the read-only switch), no extension, and no TEMP table, index, view or trigger:
+ * a database's connection serves every request and token it gets, and the shard's memory every tenant of it, so a
+ * temporary object would outlive its request, be seen by the database's read-only callers, and hold the shard's
+ * SQLite memory for as long as the connection stays open. Everything else SQLite offers stays.
  */
 
 /**

@@ -56,7 +56,7 @@ export function hranaErrorCode(engineCode: string | undefined, message: string):
 
 /** What the sandbox's refusal says: the package's own text is a JSON blob naming no statement part. */
 export const NOT_AUTHORIZED =
-  'not authorized: a database may not attach other files, read or write files, load extensions, create virtual tables other than full-text search and R*Tree, or run PRAGMAs outside the allowed list (docs/databases.md, "The SQL sandbox")';
+  'not authorized: a database may not attach other files, read or write files, load extensions, create virtual tables other than full-text search and R*Tree or TEMP objects, or run PRAGMAs outside the allowed list (docs/databases.md, "The SQL sandbox")';
 
 /**
  * The `SqlError` for anything the engine threw. The package reports SQLite failures either as errors with a
