@@ -42,7 +42,7 @@ describe('apiConfig', () => {
       sessionPolicy: { idleTimeoutSeconds: 3600, maxAgeSeconds: 43_200 },
       consoleDir: expect.stringMatching(/\/console\/dist$/),
       projectUnpackedQuota: 256 * 1024 * 1024,
-      uploadLimits: { total: 8, perUser: 2, timeoutMs: 120_000, minBytesPerSecond: 16_384, graceMs: 10_000 },
+      uploadLimits: { total: 8, perUser: 2, timeoutMs: 120_000, minBytesPerSecond: 16_384, graceMs: 10_000, yieldBelowBytesPerSecond: 262_144 },
       logStreamLimits: { total: 200, perUser: 8 },
       audit: { retention: { maxAgeMs: 90 * 86_400_000, maxEntries: 10_000 }, pruneIntervalMs: 3_600_000 },
     });
@@ -75,6 +75,7 @@ describe('apiConfig', () => {
       CW_API_UPLOADS_PER_USER: '4',
       CW_API_UPLOAD_TIMEOUT: '5m',
       CW_API_UPLOAD_MIN_RATE: '64Ki',
+      CW_API_UPLOAD_YIELD_RATE: '1Mi',
       CW_API_LOG_STREAMS: '50',
       CW_API_LOG_STREAMS_PER_USER: '3',
       CW_RUNTIME_STATUS_TOKEN: 's'.repeat(40),
@@ -102,7 +103,7 @@ describe('apiConfig', () => {
       sessionPolicy: { idleTimeoutSeconds: 3600, maxAgeSeconds: 43_200 },
       consoleDir: '/srv/console',
       projectUnpackedQuota: 1024 ** 3,
-      uploadLimits: { total: 16, perUser: 4, timeoutMs: 300_000, minBytesPerSecond: 65_536, graceMs: 10_000 },
+      uploadLimits: { total: 16, perUser: 4, timeoutMs: 300_000, minBytesPerSecond: 65_536, graceMs: 10_000, yieldBelowBytesPerSecond: 1_048_576 },
       logStreamLimits: { total: 50, perUser: 3 },
       audit: { retention: { maxAgeMs: 30 * 86_400_000, maxEntries: 500 }, pruneIntervalMs: 300_000 },
     });

@@ -122,6 +122,7 @@ export function apiConfig(env: Env): ApiConfig {
     timeoutMs: read.durationMs('CW_API_UPLOAD_TIMEOUT', DEFAULT_UPLOAD_LIMITS.timeoutMs, { min: 1000, max: 3_600_000 }),
     minBytesPerSecond: read.bytes('CW_API_UPLOAD_MIN_RATE', DEFAULT_UPLOAD_LIMITS.minBytesPerSecond),
     graceMs: DEFAULT_UPLOAD_LIMITS.graceMs,
+    yieldBelowBytesPerSecond: read.bytes('CW_API_UPLOAD_YIELD_RATE', DEFAULT_UPLOAD_LIMITS.yieldBelowBytesPerSecond),
   });
   const logStreamLimits = Object.freeze({
     total: read.integer('CW_API_LOG_STREAMS', DEFAULT_LOG_STREAM_LIMITS.total, { max: 100_000 }),

@@ -563,6 +563,34 @@ describe('uploads in progress', () => {
     expect((await apps().get(project, fastApp))?.spec.hostnames).toEqual([host]);
   });
 
+  it('gives the slot of the slowest upload under the yield rate to an upload that finds every slot taken (408 to it)', async () => {
+    const limited = await platformApp({ uploadLimits: { ...DEFAULT_UPLOAD_LIMITS, total: 2, perUser: 1, minBytesPerSecond: 1, graceMs: 200, yieldBelowBytesPerSecond: 1_000_000 } });
+    try {
+      const [a, b, c] = await Promise.all([siteOwner(limited), siteOwner(limited), siteOwner(limited)]);
+      const start = Buffer.from(worker('partial')).subarray(0, 8);
+      const [slowA, slowB] = [new HeldBody(), new HeldBody()];
+      const pendingA = a.upload(slowA);
+      slowA.write(start);
+      await slowA.pulled;
+      // B arrives later, so A (the same bytes over a longer time) is the slower of the two.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const pendingB = b.upload(slowB);
+      slowB.write(start);
+      await slowB.pulled;
+      await new Promise((resolve) => setTimeout(resolve, 300)); // both past their grace
+      expect((await c.upload(worker('c1'))).statusCode).toBe(200);
+      const yielded = await pendingA;
+      expect(yielded.statusCode, yielded.body).toBe(408);
+      expect(yielded.json().detail).toMatch(/^The upload arrived at \d+ bytes\/s on average while other deploys waited for its slot/);
+      // B, the faster of the two, kept its slot and is read to its end (not an artifact: 400, not 408).
+      slowB.end();
+      expect((await pendingB).statusCode).toBe(400);
+      slowA.destroy();
+    } finally {
+      await limited.close();
+    }
+  });
+
   it('answers 408 to an upload that arrives slower than the minimum rate, and frees its slot at once', async () => {
     const limited = await platformApp({ uploadLimits: { ...DEFAULT_UPLOAD_LIMITS, perUser: 1, minBytesPerSecond: 1_000_000, graceMs: 500 } });
     try {

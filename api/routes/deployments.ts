@@ -67,9 +67,9 @@ export function deploymentRoutes(app: FastifyInstance, builds: BuildCatalog, upl
         const { hostnames, max_concurrent_requests: maxConcurrentRequests } = request.query;
         const body = request.body;
         if (!body) throw new BadRequestError(`The body must be the build artifact (.tar.zst), sent as ${ARTIFACT_TYPE}.`);
-        const release = slots.take(principalOf(request).userId);
+        const slot = slots.take(principalOf(request).userId);
         try {
-          return await builds.deploy(projectId, appId, pacedUpload(body as Readable, uploadLimits), contentLength(request), {
+          return await builds.deploy(projectId, appId, pacedUpload(body as Readable, uploadLimits, slot), contentLength(request), {
             hostnames: hostnames === undefined ? undefined : parseDeployHostnames(hostnames),
             maxConcurrentRequests,
             by: byUser(principalOf(request).userId),
@@ -79,7 +79,7 @@ export function deploymentRoutes(app: FastifyInstance, builds: BuildCatalog, upl
           if (err instanceof ArtifactTooLargeError && err.limit === 'compressedBytes') reply.header('connection', 'close');
           throw err;
         } finally {
-          release();
+          slot.release();
         }
       },
     });

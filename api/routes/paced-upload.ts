@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { PublicError } from '../../src/errors.ts';
-import type { UploadLimits } from './upload-slots.ts';
+import type { UploadLimits, UploadSlot } from './upload-slots.ts';
 
 /** 408: the upload took too long, or arrived too slowly. The rest of it is not read: the connection closes. */
 export class UploadTooSlowError extends PublicError {
@@ -12,13 +12,14 @@ export class UploadTooSlowError extends PublicError {
 
 /**
  * The request body's chunks, as long as they arrive in time: at most `timeoutMs` from now, and, once
- * `graceMs` have passed, at `minBytesPerSecond` or more on average. Past either, the iteration
- * throws `UploadTooSlowError` at once (not when a next chunk comes), and the request is left unread, not
- * destroyed, so its answer can still be sent.
+ * `graceMs` have passed, at `minBytesPerSecond` or more on average. Past either, or once `slot` is given up to
+ * another upload, the iteration throws `UploadTooSlowError` at once (not when a next chunk comes), and the request
+ * is left unread, not destroyed, so its answer can still be sent. What arrives is counted on `slot`.
  */
 export async function* pacedUpload(
   body: Readable,
   limits: Pick<UploadLimits, 'timeoutMs' | 'minBytesPerSecond' | 'graceMs'>,
+  slot?: Pick<UploadSlot, 'signal' | 'received'>,
   now: () => number = performance.now.bind(performance),
 ): AsyncGenerator<Uint8Array> {
   const iterator = body.iterator({ destroyOnReturn: false })[Symbol.asyncIterator]();
@@ -35,8 +36,21 @@ export async function* pacedUpload(
       const wait = Math.max(1, Math.min(limits.timeoutMs, behindAt) - elapsed);
       const next = iterator.next();
       let timer: NodeJS.Timeout | undefined;
+      let onYield: (() => void) | undefined;
       const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), wait)));
-      const result = await Promise.race([next, late]).finally(() => clearTimeout(timer));
+      const yielded = new Promise<'yielded'>((resolve) => {
+        onYield = () => resolve('yielded');
+        if (slot?.signal.aborted) onYield();
+        else slot?.signal.addEventListener('abort', onYield, { once: true });
+      });
+      const result = await Promise.race([next, late, yielded]).finally(() => {
+        clearTimeout(timer);
+        if (onYield) slot?.signal.removeEventListener('abort', onYield);
+      });
+      if (result === 'yielded') {
+        next.catch(() => {});
+        throw new UploadTooSlowError(String(slot?.signal.reason));
+      }
       if (result === 'late') {
         next.catch(() => {}); // abandoned: the request is closed with the answer
         if (deadlineFirst) throw tooLong;
@@ -47,6 +61,7 @@ export async function* pacedUpload(
       if (result.done) return;
       const chunk = result.value as Uint8Array;
       received += chunk.length;
+      if (slot) slot.received = received;
       yield chunk;
     }
   } finally {
