@@ -860,6 +860,23 @@ describe('the Helm chart', () => {
     await records.delete(member.project, 'attributed');
   });
 
+  it('lets a tenant name only itself as who deployed, for the deploy history (admission policy)', { timeout: 60_000 }, async () => {
+    await bindTenant('alice', member.project);
+    const byKey = 'cloudwright.dev/deployed-by';
+    const apps = objectClient<RuntimeApp>(impersonating('alice'), RUNTIME_APPS);
+    const refusal = /deployed-by says who deployed .* may write only kubectl:alice/;
+    const app = (name: string, by: string) => ({ metadata: { name, namespace: member.project, annotations: { [byKey]: by } }, spec: { displayName: name } });
+    await expect(apps.create(app('framed', 'user:someone-else'))).rejects.toThrow(refusal);
+    await expect(apps.create(app('pushed', 'push:acme/site@0123456789abcdef'))).rejects.toThrow(refusal);
+    await apps.create(app('honest', 'kubectl:alice'));
+    // Written by the platform (the API's ServiceAccount), it is kept through a tenant's edits, never changed by one.
+    const asApi = loadKubeConnection(await serviceAccountKubeconfig('cloudwright-api'));
+    await objectClient<RuntimeApp>(asApi, RUNTIME_APPS).patch(member.project, 'honest', { metadata: { annotations: { [byKey]: 'user:u-alice' } } });
+    await apps.patch(member.project, 'honest', { metadata: { labels: { team: 'web' } } });
+    await expect(apps.patch(member.project, 'honest', { metadata: { annotations: { [byKey]: 'user:u-bob' } } })).rejects.toThrow(refusal);
+    await apps.delete(member.project, 'honest');
+  });
+
   it('gives the API the proxies to trust', () => {
     expect(containerOf('Deployment', 'cloudwright-api').env?.find((e) => e.name === 'CW_API_TRUST_PROXY')?.value).toBe('127.0.0.1,10.0.0.0/8');
   });
