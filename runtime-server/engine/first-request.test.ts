@@ -29,7 +29,7 @@ function host(serve: () => Promise<void>, options: { timeoutMs?: number } = {}) 
     refused: () => void calls.refused++,
     failed: () => void calls.failed++,
   };
-  return { h, calls, redeploy: (buildId: string) => (app = { ...app, buildId }), remove: () => (h.desired = () => undefined) };
+  return { h, calls, redeploy: (buildId: string) => (app = { ...app, buildId }), remove: () => (h.desired = () => undefined), again: () => (app = { ...app }) };
 }
 
 describe('firstRequest', () => {
@@ -72,6 +72,20 @@ describe('firstRequest', () => {
     redeploy('b2');
     expect(await firstRequest(h, 'p/web', () => served)).toBe(served);
     expect(calls.served).toBe(2);
+  });
+
+  it('keeps the failure of a deployment deployed again unchanged while it was being prepared (a new object, the same deployment)', async () => {
+    let deployAgain: () => void = () => {};
+    const { h, calls, again } = host(async () => {
+      deployAgain();
+      throw new BuildLoadError('b1', 'SyntaxError');
+    });
+    deployAgain = () => void again();
+    expect((await firstRequest(h, 'p/web', () => served)).refusal).toMatchObject({ status: 503, reason: 'BuildFailed' });
+    deployAgain = () => {};
+    again();
+    expect((await firstRequest(h, 'p/web', () => served)).refusal).toMatchObject({ status: 503, reason: 'BuildFailed' });
+    expect(calls).toMatchObject({ served: 1, failed: 1 });
   });
 
   it('keeps no failure of a deployment replaced or removed while it was being prepared', async () => {

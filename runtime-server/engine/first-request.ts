@@ -2,7 +2,7 @@ import type { RuntimeLogger } from '../../src/runtime-contract/log.ts';
 import type { Refusal, Route, SettledRoute } from './entry-proxy.ts';
 import type { OnDemand } from './on-demand.ts';
 import type { AppDeployment } from './ports.ts';
-import { isBuildRefusal, type PreparationFailures } from './preparation-failures.ts';
+import { isBuildRefusal, sameDeployment, type PreparationFailures } from './preparation-failures.ts';
 
 /** What the first request of an app served on demand needs of the engine. */
 export interface FirstRequestHost {
@@ -72,7 +72,7 @@ async function prepare(host: FirstRequestHost, key: string): Promise<void> {
     host.log.warn('preparing an app for its first request failed', { app: key, error: err });
     // Only while the app still asks for what failed: removed meanwhile, nothing is kept of it; deployed anew, its
     // next request prepares the new deployment.
-    if (app && host.desired(key) === app) {
+    if (app && sameDeployment(host.desired(key), app)) {
       host.failures.record(key, app, err);
       host.failed(key);
     }

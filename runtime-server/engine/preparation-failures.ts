@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { ArtifactError, ArtifactTooLargeError, BuildLoadError } from '../../src/app-artifacts/errors.ts';
 import type { AppDeployment } from './ports.ts';
 
@@ -20,10 +21,10 @@ export class PreparationFailures {
     this.#failures.set(key, { app, error });
   }
 
-  /** The failure of `app` (this very deployment: a redeploy is a new one), if its preparation failed. */
+  /** The failure of `app` (this deployment: a redeploy of another is a new one), if its preparation failed. */
   of(key: string, app: AppDeployment | undefined): PreparationFailure | undefined {
     const failure = this.#failures.get(key);
-    return failure && failure.app === app ? failure : undefined;
+    return failure && sameDeployment(failure.app, app) ? failure : undefined;
   }
 
   forget(key: string): void {
@@ -34,4 +35,12 @@ export class PreparationFailures {
 /** Errors that preparing the same build again would meet again: an invalid artifact, a build workerd refuses. */
 export function isBuildRefusal(error: unknown): boolean {
   return error instanceof BuildLoadError || error instanceof ArtifactError || error instanceof ArtifactTooLargeError;
+}
+
+/**
+ * Whether two deployments ask for the same thing. By content, not identity: the serving controller deploys an app
+ * again unchanged (its first pass, after a lookup routed it), and a failure found meanwhile is that deployment's.
+ */
+export function sameDeployment(a: AppDeployment | undefined, b: AppDeployment | undefined): boolean {
+  return a === b || isDeepStrictEqual(a, b);
 }
