@@ -1,7 +1,7 @@
 // One tenant cannot reach, stall or starve another on a shared cw-db: the attacks of issue 36 run against a real
 // cw-db (main process and two shard processes) with the official @libsql/client, each while victims on the other
 // shard and on the attacker's own shard are measured. The limits are small so they are reached quickly.
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createClient, type Client } from '@libsql/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateDatabaseToken } from '../src/platform/databases/database-token.ts';
@@ -29,12 +29,12 @@ const bystander = tenantOn(1, 'bystander'); // the other shard
 
 const admin = (method: string, path: string, body?: unknown) => adminCall(db, method, path, body);
 
-async function provision(tenant: string, limits?: { statement_timeout_ms?: number; max_size_bytes?: number }, project?: string): Promise<void> {
+async function provision(tenant: string, limits?: { statement_timeout_ms?: number; max_size_bytes?: number }, project?: string, durability = 'async'): Promise<void> {
   const token = tokens.get(tenant) ?? generateDatabaseToken();
   tokens.set(tenant, token);
   const { status, json } = await admin('PUT', `/v1/tenants/${tenant}`, {
     tokens: [{ sha256: tokenSha256(token) }],
-    durability: 'async',
+    durability,
     ...(project ? { project } : {}),
     ...(limits ? { limits } : {}),
   });
@@ -77,6 +77,14 @@ async function shardMemory(): Promise<{ pid: number; peakMiB: number; rssMiB: nu
     const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? 0);
     return { pid, peakMiB: kib('VmHWM') / 1024, rssMiB: kib('VmRSS') / 1024 };
   });
+}
+
+/** cw-db's main process: its peak resident memory is reset, and `peakMiB` answers it since, with the current. */
+function mainMemory(): { resetPeak: () => void; peakMiB: () => number; rssMiB: () => number } {
+  const pid = db.service?.child.pid;
+  if (pid === undefined) throw new Error('cw-db is not running');
+  const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+)`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+  return { resetPeak: () => writeFileSync(`/proc/${pid}/clear_refs`, '5'), peakMiB: () => kib('VmHWM') / 1024, rssMiB: () => kib('VmRSS') / 1024 };
 }
 
 beforeAll(async () => {
@@ -229,6 +237,22 @@ describe('one tenant on a shared cw-db', { timeout: 60_000 }, () => {
     // At most one batch's time plus a round of the shard's turns (a statement each) and its own statement.
     expect(waited).toBeLessThan(REQUEST_LIMIT_MS + 10 * STATEMENT_LIMIT_MS);
     for (const answer of await attack) expect(answer.results.some((r) => r.type === 'error' && /one request may run/.test(r.error?.message ?? ''))).toBe(true);
+  });
+
+  it("writes one huge transaction: cw-db's main process ships it to the bucket a segment at a time, never holding it", async () => {
+    const hoarder = tenantOn(0, 'hoarder');
+    await provision(hoarder, { statement_timeout_ms: 2000, max_size_bytes: 100 * 1024 * 1024 }, undefined, 'sync');
+    const client = connect(hoarder);
+    await client.execute('CREATE TABLE big (b BLOB)');
+    const memory = mainMemory();
+    memory.resetPeak();
+    const baseline = memory.rssMiB();
+    // 80 MB of pages in one commit; acknowledged (sync durability) once every segment of it is in the bucket.
+    await client.execute('INSERT INTO big SELECT zeroblob(1000000) FROM (WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 80) SELECT n FROM r)');
+    const grew = memory.peakMiB() - baseline;
+    process.stdout.write(`database-isolation: cw-db main process grew ${grew.toFixed(0)} MiB at its peak shipping an 80 MB transaction\n`);
+    expect(grew).toBeLessThan(40); // 161 MiB when it held the transaction
+    expect((await client.execute('SELECT count(*) AS n, sum(length(b)) AS bytes FROM big')).rows[0]).toMatchObject({ n: 80, bytes: 80_000_000 });
   });
 
   it('stalls its shard beyond every limit: the watchdog kills and restarts that shard only, and its databases come back', async () => {

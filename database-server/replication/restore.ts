@@ -58,23 +58,35 @@ export async function restoreDatabase(options: RestoreOptions): Promise<Restored
     await downloadSnapshot(store, plan.snapshot.key, temp);
     let restoredTo = plan.snapshot.time;
     let nextSeq = plan.snapshot.seq;
+    const lastSeq = plan.snapshot.seq + plan.segments.length - 1;
+    /** Set while a commit cut into parts is half applied: the file is not a database state until its last part. */
+    let partial = false;
     const file = await open(temp, 'r+');
     try {
       restore: for (const next of fetched) {
         const segment = await next;
-        if (!segment) break; // pruned or deleted meanwhile: as a gap, stop here
+        // Pruned or deleted meanwhile: as a gap, stop here, unless that would leave half a transaction.
+        if (!segment) {
+          if (partial) throw new Error(`segment ${nextSeq} of ${options.tenant} went missing in the middle of a transaction; retry the restore`);
+          break;
+        }
         const batch = new PageBatch(segment.pageSize);
         for (const commit of segment.commits) {
-          if (at !== undefined && commit.ts > at) {
+          const partsAfter = commit.partsAfter ?? 0;
+          // Past the time asked for, or a transaction whose last part the bucket does not hold (its upload was cut
+          // short: it was never acknowledged): the restore ends before it.
+          if ((at !== undefined && commit.ts > at) || (!partial && nextSeq + partsAfter > lastSeq)) {
             await batch.writeTo(file);
             break restore;
           }
           batch.add(commit);
-          restoredTo = commit.ts;
+          partial = partsAfter > 0;
+          if (!partial) restoredTo = commit.ts;
         }
         await batch.writeTo(file);
         nextSeq++;
       }
+      if (partial) throw new Error(`the restore of ${options.tenant} ended in the middle of a transaction`);
       await file.sync();
     } finally {
       await file.close();

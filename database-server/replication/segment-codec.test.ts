@@ -6,15 +6,28 @@ const pageSize = 512;
 const frames = (n: number, fill: number) => Buffer.alloc(n * (24 + pageSize), fill);
 
 describe('segment codec', () => {
-  it('round-trips commits with their times, frame counts and sizes', async () => {
+  it('round-trips commits with their times, frame counts, sizes and parts', async () => {
     const segment = {
       pageSize,
       commits: [
-        { ts: 1_700_000_000_123, frameCount: 2, dbSize: 7, frames: frames(2, 1) },
-        { ts: 1_700_000_000_456, frameCount: 1, dbSize: 8, frames: frames(1, 2) },
+        { ts: 1_700_000_000_123, frameCount: 2, dbSize: 7, frames: frames(2, 1), partsAfter: 0 },
+        { ts: 1_700_000_000_456, frameCount: 1, dbSize: 8, frames: frames(1, 2), partsAfter: 3 },
       ],
     };
     expect(await decodeSegment(await encodeSegment(segment))).toEqual(segment);
+  });
+
+  it('reads segments of version 1, written before transactions were cut into parts', async () => {
+    const head = Buffer.alloc(16 + 16);
+    head.write('CWWS', 0, 'latin1');
+    head.writeUInt32BE(1, 4);
+    head.writeUInt32BE(pageSize, 8);
+    head.writeUInt32BE(1, 12);
+    head.writeDoubleBE(42, 16);
+    head.writeUInt32BE(2, 24);
+    head.writeUInt32BE(9, 28);
+    const decoded = await decodeSegment(gzipSync(Buffer.concat([head, frames(2, 5)])));
+    expect(decoded).toEqual({ pageSize, commits: [{ ts: 42, frameCount: 2, dbSize: 9, frames: frames(2, 5), partsAfter: 0 }] });
   });
 
   it('rejects a segment whose frames are cut short or followed by extra bytes', async () => {

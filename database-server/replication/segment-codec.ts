@@ -1,11 +1,13 @@
 // A segment object: a run of committed WAL transactions, self-describing so a restore needs nothing else to apply
-// it, and so a restore to a time can stop between two commits inside one segment.
+// it, and so a restore to a time can stop between two commits inside one segment. A transaction bigger than a
+// segment is cut into parts, one per segment, so that neither shipping nor restoring it holds it whole.
 //
-//   "CWWS" | u32 version (1) | u32 page size | u32 commit count
-//   per commit: f64 timestamp (ms) | u32 frame count | u32 db size in pages after it
+//   "CWWS" | u32 version (2) | u32 page size | u32 commit count
+//   per commit: f64 timestamp (ms) | u32 frame count | u32 db size in pages after it | u32 parts after this one
 //   then every commit's frames, in order, as SQLite wrote them (24-byte frame header + page)
 //
-// all big-endian, the whole gzipped (pages of a B-tree compress well, and this runs on the thread pool).
+// all big-endian, the whole gzipped (pages of a B-tree compress well, and this runs on the thread pool). Version 1,
+// still read, had no parts: 16-byte commit entries without the last field.
 import { promisify } from 'node:util';
 import { gunzip, gzip } from 'node:zlib';
 import { GZIP_LEVEL } from './gzip-level.ts';
@@ -15,9 +17,9 @@ const gzipAsync = promisify(gzip);
 const gunzipAsync = promisify(gunzip);
 
 const MAGIC = 0x43575753; // "CWWS"
-const VERSION = 1;
+const VERSION = 2;
 const HEADER_BYTES = 16;
-const COMMIT_ENTRY_BYTES = 16;
+const COMMIT_ENTRY_BYTES = { 1: 16, 2: 20 } as const;
 /** The most a segment may inflate to: a bound against a corrupt or hostile object, far above any segment we write. */
 const MAX_DECODED_BYTES = 1024 * 1024 * 1024;
 
@@ -28,6 +30,8 @@ export interface SegmentCommit {
   readonly frameCount: number;
   /** `frameCount` raw WAL frames. */
   readonly frames: Buffer;
+  /** How many parts of this transaction follow, one in each next segment (0 or absent: it ends here). */
+  readonly partsAfter?: number;
 }
 
 export interface Segment {
@@ -35,37 +39,55 @@ export interface Segment {
   readonly commits: readonly SegmentCommit[];
 }
 
-export async function encodeSegment(segment: Segment): Promise<Buffer> {
-  const head = Buffer.alloc(HEADER_BYTES + COMMIT_ENTRY_BYTES * segment.commits.length);
+/** A commit's entry in a segment: everything but its frames. */
+export type SegmentEntry = Omit<SegmentCommit, 'frames'>;
+
+/** The uncompressed segment's first bytes for `commits`: the header and the commit entries; their frames follow. */
+export function segmentHead(pageSize: number, commits: readonly SegmentEntry[]): Buffer {
+  const entryBytes = COMMIT_ENTRY_BYTES[VERSION];
+  const head = Buffer.alloc(HEADER_BYTES + entryBytes * commits.length);
   head.writeUInt32BE(MAGIC, 0);
   head.writeUInt32BE(VERSION, 4);
-  head.writeUInt32BE(segment.pageSize, 8);
-  head.writeUInt32BE(segment.commits.length, 12);
-  segment.commits.forEach((commit, i) => {
-    const at = HEADER_BYTES + i * COMMIT_ENTRY_BYTES;
+  head.writeUInt32BE(pageSize, 8);
+  head.writeUInt32BE(commits.length, 12);
+  commits.forEach((commit, i) => {
+    const at = HEADER_BYTES + i * entryBytes;
     head.writeDoubleBE(commit.ts, at);
     head.writeUInt32BE(commit.frameCount, at + 8);
     head.writeUInt32BE(commit.dbSize, at + 12);
+    head.writeUInt32BE(commit.partsAfter ?? 0, at + 16);
   });
-  return gzipAsync(Buffer.concat([head, ...segment.commits.map((c) => c.frames)]), { level: GZIP_LEVEL });
+  return head;
+}
+
+/** The object for an uncompressed segment (its head, then its frames). */
+export function compressSegment(raw: Buffer): Promise<Buffer> {
+  return gzipAsync(raw, { level: GZIP_LEVEL });
+}
+
+export async function encodeSegment(segment: Segment): Promise<Buffer> {
+  return compressSegment(Buffer.concat([segmentHead(segment.pageSize, segment.commits), ...segment.commits.map((c) => c.frames)]));
 }
 
 export async function decodeSegment(body: Uint8Array): Promise<Segment> {
   const bytes = await gunzipAsync(body, { maxOutputLength: MAX_DECODED_BYTES });
   if (bytes.byteLength < HEADER_BYTES || bytes.readUInt32BE(0) !== MAGIC) throw new Error('not a WAL segment');
-  if (bytes.readUInt32BE(4) !== VERSION) throw new Error(`unknown WAL segment version ${bytes.readUInt32BE(4)}`);
+  const version = bytes.readUInt32BE(4);
+  if (version !== 1 && version !== 2) throw new Error(`unknown WAL segment version ${version}`);
+  const entryBytes = COMMIT_ENTRY_BYTES[version];
   const pageSize = bytes.readUInt32BE(8);
   const count = bytes.readUInt32BE(12);
   const frameBytes = FRAME_HEADER_BYTES + pageSize;
-  let offset = HEADER_BYTES + count * COMMIT_ENTRY_BYTES;
+  let offset = HEADER_BYTES + count * entryBytes;
   if (offset > bytes.byteLength) throw new Error('truncated WAL segment');
   const commits: SegmentCommit[] = [];
   for (let i = 0; i < count; i++) {
-    const at = HEADER_BYTES + i * COMMIT_ENTRY_BYTES;
+    const at = HEADER_BYTES + i * entryBytes;
     const frameCount = bytes.readUInt32BE(at + 8);
     const end = offset + frameCount * frameBytes;
     if (end > bytes.byteLength) throw new Error('truncated WAL segment');
-    commits.push({ ts: bytes.readDoubleBE(at), frameCount, dbSize: bytes.readUInt32BE(at + 12), frames: bytes.subarray(offset, end) });
+    const partsAfter = version === 1 ? 0 : bytes.readUInt32BE(at + 16);
+    commits.push({ ts: bytes.readDoubleBE(at), frameCount, dbSize: bytes.readUInt32BE(at + 12), frames: bytes.subarray(offset, end), partsAfter });
     offset = end;
   }
   if (offset !== bytes.byteLength) throw new Error('WAL segment has trailing bytes');

@@ -1,14 +1,47 @@
-// Captured commits waiting for the bucket, and the single uploader that ships them as numbered segments.
+// Captured commits waiting for the bucket, and the single uploader that ships them as numbered segments. The queue
+// holds where each commit's frames lie in the WAL, not the frames: they are read a segment at a time as it uploads,
+// so a transaction of any size costs the process a segment's worth of memory, never its own size.
 import { createHash } from 'node:crypto';
 import type { ObjectStore } from '../../src/object-store/object-store.ts';
 import { segmentKey } from './bucket-layout.ts';
-import { encodeSegment, type SegmentCommit } from './segment-codec.ts';
+import { compressSegment, segmentHead } from './segment-codec.ts';
+import type { WalCommit } from './wal-scan.ts';
+import { FRAME_HEADER_BYTES } from './wal-format.ts';
+
+/** A captured commit, or one part of a commit cut over several segments: `frameCount` frames at `offset` of a WAL. */
+export interface QueuedFrames extends WalCommit {
+  readonly ts: number;
+  /** Which WAL the offset is in (the replica's count of checkpoints): frames are read only from that one. */
+  readonly wal: number;
+  /** How many parts of the same commit follow, one in each next segment. */
+  partsAfter: number;
+}
+
+/** Reads queued frames from the WAL into `into` (synchronously: nothing may checkpoint between the read and its check). */
+export type FrameReader = (frames: QueuedFrames, frameBytes: number, into: Buffer) => void;
+
+/**
+ * Buffers a segment is laid out in before it is compressed, kept for the next segment (of any tenant) instead of
+ * left to the collector: a big transaction goes up in many segments in a row, and each one's buffer left as
+ * garbage until a collection would add up to most of the transaction again.
+ */
+const spareBuffers: Buffer[] = [];
+const MAX_SPARE_BUFFERS = 2;
+
+function segmentBuffer(bytes: number): Buffer {
+  const index = spareBuffers.findIndex((b) => b.byteLength >= bytes);
+  return index === -1 ? Buffer.allocUnsafeSlow(bytes) : (spareBuffers.splice(index, 1)[0] as Buffer).subarray(0, bytes);
+}
+
+function spareBuffer(buffer: Buffer): void {
+  if (spareBuffers.length < MAX_SPARE_BUFFERS) spareBuffers.push(Buffer.from(buffer.buffer, buffer.byteOffset, buffer.buffer.byteLength - buffer.byteOffset));
+}
 
 /** Commits whose sequence number and key are fixed: a retried upload writes the same object again. */
 interface Batch {
   readonly key: string;
   readonly pageSize: number;
-  readonly commits: SegmentCommit[];
+  readonly parts: QueuedFrames[];
   readonly bytes: number;
   body?: Buffer;
 }
@@ -25,32 +58,42 @@ export class SegmentQueue {
   readonly #store: ObjectStore;
   readonly #maxSegmentBytes: number;
   readonly #guard: () => void;
+  readonly #read: FrameReader;
   #target: Target | undefined;
-  #open: SegmentCommit[] = [];
+  #open: QueuedFrames[] = [];
   #openBytes = 0;
   #openPageSize = 0;
   #batches: Batch[] = [];
   #draining: Promise<void> | undefined;
 
   /** `guard` runs before every upload and throws to refuse it (a lease no longer surely held). */
-  constructor(store: ObjectStore, maxSegmentBytes: number, guard: () => void = () => {}) {
+  constructor(store: ObjectStore, maxSegmentBytes: number, read: FrameReader, guard: () => void = () => {}) {
     this.#store = store;
     this.#maxSegmentBytes = maxSegmentBytes;
+    this.#read = read;
     this.#guard = guard;
   }
 
-  /** Starts numbering from 0 in a new generation. What was queued is dropped: the new base snapshot holds it. */
+  /** Starts numbering from 0 in a new generation. */
   startGeneration(root: string, generation: string, base: Promise<void>): void {
+    this.drop();
     this.#target = { root, generation, base, nextSeq: 0 };
+  }
+
+  /** Drops everything queued: the next generation's base snapshot holds it. */
+  drop(): void {
     this.#open = [];
     this.#openBytes = 0;
     this.#batches = [];
   }
 
-  push(commits: readonly SegmentCommit[], pageSize: number): void {
-    this.#open.push(...commits);
+  push(commits: readonly WalCommit[], ts: number, pageSize: number, wal: number): void {
+    const frameBytes = FRAME_HEADER_BYTES + pageSize;
+    for (const commit of commits) {
+      this.#open.push({ ...commit, ts, wal, partsAfter: 0 });
+      this.#openBytes += commit.frameCount * frameBytes;
+    }
     this.#openPageSize = pageSize;
-    for (const commit of commits) this.#openBytes += commit.frames.byteLength;
   }
 
   /** The current generation's id. */
@@ -63,25 +106,42 @@ export class SegmentQueue {
   }
 
   /**
-   * Gives every queued commit its segment (at most `maxSegmentBytes` each, a larger commit alone) and answers the
-   * next sequence number: a snapshot taken now holds exactly the segments below it.
+   * Gives every queued commit its segment (at most `maxSegmentBytes` of frames each; a bigger commit is cut into
+   * parts that fill one segment after another) and answers the next sequence number: a snapshot taken now holds
+   * exactly the segments below it.
    */
   seal(): number {
     const target = this.#requireTarget();
-    while (this.#open.length > 0) {
-      const commits: SegmentCommit[] = [];
-      let bytes = 0;
-      while (this.#open.length > 0 && (commits.length === 0 || bytes + (this.#open[0]?.frames.byteLength ?? 0) <= this.#maxSegmentBytes)) {
-        const commit = this.#open.shift() as SegmentCommit;
-        commits.push(commit);
-        bytes += commit.frames.byteLength;
+    const pageSize = this.#openPageSize;
+    const frameBytes = FRAME_HEADER_BYTES + pageSize;
+    const maxFrames = Math.max(1, Math.floor(this.#maxSegmentBytes / frameBytes));
+    let parts: QueuedFrames[] = [];
+    let room = maxFrames;
+    const close = () => {
+      if (parts.length === 0) return;
+      const first = parts[0] as QueuedFrames;
+      const last = parts.at(-1) as QueuedFrames;
+      const frames = maxFrames - room;
+      this.#batches.push({ key: segmentKey(target.root, target.generation, target.nextSeq++, first.ts, last.ts), pageSize, parts, bytes: frames * frameBytes });
+      this.#openBytes -= frames * frameBytes;
+      parts = [];
+      room = maxFrames;
+    };
+    for (const commit of this.#open) {
+      const pieces: QueuedFrames[] = [];
+      for (let done = 0; done < commit.frameCount;) {
+        if (room === 0) close();
+        const frameCount = Math.min(room, commit.frameCount - done);
+        const piece = { ...commit, frameCount, offset: commit.offset + done * frameBytes };
+        parts.push(piece);
+        pieces.push(piece);
+        room -= frameCount;
+        done += frameCount;
       }
-      const first = commits[0] as SegmentCommit;
-      const last = commits.at(-1) as SegmentCommit;
-      const key = segmentKey(target.root, target.generation, target.nextSeq++, first.ts, last.ts);
-      this.#batches.push({ key, pageSize: this.#openPageSize, commits, bytes });
-      this.#openBytes -= bytes;
+      pieces.forEach((piece, i) => (piece.partsAfter = pieces.length - 1 - i));
     }
+    close();
+    this.#open = [];
     return target.nextSeq;
   }
 
@@ -102,7 +162,24 @@ export class SegmentQueue {
       this.seal();
       const batch = this.#batches[0];
       if (!batch) return;
-      batch.body ??= await encodeSegment({ pageSize: batch.pageSize, commits: batch.commits });
+      if (!batch.body) {
+        // The segment laid out in one buffer, every part read into it in this one turn of the event loop (before
+        // any await: see FrameReader).
+        const frameBytes = FRAME_HEADER_BYTES + batch.pageSize;
+        const head = segmentHead(batch.pageSize, batch.parts);
+        const raw = segmentBuffer(head.byteLength + batch.bytes);
+        try {
+          head.copy(raw);
+          let at = head.byteLength;
+          for (const part of batch.parts) {
+            this.#read(part, frameBytes, raw.subarray(at, at + part.frameCount * frameBytes));
+            at += part.frameCount * frameBytes;
+          }
+          batch.body = await compressSegment(raw);
+        } finally {
+          spareBuffer(raw);
+        }
+      }
       const sha256 = createHash('sha256').update(batch.body).digest('hex');
       this.#guard();
       const result = await this.#store.put(batch.key, batch.body, { sha256 });

@@ -2,11 +2,14 @@
 // and bounds the WAL with checkpoints and the replay length with snapshots.
 import type { ObjectStore } from '../../src/object-store/object-store.ts';
 import { newGenerationId, snapshotKey, tenantRoot } from './bucket-layout.ts';
-import { SegmentQueue } from './segment-queue.ts';
 import { copyDatabaseFile, uploadSnapshot } from './snapshot-file.ts';
+import { SegmentQueue, type QueuedFrames } from './segment-queue.ts';
 import { FRAME_HEADER_BYTES, parseWalHeader, WAL_HEADER_BYTES, type WalChecksum, type WalHeader } from './wal-format.ts';
 import { readWal, walSize } from './wal-file.ts';
-import { scanCommits } from './wal-scan.ts';
+import { WalScanner } from './wal-scan.ts';
+
+/** How much of the WAL a capture reads at a time: its memory, whatever the size of the transactions it finds. */
+const SCAN_CHUNK_BYTES = 4 * 1024 * 1024;
 
 export interface TenantReplicaOptions {
   readonly store: ObjectStore;
@@ -58,6 +61,8 @@ export class TenantReplica {
   #started = false;
   /** Undefined at the start of an empty WAL (after a TRUNCATE checkpoint). */
   #wal: WalPosition | undefined;
+  /** Counts the checkpoints asked for: queued frames name the WAL they are in, and are read only from it. */
+  #walNumber = 0;
   #lastStamp = 0;
   #bytesSinceSnapshot = 0;
   #snapshotting: Promise<void> | undefined;
@@ -72,7 +77,7 @@ export class TenantReplica {
     this.#snapshotEveryBytes = options.snapshotEveryBytes ?? 64 * 1024 * 1024;
     this.#epoch = options.epoch;
     this.#guard = options.guard ?? (() => {});
-    this.#queue = new SegmentQueue(options.store, options.maxSegmentBytes ?? 8 * 1024 * 1024, this.#guard);
+    this.#queue = new SegmentQueue(options.store, options.maxSegmentBytes ?? 8 * 1024 * 1024, (frames, frameBytes, into) => this.#readFrames(frames, frameBytes, into), this.#guard);
   }
 
   /** Captured commits not yet in the bucket, in bytes of WAL frames. */
@@ -87,6 +92,8 @@ export class TenantReplica {
    * with an earlier generation is never assumed: another process may have written the file since.
    */
   async startGeneration(checkpoint: Checkpoint): Promise<{ upload: Promise<void> }> {
+    // What was queued is in the new base; dropped before the checkpoint, or an upload could read an emptied WAL.
+    this.#queue.drop();
     await this.#checkpoint(checkpoint);
     const copy = copyDatabaseFile(this.#dbPath);
     const time = this.#stamp();
@@ -113,20 +120,20 @@ export class TenantReplica {
     const wal = this.#wal ?? this.#readHeader(size);
     if (!wal) return undefined;
     const frameBytes = FRAME_HEADER_BYTES + wal.header.pageSize;
-    const whole = Math.floor((size - wal.offset) / frameBytes) * frameBytes;
-    if (whole === 0) return undefined;
-    const scan = scanCommits(readWal(this.#walPath, wal.offset, whole), wal.header, wal.checksum);
+    const end = wal.offset + Math.floor((size - wal.offset) / frameBytes) * frameBytes;
+    if (end === wal.offset) return undefined;
+    const scan = new WalScanner(wal.header, wal.offset, wal.checksum);
+    const chunk = Math.max(1, Math.floor(SCAN_CHUNK_BYTES / frameBytes)) * frameBytes;
+    const buffer = Buffer.allocUnsafe(Math.min(chunk, end - wal.offset));
+    for (let at = wal.offset; at < end && scan.feed(readWal(this.#walPath, at, Math.min(chunk, end - at), buffer)); at += chunk);
     if (scan.commits.length === 0) {
       this.#checkSameWal(wal.header);
       return undefined;
     }
     const ts = this.#stamp();
-    this.#queue.push(
-      scan.commits.map((c) => ({ ts, ...c })),
-      wal.header.pageSize,
-    );
-    this.#bytesSinceSnapshot += scan.consumed;
-    this.#wal = { header: wal.header, offset: wal.offset + scan.consumed, checksum: scan.checksum };
+    this.#queue.push(scan.commits, ts, wal.header.pageSize, this.#walNumber);
+    this.#bytesSinceSnapshot += scan.consumed - wal.offset;
+    this.#wal = { header: wal.header, offset: scan.consumed, checksum: scan.checksum };
     return ts;
   }
 
@@ -139,13 +146,15 @@ export class TenantReplica {
    * Under the tenant lock: captures, then checkpoints (TRUNCATE, through `checkpoint`) when the WAL is bigger than
    * `checkpointBytes` or a snapshot is due, and takes that snapshot's copy. `upload` (when there is one) is the
    * snapshot's upload, which needs no lock. Captured commits get their segment numbers before the checkpoint, so
-   * the snapshot's name says exactly which segments it holds.
+   * the snapshot's name says exactly which segments it holds. The queued commits are read from the WAL as they
+   * upload, so they are shipped before it is emptied: under the lock, which only this tenant waits for.
    */
   async maintain(checkpoint: Checkpoint): Promise<{ upload?: Promise<void> }> {
     this.capture();
     const snapshotDue = this.#bytesSinceSnapshot >= this.#snapshotEveryBytes && this.#snapshotting === undefined;
     if (!snapshotDue && walSize(this.#walPath) <= this.#checkpointBytes) return {};
     const seq = this.#queue.seal();
+    await this.#queue.flush();
     await this.#checkpoint(checkpoint);
     if (!snapshotDue) return {};
     const copy = copyDatabaseFile(this.#dbPath);
@@ -168,21 +177,37 @@ export class TenantReplica {
   /**
    * Under the tenant lock, before its connection closes (an idle database): captures and seals what was committed and
    * empties the WAL, so closing changes nothing SQLite has not checkpointed already and the generation goes on from
-   * the file, with a new WAL, when the connection opens again.
+   * the file, with a new WAL, when the connection opens again. What it captured is shipped first, as in `maintain`.
    */
   async rest(checkpoint: Checkpoint): Promise<void> {
     this.capture();
     this.#queue.seal();
+    await this.#queue.flush();
     await this.#checkpoint(checkpoint);
   }
 
   async #checkpoint(checkpoint: Checkpoint): Promise<void> {
+    // Counted before it is asked for: it may run in a shard process while this one reads.
+    this.#walNumber++;
     await checkpoint();
     const left = walSize(this.#walPath);
     // A checkpoint that could not truncate (another connection reading) may still let SQLite restart the WAL
     // in place later, overwriting frames this replica cannot tell apart by size: refuse rather than lose commits.
     if (left !== 0) throw new Error(`checkpoint left ${left} bytes in the WAL of ${this.#dbPath}: is another connection open?`);
     this.#wal = undefined;
+  }
+
+  /** Queued frames, read from the WAL they were captured in: refused once that WAL may have been emptied. */
+  #readFrames(frames: QueuedFrames, frameBytes: number, into: Buffer): void {
+    if (frames.wal !== this.#walNumber) throw new Error(`the WAL of ${this.#dbPath} was checkpointed before its commits were shipped`);
+    const bytes = readWal(this.#walPath, frames.offset, frames.frameCount * frameBytes, into);
+    const header = this.#wal?.header;
+    for (let at = 0; at < frames.frameCount * frameBytes; at += frameBytes) {
+      // Salts are those of the WAL the frames were captured in, or SQLite restarted it behind the replica.
+      if (!header || at + frameBytes > bytes.byteLength || bytes.readUInt32BE(at + 8) !== header.salt1 || bytes.readUInt32BE(at + 12) !== header.salt2) {
+        throw new Error(`the WAL of ${this.#dbPath} changed under commits not yet shipped`);
+      }
+    }
   }
 
   #readHeader(size: number): WalPosition | undefined {

@@ -6,9 +6,9 @@ export function walSize(walPath: string): number {
   return statSync(walPath, { throwIfNoEntry: false })?.size ?? 0;
 }
 
-/** `length` bytes at `offset`; fewer only if the file is shorter. */
-export function readWal(walPath: string, offset: number, length: number): Buffer {
-  const buffer = Buffer.alloc(length);
+/** `length` bytes at `offset`; fewer only if the file is shorter. Into `into` when given (as long as `length` at least). */
+export function readWal(walPath: string, offset: number, length: number, into?: Buffer): Buffer {
+  const buffer = into ?? Buffer.alloc(length);
   const fd = openSync(walPath, 'r');
   try {
     let read = 0;

@@ -142,7 +142,7 @@ export function describeReplicaSuite(name: string, makeStore: () => ObjectStore)
       f.run("INSERT INTO t VALUES ('after 1')");
       await (
         await f.replica.maintain(f.checkpoint)
-      ).upload; // captured, then checkpointed with the commit still queued
+      ).upload; // captured, shipped, then checkpointed
       f.run("INSERT INTO t VALUES ('after 2')");
       await f.replica.flush();
       expect((await f.restoreRows()).rows).toEqual(['before', 'after 1', 'after 2']);
@@ -195,6 +195,45 @@ export function describeReplicaSuite(name: string, makeStore: () => ObjectStore)
       expect(segments).toHaveLength(4);
       await f.store.delete(segments[2] as string);
       expect(await f.restoreRows()).toEqual({ restoredTo: first, rows: ['a'] });
+    });
+
+    it('cuts a transaction bigger than a segment into parts, one per segment, and restores it whole', async () => {
+      const f = await fixture({ maxSegmentBytes: 64 * 1024 });
+      f.run('CREATE TABLE t (v TEXT)');
+      const before = f.clock.tick();
+      f.run("INSERT INTO t VALUES ('before')");
+      const big = f.clock.tick();
+      f.run(
+        "INSERT INTO t SELECT 'big ' || value || ' ' || hex(randomblob(500)) FROM json_each((SELECT json_group_array(0) FROM (WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 400) SELECT i FROM n)))",
+      );
+      f.clock.tick();
+      f.run("INSERT INTO t VALUES ('after')");
+      await f.replica.flush();
+
+      const segments = (await keysUnder(f.store, f.prefix)).filter((k) => k.includes('/segments/'));
+      expect(segments.length).toBeGreaterThan(6); // ~420 KiB of frames in 64 KiB segments
+      const restored = await f.restoreRows();
+      expect(restored.rows).toHaveLength(402);
+      expect(restored.rows[0]).toBe('before');
+      expect(restored.rows.at(-1)).toBe('after');
+      expect(await f.restoreRows({ at: big - 1 })).toEqual({ restoredTo: before, rows: ['before'] });
+      expect((await f.restoreRows({ at: big })).rows).toHaveLength(401);
+
+      // The last part's segment lost (an upload cut short): the restore ends before the transaction, never in it.
+      const parts = segments.slice(1, -1);
+      await f.store.delete(parts.at(-1) as string);
+      expect(await f.restoreRows()).toEqual({ restoredTo: before, rows: ['before'] });
+    });
+
+    it('ships nothing read from a WAL emptied behind its back while commits were queued', async () => {
+      const f = await fixture();
+      f.run('CREATE TABLE t (v TEXT)');
+      await f.replica.flush();
+      f.run("INSERT INTO t VALUES ('queued')");
+      f.db.pragma('wal_checkpoint(TRUNCATE)');
+      f.db.exec("INSERT INTO t VALUES ('other')");
+      await expect(f.replica.flush()).rejects.toThrow(/changed under commits not yet shipped/);
+      expect((await keysUnder(f.store, f.prefix)).filter((k) => k.includes('/segments/'))).toHaveLength(1);
     });
 
     it('retries a failed segment upload under the same key, keeping the order', async () => {
