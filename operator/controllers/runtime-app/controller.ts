@@ -25,6 +25,8 @@ import { nextHistory } from './history.ts';
 import type { RolloutStatus } from '../../../src/apis/v1alpha1/rollout.ts';
 import type { MigrationsStatus } from '../../../src/apis/v1alpha1/migrations.ts';
 import { migrationsStep, type ApplyMigrations } from './migrations.ts';
+import { MigrationRuns } from './migration-runs.ts';
+import type { MigrationOutcome } from '../../../src/platform/databases/migrations/migrator.ts';
 import { withStalled } from '../../../src/conditions/stalled.ts';
 
 export interface RuntimeAppControllerDeps {
@@ -47,6 +49,8 @@ export interface RuntimeAppControllerDeps {
   maxBuildsPerApp?: number;
   /** Applies a build's migrations (default: the libSQL client, `migrations.ts`); tests pass their own. */
   applyMigrations?: ApplyMigrations;
+  /** Migration runs under way at once, across projects (default {@link MIGRATION_CONCURRENCY}; one per project at a time). */
+  migrationConcurrency?: number;
   events: EventRecorder;
   registry: Registry;
   log: Logger;
@@ -54,6 +58,12 @@ export interface RuntimeAppControllerDeps {
   /** How long after the last runtime replica went apps still keep their status (default 30 s, `CW_RUNTIME_UNAVAILABLE_GRACE`). */
   unavailableGraceMs?: number;
 }
+
+/**
+ * Migration runs under way at once (each holds a connection to cw-db and a share of its shard's time); more wait
+ * their turn in the background, one per project at a time.
+ */
+export const MIGRATION_CONCURRENCY = 4;
 
 /** Ready reasons that need someone's attention (Event type Warning). */
 const WARNINGS: ReadonlySet<string> = new Set([
@@ -98,9 +108,12 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
   const apps = objectClient<RuntimeApp>(deps.kube, RUNTIME_APPS);
   const buildClient = objectClient<Build>(deps.kube, BUILDS);
   const now = deps.now ?? (() => new Date());
-  const migrate = migrationsStep({ kube: deps.kube, ...(deps.builds ? { builds: deps.builds } : {}), ...(deps.applyMigrations ? { apply: deps.applyMigrations } : {}) });
   // Set once the controller exists: the end of the grace (or of a starting replica's time) re-checks every app, as a replica event would.
   let enqueue: (key: string) => void = () => {};
+  // A settled migration run: someone's deploy waits on it, so it goes ahead of the backlog.
+  let settled: (key: string) => void = () => {};
+  const runs = new MigrationRuns<MigrationOutcome>({ concurrency: deps.migrationConcurrency ?? MIGRATION_CONCURRENCY, onSettled: (key) => settled(key) });
+  const migrate = migrationsStep({ kube: deps.kube, runs, ...(deps.builds ? { builds: deps.builds } : {}), ...(deps.applyMigrations ? { apply: deps.applyMigrations } : {}) });
   const reports =
     deps.replicas &&
     replicaReports(deps.replicas, deps.apps, () => now().getTime(), {
@@ -206,6 +219,7 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
     },
   });
   enqueue = (key) => controller.enqueue(key, 'backlog');
+  settled = (key) => controller.enqueue(key);
   return controller;
 }
 

@@ -9,6 +9,7 @@ import { MigrationChangedError, Migrator, type MigrationOutcome } from '../../..
 import { DATABASES } from '../../../src/platform/resources.ts';
 import { PREVIEW_DATABASE_OF_LABEL, PREVIEW_OF_LABEL } from '../../../src/apis/v1alpha1/app-source.ts';
 import { forkName } from '../app-source/preview-databases.ts';
+import { MigrationRuns } from './migration-runs.ts';
 
 /** Applies a build's migrations to a database reached at `url` with `token` (the Migrator; a port so tests can count calls). */
 export type ApplyMigrations = (connection: { url: string; token: string }, files: NonNullable<Build['spec']['migrations']>['files']) => Promise<MigrationOutcome>;
@@ -34,15 +35,17 @@ const RETRY_MS = 5_000;
 
 /**
  * The migrations step of the RuntimeApp controller: when the active build names migrations (`spec.migrations`)
- * and `status.migrations` does not answer them yet, applies the pending ones to the Database with its full app
- * token (`<database>-app-tokens`, which the Database controller mints) and answers the status to record. An
- * answered run (Applied or Failed) is not run again: a failed file is fixed by a new deploy (a new build). A
- * database that cannot be reached throws (the controller's retry with backoff); nothing is recorded then.
+ * and `status.migrations` does not answer them yet, has the pending ones applied to the Database with its full
+ * app token (`<database>-app-tokens`, which the Database controller mints), in the background (`runs`), and
+ * answers the status to record: Pending while they run, then their outcome once the run that settled calls the
+ * app back. An answered run (Applied or Failed) is not run again: a failed file is fixed by a new deploy (a new
+ * build). A database that cannot be reached is tried again after a while; nothing but Pending is recorded then.
  */
-export function migrationsStep(deps: { kube: KubeConnection; builds?: Informer<Build>; apply?: ApplyMigrations }): (app: RuntimeApp) => Promise<MigrationsStep> {
+export function migrationsStep(deps: { kube: KubeConnection; builds?: Informer<Build>; apply?: ApplyMigrations; runs: MigrationRuns<MigrationOutcome> }): (app: RuntimeApp) => Promise<MigrationsStep> {
   const databases = objectClient<Database>(deps.kube, DATABASES);
   const secrets = objectClient<SecretObject>(deps.kube, SECRETS);
   const apply = deps.apply ?? applyWithLibsql;
+  const runs = deps.runs;
   return async (app) => {
     const wanted = app.spec.migrations;
     if (!wanted || wanted.buildId !== app.spec.activeBuildId) return {};
@@ -70,12 +73,21 @@ export function migrationsStep(deps: { kube: KubeConnection; builds?: Informer<B
     const secret = secretName ? await secrets.get(namespace, secretName) : undefined;
     const token = secret ? secretText(secret, APP_TOKEN_KEYS.full) : undefined;
     if (!url || !token) return pending(`Database ${wanted.database} is not ready yet.`, RETRY_MS);
-    try {
-      const outcome = await apply({ url, token }, files);
-      return { status: { ...base, phase: outcome.failed ? 'Failed' : 'Applied', applied: outcome.applied, ...(outcome.failed ? { failed: outcome.failed } : {}) } };
-    } catch (err) {
-      if (!(err instanceof MigrationChangedError)) throw err;
-      return { status: { ...base, phase: 'Failed', applied: [], failed: { file: err.file, statement: '', message: err.message } } };
+    // One run per app, build, files and target: the database's own record (`_cw_migrations`) makes a run asked for
+    // again (after the operator restarted, say) apply only what the last one did not.
+    const runKey = `${app.metadata?.uid ?? `${namespace}/${appName}`}/${wanted.buildId}/${wanted.checksum}/${target}`;
+    const run = runs.take(runKey);
+    if (run === undefined || run === 'running') {
+      if (run === undefined) runs.start(runKey, namespace, `${namespace}/${appName}`, () => apply({ url, token }, files));
+      return pending(`Applying ${files.length} migration file${files.length === 1 ? '' : 's'} to database ${target}.`);
     }
+    if (run.kind === 'done') {
+      const outcome = run.value;
+      return { status: { ...base, phase: outcome.failed ? 'Failed' : 'Applied', applied: outcome.applied, ...(outcome.failed ? { failed: outcome.failed } : {}) } };
+    }
+    // Unreachable, or the token refused: looked at again on a timer, as a missing database is (a throw would start
+    // the next run at once, and fail as fast).
+    if (!(run.error instanceof MigrationChangedError)) return pending(`Database ${target} could not be reached to apply the build's migrations; trying again.`, RETRY_MS);
+    return { status: { ...base, phase: 'Failed', applied: [], failed: { file: run.error.file, statement: '', message: run.error.message } } };
   };
 }
