@@ -142,12 +142,10 @@ describe('the audit trail', () => {
     const id = unique('gone');
     const creator = await platform.createUser();
     const creatorToken = await platform.tokenFor(creator, 'projects:write audit:read');
-    // The first project of this id lived a minute ago (the API's clock), so its entries are older than the next one's creation.
-    platform.clockOffsetMs = -60_000;
+    // The first project of this id is deleted and the next created right after, within a second or two.
     const created = await platform.app.inject({ method: 'POST', url: '/v1/projects', headers: as(creatorToken), payload: { project_id: id, name: 'short-lived' } });
     expect(created.statusCode).toBe(201);
     expect((await platform.app.inject({ method: 'DELETE', url: `/v1/projects/${id}`, headers: as(creatorToken) })).statusCode).toBe(204);
-    platform.clockOffsetMs = 0;
 
     expect((await trail('', id, creatorToken)).statusCode).toBe(403);
     const admin = await platform.createUser({ admin: true });
@@ -161,7 +159,8 @@ describe('the audit trail', () => {
     const nextToken = await platform.tokenFor(next, 'projects:write audit:read');
     await expectEventually(async () => (await platform.app.inject({ method: 'POST', url: '/v1/projects', headers: as(nextToken), payload: { project_id: id, name: 'again' } })).statusCode, 201);
     expect((await entries('', id, nextToken)).map((e) => e.action)).toEqual(['project.create']);
-    expect((await entries('', id, adminToken)).map((e) => e.action)).toEqual(['project.create', 'project.delete', 'project.create']);
+    // The next owner's attempts while the first project was still going (409) are before its creation too.
+    expect((await entries('', id, adminToken)).filter((e) => e.status !== 409).map((e) => e.action)).toEqual(['project.create', 'project.delete', 'project.create']);
   });
 });
 

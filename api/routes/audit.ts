@@ -11,18 +11,10 @@ import { ProjectParams } from '../schemas/project.ts';
 import { integerQuery } from './integer-query.ts';
 
 /**
- * A member sees the entries of the project as it is, not those of an earlier project of the same id
- * (deleted, then created again by someone else): entries from before its creation are left out, less this
- * margin for its own `project.create` entry, written just before the project was (and Kubernetes keeps
- * creation times to the second).
- */
-export const CREATION_MARGIN_MS = 10_000;
-
-/**
  * `GET /v1/projects/{projectId}/audit`. Members with `audit:read` read their project's trail; administrators
  * (`admin` and `audit:read`) read any project's, a deleted one's too, for as long as its entries are kept.
  */
-export function auditRoutes(app: FastifyInstance, trail: AuditTrail, projects: Pick<ProjectDirectory, 'get'>, tokens: TokenStore): void {
+export function auditRoutes(app: FastifyInstance, trail: AuditTrail, projects: Pick<ProjectDirectory, 'trailStart'>, tokens: TokenStore): void {
   app.withTypeProvider<TypeBoxTypeProvider>().get('/v1/projects/:projectId/audit', {
     // The project is checked here, not by the auth hook: an administrator may read a deleted project's trail.
     config: { auth: { scope: 'audit:read' } },
@@ -43,16 +35,18 @@ export function auditRoutes(app: FastifyInstance, trail: AuditTrail, projects: P
       const principal = principalOf(request);
       const { projectId } = request.params;
       let notBefore: Date | undefined;
+      // A member sees the project as it is, not an earlier project of the same id (deleted, then created again by
+      // someone else): its trail starts where it was created.
       if (!principal.admin) {
         await authorize(principal, { scope: 'audit:read', projectId }, tokens);
-        notBefore = new Date(Date.parse(projects.get(projectId, principal).created_at) - CREATION_MARGIN_MS);
+        notBefore = projects.trailStart(projectId);
       }
       const { limit = AUDIT_PAGE_DEFAULT, cursor, resource_type: type } = request.query;
       const page = await trail.page(projectId, {
         limit,
         ...(cursor === undefined ? {} : { after: cursor }),
         ...(type !== undefined && isResourceType(type) ? { resourceType: type } : {}),
-        ...(notBefore && !Number.isNaN(notBefore.getTime()) ? { notBefore } : {}),
+        ...(notBefore ? { notBefore } : {}),
       });
       return { entries: [...page.entries], next: page.next ?? null };
     },

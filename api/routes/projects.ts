@@ -56,7 +56,7 @@ export function projectRoutes(app: FastifyInstance, projects: ProjectDirectory, 
       const owner = request.body.owner ?? principal.userId;
       if (owner !== principal.userId && !principal.admin) throw new ForbiddenError('Only an administrator may create a project for another user.');
       if (!(await tokens.getUser(owner))) throw new NotFoundError(`No user ${owner} exists.`);
-      const project = await projects.create({ projectId: request.body.project_id, name: request.body.name, owner });
+      const project = await projects.create({ projectId: request.body.project_id, name: request.body.name, owner, ...(request.auditEntry ? { auditFrom: request.auditEntry.id } : {}) });
       return reply.code(201).send({ project });
     },
   });

@@ -1,4 +1,5 @@
-import type { Project, ProjectMember } from '../../src/apis/v1alpha1/project.ts';
+import { PROJECT_AUDIT_FROM_ANNOTATION, type Project, type ProjectMember } from '../../src/apis/v1alpha1/project.ts';
+import { timeOfEntryId } from '../audit/audit-entry.ts';
 import { settle } from '../../src/platform/settle.ts';
 import type { Principal } from '../../src/auth/index.ts';
 import { isAlreadyExists, objectClient, retryOnConflict, type Informer, type KubeConnection, type KubeObject, type ResourceRef } from '../../src/kube/index.ts';
@@ -32,6 +33,9 @@ const RESERVED = /^(default|kube-.*|cloudwright|cloudwright-.*|openshift.*)$/;
  * authenticated user may create one. Checked against the cache, so concurrent creates may pass it by a few.
  */
 export const MAX_PROJECTS_PER_OWNER = 50;
+
+/** A project made before cw-api recorded its creating entry: its own entry was written up to this long before it (Kubernetes keeps creation times to the second). */
+const CREATION_MARGIN_MS = 10_000;
 
 /**
  * Projects, read from an informer cache and written to the apiserver. Each write is conditional on the
@@ -75,7 +79,27 @@ export class ProjectDirectory {
     return projectView(project, principal.userId);
   }
 
-  async create(input: { projectId: string; name: string; owner: string }): Promise<ProjectView> {
+  /**
+   * Where the project's trail starts for its members: its creating request's audit entry, or (made with kubectl, or
+   * before cw-api recorded that) its creation time, less a margin for its own creating entry, written just before.
+   */
+  trailStart(projectId: string): Date | undefined {
+    const project = this.#cache.get(projectId);
+    if (!project) throw new NotFoundError(`Project ${projectId} does not exist.`);
+    const from = project.metadata?.annotations?.[PROJECT_AUDIT_FROM_ANNOTATION];
+    if (from) {
+      try {
+        return timeOfEntryId(from);
+      } catch {
+        // Not an entry id: as if it were not there.
+      }
+    }
+    const created = Date.parse(project.metadata?.creationTimestamp ?? '');
+    return Number.isNaN(created) ? undefined : new Date(created - CREATION_MARGIN_MS);
+  }
+
+  /** `auditFrom`: the creating request's audit entry id ({@link PROJECT_AUDIT_FROM_ANNOTATION}). */
+  async create(input: { projectId: string; name: string; owner: string; auditFrom?: string }): Promise<ProjectView> {
     if (RESERVED.test(input.projectId)) throw new BadRequestError(`The project id ${input.projectId} is reserved; choose another.`);
     const owned = this.#cache.list().filter((p) => !p.metadata?.deletionTimestamp && p.spec.members?.some((m) => m.user === input.owner && m.role === 'owner')).length;
     if (owned >= MAX_PROJECTS_PER_OWNER) {
@@ -88,7 +112,7 @@ export class ProjectDirectory {
     }
     try {
       const created = await this.#projects().create({
-        metadata: { name: input.projectId },
+        metadata: { name: input.projectId, ...(input.auditFrom ? { annotations: { [PROJECT_AUDIT_FROM_ANNOTATION]: input.auditFrom } } : {}) },
         spec: { displayName: input.name, members: [{ user: input.owner, role: 'owner' }] },
       });
       await this.#cacheCaughtUp(created);

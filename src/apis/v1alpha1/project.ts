@@ -4,6 +4,13 @@ import { Conditions, ObservedGeneration } from './conditions.ts';
 import { CATEGORY } from './group-version.ts';
 import { DisplayName, DnsLabel, DnsSubdomain } from './strings.ts';
 
+/**
+ * The id of the audit entry of the API request that created the project (`api/audit`): its trail, as members read
+ * it, starts there, so an earlier project of the same id (deleted, then created again by someone else) stays out
+ * of it. Written by cw-api at creation; projects made otherwise start at their creation time.
+ */
+export const PROJECT_AUDIT_FROM_ANNOTATION = 'cloudwright.dev/audit-from';
+
 /** A member's role: owners may manage membership, members use the project's resources. */
 export const ProjectRole = Type.Union([Type.Literal('owner'), Type.Literal('member')], {
   description: 'owner (may manage members) or member.',
