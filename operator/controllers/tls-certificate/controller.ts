@@ -76,13 +76,15 @@ export function tlsCertificateController(deps: TlsCertificateControllerDeps): Co
   const perHour = deps.ordersPerHour ?? 100;
   // A project may take a fifth of the account's hourly budget: one cannot hold up the others' certificates.
   const limiter = new ProjectOrderLimiter({ account: new OrderLimiter({ perHour, burst: 10 }), perProjectPerHour: Math.max(1, Math.floor(perHour / 5)), perProjectBurst: 5 });
+  const dns01 = dns01Answers(
+    deps.records && new Dns01Records(deps.kube, deps.records, deps.domains),
+    deps.baseZone && new PlatformZoneTxt(deps.baseZone.provider, deps.baseZone.zoneId, deps.baseDomain),
+  );
   const issuance = new Issuance({
     acme,
     sealed: deps.sealed,
     takeOrder: (project) => limiter.take(project),
-    ...dns01Option(
-      dns01Answers(deps.records && new Dns01Records(deps.kube, deps.records, deps.domains), deps.baseZone && new PlatformZoneTxt(deps.baseZone.provider, deps.baseZone.zoneId, deps.baseDomain)),
-    ),
+    ...dns01Option(dns01),
     ...(deps.acme.profile ? { profile: deps.acme.profile } : {}),
     ...(deps.http01SelfCheckUrl ? { http01Ready: http01SelfCheck(deps.http01SelfCheckUrl) } : {}),
     now,
@@ -145,12 +147,15 @@ export function tlsCertificateController(deps: TlsCertificateControllerDeps): Co
       const refusal = namesRefusal(namespace, cert.spec.dnsNames);
       if (refusal) {
         // Nothing is ordered for a name the project does not hold; a change of the claims or the sources comes back here.
+        // An order dropped here takes its DNS-01 answers with it, as an order that ends does: those of the names it
+        // ordered (the spec may have changed since).
         await writeStatus(cert, {
           status: {
             ...withoutOrder(status),
             state: status.serial ? status.state : 'Pending',
             lastError: { reason: 'NameNotHeld', message: clip(refusal), at: status.lastError?.reason === 'NameNotHeld' ? status.lastError.at : at.toISOString() },
           },
+          ...(status.order && dns01 ? { after: () => dns01.remove({ ...cert, spec: { ...cert.spec, dnsNames: status.order?.dnsNames ?? cert.spec.dnsNames } }) } : {}),
         });
         return;
       }

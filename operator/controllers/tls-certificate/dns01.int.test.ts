@@ -239,6 +239,37 @@ describe('DNS-01 through the project domain’s zone', () => {
     expect((await provider.listRecords(baseZoneId)).some((r) => r.name.includes('someone-else'))).toBe(false);
   });
 
+  it('takes the challenge record of an order it drops for a name no longer held out of the base zone', async () => {
+    const own = `*.dropped.${ns}.${BASE}`;
+    await certificates.create({
+      apiVersion: API_VERSION,
+      kind: 'TlsCertificate',
+      metadata: { namespace: ns, name: 'dropped' },
+      spec: { dnsNames: [own, `*.someone-else.${BASE}`], challenge: 'dns-01' },
+    });
+    await eventually(
+      'refused',
+      () => certificates.get(ns, 'dropped'),
+      (c) => c?.status?.lastError?.reason === 'NameNotHeld',
+    );
+    // As if an order for its own name were under way when the other name came into the spec: its answer published.
+    const fqdn = `_acme-challenge.dropped.${ns}.${BASE}`;
+    await provider.applyChanges(baseZoneId, { create: [], update: [{ name: fqdn, type: 'TXT', ttl: 60, values: ['answer'] }], delete: [] });
+    const current = await certificates.get(ns, 'dropped');
+    await certificates.replaceStatus({ ...current!, status: { ...current!.status, order: { url: `${pebble.directoryUrl}/order/none`, dnsNames: [own] } } });
+    await eventually(
+      'the order dropped',
+      () => certificates.get(ns, 'dropped'),
+      (c) => c?.status?.order === undefined,
+    );
+    await eventually(
+      'its challenge record out of the base zone',
+      () => provider.listRecords(baseZoneId),
+      (sets) => !sets.some((r) => r.name === fqdn),
+      10_000,
+    );
+  });
+
   it('refuses a dns-01 certificate whose domain is not delegated, saying why', async () => {
     const domain = `late-${randomBytes(3).toString('hex')}.test`;
     const created = await domainClient.create({
