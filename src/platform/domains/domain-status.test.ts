@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ProjectDomain } from '../../apis/v1alpha1/project-domain.ts';
 import { compareDelegation } from '../../dns/delegation.ts';
+import { domainServes } from '../host-admission.ts';
 import { domainStatus, providerReason } from './domain-status.ts';
 
 const now = new Date('2026-01-01T12:00:00Z');
@@ -33,6 +34,22 @@ describe('domainStatus', () => {
     expect(gone.state).toBe('pending_delegation');
     expect(cond(gone, 'Delegated')).toMatchObject({ status: 'False', reason: 'NotDelegated' });
     expect(cond(gone, 'Ready')).toMatchObject({ status: 'False', reason: 'PendingDelegation' });
+  });
+
+  it('an inconclusive check leaves a domain found not delegated as it was: not served again, its grace not restarted', () => {
+    const pending = withStatus(domainStatus(fresh, { zone }, now));
+    const managed = withStatus(domainStatus(pending, { zone, delegation: compareDelegation('shop.test', zone.nameservers, zone.nameservers) }, now));
+    const gone = withStatus(domainStatus(managed, { zone, delegation: compareDelegation('shop.test', [], zone.nameservers) }, later));
+    const demotedAt = cond(gone.status ?? {}, 'Delegated') as { lastTransitionTime?: string } | undefined;
+    expect(domainServes(gone, later)).toBe(true); // within the grace
+    const timeout = { delegated: false, found: [], expected: zone.nameservers, reason: 'Timeout' as const, message: 'did not answer; the check can be repeated later.' };
+    const dayLater = new Date(later.getTime() + 25 * 3_600_000);
+    const unanswered = withStatus(domainStatus(gone, { zone, delegation: timeout }, dayLater));
+    expect(cond(unanswered.status ?? {}, 'Delegated')).toMatchObject({ status: 'False', reason: 'NotDelegated', lastTransitionTime: demotedAt?.lastTransitionTime });
+    expect(domainServes(unanswered, dayLater)).toBe(false);
+    // Found not delegated again afterwards: the grace still runs from the first time.
+    const again = withStatus(domainStatus(unanswered, { zone, delegation: compareDelegation('shop.test', [], zone.nameservers) }, dayLater));
+    expect(domainServes(again, dayLater)).toBe(false);
   });
 
   it('records held, refused or failing keep Ready false with the reason', () => {

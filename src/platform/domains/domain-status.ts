@@ -137,7 +137,10 @@ export function domainStatus(domain: ProjectDomain, seen: DomainObservation, now
   if (d) {
     status.lastCheckedAt = formatTime(now);
     if (INCONCLUSIVE.has(d.reason)) {
-      set({ type: 'Delegated', status: 'Unknown', reason: d.reason, message: d.message });
+      // A domain found not delegated stays so (its demotion grace runs from then, domainServes): an unanswered
+      // check, which the parent's servers can cause at will, must not make it served again, nor start a new grace.
+      const before = conditions.find((c) => c.type === 'Delegated');
+      if (before?.status !== 'False') set({ type: 'Delegated', status: 'Unknown', reason: d.reason, message: d.message });
     } else {
       state = d.delegated ? 'managed' : 'pending_delegation';
       status.delegatedNameservers = [...d.found];
