@@ -1,6 +1,8 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { createClient, type Client } from '@libsql/client';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { silentLogger } from '../src/logging/log.ts';
@@ -11,7 +13,7 @@ import { StreamRegistry } from './hrana/stream-registry.ts';
 import { UsageMeter } from './sql/usage-meter.ts';
 import { listAll } from '../src/object-store/list-all.ts';
 import { MemoryObjectStore } from '../src/object-store/memory-object-store.ts';
-import type { GetOptions, ObjectStore } from '../src/object-store/object-store.ts';
+import type { GetOptions, ObjectStore, PutBody, PutOptions, PutResult } from '../src/object-store/object-store.ts';
 import { ForwardingObjectStore } from '../src/object-store/testing/forwarding-object-store.ts';
 import { GateStore } from '../src/object-store/testing/gate-object-store.ts';
 import { bucketReplication } from './bucket-replication.ts';
@@ -614,6 +616,15 @@ describe('TenantDirectory behind the Hrana server', () => {
   });
 });
 
+/** A store whose writes take `delayMs` longer. */
+class SlowPuts extends ForwardingObjectStore {
+  delayMs = 0;
+  override async put(key: string, body: PutBody, options?: PutOptions): Promise<PutResult> {
+    if (this.delayMs) await new Promise((resolve) => setTimeout(resolve, this.delayMs));
+    return super.put(key, body, options);
+  }
+}
+
 /** A replica's lease, held until `lose()`: what cw-db/cluster's Ownership gives the directory. */
 function lease(replica: string, epoch: number) {
   let held = true;
@@ -654,6 +665,29 @@ describe('TenantDirectory under leases (several replicas)', () => {
       expect.stringMatching(/^replicas\/moving\/epochs\/0000000002\/follows\/e0000000001-\d{15}-[0-9a-f]{8}\/\d{10}$/),
     ]);
     await expect.poll(async () => (await keys(store, 'replicas/moving/generations/')).some((k) => k.includes('/e0000000002-')), { timeout: 5000 }).toBe(true);
+  });
+
+  it('ships what a handover leaves before the connection closes: nothing acknowledged is lost (found in review)', async () => {
+    // As in a shard (run with --expose-gc): a closed connection is collected 100 ms later, which checkpoints and
+    // deletes the WAL that queued commits are read from as their segments upload.
+    setFlagsFromString('--expose-gc');
+    (globalThis as { gc?: unknown }).gc ??= runInNewContext('gc');
+    const store = new SlowPuts(new MemoryObjectStore());
+    const first = lease('a', 1);
+    const a = await startNode(store, { cluster: first.cluster });
+    await a.directory.ensure('handed', desired(['tok'], { durability: 'async' }));
+    const client = a.client('handed', 'tok');
+    await client.execute('CREATE TABLE t (v BLOB)');
+    // ~12 MB of frames (two segments), acknowledged at once (async) and not shipped yet (no timer here).
+    await client.execute('INSERT INTO t SELECT randomblob(100000) FROM generate_series(1, 120)');
+    await client.execute("INSERT INTO t VALUES ('last')");
+    store.delayMs = 300; // a bucket's round trip, longer than the 100 ms before a closed connection is collected
+    await a.directory.release('handed', 'handover');
+
+    const second = lease('b', 2);
+    const b = await startNode(store, { cluster: second.cluster });
+    expect(await b.directory.adopt('handed', second.fencing)).toBe(true);
+    expect((await b.client('handed', 'tok').execute('SELECT count(*) AS n FROM t')).rows[0]?.n).toBe(121);
   });
 
   it('creates a database only with its lease, and forgets a tenant adopted after its deletion', async () => {

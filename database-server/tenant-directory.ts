@@ -376,10 +376,20 @@ export class TenantDirectory {
       this.#tenants.delete(tenant);
       await entry.ready.catch(() => {});
       await this.#options.streams.closeTenants((t) => t === tenant);
-      await this.#locked(tenant, () => this.#options.engine.closeTenant(tenant));
       try {
+        await this.#locked(tenant, async () => {
+          try {
+            // Shipped while the connection is open: closing it checkpoints and deletes the WAL that queued
+            // commits are read from as they upload.
+            if (reason !== 'lost') {
+              entry.replica?.capture();
+              await entry.replica?.flush();
+            }
+          } finally {
+            await this.#options.engine.closeTenant(tenant);
+          }
+        });
         if (reason !== 'lost') {
-          await entry.replica?.flush();
           await entry.baseUpload;
           await this.#options.metas.putUsage(tenant, this.#options.meter.get(tenant));
         }

@@ -42,12 +42,15 @@ export interface Segment {
 /** A commit's entry in a segment: everything but its frames. */
 export type SegmentEntry = Omit<SegmentCommit, 'frames'>;
 
-/** The uncompressed segment's first bytes for `commits`: the header and the commit entries; their frames follow. */
-export function segmentHead(pageSize: number, commits: readonly SegmentEntry[]): Buffer {
-  const entryBytes = COMMIT_ENTRY_BYTES[VERSION];
+/**
+ * The uncompressed segment's first bytes for `commits`: the header and the commit entries; their frames follow.
+ * Version 1 has no parts: only for segments that hold no part of a cut commit (older readers then read them).
+ */
+export function segmentHead(pageSize: number, commits: readonly SegmentEntry[], version: 1 | 2 = VERSION): Buffer {
+  const entryBytes = COMMIT_ENTRY_BYTES[version];
   const head = Buffer.alloc(HEADER_BYTES + entryBytes * commits.length);
   head.writeUInt32BE(MAGIC, 0);
-  head.writeUInt32BE(VERSION, 4);
+  head.writeUInt32BE(version, 4);
   head.writeUInt32BE(pageSize, 8);
   head.writeUInt32BE(commits.length, 12);
   commits.forEach((commit, i) => {
@@ -55,7 +58,7 @@ export function segmentHead(pageSize: number, commits: readonly SegmentEntry[]):
     head.writeDoubleBE(commit.ts, at);
     head.writeUInt32BE(commit.frameCount, at + 8);
     head.writeUInt32BE(commit.dbSize, at + 12);
-    head.writeUInt32BE(commit.partsAfter ?? 0, at + 16);
+    if (version === 2) head.writeUInt32BE(commit.partsAfter ?? 0, at + 16);
   });
   return head;
 }

@@ -15,6 +15,8 @@ export interface QueuedFrames extends WalCommit {
   readonly wal: number;
   /** How many parts of the same commit follow, one in each next segment. */
   partsAfter: number;
+  /** A part after the first of a commit cut into parts. */
+  continued: boolean;
 }
 
 /** Reads queued frames from the WAL into `into` (synchronously: nothing may checkpoint between the read and its check). */
@@ -90,7 +92,7 @@ export class SegmentQueue {
   push(commits: readonly WalCommit[], ts: number, pageSize: number, wal: number): void {
     const frameBytes = FRAME_HEADER_BYTES + pageSize;
     for (const commit of commits) {
-      this.#open.push({ ...commit, ts, wal, partsAfter: 0 });
+      this.#open.push({ ...commit, ts, wal, partsAfter: 0, continued: false });
       this.#openBytes += commit.frameCount * frameBytes;
     }
     this.#openPageSize = pageSize;
@@ -128,11 +130,14 @@ export class SegmentQueue {
       room = maxFrames;
     };
     for (const commit of this.#open) {
+      // A commit that does not fit starts a segment of its own: cut into parts, every part but the last is alone in
+      // its segment, so a restore that stops before an incomplete commit stops at a segment's start.
+      if (commit.frameCount > room) close();
       const pieces: QueuedFrames[] = [];
       for (let done = 0; done < commit.frameCount;) {
         if (room === 0) close();
         const frameCount = Math.min(room, commit.frameCount - done);
-        const piece = { ...commit, frameCount, offset: commit.offset + done * frameBytes };
+        const piece = { ...commit, frameCount, offset: commit.offset + done * frameBytes, continued: done > 0 };
         parts.push(piece);
         pieces.push(piece);
         room -= frameCount;
@@ -166,7 +171,8 @@ export class SegmentQueue {
         // The segment laid out in one buffer, every part read into it in this one turn of the event loop (before
         // any await: see FrameReader).
         const frameBytes = FRAME_HEADER_BYTES + batch.pageSize;
-        const head = segmentHead(batch.pageSize, batch.parts);
+        // Version 1 (what cw-db before parts reads) unless the segment holds a part of a cut commit.
+        const head = segmentHead(batch.pageSize, batch.parts, batch.parts.some((p) => p.partsAfter > 0 || p.continued) ? 2 : 1);
         const raw = segmentBuffer(head.byteLength + batch.bytes);
         try {
           head.copy(raw);

@@ -56,6 +56,7 @@ export class TenantReplica {
   readonly #checkpointBytes: number;
   readonly #snapshotEveryBytes: number;
   readonly #queue: SegmentQueue;
+  readonly #maxSegmentBytes: number;
   readonly #epoch: number | undefined;
   readonly #guard: () => void;
   #started = false;
@@ -77,7 +78,8 @@ export class TenantReplica {
     this.#snapshotEveryBytes = options.snapshotEveryBytes ?? 64 * 1024 * 1024;
     this.#epoch = options.epoch;
     this.#guard = options.guard ?? (() => {});
-    this.#queue = new SegmentQueue(options.store, options.maxSegmentBytes ?? 8 * 1024 * 1024, (frames, frameBytes, into) => this.#readFrames(frames, frameBytes, into), this.#guard);
+    this.#maxSegmentBytes = options.maxSegmentBytes ?? 8 * 1024 * 1024;
+    this.#queue = new SegmentQueue(options.store, this.#maxSegmentBytes, (frames, frameBytes, into) => this.#readFrames(frames, frameBytes, into), this.#guard);
   }
 
   /** Captured commits not yet in the bucket, in bytes of WAL frames. */
@@ -147,12 +149,15 @@ export class TenantReplica {
    * `checkpointBytes` or a snapshot is due, and takes that snapshot's copy. `upload` (when there is one) is the
    * snapshot's upload, which needs no lock. Captured commits get their segment numbers before the checkpoint, so
    * the snapshot's name says exactly which segments it holds. The queued commits are read from the WAL as they
-   * upload, so they are shipped before it is emptied: under the lock, which only this tenant waits for.
+   * upload, so they are shipped before it is emptied, under the lock: when they are a segment or less (what was
+   * committed since the caller's flush). More waits for a later call, after a flush that needs no lock, so a
+   * tenant's requests never wait for a big transaction's upload.
    */
   async maintain(checkpoint: Checkpoint): Promise<{ upload?: Promise<void> }> {
     this.capture();
     const snapshotDue = this.#bytesSinceSnapshot >= this.#snapshotEveryBytes && this.#snapshotting === undefined;
     if (!snapshotDue && walSize(this.#walPath) <= this.#checkpointBytes) return {};
+    if (this.#queue.pendingBytes > this.#maxSegmentBytes) return {};
     const seq = this.#queue.seal();
     await this.#queue.flush();
     await this.#checkpoint(checkpoint);

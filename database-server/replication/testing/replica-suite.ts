@@ -1,4 +1,5 @@
 // The replica's behaviour against one ObjectStore: run on MemoryObjectStore (unit) and on MinIO (integration).
+import { gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { listAll } from '../../../src/object-store/list-all.ts';
 import type { ObjectStore } from '../../../src/object-store/object-store.ts';
@@ -31,6 +32,21 @@ export function describeReplicaSuite(name: string, makeStore: () => ObjectStore)
     afterEach(() => {
       for (const f of fixtures.splice(0)) f.close();
     });
+    /**
+     * What a successor owner does: restores what the bucket holds of `stale`'s tenant, records where it took over,
+     * and starts writing under epoch 2 (its clock at 2,000,000); answers it and where its restore reached.
+     */
+    const takeOver = async (stale: TenantFixture): Promise<{ successor: TenantFixture; nextSeq: number | undefined }> => {
+      const successor = new TenantFixture(stale.store, { prefix: stale.prefix, epoch: 2 });
+      fixtures.push(successor);
+      successor.db.close();
+      const restored = await restoreDatabase({ store: stale.store, prefix: stale.prefix, tenant: stale.tenant, targetPath: successor.dbPath });
+      await recordTakeover(stale.store, tenantRoot(stale.prefix, stale.tenant), { epoch: 2, follows: restored?.reached ?? null });
+      successor.db = openTenantDb(successor.dbPath);
+      successor.clock.time = 2_000_000;
+      await successor.startGeneration({ epoch: 2 });
+      return { successor, nextSeq: restored?.reached.nextSeq };
+    };
 
     it('never restores what a stale owner wrote after its successor took the tenant over', async () => {
       const stale = await fixture({ epoch: 1 });
@@ -39,15 +55,8 @@ export function describeReplicaSuite(name: string, makeStore: () => ObjectStore)
       await stale.replica.flush();
 
       // The successor restores what the bucket holds, records where it took over, and writes under epoch 2.
-      const successor = new TenantFixture(stale.store, { prefix: stale.prefix, epoch: 2 });
-      fixtures.push(successor);
-      successor.db.close();
-      const restored = await restoreDatabase({ store: stale.store, prefix: stale.prefix, tenant: stale.tenant, targetPath: successor.dbPath });
-      expect(restored?.reached.nextSeq).toBe(1);
-      await recordTakeover(stale.store, tenantRoot(stale.prefix, stale.tenant), { epoch: 2, follows: restored?.reached ?? null });
-      successor.db = openTenantDb(successor.dbPath);
-      successor.clock.time = 2_000_000;
-      await successor.startGeneration({ epoch: 2 });
+      const { successor, nextSeq } = await takeOver(stale);
+      expect(nextSeq).toBe(1);
       successor.run("INSERT INTO t VALUES ('second owner')");
       await successor.replica.flush();
 
@@ -223,6 +232,61 @@ export function describeReplicaSuite(name: string, makeStore: () => ObjectStore)
       const parts = segments.slice(1, -1);
       await f.store.delete(parts.at(-1) as string);
       expect(await f.restoreRows()).toEqual({ restoredTo: before, rows: ['before'] });
+    });
+
+    it('a takeover that stops before a cut commit records where its earlier commits were applied from (found in review)', async () => {
+      const stale = await fixture({ epoch: 1, maxSegmentBytes: 64 * 1024 });
+      stale.run('CREATE TABLE t (v TEXT)');
+      await stale.replica.flush();
+      stale.clock.tick();
+      stale.run("INSERT INTO t VALUES ('small')"); // queued with the big one: they share a segment
+      stale.clock.tick();
+      stale.run("INSERT INTO t SELECT 'big ' || value || ' ' || hex(randomblob(500)) FROM generate_series(1, 400)");
+      await stale.replica.flush();
+      // The stale owner's upload of the big commit's last part never happened (it lost the lease mid-way).
+      const segments = (await keysUnder(stale.store, stale.prefix)).filter((k) => k.includes('/segments/'));
+      await stale.store.delete(segments.at(-1) as string);
+
+      const { successor } = await takeOver(stale);
+      expect(successor.db.prepare('SELECT v FROM t').pluck().all()).toEqual(['small']); // the successor serves 'small'
+      successor.run("INSERT INTO t VALUES ('second owner')");
+      await successor.replica.flush();
+
+      expect((await successor.restoreRows()).rows).toEqual(['small', 'second owner']);
+      // Between 'small' and the successor's base: the state the successor took over, which holds 'small'.
+      expect((await successor.restoreRows({ at: 1_500_000 })).rows).toEqual(['small']);
+    });
+
+    it('writes segments without a part of a cut commit as version 1 (read by cw-db before parts), the others as 2', async () => {
+      const f = await fixture({ maxSegmentBytes: 64 * 1024 });
+      f.run('CREATE TABLE t (v TEXT)');
+      await f.replica.flush();
+      f.run('INSERT INTO t SELECT hex(randomblob(500)) FROM generate_series(1, 400)');
+      f.run("INSERT INTO t VALUES ('after')");
+      await f.replica.flush();
+      const versions: number[] = [];
+      for (const key of (await keysUnder(f.store, f.prefix)).filter((k) => k.includes('/segments/')).sort()) {
+        const object = await f.store.get(key);
+        if (object?.kind === 'object') versions.push(gunzipSync(object.body).readUInt32BE(4));
+      }
+      expect(versions[0]).toBe(1);
+      expect(versions.slice(1).every((v) => v === 2)).toBe(true);
+      expect(versions.length).toBeGreaterThan(3);
+    });
+
+    it('leaves the checkpoint for later when more than a segment waits to upload, shipping it without the lock first', async () => {
+      const f = await fixture({ maxSegmentBytes: 64 * 1024, checkpointBytes: 1 });
+      f.run('CREATE TABLE t (v TEXT)');
+      f.run('INSERT INTO t SELECT hex(randomblob(500)) FROM generate_series(1, 400)');
+      const pending = f.replica.pendingBytes;
+      expect(pending).toBeGreaterThan(64 * 1024);
+      await f.replica.maintain(f.checkpoint);
+      expect(f.replica.pendingBytes).toBe(pending); // nothing uploaded under the lock
+      expect(walSize(`${f.dbPath}-wal`)).toBeGreaterThan(0);
+      await f.replica.flush();
+      await f.replica.maintain(f.checkpoint);
+      expect(walSize(`${f.dbPath}-wal`)).toBe(0);
+      expect((await f.restoreRows()).rows).toHaveLength(400);
     });
 
     it('ships nothing read from a WAL emptied behind its back while commits were queued', async () => {
