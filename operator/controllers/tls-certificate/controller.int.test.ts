@@ -28,6 +28,8 @@ import { acmeAccount, type AcmeSettings } from './acme-account.ts';
 import { tlsCertificateController } from './controller.ts';
 
 const BASE = 'apps.cw-tls.test';
+/** Custom host names the test's project holds (names under BASE get no certificate but the project's wildcard). */
+const CUSTOM = 'cust.cw-tls.test';
 const conn = testConnection();
 const certificates = objectClient<TlsCertificate>(conn, TLS_CERTIFICATES);
 let pebble: Pebble;
@@ -102,8 +104,33 @@ afterAll(async () => {
   for (const informer of Object.values(informers ?? {})) informer.stop();
   await new Promise((resolve) => responder?.close(resolve));
   await namespace?.remove();
+  for (const claim of heldClaims)
+    await objectClient<HostnameClaim>(conn, HOSTNAME_CLAIMS)
+      .delete('', claim)
+      .catch(() => {});
   await pebble?.stop();
 });
+
+const heldClaims: string[] = [];
+
+/** A custom host name the project holds, as the AppHostname controller leaves one: active, with its claim. */
+async function heldName(label: string): Promise<string> {
+  const host = `${label}.${ns}.${CUSTOM}`;
+  const hostnames = objectClient<AppHostname>(conn, APP_HOSTNAMES);
+  const created = await hostnames.create({ metadata: { name: host, namespace: ns }, spec: { appRef: { name: 'web' }, hostname: host } });
+  await hostnames.patchStatus(ns, host, { status: { state: 'active' } });
+  await objectClient<HostnameClaim>(conn, HOSTNAME_CLAIMS).create({
+    metadata: { name: host },
+    spec: { name: host, holder: { kind: 'AppHostname', namespace: ns, name: host, uid: created.metadata?.uid ?? '' } },
+  });
+  heldClaims.push(host);
+  await eventually(
+    'the claim and the active name seen',
+    () => Promise.resolve(informers.hostnameClaims.get(host) !== undefined && informers.hostnames.list(ns).some((h) => h.spec.hostname === host && h.status?.state === 'active')),
+    (seen) => seen,
+  );
+  return host;
+}
 
 function certificate(name: string, dnsNames: string[]): TlsCertificate {
   return { apiVersion: API_VERSION, kind: 'TlsCertificate', metadata: { namespace: ns, name }, spec: { dnsNames, challenge: 'http-01' } };
@@ -146,7 +173,7 @@ describe('TlsCertificate controller, against Pebble', () => {
   let issued: TlsCertificate;
 
   it('issues over HTTP-01 and seals the key and chain in the bucket, under the serial the status names', async () => {
-    const name = `shop.${ns}.${BASE}`;
+    const name = await heldName('shop');
     await certificates.create(certificate('shop', [name]));
     issued = await until('shop', 'issued', (c) => c.status?.state === 'Issued');
     const status = issued.status!;
@@ -178,8 +205,21 @@ describe('TlsCertificate controller, against Pebble', () => {
     expect(findCondition(refused.status?.conditions, 'Ready')).toMatchObject({ status: 'False', reason: 'NameNotHeld' });
   });
 
+  it("orders nothing for a name under the base domain but the project's default-hosts wildcard, and says so", async () => {
+    await certificates.create(certificate('extra', [`extra.${ns}.${BASE}`]));
+    const refused = await until('extra', 'refused', (c) => c.status?.lastError?.reason === 'DefaultHostName');
+    expect(refused.status?.order).toBeUndefined();
+    expect(refused.status?.lastError?.message).toContain(`*.${ns}.${BASE} (TlsCertificate default-hosts)`);
+    // Named default-hosts, but for more than the wildcard: refused as well.
+    await certificates.create({
+      ...certificate('default-hosts', [`*.${ns}.${BASE}`, `*.deeper.${ns}.${BASE}`]),
+      spec: { dnsNames: [`*.${ns}.${BASE}`, `*.deeper.${ns}.${BASE}`], challenge: 'dns-01' },
+    });
+    expect((await until('default-hosts', 'refused', (c) => c.status?.lastError !== undefined)).status?.lastError?.reason).toBe('DefaultHostName');
+  });
+
   it('fails with the reason when the CA cannot reach the name, and backs off', async () => {
-    const name = `elsewhere.${ns}.${BASE}`;
+    const name = await heldName('elsewhere');
     // The name resolves to an address where nothing answers: the CA's validation cannot connect.
     await pebble.dns.addA(name, '127.0.0.2');
     await certificates.create(certificate('elsewhere', [name]));
@@ -193,7 +233,7 @@ describe('TlsCertificate controller, against Pebble', () => {
   });
 
   it('resumes the order after the operator is killed mid-order, and finalizes that same order', async () => {
-    const name = `resume.${ns}.${BASE}`;
+    const name = await heldName('resume');
     withheld.add(name);
     await certificates.create(certificate('resume', [name]));
     const midway = await until('resume', 'ordered, challenge published', (c) => (c.status?.http01?.length ?? 0) > 0);
