@@ -57,6 +57,8 @@ export interface ControllerOptions<T extends KubeObject = KubeObject> {
   registry?: Registry;
   log?: Logger;
   rateLimiter?: RateLimiter<string>;
+  /** Work of the controller's own outside its reconciles, waited for by `stop` after them. */
+  onStop?: () => Promise<void>;
 }
 
 /** More keys than this from one owned object's event are queued as backlog, behind the changes. */
@@ -146,6 +148,7 @@ export class Controller<T extends KubeObject = KubeObject> {
     clearInterval(this.#resync);
     await this.queue.shutDown();
     await Promise.all(this.#running);
+    await this.#options.onStop?.();
     this.#log.info('workers stopped');
   }
 

@@ -113,7 +113,7 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
   // A settled migration run: someone's deploy waits on it, so it goes ahead of the backlog.
   let settled: (key: string) => void = () => {};
   const runs = new MigrationRuns<MigrationOutcome>({ concurrency: deps.migrationConcurrency ?? MIGRATION_CONCURRENCY, onSettled: (key) => settled(key) });
-  const migrate = migrationsStep({ kube: deps.kube, runs, ...(deps.builds ? { builds: deps.builds } : {}), ...(deps.applyMigrations ? { apply: deps.applyMigrations } : {}) });
+  const migrate = migrationsStep({ kube: deps.kube, apps: deps.apps, runs, ...(deps.builds ? { builds: deps.builds } : {}), ...(deps.applyMigrations ? { apply: deps.applyMigrations } : {}) });
   const reports =
     deps.replicas &&
     replicaReports(deps.replicas, deps.apps, () => now().getTime(), {
@@ -203,6 +203,8 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
     // client-go's default backoff, capped at a minute per key, for failed status writes and prunes only: a missing build
     // or runtime is waited for by watch, not re-checked.
     rateLimiter: controllerRateLimiter<string>({ maxMs: 60_000 }),
+    // Runs applying files are waited for (a bound): the next operator must not start on a file still going.
+    onStop: () => runs.stop(),
     reconcile: async (key, { namespace, name, log }) => {
       let app = deps.apps.get(key);
       if (!app) return;

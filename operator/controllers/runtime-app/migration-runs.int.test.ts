@@ -1,6 +1,8 @@
-// A tenant's slow migrations hold no reconcile worker: against the real apiserver, more apps than the RuntimeApp
-// controller has workers wait on migrations that do not finish, and another app still has its status written.
-// The migrations are applied through the controller's port (`applyMigrations`), held open by the test.
+// Migrations applied in the background of the RuntimeApp controller, against the real apiserver: a tenant's slow
+// migrations hold no reconcile worker, a run the app moved away from applies nothing, an unreachable database is
+// tried again on a timer (not in a loop), and stop waits for a run applying files. The migrations are applied
+// through the controller's port (`applyMigrations`): a fake database that records files as the migrator does and
+// holds the files the test names until it lets them go.
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Build } from '../../../src/apis/v1alpha1/build.ts';
@@ -11,7 +13,7 @@ import { createInformer, eventWriter, objectClient, SECRETS, type Informer, type
 import { testConnection, testNamespace } from '../../../src/kube/testing/test-kube.ts';
 import { APP_TOKEN_KEYS } from '../../../src/platform/databases/app-tokens.ts';
 import { BUILDS, DATABASES, RUNTIME_APPS } from '../../../src/platform/resources.ts';
-import type { MigrationOutcome } from '../../../src/platform/databases/migrations/migrator.ts';
+import { MigrationTargetError, type MigrationOutcome } from '../../../src/platform/databases/migrations/migrator.ts';
 import { eventually } from '../../../e2e/harness/runtime-stack.ts';
 import type { Controller } from '../../../src/controller-runtime/controller.ts';
 import { EventRecorder } from '../../../src/controller-runtime/events.ts';
@@ -24,16 +26,27 @@ const builds = objectClient<Build>(conn, BUILDS);
 /** More than the controller's eight workers. */
 const SLOW_APPS = 10;
 const CHECKSUM = 'c'.repeat(64);
+/** The controller here sees this file's objects only: other files' operators share the apiserver. */
+const SUITE = { 'test.cloudwright.dev/suite': 'migration-runs' };
+const labelSelector = 'test.cloudwright.dev/suite=migration-runs';
 
 let attacker: { name: string; remove: () => Promise<void> };
 let victim: { name: string; remove: () => Promise<void> };
 let informers: Informer<KubeObject>[] = [];
 let controller: Controller<KubeObject>;
-/** Runs under way; the most seen at once; and the hand that ends them. */
+/** Files applied, per call; the fake database's record of applied files; runs under way and the most at once. */
+const calls: string[][] = [];
+const recorded = new Set<string>();
 let running = 0;
 let mostAtOnce = 0;
-let release: () => void = () => {};
-const released = new Promise<void>((resolve) => (release = resolve));
+/** Files whose apply waits until the test lets them go. */
+const holds = new Map<string, { release: () => void; held: Promise<void> }>();
+function hold(file: string): void {
+  let release = () => {};
+  const held = new Promise<void>((resolve) => (release = resolve));
+  holds.set(file, { release, held });
+}
+const letGo = (file: string) => holds.get(file)?.release();
 
 async function databaseIn(namespace: string): Promise<void> {
   await objectClient<SecretObject>(conn, SECRETS).create({
@@ -45,32 +58,45 @@ async function databaseIn(namespace: string): Promise<void> {
   await databases.patchStatus(namespace, 'main', { status: { url: 'http://127.0.0.1:9/v1/t-main', appTokenSecretName: 'main-app-tokens' } });
 }
 
-async function appWithMigrations(namespace: string, name: string): Promise<void> {
+async function build(namespace: string, app: string, buildId: string, files: string[]): Promise<void> {
   await builds.create({
-    metadata: { name: `${name}-b-1`, namespace },
+    metadata: { name: `${app}-${buildId}`, namespace, labels: SUITE },
     spec: {
-      app: name,
-      buildId: 'b-1',
+      app,
+      buildId,
       digest: 'a'.repeat(64),
       size: 1,
-      objectKey: `apps/${namespace}/${name}/builds/b-1.tar.zst`,
-      migrations: { database: 'main', files: [{ name: '0001_slow.sql', checksum: 'd'.repeat(64), sql: 'SELECT 1;' }] },
+      objectKey: `apps/${namespace}/${app}/builds/${buildId}.tar.zst`,
+      ...(files.length > 0 ? { migrations: { database: 'main', files: files.map((name) => ({ name, checksum: 'd'.repeat(64), sql: 'SELECT 1;' })) } } : {}),
     },
   });
-  await apps.create({ metadata: { name, namespace }, spec: { displayName: name, activeBuildId: 'b-1', migrations: { buildId: 'b-1', database: 'main', checksum: CHECKSUM } } });
 }
+
+async function appWithMigrations(namespace: string, name: string, file: string, checksum = CHECKSUM): Promise<void> {
+  await build(namespace, name, 'b-1', [file]);
+  await apps.create({ metadata: { name, namespace, labels: SUITE }, spec: { displayName: name, activeBuildId: 'b-1', migrations: { buildId: 'b-1', database: 'main', checksum } } });
+}
+
+const migrationsOf = (name: string) => apps.get(attacker.name, name).then((a) => a?.status?.migrations);
 
 beforeAll(async () => {
   attacker = await testNamespace(conn, 'slowmig');
   victim = await testNamespace(conn, 'victim');
-  const appInformer = createInformer<RuntimeApp>(conn, RUNTIME_APPS);
-  const buildInformer = createInformer<Build>(conn, BUILDS);
+  const appInformer = createInformer<RuntimeApp>(conn, RUNTIME_APPS, { labelSelector });
+  const buildInformer = createInformer<Build>(conn, BUILDS, { labelSelector });
   informers = [appInformer, buildInformer] as unknown as Informer<KubeObject>[];
   const applyMigrations = async (_connection: unknown, files: readonly { name: string }[]): Promise<MigrationOutcome> => {
+    calls.push(files.map((f) => f.name));
+    if (files.some((f) => f.name.includes('unreachable'))) throw new MigrationTargetError('connect ECONNREFUSED', false);
     mostAtOnce = Math.max(mostAtOnce, ++running);
-    await released;
-    running--;
-    return { applied: files.map((f) => f.name) };
+    try {
+      for (const file of files) await holds.get(file.name)?.held;
+      const applied = files.map((f) => f.name).filter((name) => !recorded.has(name));
+      for (const name of applied) recorded.add(name);
+      return { applied };
+    } finally {
+      running--;
+    }
   };
   controller = runtimeAppController({
     kube: conn,
@@ -87,22 +113,25 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  release();
+  for (const { release } of holds.values()) release();
   await controller?.stop();
   for (const informer of informers) informer.stop();
   await Promise.all([attacker?.remove(), victim?.remove()]);
 });
 
-describe('migrations of one project that do not finish', () => {
-  it("hold no reconcile worker: another project's app is reconciled meanwhile, and they run one at a time", { timeout: 60_000 }, async () => {
-    for (let i = 0; i < SLOW_APPS; i++) await appWithMigrations(attacker.name, `slow-${i}`);
+describe('migrations applied in the background', () => {
+  it("hold no reconcile worker: another project's app is reconciled meanwhile, and one project's run one at a time", { timeout: 60_000 }, async () => {
+    for (let i = 0; i < SLOW_APPS; i++) {
+      hold(`0001_slow${i}.sql`);
+      await appWithMigrations(attacker.name, `slow-${i}`, `0001_slow${i}.sql`);
+    }
     await eventually(
       'every slow app Pending, applying',
-      async () => Promise.all(Array.from({ length: SLOW_APPS }, (_, i) => apps.get(attacker.name, `slow-${i}`))),
-      (list) => list.every((a) => a?.status?.migrations?.phase === 'Pending' && /Applying 1 migration file/.test(a.status.migrations.message ?? '')),
+      () => Promise.all(Array.from({ length: SLOW_APPS }, (_, i) => migrationsOf(`slow-${i}`))),
+      (list) => list.every((m) => m?.phase === 'Pending' && /Applying 1 migration file/.test(m.message ?? '')),
     );
     // With eight workers each held by a run, this app would wait for them.
-    await apps.create({ metadata: { name: 'bystander', namespace: victim.name }, spec: { displayName: 'bystander' } });
+    await apps.create({ metadata: { name: 'bystander', namespace: victim.name, labels: SUITE }, spec: { displayName: 'bystander' } });
     const bystander = await eventually(
       'the other project’s app reconciled',
       () => apps.get(victim.name, 'bystander'),
@@ -111,12 +140,85 @@ describe('migrations of one project that do not finish', () => {
     expect(findCondition(bystander?.status?.conditions, 'Ready')?.status).toBe('False');
     expect(mostAtOnce).toBe(1); // one project's runs take their turns
 
-    release();
+    for (let i = 0; i < SLOW_APPS; i++) letGo(`0001_slow${i}.sql`);
     const done = await eventually(
       'every slow app Applied',
-      async () => Promise.all(Array.from({ length: SLOW_APPS }, (_, i) => apps.get(attacker.name, `slow-${i}`))),
-      (list) => list.every((a) => a?.status?.migrations?.phase === 'Applied'),
+      () => Promise.all(Array.from({ length: SLOW_APPS }, (_, i) => migrationsOf(`slow-${i}`))),
+      (list) => list.every((m) => m?.phase === 'Applied'),
     );
-    expect(done.map((a) => a?.status?.migrations?.applied)).toEqual(Array.from({ length: SLOW_APPS }, () => ['0001_slow.sql']));
+    // Each outcome recorded once, with the file its run applied.
+    expect(done.map((m) => m?.applied)).toEqual(Array.from({ length: SLOW_APPS }, (_, i) => [`0001_slow${i}.sql`]));
+  });
+
+  it('applies nothing of a build the app was rolled back from while its run waited for its turn', { timeout: 60_000 }, async () => {
+    hold('0001_blocker.sql');
+    await appWithMigrations(attacker.name, 'blocker', '0001_blocker.sql');
+    await eventually(
+      'the blocker applying',
+      () => Promise.resolve(running),
+      (n) => n === 1,
+    );
+    await build(attacker.name, 'shop', 'b-1', []);
+    await build(attacker.name, 'shop', 'b-2', ['0002_shop_drop_legacy.sql']);
+    await apps.create({
+      metadata: { name: 'shop', namespace: attacker.name, labels: SUITE },
+      spec: { displayName: 'shop', activeBuildId: 'b-2', migrations: { buildId: 'b-2', database: 'main', checksum: 'e'.repeat(64) } },
+    });
+    await eventually(
+      'shop waiting for its turn',
+      () => migrationsOf('shop'),
+      (m) => /Applying/.test(m?.message ?? ''),
+    );
+    const shop = await apps.get(attacker.name, 'shop');
+    await apps.replace({ ...shop!, spec: { displayName: 'shop', activeBuildId: 'b-1' } });
+    await eventually(
+      'shop without migrations',
+      () => migrationsOf('shop'),
+      (m) => m === undefined,
+    );
+    letGo('0001_blocker.sql');
+    await eventually(
+      'the blocker applied',
+      () => migrationsOf('blocker'),
+      (m) => m?.phase === 'Applied',
+    );
+    await eventually(
+      'the project’s queue empty',
+      () => Promise.resolve(running),
+      (n) => n === 0,
+    );
+    expect(calls.flat()).not.toContain('0002_shop_drop_legacy.sql');
+  });
+
+  it('tries an unreachable database again on a timer, the status written once, not in a loop', { timeout: 60_000 }, async () => {
+    await appWithMigrations(attacker.name, 'unreachable', '0001_unreachable.sql');
+    const first = await eventually(
+      'Pending, unreachable',
+      () => apps.get(attacker.name, 'unreachable'),
+      (a) => /could not be reached/.test(a?.status?.migrations?.message ?? ''),
+    );
+    const attemptsBefore = calls.filter((c) => c.includes('0001_unreachable.sql')).length;
+    await new Promise((resolve) => setTimeout(resolve, 6000)); // a bit more than one retry's wait (5 s)
+    const attempts = calls.filter((c) => c.includes('0001_unreachable.sql')).length - attemptsBefore;
+    expect(attempts).toBeGreaterThanOrEqual(1);
+    expect(attempts).toBeLessThanOrEqual(2);
+    expect((await apps.get(attacker.name, 'unreachable'))?.status?.migrations?.message).toBe(first?.status?.migrations?.message);
+  });
+
+  it('stops only once a run applying files has settled', { timeout: 60_000 }, async () => {
+    hold('0001_late.sql');
+    await appWithMigrations(attacker.name, 'late', '0001_late.sql');
+    await eventually(
+      'late applying',
+      () => Promise.resolve(running),
+      (n) => n === 1,
+    );
+    let stopped = false;
+    const stopping = controller.stop().then(() => (stopped = true));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(stopped).toBe(false);
+    letGo('0001_late.sql');
+    await stopping;
+    expect(running).toBe(0);
   });
 });
