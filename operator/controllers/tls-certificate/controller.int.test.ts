@@ -28,7 +28,7 @@ import { acmeAccount, type AcmeSettings } from './acme-account.ts';
 import { tlsCertificateController } from './controller.ts';
 
 const BASE = 'apps.cw-tls.test';
-/** Custom host names the test's project holds (names under BASE get no certificate but the project's wildcard). */
+/** Custom host names the test's project holds. */
 const CUSTOM = 'cust.cw-tls.test';
 const conn = testConnection();
 const certificates = objectClient<TlsCertificate>(conn, TLS_CERTIFICATES);
@@ -203,19 +203,6 @@ describe('TlsCertificate controller, against Pebble', () => {
     expect(refused.status?.order).toBeUndefined();
     expect(refused.status?.lastError?.message).toMatch(/victim\.example\.com is held by no project/);
     expect(findCondition(refused.status?.conditions, 'Ready')).toMatchObject({ status: 'False', reason: 'NameNotHeld' });
-  });
-
-  it("orders nothing for a name under the base domain but the project's default-hosts wildcard, and says so", async () => {
-    await certificates.create(certificate('extra', [`extra.${ns}.${BASE}`]));
-    const refused = await until('extra', 'refused', (c) => c.status?.lastError?.reason === 'DefaultHostName');
-    expect(refused.status?.order).toBeUndefined();
-    expect(refused.status?.lastError?.message).toContain(`*.${ns}.${BASE} (TlsCertificate default-hosts)`);
-    // Named default-hosts, but for more than the wildcard: refused as well.
-    await certificates.create({
-      ...certificate('default-hosts', [`*.${ns}.${BASE}`, `*.deeper.${ns}.${BASE}`]),
-      spec: { dnsNames: [`*.${ns}.${BASE}`, `*.deeper.${ns}.${BASE}`], challenge: 'dns-01' },
-    });
-    expect((await until('default-hosts', 'refused', (c) => c.status?.lastError !== undefined)).status?.lastError?.reason).toBe('DefaultHostName');
   });
 
   it('fails with the reason when the CA cannot reach the name, and backs off', async () => {

@@ -12,8 +12,6 @@ import { objectClient, type Informer, type KubeConnection, type KubeObject } fro
 import type { Logger } from '../../../src/logging/log.ts';
 import { factsFromClaims } from '../../../src/platform/claim-facts.ts';
 import { serveRefusal } from '../../../src/platform/host-admission.ts';
-import { isInZone } from '../../../src/dns/names.ts';
-import { DEFAULT_HOSTS_CERTIFICATE } from '../project/default-hosts-certificate.ts';
 import { TLS_CERTIFICATES } from '../../../src/platform/resources.ts';
 import type { SealedStore } from '../../../src/tls/sealed-store.ts';
 import type { AcmeClient } from '../../acme/client.ts';
@@ -92,26 +90,14 @@ export function tlsCertificateController(deps: TlsCertificateControllerDeps): Co
     now,
   });
 
-  /** Why the namespace may not have this certificate for one of its names, or `undefined`. */
-  const namesRefusal = (namespace: string, cert: TlsCertificate): { reason: string; message: string } | undefined => {
-    const names = cert.spec.dnsNames;
+  /** Why the namespace may not have a certificate for one of the names, or `undefined`. */
+  const namesRefusal = (namespace: string, names: readonly string[]): string | undefined => {
     const facts = factsFromClaims({ ...deps, hostnames: deps.hostnames }, now());
     for (const name of names) {
       // A wildcard is the namespace's when a name no claim can hold (an underscore label) under it would be.
       const probe = name.startsWith('*.') ? `_wildcard.${name.slice(2)}` : name;
       const why = serveRefusal(namespace, probe, facts);
-      if (why) return { reason: 'NameNotHeld', message: name.startsWith('*.') ? `${name}: ${why.replace(probe, `names under ${name.slice(2)}`)}` : why };
-    }
-    // Every project's default hosts share the base domain's count at the CA (Let's Encrypt: 50 certificates a
-    // week per registered domain): the project's one wildcard covers them, and no other certificate is ordered there.
-    const defaultHosts = `*.${namespace}.${deps.baseDomain}`;
-    const isDefaultHosts = cert.metadata?.name === DEFAULT_HOSTS_CERTIFICATE && names.length === 1 && names[0] === defaultHosts;
-    const underBase = names.find((n) => isInZone(n.replace(/^\*\./, ''), deps.baseDomain));
-    if (underBase && !isDefaultHosts) {
-      return {
-        reason: 'DefaultHostName',
-        message: `${underBase} is under the platform's base domain ${deps.baseDomain}, whose names are served with the project's certificate for ${defaultHosts} (TlsCertificate ${DEFAULT_HOSTS_CERTIFICATE}); no other certificate is ordered for them. Use a domain of your own for other names.`,
-      };
+      if (why) return name.startsWith('*.') ? `${name}: ${why.replace(probe, `names under ${name.slice(2)}`)}` : why;
     }
     return undefined;
   };
@@ -158,7 +144,7 @@ export function tlsCertificateController(deps: TlsCertificateControllerDeps): Co
       }
       const at = now();
       const status = cert.status ?? {};
-      const refusal = namesRefusal(namespace, cert);
+      const refusal = namesRefusal(namespace, cert.spec.dnsNames);
       if (refusal) {
         // Nothing is ordered for a name the project does not hold; a change of the claims or the sources comes back here.
         // An order dropped here takes its DNS-01 answers with it, as an order that ends does: those of the names it
@@ -167,7 +153,7 @@ export function tlsCertificateController(deps: TlsCertificateControllerDeps): Co
           status: {
             ...withoutOrder(status),
             state: status.serial ? status.state : 'Pending',
-            lastError: { reason: refusal.reason, message: clip(refusal.message), at: status.lastError?.reason === refusal.reason ? status.lastError.at : at.toISOString() },
+            lastError: { reason: 'NameNotHeld', message: clip(refusal), at: status.lastError?.reason === 'NameNotHeld' ? status.lastError.at : at.toISOString() },
           },
           ...(status.order && dns01 ? { after: () => dns01.remove({ ...cert, spec: { ...cert.spec, dnsNames: status.order?.dnsNames ?? cert.spec.dnsNames } }) } : {}),
         });
