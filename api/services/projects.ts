@@ -101,6 +101,9 @@ export class ProjectDirectory {
   /** `auditFrom`: the creating request's audit entry id ({@link PROJECT_AUDIT_FROM_ANNOTATION}). */
   async create(input: { projectId: string; name: string; owner: string; auditFrom?: string }): Promise<ProjectView> {
     if (RESERVED.test(input.projectId)) throw new BadRequestError(`The project id ${input.projectId} is reserved; choose another.`);
+    // As this replica sees it (the audit trail did not open the creating entry then): a project deleted a moment
+    // ago and not yet gone from the cache would otherwise be created with no entry to start its trail at.
+    if (this.#cache.get(input.projectId)) throw new ConflictError(`A project with the id ${input.projectId} already exists.`);
     const owned = this.#cache.list().filter((p) => !p.metadata?.deletionTimestamp && p.spec.members?.some((m) => m.user === input.owner && m.role === 'owner')).length;
     if (owned >= MAX_PROJECTS_PER_OWNER) {
       throw new ConflictError(`${input.owner} owns ${owned} projects, the most a user may; delete one, or hand one over to another owner, first.`);

@@ -32,6 +32,15 @@ describe('CertificateIndex', () => {
     expect(index.lookup('alpha.apps.test', anyone)).toBeUndefined();
   });
 
+  it('passes over an expired exact certificate for a valid wildcard, and serves it only when nothing else is there', () => {
+    const { index } = indexOf(issued('alpha', 'wild', ['*.alpha.apps.test'], 'w1'), issued('alpha', 'api', ['api.alpha.apps.test'], 'e1', '2026-01-01T00:00:00Z'));
+    const now = Date.parse('2026-06-01T00:00:00Z');
+    expect(index.lookup('api.alpha.apps.test', anyone, now)?.serial).toBe('w1');
+    expect(index.lookup('api.alpha.apps.test', anyone, Date.parse('2025-12-01T00:00:00Z'))?.serial).toBe('e1');
+    const alone = indexOf(issued('alpha', 'api', ['api.alpha.apps.test'], 'e1', '2026-01-01T00:00:00Z'));
+    expect(alone.index.lookup('api.alpha.apps.test', anyone, now)?.serial).toBe('e1');
+  });
+
   it("never serves a namespace's certificate for a name the host admission does not let it serve", () => {
     // The tenant's status names a certificate for the victim's name (a status any writer could have set).
     const { index } = indexOf(issued('thief', 'stolen', ['www.victim.test'], 'bad', '2099-01-01T00:00:00Z'), issued('victim', 'www', ['www.victim.test'], 'good'));

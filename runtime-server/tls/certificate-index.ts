@@ -62,12 +62,14 @@ export class CertificateIndex {
 
   /**
    * The certificate for `serverName`: one naming it exactly, else the wildcard `*.<parent>` (one label, as TLS
-   * wildcards match), from a namespace `mayServe` admits for `serverName`; among several, the latest to expire.
+   * wildcards match), from a namespace `mayServe` admits for `serverName`; among several, the latest to expire. An
+   * expired one only when there is nothing else: an exact name whose renewal failed gives way to a valid wildcard.
    */
-  lookup(serverName: string, mayServe: MayServe): CertificateRef | undefined {
+  lookup(serverName: string, mayServe: MayServe, now = Date.now()): CertificateRef | undefined {
     const host = serverName.toLowerCase().replace(/\.$/, '');
     const dot = host.indexOf('.');
     const candidates = dot > 0 ? [host, `*${host.slice(dot)}`] : [host];
+    let expired: CertificateRef | undefined;
     for (const name of candidates) {
       let best: CertificateRef | undefined;
       for (const key of this.#byName.get(name) ?? []) {
@@ -75,9 +77,10 @@ export class CertificateIndex {
         if (!ref || (best && best.notAfter >= ref.notAfter)) continue;
         if (mayServe(ref.namespace, host)) best = ref;
       }
-      if (best) return best;
+      if (best && !(Date.parse(best.notAfter) <= now)) return best;
+      expired ??= best;
     }
-    return undefined;
+    return expired;
   }
 
   /** How many TlsCertificates have a served certificate. */
