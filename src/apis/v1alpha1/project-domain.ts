@@ -123,6 +123,8 @@ export const ProjectDomainReasons = {
   /** The project has as many domains as it may (older ones first): no zone is created for this one. */
   TooManyDomains: 'TooManyDomains',
   NotChecked: 'NotChecked',
+  /** A managed domain's delegation checks went unanswered for a day: it counts as not delegated. */
+  Unverifiable: 'Unverifiable',
   PendingDelegation: 'PendingDelegation',
   Managed: 'Managed',
   Applied: 'Applied',

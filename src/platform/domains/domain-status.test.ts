@@ -36,6 +36,25 @@ describe('domainStatus', () => {
     expect(cond(gone, 'Ready')).toMatchObject({ status: 'False', reason: 'PendingDelegation' });
   });
 
+  it('a managed domain whose checks go unanswered for a day counts as not delegated, its grace starting then', () => {
+    const pending = withStatus(domainStatus(fresh, { zone }, now));
+    const managed = withStatus(domainStatus(pending, { zone, delegation: compareDelegation('shop.test', zone.nameservers, zone.nameservers) }, now));
+    const timeout = { delegated: false, found: [], expected: zone.nameservers, reason: 'Timeout' as const, message: 'did not answer; the check can be repeated later.' };
+    const at = (hours: number) => new Date(now.getTime() + hours * 3_600_000);
+    const first = withStatus(domainStatus(managed, { zone, delegation: timeout }, at(1)));
+    const still = withStatus(domainStatus(first, { zone, delegation: timeout }, at(24)));
+    expect(still.status?.state).toBe('managed');
+    expect(cond(still.status ?? {}, 'Delegated')).toMatchObject({ status: 'Unknown', reason: 'Timeout' });
+    const gone = withStatus(domainStatus(still, { zone, delegation: timeout }, at(25)));
+    expect(gone.status?.state).toBe('pending_delegation');
+    expect(cond(gone.status ?? {}, 'Delegated')).toMatchObject({ status: 'False', reason: 'Unverifiable' });
+    expect(domainServes(gone, at(26))).toBe(true);
+    expect(domainServes(gone, at(50))).toBe(false);
+    // Found delegated again: managed again.
+    const back = domainStatus(gone, { zone, delegation: compareDelegation('shop.test', zone.nameservers, zone.nameservers) }, at(51));
+    expect(back.state).toBe('managed');
+  });
+
   it('an inconclusive check leaves a domain found not delegated as it was: not served again, its grace not restarted', () => {
     const pending = withStatus(domainStatus(fresh, { zone }, now));
     const managed = withStatus(domainStatus(pending, { zone, delegation: compareDelegation('shop.test', zone.nameservers, zone.nameservers) }, now));

@@ -80,6 +80,9 @@ export function providerFailureOf(domain: ProjectDomain): DnsProviderError | und
   return code ? new DnsProviderError(code, { op: 'status' }) : undefined;
 }
 
+/** How long a managed domain's delegation checks may go unanswered before it counts as not delegated. */
+export const UNVERIFIABLE_AFTER_MS = 24 * 3_600_000;
+
 /** Delegation outcomes that say nothing about the delegation itself: the previous state stands. */
 const INCONCLUSIVE: ReadonlySet<string> = new Set(['Timeout', 'Unreachable', 'ServerFailure', 'ParentNotFound']);
 
@@ -139,8 +142,22 @@ export function domainStatus(domain: ProjectDomain, seen: DomainObservation, now
     if (INCONCLUSIVE.has(d.reason)) {
       // A domain found not delegated stays so (its demotion grace runs from then, domainServes): an unanswered
       // check, which the parent's servers can cause at will, must not make it served again, nor start a new grace.
+      // Nor keep one managed for good: unanswered for a day, the delegation counts as gone.
       const before = conditions.find((c) => c.type === 'Delegated');
-      if (before?.status !== 'False') set({ type: 'Delegated', status: 'Unknown', reason: d.reason, message: d.message });
+      const unknownSince = before?.status === 'Unknown' ? Date.parse(before.lastTransitionTime ?? '') : now.getTime();
+      if (before?.status === 'False') {
+        // stays as it is
+      } else if (state === 'managed' && now.getTime() - unknownSince >= UNVERIFIABLE_AFTER_MS) {
+        state = 'pending_delegation';
+        set({
+          type: 'Delegated',
+          status: 'False',
+          reason: R.Unverifiable,
+          message: `The delegation of ${name} could not be checked for ${UNVERIFIABLE_AFTER_MS / 3_600_000} hours (${d.message}); it counts as not delegated until a check finds it delegated.`,
+        });
+      } else {
+        set({ type: 'Delegated', status: 'Unknown', reason: d.reason, message: d.message });
+      }
     } else {
       state = d.delegated ? 'managed' : 'pending_delegation';
       status.delegatedNameservers = [...d.found];
