@@ -120,6 +120,7 @@ describe('one tenant on a shared cw-db', { timeout: 60_000 }, () => {
     const neighbourFile = `${db.dataDir}/${neighbour}.db`;
     for (const sql of [
       `ATTACH DATABASE '${neighbourFile}' AS n`,
+      `SELECT sha3_query('ATTACH ''${neighbourFile}'' || '''''''' AS n')`,
       `VACUUM INTO '${db.dataDir}/copy.db'`,
       `SELECT readfile('${neighbourFile}')`,
       "SELECT readfile('/proc/self/environ')",

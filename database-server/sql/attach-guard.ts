@@ -1,8 +1,9 @@
 // The sandbox's authorizer denies ATTACH and DETACH, but the engine's addon matches that rule only when the file
 // name is a string literal: SQLite passes no name for any other expression (`ATTACH ? AS x`, `ATTACH 'a' || 'b'`),
 // the addon then reports an unknown action, and unknown actions fall to the default, allow. So the statements are
-// also refused here, before SQLite sees them: ATTACH and DETACH exist only as statements of their own (no
-// function, trigger or view runs one), so looking at the first keyword of each statement is enough.
+// also refused here, before SQLite sees them: ATTACH and DETACH exist only as statements of their own (no trigger
+// or view runs one, and the one function that runs SQL text, `sha3_query`, is denied: sandbox.ts), so looking at
+// the first keyword of each statement is enough.
 
 /** Statement-initial keywords that reach another database file. */
 const FILE_STATEMENTS = new Set(['attach', 'detach']);

@@ -56,6 +56,12 @@ describe('what a tenant cannot reach', () => {
       expect([sql, refused?.code]).toEqual([sql, 'SQLITE_AUTH']);
     }
     await expect(attacker.executeMultiple("SELECT 1; ATTACH 'x' || '4' AS v; SELECT 2")).rejects.toMatchObject({ code: 'SQLITE_AUTH' });
+    // sha3_query runs the SQL it is given: an ATTACH inside a SELECT (found in review: another tenant's rows read back).
+    const quoted = victimFile().replaceAll("'", "''");
+    for (const sql of [`SELECT sha3_query('ATTACH ''${quoted}'' || '''''''' AS v')`, "SELECT sha3_query('SELECT 1')"]) {
+      expect((await failure(attacker, sql)).message, sql).toMatch(/not authorized to use function: sha3_query/);
+    }
+    await expect(attacker.execute('SELECT * FROM v.secret')).rejects.toMatchObject({ message: expect.stringMatching(/no such table/) });
     await expect(attacker.batch([{ sql: 'ATTACH ? AS v', args: [victimFile()] }, 'SELECT * FROM v.secret'], 'write')).rejects.toMatchObject({ code: 'SQLITE_AUTH' });
     for (const name of ['xy', 'x2', 'x3', 'x4', 'made-by-attach']) {
       expect(existsSync(path.join(process.cwd(), name)), name).toBe(false);

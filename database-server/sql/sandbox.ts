@@ -45,8 +45,11 @@ export const ALLOWED_PRAGMAS: readonly string[] = [
   'user_version',
 ];
 
-/** Functions that reach outside the database or the engine's configuration (`glob` patterns). */
-export const DENIED_FUNCTIONS: readonly string[] = ['readfile', 'writefile', 'edit', 'load_extension', 'fts3_tokenizer', 'sqlite3mc_*', 'sqlite_log'];
+/**
+ * Functions that reach outside the database or the engine's configuration (`glob` patterns), or run SQL text of
+ * their own (`sha3_query`: an ATTACH inside it is a SELECT to every check that reads the statement).
+ */
+export const DENIED_FUNCTIONS: readonly string[] = ['readfile', 'writefile', 'edit', 'load_extension', 'fts3_tokenizer', 'sqlite3mc_*', 'sqlite_log', 'sha3_query'];
 
 /** Virtual table modules a tenant may create: full-text search and spatial indexes. */
 export const ALLOWED_VIRTUAL_TABLE_MODULES: readonly string[] = ['fts3', 'fts4', 'fts5', 'fts5vocab', 'rtree', 'rtree_i32', 'geopoly'];
