@@ -86,11 +86,21 @@ export function bindingArray(sql: string, args: SqlValue[], namedArgs: { name: s
   const parameters = sqlParameters(sql);
   const count = Math.max(args.length, ...parameters.map((p) => p.index), 0);
   if (count > MAX_PARAMETERS) throw new SqlError('SQLITE_RANGE', `Too many SQL parameters: ${count}`);
+  if (namedArgs.length > MAX_PARAMETERS) throw new SqlError('SQLITE_RANGE', `Too many named SQL arguments: ${namedArgs.length}`);
   const values: SqlValue[] = Array.from({ length: count }, (_, i) => args[i] ?? null);
+  // Names looked up in maps, not by a search of the parameters per argument: that was quadratic, and one request
+  // of a few hundred thousand arguments held its shard for minutes.
+  const byName = new Map<string, number>();
+  const byBareName = new Map<string, number>();
+  for (const p of parameters) {
+    if (p.name === null) continue;
+    if (!byName.has(p.name)) byName.set(p.name, p.index);
+    if (!byBareName.has(p.name.slice(1))) byBareName.set(p.name.slice(1), p.index);
+  }
   for (const { name, value } of namedArgs) {
     // `?3` may also be named `3` or `?3` (the client's object args have no other way to reach a numbered one).
     const numbered = /^\??(\d+)$/.exec(name);
-    const index = numbered ? Number(numbered[1]) : parameters.find((p) => p.name !== null && (p.name === name || (!/^[:@$]/.test(name) && p.name.slice(1) === name)))?.index;
+    const index = numbered ? Number(numbered[1]) : (byName.get(name) ?? (/^[:@$]/.test(name) ? undefined : byBareName.get(name)));
     if (index === undefined || index < 1 || index > count) continue;
     values[index - 1] = value;
   }
