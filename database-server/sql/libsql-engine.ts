@@ -157,6 +157,12 @@ export class LibsqlEngine implements SqlEngine {
   }
 }
 
+/**
+ * Per-connection settings that allowed PRAGMAs change for every later caller of the connection, and that
+ * query_only does not protect: a read-only caller's changes to them are undone (`setMode`).
+ */
+const CONNECTION_SETTINGS = ['foreign_keys', 'recursive_triggers', 'legacy_alter_table', 'automatic_index', 'analysis_limit'] as const;
+
 /** When a database was last vacuumed, across its connections. */
 interface VacuumClock {
   last(): number;
@@ -175,6 +181,8 @@ class LibsqlConnection implements SqlConnection {
   #refusal: QuotaRefusal | undefined;
   #freeze: GrowthFreeze | undefined;
   #vacuumRoomBytes: number | undefined;
+  /** The connection's settings before the read-only caller now running, restored after it. */
+  #settingsBeforeReader: Map<string, unknown> | undefined;
   readonly #vacuumClock: VacuumClock;
   // Whether max_page_count is now the database's size (a freeze) rather than its quota: set only when that
   // changes, since the engine's PRAGMAs expire the prepared statements.
@@ -323,9 +331,27 @@ class LibsqlConnection implements SqlConnection {
     this.#freeze = freeze;
     this.#vacuumRoomBytes = vacuumRoomBytes;
     this.#wrap(() => {
+      // What a read-only caller changed of the connection's settings is undone before the next request, and what
+      // they are is noted before a read-only caller's: query_only does not stop these PRAGMAs. Not inside a
+      // transaction, where setting them does nothing: what was noted waits until it ends.
+      if (this.#settingsBeforeReader && !this.#db.inTransaction) {
+        this.#restoreSettings(this.#settingsBeforeReader);
+        this.#settingsBeforeReader = undefined;
+      }
+      if (mode === 'read-only') this.#settingsBeforeReader ??= this.#readSettings();
       this.#applyQueryOnly();
       if ((freeze !== undefined) !== this.#frozen) this.#applySizeQuota();
     });
+  }
+
+  #readSettings(): Map<string, unknown> {
+    return new Map(CONNECTION_SETTINGS.map((name) => [name, this.#db.pragma(name)]));
+  }
+
+  #restoreSettings(before: Map<string, unknown>): void {
+    for (const [name, value] of before) {
+      if (this.#db.pragma(name) !== value) this.#db.pragma(`${name} = ${Number(value)}`);
+    }
   }
 
   checkpoint(): void {

@@ -158,6 +158,18 @@ describe('read-only callers', () => {
     expect((await reader.execute('SELECT v FROM entries')).rows.map((r) => r.v)).toEqual([2]);
   });
 
+  it("cannot change the connection's settings for the writers after them (found in review: foreign keys turned off)", async () => {
+    const writer = connect('shop');
+    await writer.execute('PRAGMA foreign_keys = ON');
+    await writer.batch(['CREATE TABLE parent (id INTEGER PRIMARY KEY)', 'CREATE TABLE child (parent INTEGER REFERENCES parent(id))'], 'write');
+    expect((await failure(writer, 'INSERT INTO child VALUES (41)')).message).toMatch(/FOREIGN KEY constraint failed/);
+    const reader = connect('shop', 'ro-token');
+    await reader.execute('PRAGMA foreign_keys = OFF');
+    await reader.execute('PRAGMA recursive_triggers = ON');
+    expect((await failure(writer, 'INSERT INTO child VALUES (42)')).message).toMatch(/FOREIGN KEY constraint failed/);
+    expect((await writer.execute('PRAGMA recursive_triggers')).rows[0]?.[0]).toBe(0);
+  });
+
   it('cannot write inside a transaction they open either', async () => {
     const reader = connect('ledger', 'ro-token');
     const transaction = await reader.transaction('write');
