@@ -35,7 +35,7 @@ export class LocalEngine implements DatabaseEngine {
   #collecting: NodeJS.Timeout | undefined;
 
   constructor(options: LocalEngineOptions) {
-    this.#sql = new LibsqlEngine(options);
+    this.#sql = new LibsqlEngine({ ...options, onStatementDropped: () => this.#collectSoon() });
     this.#answer = options.answer ?? DEFAULT_ANSWER_LIMITS;
     this.#maxPipelineAnswerBytes = options.maxPipelineAnswerBytes ?? 16 * 1024 * 1024;
     this.#maxPipelineMs = options.maxPipelineMs ?? 30_000;
@@ -122,9 +122,9 @@ export class LocalEngine implements DatabaseEngine {
   }
 
   /**
-   * A closed connection is finalized by the addon only when its statements are garbage-collected, which an idle
-   * shard might not do for a long while: its SQLite memory would stay taken. Where the process may ask for a
-   * collection (a shard runs with --expose-gc), one runs shortly after closes, one for any number of them.
+   * A closed connection, or a prepared statement let go, is finalized by the addon only when it is garbage-collected,
+   * which an idle shard might not do for a long while: its SQLite memory would stay taken. Where the process may ask
+   * for a collection (a shard runs with --expose-gc), one runs shortly after, one for any number of them.
    */
   #collectSoon(): void {
     const gc = (globalThis as { gc?: () => void }).gc;

@@ -23,6 +23,14 @@ export const VACUUM_INTERVAL_MS = 60_000;
 
 /** Prepared statements kept per connection (by SQL text). */
 const STATEMENT_CACHE_SIZE = 128;
+/**
+ * The SQL text the cache keeps per connection at most, and a statement's longest text it keeps: a compiled statement
+ * holds memory of its shard's SQLite heap, which every tenant of the shard shares, for as long as it is cached
+ * (128 statements of 5 MiB each starved a shard's other databases: SQLITE_NOMEM). Applications' repeated
+ * statements are far shorter; longer ones are prepared each time and let go.
+ */
+const STATEMENT_CACHE_CHARS = 256 * 1024;
+const CACHED_STATEMENT_MAX_CHARS = 16 * 1024;
 
 /** Tenant ids become file names, so only a safe, bounded alphabet is accepted. */
 const TENANT_ID = /^[a-z0-9][a-z0-9_-]{0,62}$/;
@@ -65,6 +73,11 @@ export interface LibsqlEngineOptions {
    * process is one shard of tenants.
    */
   memoryLimitBytes?: number;
+  /**
+   * Called when a prepared statement is let go (too long to cache, or pushed out of the cache): the addon frees it
+   * only once it is garbage-collected, so its SQLite memory stays taken until then (local-engine.ts collects soon).
+   */
+  onStatementDropped?: () => void;
 }
 
 /**
@@ -92,7 +105,7 @@ export class LibsqlEngine implements SqlEngine {
   connection(tenant: string): SqlConnection {
     let connection = this.#connections.get(tenant);
     if (connection === undefined || connection.closed) {
-      connection = new LibsqlConnection(this.#open(tenant), this.#limitsOf(tenant), this.#vacuumClock(tenant));
+      connection = new LibsqlConnection(this.#open(tenant), this.#limitsOf(tenant), this.#vacuumClock(tenant), this.#options.onStatementDropped);
       this.#connections.set(tenant, connection);
     }
     return connection;
@@ -188,9 +201,14 @@ class LibsqlConnection implements SqlConnection {
   // changes, since the engine's PRAGMAs expire the prepared statements.
   #frozen = false;
   readonly #statements = new Map<string, Statement>();
+  /** The SQL text of the cached statements, in characters. */
+  #cachedChars = 0;
   #countersStmt: Statement | undefined;
 
-  constructor(db: Connection, limits: DatabaseLimits, vacuumClock: VacuumClock) {
+  readonly #onStatementDropped: () => void;
+
+  constructor(db: Connection, limits: DatabaseLimits, vacuumClock: VacuumClock, onStatementDropped: () => void = () => {}) {
+    this.#onStatementDropped = onStatementDropped;
     this.#db = db;
     this.#limits = limits;
     this.#vacuumClock = vacuumClock;
@@ -365,6 +383,7 @@ class LibsqlConnection implements SqlConnection {
     // The addon's statements hold the SQLite connection: it is closed (its memory freed, its WAL checkpointed and
     // removed) once they are collected, so none is kept from the collector here (local-engine.ts collects).
     this.#statements.clear();
+    this.#cachedChars = 0;
     this.#countersStmt = undefined;
   }
 
@@ -441,7 +460,17 @@ class LibsqlConnection implements SqlConnection {
     } else {
       refuseFileStatements(sql);
       stmt = this.#db.prepare(sql);
-      if (this.#statements.size >= STATEMENT_CACHE_SIZE) this.#statements.delete(this.#statements.keys().next().value as string);
+      if (sql.length > CACHED_STATEMENT_MAX_CHARS) {
+        this.#onStatementDropped();
+        return stmt;
+      }
+      this.#cachedChars += sql.length;
+      while (this.#statements.size > 0 && (this.#statements.size >= STATEMENT_CACHE_SIZE || this.#cachedChars > STATEMENT_CACHE_CHARS)) {
+        const oldest = this.#statements.keys().next().value as string;
+        this.#statements.delete(oldest);
+        this.#cachedChars -= oldest.length;
+        this.#onStatementDropped();
+      }
     }
     this.#statements.set(sql, stmt);
     return stmt;

@@ -1,7 +1,9 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Client, LibsqlError } from '@libsql/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { failure, startEngineTestbed, type EngineTestbed } from '../hrana/testing/engine-testbed.ts';
 import type { LocalEngine } from '../shards/local-engine.ts';
 import { NOT_AUTHORIZED } from './sql-error.ts';
@@ -110,6 +112,18 @@ describe('what a tenant cannot reach', () => {
     // Still in WAL mode: a write goes to the WAL beside the file.
     await attacker.execute('CREATE TABLE IF NOT EXISTS marks (v)');
     expect(existsSync(`${engine.databasePath('attacker')}-wal`)).toBe(true);
+  });
+
+  it("cannot hold its shard's SQLite memory with long statements kept prepared (found in review: SQLITE_NOMEM for the others)", async () => {
+    // As in a shard (run with --expose-gc): statements let go are collected soon, which frees their SQLite memory.
+    setFlagsFromString('--expose-gc');
+    (globalThis as { gc?: unknown }).gc ??= runInNewContext('gc');
+    const attacker = connect('attacker');
+    const literal = 'x'.repeat(2 * 1024 * 1024);
+    for (let i = 0; i < 25; i++) await attacker.execute(`SELECT length('${literal}') + ${i}`).catch(() => {});
+    const bystander = connect('bystander');
+    await bystander.execute('CREATE TABLE IF NOT EXISTS blobs (b BLOB)');
+    await vi.waitFor(() => bystander.execute('INSERT INTO blobs VALUES (randomblob(4000000))'), { timeout: 5000, interval: 100 });
   });
 
   it('refuses TEMP tables, indexes, views and triggers, which would outlive the request on a shared connection', async () => {
