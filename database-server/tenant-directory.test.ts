@@ -598,6 +598,17 @@ describe('TenantDirectory behind the Hrana server', () => {
     expect(await node.directory.describe('nobody')).toBeUndefined();
   });
 
+  it("counts the rows a sequence and a trigger write against the day's rows written (found in review: neither counted)", async () => {
+    const node = await startNode(new MemoryObjectStore(), { now: () => 1_900_000_000_000 });
+    await node.directory.ensure('counted', desired(['tok-counted']));
+    const client = node.client('counted', 'tok-counted');
+    await client.executeMultiple('CREATE TABLE t (v INTEGER); CREATE TABLE audit (v INTEGER); INSERT INTO t VALUES (1), (2), (3)');
+    expect((await node.directory.describe('counted'))?.rowsWritten).toBe(3);
+    await client.execute('CREATE TRIGGER copy AFTER INSERT ON t BEGIN INSERT INTO audit SELECT value FROM json_each(json_array(1, 2, 3, 4)); END');
+    await client.execute('INSERT INTO t VALUES (4)');
+    expect((await node.directory.describe('counted'))?.rowsWritten).toBe(3 + 1 + 4);
+  });
+
   it('keeps the usage counters across a restart once saved', async () => {
     const store = new MemoryObjectStore();
     const first = await startNode(store);

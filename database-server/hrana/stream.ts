@@ -79,7 +79,7 @@ export class Stream {
       case 'batch':
         return { type: 'batch', result: await this.#batch(request.batch?.steps, context) };
       case 'sequence':
-        this.#connect().executeScript(this.#sql(request.sql, request.sql_id));
+        context.counts.rowsWritten += this.#connect().executeScript(this.#sql(request.sql, request.sql_id));
         return { type: 'sequence' };
       case 'describe':
         return { type: 'describe', result: this.#describe(this.#sql(request.sql, request.sql_id)) };
@@ -128,7 +128,7 @@ export class Stream {
     const answer = { maxRows: budget.statement.maxRows, maxBytes: Math.min(budget.statement.maxBytes, left) };
     const result = this.#connect().execute(sql, bindingArray(sql, args, named), { wantRows: stmt.want_rows ?? true, answer });
     context.counts.rowsRead += result.rowsReturned;
-    context.counts.rowsWritten += result.affectedRowCount;
+    context.counts.rowsWritten += result.rowsWritten;
     const encoded: HranaStmtResult = {
       cols: result.columns,
       rows: result.rows.map((row) => row.map(toHrana)),
@@ -136,7 +136,7 @@ export class Stream {
       last_insert_rowid: result.lastInsertRowid?.toString() ?? null,
       // sqld's usage fields; the client ignores them.
       rows_read: result.rowsReturned,
-      rows_written: result.affectedRowCount,
+      rows_written: result.rowsWritten,
     };
     budget.usedBytes += result.answerBytes;
     return encoded;

@@ -283,6 +283,8 @@ class LibsqlConnection implements SqlConnection {
       rows,
       rowsReturned,
       affectedRowCount,
+      // total_changes() counts the rows triggers change too, which changes() leaves out.
+      rowsWritten: Number(after.total - before.total),
       answerBytes: bytes,
       // Only a statement that inserted has a rowid to report: the connection is shared by the tenant's streams,
       // and its last rowid may be another stream's (or a rolled-back one's).
@@ -318,13 +320,17 @@ class LibsqlConnection implements SqlConnection {
         this.#db.pragma('temp_store = MEMORY');
       }
     });
-    return { columns: [], rows: [], rowsReturned: 0, affectedRowCount: 0, answerBytes: 0, lastInsertRowid: null };
+    return { columns: [], rows: [], rowsReturned: 0, affectedRowCount: 0, rowsWritten: 0, answerBytes: 0, lastInsertRowid: null };
   }
 
-  executeScript(sql: string): void {
+  executeScript(sql: string): number {
     refuseFileStatements(sql);
     if (this.#refusal?.blocks === 'all') throw refused(this.#refusal);
-    this.#wrap(() => this.#db.exec(sql, { queryTimeout: this.#limits.statementTimeoutMs }));
+    return this.#wrap(() => {
+      const before = this.#counters().total;
+      this.#db.exec(sql, { queryTimeout: this.#limits.statementTimeoutMs });
+      return Number(this.#counters().total - before);
+    });
   }
 
   describe(sql: string): SqlDescription {

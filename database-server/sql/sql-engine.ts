@@ -11,6 +11,8 @@ export interface SqlResult {
   /** Rows the statement returned, also when the caller did not want them. */
   rowsReturned: number;
   affectedRowCount: number;
+  /** Rows the statement changed, those its triggers changed included: what the daily rows-written quota counts. */
+  rowsWritten: number;
   /** About how many bytes `rows` take on the wire (answer-size.ts). */
   answerBytes: number;
   /** The rowid this statement inserted, or null when it inserted none. */
@@ -37,8 +39,8 @@ export interface ExecuteOptions {
 export interface SqlConnection {
   /** Runs one statement with values bound by index (1-based index i is `params[i - 1]`). */
   execute(sql: string, params: SqlValue[], options: ExecuteOptions): SqlResult;
-  /** Runs several `;`-separated statements without arguments or results (Hrana's `sequence`). */
-  executeScript(sql: string): void;
+  /** Runs several `;`-separated statements without arguments or results (Hrana's `sequence`); answers the rows they changed. */
+  executeScript(sql: string): number;
   describe(sql: string): SqlDescription;
   /** False while a transaction is open (after BEGIN, before COMMIT or ROLLBACK). */
   isAutocommit(): boolean;
