@@ -78,6 +78,19 @@ async function appWithMigrations(namespace: string, name: string, file: string, 
 }
 
 const migrationsOf = (name: string) => apps.get(attacker.name, name).then((a) => a?.status?.migrations);
+/** How many times the fake database was asked to apply `file`. */
+const attemptsOf = (file: string) => calls.filter((c) => c.includes(file)).length;
+
+/** An app whose one migration file is held, once its run is applying it (the only run under way). */
+async function appApplyingHeld(name: string, file: string): Promise<void> {
+  hold(file);
+  await appWithMigrations(attacker.name, name, file);
+  await eventually(
+    `${name} applying`,
+    () => Promise.resolve(running),
+    (n) => n === 1,
+  );
+}
 
 beforeAll(async () => {
   attacker = await testNamespace(conn, 'slowmig');
@@ -151,13 +164,7 @@ describe('migrations applied in the background', () => {
   });
 
   it('applies nothing of a build the app was rolled back from while its run waited for its turn', { timeout: 60_000 }, async () => {
-    hold('0001_blocker.sql');
-    await appWithMigrations(attacker.name, 'blocker', '0001_blocker.sql');
-    await eventually(
-      'the blocker applying',
-      () => Promise.resolve(running),
-      (n) => n === 1,
-    );
+    await appApplyingHeld('blocker', '0001_blocker.sql');
     await build(attacker.name, 'shop', 'b-1', []);
     await build(attacker.name, 'shop', 'b-2', ['0002_shop_drop_legacy.sql']);
     await apps.create({
@@ -197,22 +204,16 @@ describe('migrations applied in the background', () => {
       () => apps.get(attacker.name, 'unreachable'),
       (a) => /could not be reached/.test(a?.status?.migrations?.message ?? ''),
     );
-    const attemptsBefore = calls.filter((c) => c.includes('0001_unreachable.sql')).length;
+    const attemptsBefore = attemptsOf('0001_unreachable.sql');
     await new Promise((resolve) => setTimeout(resolve, 6000)); // a bit more than one retry's wait (5 s)
-    const attempts = calls.filter((c) => c.includes('0001_unreachable.sql')).length - attemptsBefore;
+    const attempts = attemptsOf('0001_unreachable.sql') - attemptsBefore;
     expect(attempts).toBeGreaterThanOrEqual(1);
     expect(attempts).toBeLessThanOrEqual(2);
     expect((await apps.get(attacker.name, 'unreachable'))?.status?.migrations?.message).toBe(first?.status?.migrations?.message);
   });
 
   it('stops only once a run applying files has settled', { timeout: 60_000 }, async () => {
-    hold('0001_late.sql');
-    await appWithMigrations(attacker.name, 'late', '0001_late.sql');
-    await eventually(
-      'late applying',
-      () => Promise.resolve(running),
-      (n) => n === 1,
-    );
+    await appApplyingHeld('late', '0001_late.sql');
     let stopped = false;
     const stopping = controller.stop().then(() => (stopped = true));
     await new Promise((resolve) => setTimeout(resolve, 300));

@@ -34,6 +34,23 @@ export interface MigrationsStep {
 /** How soon a pending migration whose Database is missing or not ready yet is looked at again (Databases are not watched here). */
 const RETRY_MS = 5_000;
 
+/** The database an app's migrations apply to: a branch's preview migrates its own copy, never the production one. */
+function migrationTarget(app: RuntimeApp, database: string): string {
+  return app.metadata?.labels?.[PREVIEW_OF_LABEL] !== undefined ? forkName(app.metadata?.name ?? '', database) : database;
+}
+
+/**
+ * The run an app's spec asks for: one per app, build, files and target (none when its active build names no
+ * migrations). The database's own record (`_cw_migrations`) makes a run asked for again (after the operator
+ * restarted, say) apply only what the last one did not.
+ */
+function migrationRunKey(app: RuntimeApp): string | undefined {
+  const wanted = app.spec.migrations;
+  if (!wanted || wanted.buildId !== app.spec.activeBuildId) return undefined;
+  const id = app.metadata?.uid ?? `${app.metadata?.namespace ?? ''}/${app.metadata?.name ?? ''}`;
+  return `${id}/${wanted.buildId}/${wanted.checksum}/${migrationTarget(app, wanted.database)}`;
+}
+
 /** How long a reconcile waits for the run it starts before it records Pending and lets the run go on in the background. */
 const QUICK_RUN_MS = 2_000;
 
@@ -61,18 +78,15 @@ export function migrationsStep(deps: {
     const appName = app.metadata?.name ?? '';
     const appKey = `${namespace}/${appName}`;
     const wanted = app.spec.migrations;
-    if (!wanted || wanted.buildId !== app.spec.activeBuildId) {
+    const runKey = migrationRunKey(app);
+    if (!wanted || runKey === undefined) {
       // Rolled back or redeployed without migrations: a run still waiting for its turn applies nothing.
       runs.supersede(appKey);
       return {};
     }
-    // A branch's preview migrates its own copy of the database, never the production one.
-    const preview = app.metadata?.labels?.[PREVIEW_OF_LABEL] !== undefined;
-    const target = preview ? forkName(appName, wanted.database) : wanted.database;
-    // One run per app, build, files and target: the database's own record (`_cw_migrations`) makes a run asked for
-    // again (after the operator restarted, say) apply only what the last one did not.
-    const runKey = `${app.metadata?.uid ?? appKey}/${wanted.buildId}/${wanted.checksum}/${target}`;
     runs.supersede(appKey, runKey);
+    const preview = app.metadata?.labels?.[PREVIEW_OF_LABEL] !== undefined;
+    const target = migrationTarget(app, wanted.database);
     const current = app.status?.migrations;
     const same = current?.buildId === wanted.buildId && current.checksum === wanted.checksum && current.database === wanted.database;
     if (same && current.phase !== 'Pending') {
@@ -97,19 +111,10 @@ export function migrationsStep(deps: {
       const secret = secretName ? await secrets.get(namespace, secretName) : undefined;
       const token = secret ? secretText(secret, APP_TOKEN_KEYS.full) : undefined;
       if (!url || !token) return pending(`Database ${wanted.database} is not ready yet.`, RETRY_MS);
-      const uid = app.metadata?.uid;
       // Checked again when the run's turn comes, which may be long after: the app may have moved on meanwhile.
       const stillWanted = () => {
         const now = deps.apps.get(appKey);
-        const m = now?.spec.migrations;
-        return (
-          now?.metadata?.uid === uid &&
-          !now?.metadata?.deletionTimestamp &&
-          now?.spec.activeBuildId === wanted.buildId &&
-          m?.buildId === wanted.buildId &&
-          m.checksum === wanted.checksum &&
-          m.database === wanted.database
-        );
+        return now !== undefined && !now.metadata?.deletionTimestamp && migrationRunKey(now) === runKey;
       };
       const settled = runs.start(runKey, namespace, appKey, () => apply({ url, token }, files), stillWanted);
       // Most runs take a moment: waited for that long, their outcome is recorded at once, with no Pending in
