@@ -195,7 +195,8 @@ class LibsqlConnection implements SqlConnection {
   #freeze: GrowthFreeze | undefined;
   #vacuumRoomBytes: number | undefined;
   /** The connection's settings before the read-only caller now running, restored after it. */
-  #settingsBeforeReader: Map<string, unknown> | undefined;
+  #settingsBeforeReader: unknown[] | undefined;
+  #settingsStmts: Statement[] | undefined;
   readonly #vacuumClock: VacuumClock;
   // Whether max_page_count is now the database's size (a freeze) rather than its quota: set only when that
   // changes, since the engine's PRAGMAs expire the prepared statements.
@@ -368,14 +369,17 @@ class LibsqlConnection implements SqlConnection {
     });
   }
 
-  #readSettings(): Map<string, unknown> {
-    return new Map(CONNECTION_SETTINGS.map((name) => [name, this.#db.pragma(name)]));
+  /** The values of CONNECTION_SETTINGS, in order, through statements prepared once (a read-only request's hot path). */
+  #readSettings(): unknown[] {
+    this.#settingsStmts ??= CONNECTION_SETTINGS.map((name) => this.#db.prepare(`PRAGMA ${name}`).raw(true));
+    return this.#settingsStmts.map((stmt) => (stmt.get([]) as unknown[])[0]);
   }
 
-  #restoreSettings(before: Map<string, unknown>): void {
-    for (const [name, value] of before) {
-      if (this.#db.pragma(name) !== value) this.#db.pragma(`${name} = ${Number(value)}`);
-    }
+  #restoreSettings(before: readonly unknown[]): void {
+    const now = this.#readSettings();
+    CONNECTION_SETTINGS.forEach((name, i) => {
+      if (now[i] !== before[i]) this.#db.pragma(`${name} = ${Number(before[i])}`);
+    });
   }
 
   checkpoint(): void {
@@ -391,6 +395,7 @@ class LibsqlConnection implements SqlConnection {
     this.#statements.clear();
     this.#cachedChars = 0;
     this.#countersStmt = undefined;
+    this.#settingsStmts = undefined;
   }
 
   #applyQueryOnly(): void {
