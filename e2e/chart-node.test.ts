@@ -426,7 +426,15 @@ describe('the chart on a real node', () => {
   });
 
   it('serves an app created and deployed through the API Service, answered through the runtime Service', { timeout: 120_000 }, async () => {
-    expect((await callApi('POST', `/v1/projects/${member.project}/apps`, { name: 'hello' })).status).toBe(201);
+    // A project just created: until the quota controller has counted its namespace, the API answers 503 "still
+    // being counted; retry" (src/platform/project-quota.ts), which a client is to retry (likely ci-clone-88 and -93).
+    const created = await eventually(
+      'the app created once the project quota is counted',
+      () => callApi('POST', `/v1/projects/${member.project}/apps`, { name: 'hello' }),
+      (r) => !(r.status === 503 && /still being counted/.test(String(r.body.detail))),
+      60_000,
+    );
+    expect(created.status).toBe(201);
     await deployWorker('installed on a node');
     const runtime = await serviceUrl('cloudwright-runtime');
     await eventually(
