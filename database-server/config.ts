@@ -35,6 +35,8 @@ export interface DatabaseServerConfig {
   readonly webSocketIdleMs: number;
   readonly webSocketsPerDatabase: number;
   readonly maxBodyBytes: number;
+  /** What one project's requests may hold in the main process: bodies, unread answers, WebSocket cursors and stored SQL. */
+  readonly projectMemoryBytes: number;
   /** Shard processes the tenants are spread over (docs/databases.md, "Limits and isolation"). */
   readonly shards: number;
   /** SQLite's memory in each shard (`hard_heap_limit`). */
@@ -90,6 +92,10 @@ export function databaseServerConfig(env: Env): DatabaseServerConfig {
   const port = read.port('CW_DB_PORT', 8090);
   const adminPort = read.port('CW_DB_ADMIN_PORT', 8091);
   const shardMemoryMiB = read.integer('CW_DB_SHARD_MEMORY_MIB', 256, { min: 16, max: 64 * 1024 });
+  const maxBodyBytes = read.integer('CW_DB_MAX_BODY_BYTES', 10 * MIB, { min: 1024, max: 256 * MIB });
+  const projectMemoryBytes = read.integer('CW_DB_PROJECT_MEMORY_MIB', 64, { min: 1, max: 64 * 1024 }) * MIB;
+  // A project must be able to send at least one request of the largest size.
+  if (projectMemoryBytes < maxBodyBytes) throw new ConfigError('CW_DB_PROJECT_MEMORY_MIB must hold at least one request body of CW_DB_MAX_BODY_BYTES');
   return Object.freeze({
     port,
     host: read.string('CW_DB_HOST', '0.0.0.0'),
@@ -105,7 +111,8 @@ export function databaseServerConfig(env: Env): DatabaseServerConfig {
     transactionTimeoutMs: read.durationMs('CW_DB_TRANSACTION_TIMEOUT', 300_000, { min: 100, max: 3_600_000 }),
     webSocketIdleMs: read.durationMs('CW_DB_WEBSOCKET_IDLE_TIMEOUT', 300_000, { min: 1000, max: 3_600_000 }),
     webSocketsPerDatabase: read.integer('CW_DB_WEBSOCKETS_PER_DATABASE', 100, { min: 1, max: 10_000 }),
-    maxBodyBytes: read.integer('CW_DB_MAX_BODY_BYTES', 10 * 1024 * 1024, { min: 1024, max: 256 * 1024 * 1024 }),
+    maxBodyBytes,
+    projectMemoryBytes,
     shards: read.integer('CW_DB_SHARDS', Math.min(64, availableParallelism()), { min: 1, max: 64 }),
     shardMemoryBytes: shardMemoryMiB * MIB,
     restoreConcurrency: read.integer('CW_DB_RESTORE_CONCURRENCY', DEFAULT_RESTORE_CONCURRENCY, { min: 1, max: 256 }),

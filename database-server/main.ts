@@ -5,6 +5,7 @@ import { ShardPool } from './shards/shard-pool.ts';
 import { StreamRegistry } from './hrana/stream-registry.ts';
 import { OpenDatabases, trackOpenDatabases } from './open-databases.ts';
 import { shardIndex } from './shards/shard-index.ts';
+import { ProjectMemory } from './hrana/project-memory.ts';
 import { UsageMeter } from './sql/usage-meter.ts';
 import { S3ObjectStore } from '../src/object-store/s3-object-store.ts';
 import { adminServer } from './admin-server.ts';
@@ -74,7 +75,7 @@ export async function startDatabaseServer(config: DatabaseServerConfig, log: Log
   // Every call to the engine passes through what tracks open connections, so idle ones can be closed.
   const openDatabases = new OpenDatabases({ shardOf: (tenant) => shardIndex(tenant, config.shards), projectOf });
   const engine = trackOpenDatabases(pool, openDatabases);
-  const streams = new StreamRegistry({ idleTimeoutMs: config.streamIdleMs });
+  const streams = new StreamRegistry({ idleTimeoutMs: config.streamIdleMs, transactionTimeoutMs: config.transactionTimeoutMs, projectOf });
   const meter = new UsageMeter();
   const storage = new StorageBudget({ bounds: config.storage, dataDir: config.dataDir, databasePath: (tenant) => engine.databasePath(tenant), projectOf });
   const metas = new TenantMetaStore(store);
@@ -140,6 +141,7 @@ export async function startDatabaseServer(config: DatabaseServerConfig, log: Log
     streams,
     meter,
     maxBodyBytes: config.maxBodyBytes,
+    memory: new ProjectMemory({ limitBytes: config.projectMemoryBytes, projectOf }),
     authorize: (request, pathTenant) => directory.authorize(request, pathTenant),
     websocket: {
       authorize: (token, pathTenant) => directory.authorizeToken(token, pathTenant),

@@ -5,6 +5,7 @@ import type { DatabaseEngine } from '../shards/engine-port.ts';
 import { StreamRegistry } from './stream-registry.ts';
 import { serveWebSockets, type WsOptions } from './ws-server.ts';
 import { bearerToken, forwardRequest, MOVING, wasForwarded, type Router } from './forward.ts';
+import { ProjectMemory } from './project-memory.ts';
 
 /** Why a request may not reach a database: answered as `{message, code}` with this HTTP status. */
 export interface Refusal {
@@ -38,8 +39,12 @@ export interface HranaServerOptions {
   streams?: StreamRegistry;
   /** Largest request body accepted; default 10 MiB (also the largest WebSocket message). */
   maxBodyBytes?: number;
+  /** What each project's requests may hold in this process (bodies, unread answers); default 64 MiB a database. */
+  memory?: ProjectMemory;
+  /** An answer the client takes nothing of for this long is given up (the connection closed); default 30 s. */
+  answerStallMs?: number;
   /** Serves Hrana over WebSocket on the same port too (`ws-server.ts`). */
-  websocket?: Omit<WsOptions, 'maxMessageBytes' | 'route'>;
+  websocket?: Omit<WsOptions, 'maxMessageBytes' | 'route' | 'memory'>;
   /** Several replicas: where a database named in the path is served (`forward.ts`); absent: every one here. */
   route?: Router;
 }
@@ -67,8 +72,9 @@ export async function startHranaServer(options: HranaServerOptions): Promise<Hra
   const streams = options.streams ?? new StreamRegistry();
   streams.endStreamsWith((stream) => options.engine.closeStream(stream.tenant, stream.id));
   const maxBodyBytes = options.maxBodyBytes ?? 10 * 1024 * 1024;
+  const limits: Limits = { maxBodyBytes, memory: options.memory ?? new ProjectMemory({ limitBytes: DEFAULT_PROJECT_MEMORY_BYTES }), answerStallMs: options.answerStallMs ?? 30_000 };
   const server = createServer((request, response) => {
-    serve(request, response, options, streams, maxBodyBytes).catch(() => {
+    serve(request, response, options, streams, limits).catch(() => {
       if (!response.headersSent) send(response, { status: 500, body: { message: 'Internal error', code: 'INTERNAL' } });
       else response.destroy();
     });
@@ -78,7 +84,8 @@ export async function startHranaServer(options: HranaServerOptions): Promise<Hra
   const sweeper = setInterval(() => streams.sweep(), Math.max(250, streams.idleTimeoutMs / 4));
   sweeper.unref();
   const context = pipelineContext(options, streams);
-  const sockets = options.websocket && serveWebSockets(server, context, { ...options.websocket, maxMessageBytes: maxBodyBytes, ...(options.route ? { route: options.route } : {}) });
+  const sockets =
+    options.websocket && serveWebSockets(server, context, { ...options.websocket, maxMessageBytes: maxBodyBytes, memory: limits.memory, ...(options.route ? { route: options.route } : {}) });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host ?? '127.0.0.1', () => resolve());
@@ -94,73 +101,114 @@ export async function startHranaServer(options: HranaServerOptions): Promise<Hra
   };
 }
 
-async function serve(request: IncomingMessage, response: ServerResponse, options: HranaServerOptions, streams: StreamRegistry, maxBodyBytes: number): Promise<void> {
+/** The default of `HranaServerOptions.memory`'s bound (cw-db's `CW_DB_PROJECT_MEMORY_MIB`). */
+export const DEFAULT_PROJECT_MEMORY_BYTES = 64 * 1024 * 1024;
+
+interface Limits {
+  maxBodyBytes: number;
+  memory: ProjectMemory;
+  answerStallMs: number;
+}
+
+async function serve(request: IncomingMessage, response: ServerResponse, options: HranaServerOptions, streams: StreamRegistry, limits: Limits): Promise<void> {
+  const { maxBodyBytes, memory } = limits;
   const pathname = new URL(request.url ?? '/', 'http://localhost').pathname;
   // sqld's health endpoint: probes and the API's /readyz.
-  if (pathname === '/health' && request.method === 'GET') return send(response, { status: 200, body: 'ok' });
+  if (pathname === '/health' && request.method === 'GET') return void send(response, { status: 200, body: 'ok' });
   const match = PIPELINE.exec(pathname);
-  if (match === null) return send(response, error(404, 'NOT_FOUND', 'Not found'));
-  if (request.method !== 'POST') return send(response, error(405, 'METHOD_NOT_ALLOWED', 'Use POST'));
+  if (match === null) return void send(response, error(404, 'NOT_FOUND', 'Not found'));
+  if (request.method !== 'POST') return void send(response, error(405, 'METHOD_NOT_ALLOWED', 'Use POST'));
   // Tenant ids are plain ASCII, so the segment is taken as is (no percent-decoding to get wrong).
   const pathTenant = match[1] ?? null;
-  if (pathTenant !== null && RESERVED.has(pathTenant)) return send(response, error(404, 'NOT_FOUND', 'Not found'));
+  if (pathTenant !== null && RESERVED.has(pathTenant)) return void send(response, error(404, 'NOT_FOUND', 'Not found'));
   if (options.route) {
     const route = await options.route(pathTenant, bearerToken(request), wasForwarded(request));
     if (route.kind === 'forward') return forwardRequest(request, response, route.url);
     if (route.kind === 'unavailable') {
       request.resume();
-      return send(response, { status: 503, body: MOVING });
+      return void send(response, { status: 503, body: MOVING });
     }
   }
   const caller = await options.authorize(request, pathTenant);
   if ('status' in caller) {
     request.resume();
-    return send(response, error(caller.status, caller.code, caller.message));
+    return void send(response, error(caller.status, caller.code, caller.message));
   }
 
-  const raw = await readBody(request, maxBodyBytes);
-  if (raw === null) return send(response, error(413, 'REQUEST_TOO_LARGE', `Body over ${maxBodyBytes} bytes`));
-  let body: unknown;
+  // The body is held (read, then parsed) until the pipeline has run; the answer until the client has taken it.
+  const read = await readBody(request, maxBodyBytes, (bytes) => memory.tryCharge(caller.tenant, bytes));
   try {
-    body = JSON.parse(raw.toString('utf8'));
-  } catch {
-    return send(response, error(400, 'HRANA_PROTO_ERROR', 'The body is not JSON'));
+    if ('refused' in read) {
+      if (read.refused === 'gone') return;
+      if (read.refused === 'too-large') return void send(response, error(413, 'REQUEST_TOO_LARGE', `Body over ${maxBodyBytes} bytes`));
+      return void send(response, { status: 429, body: memory.refusal() }, { 'retry-after': '1' });
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(read.body.toString('utf8'));
+    } catch {
+      return void send(response, error(400, 'HRANA_PROTO_ERROR', 'The body is not JSON'));
+    }
+    const context = pipelineContext(options, streams);
+    const answer = await handlePipeline({ ...caller, body }, context);
+    const bytes = send(response, answer);
+    memory.charge(caller.tenant, bytes);
+    response.once('close', () => memory.release(caller.tenant, bytes));
+    // A client that stops reading would keep the answer here for good: the socket's idle timer gives it up.
+    response.setTimeout(limits.answerStallMs, () => response.destroy());
+  } finally {
+    memory.release(caller.tenant, read.charged);
   }
-  const context = pipelineContext(options, streams);
-  send(response, await handlePipeline({ ...caller, body }, context));
 }
 
-/** The body, or null past the bound (the rest is drained unread so the answer can still be sent). */
-async function readBody(request: IncomingMessage, maxBytes: number): Promise<Buffer | null> {
-  const declared = Number(request.headers['content-length'] ?? 0);
-  if (declared > maxBytes) {
-    request.resume();
-    return null;
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > maxBytes) {
+/** A request body as read: the body, or why not; `charged` is what is charged for it until the caller releases it. */
+type BodyRead = { body: Buffer; charged: number } | { refused: 'too-large' | 'busy' | 'gone'; charged: number };
+
+/**
+ * Reads the body, charging each chunk (`charge`), until it ends, passes `maxBytes`, or `charge` refuses a chunk
+ * (the caller's project holds its memory bound). A refused body is answered at once; its rest is drained unread
+ * so the answer can still be sent on the connection.
+ */
+function readBody(request: IncomingMessage, maxBytes: number, charge: (bytes: number) => boolean): Promise<BodyRead> {
+  return new Promise((resolve) => {
+    if (Number(request.headers['content-length'] ?? 0) > maxBytes) {
       request.resume();
-      return null;
+      return resolve({ refused: 'too-large', charged: 0 });
     }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let refused = false;
+    request.on('data', (chunk: Buffer) => {
+      if (refused) return;
+      size += chunk.length;
+      const why = size > maxBytes ? 'too-large' : charge(chunk.length) ? undefined : 'busy';
+      if (why === undefined) return void chunks.push(chunk);
+      refused = true;
+      resolve({ refused: why, charged: size - chunk.length });
+    });
+    request.on('end', () => resolve({ body: Buffer.concat(chunks), charged: size }));
+    // The client went before the end (a promise settles once: after an end or a refusal this changes nothing).
+    const gone = () => resolve({ refused: 'gone', charged: size });
+    request.on('close', gone);
+    request.on('error', gone);
+  });
 }
 
 function error(status: number, code: string, message: string): PipelineAnswer {
   return { status, body: { message, code } };
 }
 
-function send(response: ServerResponse, answer: PipelineAnswer): void {
+/** Sends `answer`; returns its size in bytes. */
+function send(response: ServerResponse, answer: PipelineAnswer | { status: number; body: object }, headers: Record<string, string> = {}): number {
   const text = typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
+  const bytes = Buffer.byteLength(text);
   response.writeHead(answer.status, {
     'content-type': typeof answer.body === 'string' ? 'text/plain; charset=utf-8' : 'application/json',
-    'content-length': Buffer.byteLength(text),
+    'content-length': bytes,
+    ...headers,
   });
   response.end(text);
+  return bytes;
 }
 
 async function closeServer(server: Server, sweeper: NodeJS.Timeout, streams: StreamRegistry): Promise<void> {

@@ -5,7 +5,7 @@ import type { GrowthFreeze } from '../sql/growth-freeze.ts';
 import type { QuotaRefusal } from '../sql/quota-refusal.ts';
 import { EngineUnavailableError, type DatabaseEngine, type PipelineOutcome } from '../shards/engine-port.ts';
 import { toHranaError } from './stream.ts';
-import type { StreamHandle, StreamRegistry } from './stream-registry.ts';
+import { StreamHandle, type StreamRegistry } from './stream-registry.ts';
 
 /** The HTTP answer to a pipeline request: JSON unless `body` is a string (sqld answers a bad baton in text). */
 export interface PipelineAnswer {
@@ -57,7 +57,9 @@ export async function handlePipeline(request: PipelineCaller & { body: unknown }
 
   let stream: StreamHandle;
   if (body.baton == null) {
-    stream = streams.create(request.tenant, request.readOnly ?? false);
+    const created = streams.create(request.tenant, request.readOnly ?? false);
+    if (!(created instanceof StreamHandle)) return { status: 429, body: created };
+    stream = created;
   } else {
     const taken = streams.take(body.baton, request.tenant);
     if ('missing' in taken) {
@@ -110,6 +112,7 @@ export async function runOnStream(stream: StreamHandle, caller: PipelineCaller, 
     const mode = stream.readOnly || caller.readOnly ? 'read-only' : 'read-write';
     outcome = await engine.run({
       tenant: caller.tenant,
+      project: stream.project,
       stream: stream.id,
       mode,
       ...(refusal ? { refusal } : {}),
@@ -117,14 +120,14 @@ export async function runOnStream(stream: StreamHandle, caller: PipelineCaller, 
       ...(vacuumRoomBytes === undefined ? {} : { vacuumRoomBytes }),
       requests,
     });
-    stream.inTransaction = !outcome.autocommit;
+    streams.ranOn(stream, !outcome.autocommit);
     stream.closed = outcome.closed;
     context.meter?.record(caller.tenant, outcome.counts.rowsRead, outcome.counts.rowsWritten);
     context.afterRequest?.(caller.tenant, outcome);
   } catch (error) {
     // The engine lost the stream (its shard restarted): what it had open is rolled back.
     stream.closed = true;
-    stream.inTransaction = false;
+    streams.ranOn(stream, false);
     if (!(error instanceof EngineUnavailableError)) throw error;
     return { kind: 'failed', error: { message: error.message, code: 'DATABASE_RESTARTING' } };
   } finally {

@@ -10,15 +10,22 @@ import { TenantLock } from './tenant-lock.ts';
 export class StreamHandle {
   readonly id = randomUUID();
   readonly tenant: string;
+  readonly project: string;
   readonly readOnly: boolean;
-  inTransaction = false;
   closed = false;
+  /** When its open transaction began (the time a request first left it open); absent outside one. */
+  transactionSince: number | undefined;
   /** Why the server ended the stream (an in-place restore), for the client's next request on it. */
   endedBy: HranaEnd | undefined;
 
-  constructor(tenant: string, readOnly: boolean) {
+  constructor(tenant: string, project: string, readOnly: boolean) {
     this.tenant = tenant;
+    this.project = project;
     this.readOnly = readOnly;
+  }
+
+  get inTransaction(): boolean {
+    return this.transactionSince !== undefined;
   }
 }
 
@@ -37,6 +44,16 @@ export interface StreamRegistryOptions {
   idleTimeoutMs?: number;
   /** How long a request waits for its tenant's lock held by another stream. Default 5 s. */
   lockTimeoutMs?: number;
+  /**
+   * A transaction open longer than this is rolled back when its stream next comes (or idles out), however busy
+   * its client keeps it: an open transaction holds its database's lock and keeps its WAL from being checkpointed.
+   * Default 5 min (what a WebSocket's transaction may last too).
+   */
+  transactionTimeoutMs?: number;
+  /** Streams one project may keep alive between requests (parked or held by WebSockets); default 1,000. */
+  maxStreamsPerProject?: number;
+  /** The project a database belongs to; default: the database is its own project. */
+  projectOf?: (tenant: string) => string;
   /** The clock; tests move it with fake timers. */
   now?: () => number;
 }
@@ -55,6 +72,11 @@ const MAX_TOMBSTONES = 10_000;
 export class StreamRegistry {
   readonly idleTimeoutMs: number;
   readonly lockTimeoutMs: number;
+  readonly transactionTimeoutMs: number;
+  readonly maxStreamsPerProject: number;
+  readonly #projectOf: (tenant: string) => string;
+  /** Streams alive between requests (parked or held), by project. */
+  readonly #alive = new Map<string, number>();
   readonly #now: () => number;
   readonly #parked = new Map<string, { stream: StreamHandle; since: number }>();
   readonly #expired = new Map<string, { at: number; endedBy?: HranaEnd }>();
@@ -66,6 +88,9 @@ export class StreamRegistry {
   constructor(options: StreamRegistryOptions = {}) {
     this.idleTimeoutMs = options.idleTimeoutMs ?? 10_000;
     this.lockTimeoutMs = options.lockTimeoutMs ?? 5_000;
+    this.transactionTimeoutMs = options.transactionTimeoutMs ?? 5 * 60_000;
+    this.maxStreamsPerProject = options.maxStreamsPerProject ?? 1_000;
+    this.#projectOf = options.projectOf ?? ((tenant) => tenant);
     this.#now = options.now ?? (() => Date.now());
   }
 
@@ -74,9 +99,30 @@ export class StreamRegistry {
     this.#end = end;
   }
 
-  /** A new stream; it has no baton until parked. */
-  create(tenant: string, readOnly: boolean): StreamHandle {
-    return new StreamHandle(tenant, readOnly);
+  /**
+   * A new stream (it has no baton until parked), or the error to answer when its project keeps
+   * {@link maxStreamsPerProject} streams alive already.
+   */
+  create(tenant: string, readOnly: boolean): StreamHandle | HranaEnd {
+    const project = this.#projectOf(tenant);
+    if ((this.#alive.get(project) ?? 0) >= this.maxStreamsPerProject) {
+      return {
+        message: `This project keeps ${this.maxStreamsPerProject} streams open already; close some (a transaction's end, a WebSocket's close_stream) or let them expire`,
+        code: 'TOO_MANY_STREAMS',
+      };
+    }
+    return new StreamHandle(tenant, project, readOnly);
+  }
+
+  /** Notes what a request left `stream` with: a transaction open since when, or none. */
+  ranOn(stream: StreamHandle, inTransaction: boolean): void {
+    stream.transactionSince = inTransaction ? (stream.transactionSince ?? this.#now()) : undefined;
+  }
+
+  #counted(stream: StreamHandle, delta: 1 | -1): void {
+    const count = (this.#alive.get(stream.project) ?? 0) + delta;
+    if (count > 0) this.#alive.set(stream.project, count);
+    else this.#alive.delete(stream.project);
   }
 
   /** Takes the stream parked under `baton` (the baton is spent). A baton of another tenant is unknown. */
@@ -89,18 +135,36 @@ export class StreamRegistry {
       return expired.endedBy ? { missing: 'expired', endedBy: expired.endedBy } : { missing: 'expired' };
     }
     this.#parked.delete(baton);
+    this.#counted(parked.stream, -1);
+    if (this.#overran(parked.stream, this.#now())) {
+      const endedBy = this.#transactionTimedOut();
+      this.#expired.set(baton, { at: this.#now(), endedBy });
+      void this.close(parked.stream);
+      return { missing: 'expired', endedBy };
+    }
     return { stream: parked.stream };
+  }
+
+  #overran(stream: StreamHandle, now: number): boolean {
+    return stream.transactionSince !== undefined && now - stream.transactionSince > this.transactionTimeoutMs;
+  }
+
+  #transactionTimedOut(): HranaEnd {
+    return { message: `The transaction was open longer than ${this.transactionTimeoutMs / 1000} s and was rolled back`, code: 'TRANSACTION_TIMEOUT' };
   }
 
   /** Registers a stream a WebSocket connection keeps open between requests (until `close`). */
   hold(stream: StreamHandle): void {
+    if (this.#held.has(stream)) return;
     this.#held.add(stream);
+    this.#counted(stream, 1);
   }
 
   /** Parks `stream` until its next request and returns its new baton. */
   park(stream: StreamHandle): string {
     const baton = randomBytes(24).toString('base64url');
     this.#parked.set(baton, { stream, since: this.#now() });
+    this.#counted(stream, 1);
     return baton;
   }
 
@@ -140,11 +204,11 @@ export class StreamRegistry {
    * it. Resolves when both are done; never rejects (an engine that lost the stream has nothing left to roll back).
    */
   async close(stream: StreamHandle): Promise<void> {
-    this.#held.delete(stream);
+    if (this.#held.delete(stream)) this.#counted(stream, -1);
     if (stream.closed) return this.releaseUnlessInTransaction(stream);
     stream.closed = true;
     await this.#end(stream).catch(() => {});
-    stream.inTransaction = false;
+    stream.transactionSince = undefined;
     this.releaseUnlessInTransaction(stream);
   }
 
@@ -152,10 +216,12 @@ export class StreamRegistry {
   sweep(): void {
     const now = this.#now();
     for (const [baton, { stream, since }] of this.#parked) {
-      if (now - since <= this.idleTimeoutMs) continue;
+      const overran = this.#overran(stream, now);
+      if (now - since <= this.idleTimeoutMs && !overran) continue;
       this.#parked.delete(baton);
+      this.#counted(stream, -1);
       void this.close(stream);
-      this.#expired.set(baton, { at: now });
+      this.#expired.set(baton, overran ? { at: now, endedBy: this.#transactionTimedOut() } : { at: now });
     }
     for (const [baton, { at }] of this.#expired) {
       if (now - at <= TOMBSTONE_MS && this.#expired.size <= MAX_TOMBSTONES) break;
@@ -216,6 +282,7 @@ export class StreamRegistry {
     for (const [baton, { stream }] of this.#parked) {
       if (!affected(stream)) continue;
       this.#parked.delete(baton);
+      this.#counted(stream, -1);
       closing.push(this.close(stream));
       this.#expired.set(baton, { at: now, ...(endedBy ? { endedBy } : {}) });
     }
@@ -236,6 +303,7 @@ export class StreamRegistry {
     for (const [baton, { stream }] of this.#parked) {
       if (!affected(stream.tenant)) continue;
       this.#parked.delete(baton);
+      this.#counted(stream, -1);
       this.#drop(stream);
       this.#expired.set(baton, { at: now });
     }
@@ -243,9 +311,9 @@ export class StreamRegistry {
   }
 
   #drop(stream: StreamHandle): void {
-    this.#held.delete(stream);
+    if (this.#held.delete(stream)) this.#counted(stream, -1);
     stream.closed = true;
-    stream.inTransaction = false;
+    stream.transactionSince = undefined;
     this.releaseUnlessInTransaction(stream);
   }
 }

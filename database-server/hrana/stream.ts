@@ -5,6 +5,7 @@ import { bindingArray, sqlParameters } from './sql-parameters.ts';
 import type { SqlConnection, SqlEngine } from '../sql/sql-engine.ts';
 import { SqlError } from '../sql/sql-error.ts';
 import { formatBytes, type AnswerLimits } from '../sql/sql-limits.ts';
+import type { ProjectMemory } from './project-memory.ts';
 
 // A client cannot make a stream hold unbounded SQL text: at most this many stored texts, this much text in all.
 const MAX_STORED_SQL = 150;
@@ -15,6 +16,8 @@ const MAX_STORED_SQL_BYTES = 10 * 1024 * 1024;
 export interface StreamOptions {
   tenant: string;
   engine: SqlEngine;
+  /** Where its stored SQL text is charged, with the other streams of its project in this process; absent: only the stream's own bound. */
+  storedSql?: { memory: ProjectMemory; project: string };
 }
 
 /**
@@ -42,6 +45,7 @@ export interface StatementCounts {
 export class Stream {
   readonly tenant: string;
   readonly #engine: SqlEngine;
+  readonly #budget: StreamOptions['storedSql'];
   readonly #storedSql = new Map<number, string>();
   #storedBytes = 0;
   #inTransaction = false;
@@ -50,6 +54,7 @@ export class Stream {
   constructor(options: StreamOptions) {
     this.tenant = options.tenant;
     this.#engine = options.engine;
+    this.#budget = options.storedSql;
   }
 
   /** True once a `close` request (or expiry) closed it. */
@@ -103,6 +108,8 @@ export class Stream {
     if (this.#closed) return;
     this.#closed = true;
     this.#storedSql.clear();
+    this.#budget?.memory.release(this.#budget.project, this.#storedBytes);
+    this.#storedBytes = 0;
     if (!this.#inTransaction) return;
     this.#inTransaction = false;
     try {
@@ -183,6 +190,10 @@ export class Stream {
     const bytes = Buffer.byteLength(sql);
     if (bytes > MAX_SQL_BYTES) throw new SqlError('SQL_TOO_LONG', `SQL text too long (at most ${formatBytes(MAX_SQL_BYTES)})`);
     if (this.#storedBytes + bytes > MAX_STORED_SQL_BYTES) throw new SqlError('SQL_STORE_FULL', `Too much stored SQL text (at most ${formatBytes(MAX_STORED_SQL_BYTES)} a stream)`);
+    if (this.#budget && !this.#budget.memory.tryCharge(this.#budget.project, bytes)) {
+      const limit = formatBytes(this.#budget.memory.limitBytes);
+      throw new SqlError('SQL_STORE_FULL', `This project's streams store ${limit} of SQL text already (at most ${limit} together): close some stored SQL or streams`);
+    }
     this.#storedSql.set(id as number, sql);
     this.#storedBytes += bytes;
   }
@@ -192,6 +203,7 @@ export class Stream {
     if (sql === undefined) return;
     this.#storedSql.delete(id);
     this.#storedBytes -= Buffer.byteLength(sql);
+    this.#budget?.memory.release(this.#budget.project, Buffer.byteLength(sql));
   }
 
   #sql(sql: string | null | undefined, sqlId: number | null | undefined): string {

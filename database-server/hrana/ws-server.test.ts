@@ -10,6 +10,7 @@ import { startHranaServer, type HranaServer } from './http-server.ts';
 import type { PipelineCaller } from './pipeline.ts';
 import { LocalEngine } from '../shards/local-engine.ts';
 import { StreamRegistry } from './stream-registry.ts';
+import { openRawWebSocket, type RawWebSocket } from './testing/raw-websocket.ts';
 
 // Hrana over WebSocket against the real server on a real engine, through the official clients: `@libsql/client`
 // (which speaks hrana2 over ws://) and `@libsql/hrana-client` (hrana3, with cursors), and raw frames for what a
@@ -51,26 +52,8 @@ function connect(db: string, scheme: 'ws' | 'http' = 'ws', token = `rw-${db}`): 
   return client;
 }
 
-/** A raw WebSocket speaking `protocol`: sends messages, collects what the server answers. */
-async function raw(db: string, protocol = 'hrana2'): Promise<{ ws: WebSocket; send(msg: unknown): void; next(): Promise<Record<string, unknown>>; closed: Promise<number> }> {
-  const ws = new WebSocket(`ws://127.0.0.1:${server.port}/v1/${db}`, [protocol]);
-  const inbox: Record<string, unknown>[] = [];
-  const waiting: Array<(m: Record<string, unknown>) => void> = [];
-  ws.on('message', (data) => {
-    const msg = JSON.parse((data as Buffer).toString('utf8')) as Record<string, unknown>;
-    const waiter = waiting.shift();
-    if (waiter) waiter(msg);
-    else inbox.push(msg);
-  });
-  const closed = new Promise<number>((resolve) => ws.on('close', (code) => resolve(code)));
-  await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
-  return {
-    ws,
-    send: (msg) => ws.send(JSON.stringify(msg)),
-    next: () => (inbox.length > 0 ? Promise.resolve(inbox.shift()!) : new Promise((resolve) => waiting.push(resolve))),
-    closed,
-  };
-}
+/** A raw WebSocket of `db` speaking `protocol`: sends messages, collects what the server answers. */
+const raw = (db: string, protocol = 'hrana2'): Promise<RawWebSocket> => openRawWebSocket(`ws://127.0.0.1:${server.port}/v1/${db}`, protocol);
 
 describe('Hrana over WebSocket', () => {
   it('serves @libsql/client over ws://: statements, batches, and an interactive transaction idle past the HTTP stream limit', async () => {

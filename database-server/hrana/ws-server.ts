@@ -6,6 +6,7 @@ import type { PipelineCaller, PipelineContext } from './pipeline.ts';
 import { WS_SUBPROTOCOLS } from './ws-protocol.ts';
 import { WsSession } from './ws-session.ts';
 import { forwardUpgrade, MOVING, wasForwarded, type Router } from './forward.ts';
+import type { ProjectMemory } from './project-memory.ts';
 
 /** Hrana over WebSocket's settings (docs/databases.md, "Hrana over WebSocket"). */
 export interface WsOptions {
@@ -18,6 +19,8 @@ export interface WsOptions {
   maxConnectionsPerDatabase?: number;
   /** Largest message accepted (the HTTP body bound). */
   maxMessageBytes: number;
+  /** What each project's connections may hold in this process (the HTTP server's, shared). */
+  memory: ProjectMemory;
   /** Several replicas: a connection to a database another replica owns is spliced to that replica's. */
   route?: Router;
 }
@@ -36,6 +39,7 @@ export function serveWebSockets(server: Server, context: PipelineContext, option
   const transactionTimeoutMs = options.transactionTimeoutMs ?? 5 * 60_000;
   const idleTimeoutMs = options.idleTimeoutMs ?? 5 * 60_000;
   const perDatabase = options.maxConnectionsPerDatabase ?? 100;
+  const unsentBound = 4 * options.maxMessageBytes;
   const connections = new Map<string, number>();
   const sessions = new Map<WsSession, WebSocket>();
   const wss = new WebSocketServer({
@@ -77,7 +81,13 @@ export function serveWebSockets(server: Server, context: PipelineContext, option
         admitted = tenant;
         return true;
       },
-      send: (msg) => ws.send(JSON.stringify(msg)),
+      memory: options.memory,
+      send: (text, sent) => {
+        ws.send(text, sent);
+        // A client that stops reading while it keeps sending requests (each answered, if only with a refusal)
+        // would pile answers up here: past a few messages' worth unsent besides this one, the connection is dropped.
+        if (ws.bufferedAmount - text.length > unsentBound) ws.terminate();
+      },
       close: (code, reason) => ws.close(code, reason),
     });
     sessions.set(session, ws);

@@ -1,7 +1,8 @@
 import type { HranaBatchStep, HranaError, HranaStmt, HranaStreamRequest, HranaStreamResult } from './hrana-types.ts';
 import type { Refusal } from './http-server.ts';
 import { runOnStream, type PipelineCaller, type PipelineContext } from './pipeline.ts';
-import type { StreamHandle } from './stream-registry.ts';
+import type { ProjectMemory } from './project-memory.ts';
+import { StreamHandle } from './stream-registry.ts';
 import { cursorEntries, type CursorEntry, type WsClientMsg, type WsRequest, type WsResponse, type WsServerMsg } from './ws-protocol.ts';
 
 // What one connection may hold: streams, stored SQL texts (count and bytes), and entries of one fetch.
@@ -22,7 +23,13 @@ export interface WsSessionOptions {
   transactionTimeoutMs: number;
   /** Whether the tenant may take one more connection (called at the first hello); released by `onClose`. */
   admit: (tenant: string) => boolean;
-  send: (msg: WsServerMsg) => void;
+  /**
+   * What the connection holds here is charged to its project: requests waiting to run, stored SQL, cursors and
+   * answers not yet sent; messages sent behind a hello not yet answered, to the callers not yet authenticated.
+   */
+  memory: ProjectMemory;
+  /** Sends a message; `sent` is called once it left this process (or the connection is gone). */
+  send: (text: string, sent: () => void) => void;
   /** Ends the connection: a protocol error (`1002`), or a refused hello (`4001`). */
   close: (code: number, reason: string) => void;
   now?: () => number;
@@ -40,7 +47,7 @@ interface OpenStream {
   txSince?: number;
   /** Why it was ended by the server (its transaction ran too long): what its later requests answer. */
   ended?: HranaError;
-  cursor?: { readonly id: number; readonly entries: CursorEntry[]; next: number };
+  cursor?: { readonly id: number; readonly entries: CursorEntry[]; next: number; readonly bytes: number };
 }
 
 class ProtocolError extends Error {}
@@ -61,6 +68,8 @@ export class WsSession {
   readonly #cursors = new Map<number, number>();
   readonly #sql = new Map<number, string>();
   #sqlBytes = 0;
+  /** Requests received and not answered yet, with the bytes each is charged. */
+  readonly #inFlight = new Map<number, number>();
   #closed = false;
   /** The last hello's check: requests sent right behind it (clients do not wait for hello_ok) wait for it. */
   #greeted: Promise<void> = Promise.resolve();
@@ -90,8 +99,7 @@ export class WsSession {
       return this.#greeted;
     }
     if (msg.type !== 'request' || typeof msg.request_id !== 'number' || typeof msg.request !== 'object' || msg.request === null) return this.#protocolError('Unknown message');
-    await this.#greeted;
-    if (this.#tenant === undefined) return this.#protocolError('A request before the hello');
+    if (!(await this.#admitRequest(msg.request_id, text.length))) return;
     try {
       this.#dispatch(msg.request_id, msg.request);
     } catch (err) {
@@ -100,9 +108,47 @@ export class WsSession {
     }
   }
 
-  /** Rolls back and closes every stream (the connection is gone). */
+  /**
+   * Charges a request's message to its project once the hello is answered (until then to the callers not yet
+   * authenticated: past their bound the connection is closed, 1013). A project past its bound gets the request
+   * answered `PROJECT_BUSY`. `false` when the request is not to run.
+   */
+  async #admitRequest(id: number, bytes: number): Promise<boolean> {
+    const { memory } = this.#o;
+    const early = this.#tenant === undefined;
+    if (early && !memory.tryCharge(undefined, bytes)) {
+      this.#o.close(1013, 'Too many requests wait for their hello to be answered; retry');
+      return false;
+    }
+    await this.#greeted;
+    if (early) memory.release(undefined, bytes);
+    if (this.#closed) return false;
+    if (this.#tenant === undefined) {
+      this.#protocolError('A request before the hello');
+      return false;
+    }
+    if (this.#inFlight.has(id)) {
+      this.#protocolError(`Request ${id} is already in flight`);
+      return false;
+    }
+    if (!memory.tryCharge(this.#tenant, bytes)) {
+      this.#fail(id, memory.refusal());
+      return false;
+    }
+    this.#inFlight.set(id, bytes);
+    return true;
+  }
+
+  /** Rolls back and closes every stream (the connection is gone) and gives back what the connection held. */
   async closed(): Promise<void> {
     this.#closed = true;
+    const { memory } = this.#o;
+    for (const bytes of this.#inFlight.values()) memory.release(this.#tenant, bytes);
+    this.#inFlight.clear();
+    memory.release(this.#tenant, this.#sqlBytes);
+    this.#sqlBytes = 0;
+    this.#sql.clear();
+    for (const stream of this.#streams.values()) this.#dropCursor(stream);
     const streams = [...this.#streams.values()];
     this.#streams.clear();
     await Promise.all(streams.map((s) => s.queue.then(() => this.#o.context.streams.close(s.handle))));
@@ -127,6 +173,8 @@ export class WsSession {
 
   async #hello(token: string | undefined): Promise<void> {
     const caller = await this.#o.authorize(token, this.#o.pathTenant);
+    // Gone while its token was checked: nothing to admit (its connection count is already given back).
+    if (this.#closed) return;
     if ('status' in caller) {
       this.#send({ type: 'hello_error', error: { message: caller.message, code: caller.code } });
       return this.#o.close(4001, caller.code);
@@ -150,6 +198,7 @@ export class WsSession {
         if (this.#streams.has(request.stream_id)) throw new ProtocolError(`Stream ${request.stream_id} is already open`);
         if (this.#streams.size >= MAX_STREAMS) return this.#fail(id, { message: `At most ${MAX_STREAMS} streams per connection`, code: 'TOO_MANY_STREAMS' });
         const handle = this.#o.context.streams.create(this.#tenant!, false);
+        if (!(handle instanceof StreamHandle)) return this.#fail(id, handle);
         this.#o.context.streams.hold(handle);
         this.#streams.set(request.stream_id, { handle, queue: Promise.resolve(), pending: 0 });
         return this.#ok(id, { type: 'open_stream' });
@@ -158,7 +207,7 @@ export class WsSession {
         const stream = this.#streams.get(request.stream_id);
         if (!stream) return this.#ok(id, { type: 'close_stream' });
         this.#streams.delete(request.stream_id);
-        if (stream.cursor) this.#cursors.delete(stream.cursor.id);
+        this.#dropCursor(stream);
         stream.closing = true;
         return this.#enqueue(stream, async () => {
           await this.#o.context.streams.close(stream.handle);
@@ -171,13 +220,17 @@ export class WsSession {
         if (this.#sql.size >= MAX_STORED_SQL || this.#sqlBytes + size > MAX_STORED_SQL_BYTES) {
           return this.#fail(id, { message: `At most ${MAX_STORED_SQL} SQL texts (${MAX_STORED_SQL_BYTES / 1024 / 1024} MiB) per connection`, code: 'SQL_STORE_FULL' });
         }
+        if (!this.#o.memory.tryCharge(this.#tenant, size)) return this.#fail(id, this.#o.memory.refusal());
         this.#sql.set(request.sql_id, String(request.sql));
         this.#sqlBytes += size;
         return this.#ok(id, { type: 'store_sql' });
       }
       case 'close_sql': {
         const sql = this.#sql.get(request.sql_id);
-        if (sql !== undefined) this.#sqlBytes -= Buffer.byteLength(sql);
+        if (sql !== undefined) {
+          this.#sqlBytes -= Buffer.byteLength(sql);
+          this.#o.memory.release(this.#tenant, Buffer.byteLength(sql));
+        }
         this.#sql.delete(request.sql_id);
         return this.#ok(id, { type: 'close_sql' });
       }
@@ -218,7 +271,7 @@ export class WsSession {
 
   #cursorStep(id: number, stream: OpenStream, request: Extract<WsRequest, { type: 'fetch_cursor' | 'close_cursor' }>): void {
     if (request.type === 'close_cursor') {
-      if (stream.cursor?.id === request.cursor_id) stream.cursor = undefined;
+      if (stream.cursor?.id === request.cursor_id) this.#dropCursor(stream);
       this.#cursors.delete(request.cursor_id);
       return this.#ok(id, { type: 'close_cursor' });
     }
@@ -256,7 +309,12 @@ export class WsSession {
         result.type === 'ok' && result.response.type === 'batch'
           ? cursorEntries(result.response.result)
           : [{ type: 'error' as const, error: result.type === 'error' ? result.error : { message: 'The batch did not run' } }];
-      if (this.#cursors.get(request.cursor_id) === request.stream_id) stream.cursor = { id: request.cursor_id, entries, next: 0 };
+      if (this.#cursors.get(request.cursor_id) === request.stream_id && !this.#closed) {
+        // Held until closed or the connection goes: charged as the work it is (done), whatever the bound.
+        const bytes = JSON.stringify(entries).length;
+        this.#o.memory.charge(this.#tenant, bytes);
+        stream.cursor = { id: request.cursor_id, entries, next: 0, bytes };
+      }
       return this.#ok(id, { type: 'open_cursor' });
     }
     if (result.type === 'error') return this.#fail(id, result.error);
@@ -313,16 +371,39 @@ export class WsSession {
       });
   }
 
+  /** Forgets the stream's cursor and gives back what it held. */
+  #dropCursor(stream: OpenStream): void {
+    if (!stream.cursor) return;
+    this.#cursors.delete(stream.cursor.id);
+    this.#o.memory.release(this.#tenant, stream.cursor.bytes);
+    stream.cursor = undefined;
+  }
+
   #ok(id: number, response: WsResponse): void {
+    this.#answered(id);
     this.#send({ type: 'response_ok', request_id: id, response });
   }
 
   #fail(id: number, error: HranaError): void {
+    this.#answered(id);
     this.#send({ type: 'response_error', request_id: id, error });
   }
 
+  /** The request is answered: what its message was charged is given back. */
+  #answered(id: number): void {
+    const bytes = this.#inFlight.get(id);
+    if (bytes === undefined) return;
+    this.#inFlight.delete(id);
+    this.#o.memory.release(this.#tenant, bytes);
+  }
+
+  /** Sends `msg`, charged to the connection's project until it has left this process. */
   #send(msg: WsServerMsg): void {
-    if (!this.#closed) this.#o.send(msg);
+    if (this.#closed) return;
+    const text = JSON.stringify(msg);
+    const tenant = this.#tenant;
+    this.#o.memory.charge(tenant, text.length);
+    this.#o.send(text, () => this.#o.memory.release(tenant, text.length));
   }
 
   #protocolError(reason: string): void {

@@ -8,6 +8,8 @@ import type { DatabaseLimits } from '../sql/sql-limits.ts';
 /** One pipeline request's statements, for one stream of one tenant. */
 export interface PipelineRun {
   tenant: string;
+  /** The database's project (the shards' stored SQL is bounded by project); absent: the database is its own. */
+  project?: string;
   /** The stream's id (not its baton: batons stay in the main process). */
   stream: string;
   mode: SqlMode;

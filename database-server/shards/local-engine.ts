@@ -5,6 +5,7 @@ import { SqlError } from '../sql/sql-error.ts';
 import { DEFAULT_ANSWER_LIMITS, type AnswerLimits, type DatabaseLimits } from '../sql/sql-limits.ts';
 import type { DatabaseEngine, PipelineOutcome, PipelineRun } from './engine-port.ts';
 import { FairTurns } from './fair-turns.ts';
+import { ProjectMemory } from '../hrana/project-memory.ts';
 
 /** How long after a close the shard collects, so a round of idle databases closing costs one collection. */
 const COLLECT_AFTER_CLOSE_MS = 100;
@@ -17,6 +18,8 @@ export interface LocalEngineOptions extends LibsqlEngineOptions {
   maxPipelineAnswerBytes?: number;
   /** After this long, one pipeline request starts no more statements; default 30 s. */
   maxPipelineMs?: number;
+  /** The SQL text one project's streams may store here together (each stream 10 MiB at most); default 16 MiB. */
+  maxStoredSqlPerProject?: number;
 }
 
 /**
@@ -32,6 +35,8 @@ export class LocalEngine implements DatabaseEngine {
   readonly #maxPipelineAnswerBytes: number;
   readonly #maxPipelineMs: number;
   readonly #turns = new FairTurns();
+  /** Stored SQL text by project: the shard's heap is shared, and a project may open many streams. */
+  readonly #storedSql: ProjectMemory;
   #collecting: NodeJS.Timeout | undefined;
 
   constructor(options: LocalEngineOptions) {
@@ -39,6 +44,7 @@ export class LocalEngine implements DatabaseEngine {
     this.#answer = options.answer ?? DEFAULT_ANSWER_LIMITS;
     this.#maxPipelineAnswerBytes = options.maxPipelineAnswerBytes ?? 16 * 1024 * 1024;
     this.#maxPipelineMs = options.maxPipelineMs ?? 30_000;
+    this.#storedSql = new ProjectMemory({ limitBytes: options.maxStoredSqlPerProject ?? 16 * 1024 * 1024 });
   }
 
   databasePath(tenant: string): string {
@@ -54,7 +60,7 @@ export class LocalEngine implements DatabaseEngine {
     const counts: StatementCounts = { rowsRead: 0, rowsWritten: 0 };
     let stream = this.#streams.get(run.stream);
     if (stream === undefined) {
-      stream = new Stream({ tenant: run.tenant, engine: this.#sql });
+      stream = new Stream({ tenant: run.tenant, engine: this.#sql, storedSql: { memory: this.#storedSql, project: run.project ?? run.tenant } });
       this.#streams.set(run.stream, stream);
     } else if (stream.tenant !== run.tenant) {
       throw new SqlError('HRANA_PROTO_ERROR', 'The stream belongs to another database');

@@ -113,9 +113,10 @@ export class ShardPool implements DatabaseEngine {
   async run(run: PipelineRun): Promise<PipelineOutcome> {
     const shard = this.#shards[this.shardOf(run.tenant)]!;
     // At most so many pipelines in a shard at once; the others wait here, a project's beyond its share behind others'.
-    const release = await shard.slots.acquire(this.#options.projectOf?.(run.tenant) ?? run.tenant);
+    const project = run.project ?? this.#options.projectOf?.(run.tenant) ?? run.tenant;
+    const release = await shard.slots.acquire(project);
     try {
-      return (await this.#call(run.tenant, { op: 'run', run })) as PipelineOutcome;
+      return (await this.#call(run.tenant, { op: 'run', run: { ...run, project } })) as PipelineOutcome;
     } finally {
       release();
     }
