@@ -154,6 +154,7 @@ export async function startDatabaseServer(config: DatabaseServerConfig, log: Log
     growth: (tenant) => storage.freezeOf(tenant),
     vacuumRoom: () => storage.vacuumRoom(),
     afterRequest: (tenant, outcome) => directory.afterRequest(tenant, outcome),
+    unserved: (tenant) => directory.unserved(tenant),
     ...(ownership ? { route: hranaRouter(ownership, metas, locator, (token) => directory.tenantOfToken(token)) } : {}),
   });
   const admin = await adminServer({

@@ -1,5 +1,6 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { connect as tcpConnect } from 'node:net';
 import path from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -79,7 +80,15 @@ async function startNode(store: ObjectStore, options: { now?: () => number; load
     await directory.load();
     await directory.whenAllReady();
   }
-  const server = await startHranaServer({ port: 0, engine, streams, meter, authorize: (r, t) => directory.authorize(r, t), afterCommit: (t) => directory.afterCommit(t) });
+  const server = await startHranaServer({
+    port: 0,
+    engine,
+    streams,
+    meter,
+    authorize: (r, t) => directory.authorize(r, t),
+    afterCommit: (t) => directory.afterCommit(t),
+    unserved: (t) => directory.unserved(t),
+  });
   const clients: Client[] = [];
   let closed = false;
   const node: Node = {
@@ -272,6 +281,40 @@ describe('TenantDirectory behind the Hrana server', () => {
     // delete() closes the streams of the registry it was given; the server must be serving from that registry.
     expect(node.server.streams.lockFor('alpha').holder).toBeNull();
     tx.close();
+  });
+
+  it('refuses a request let in before its database was deleted and run after (its body still coming): no file of it comes back', async () => {
+    const node = await startNode(new MemoryObjectStore());
+    await node.directory.ensure('alpha', desired(['tok-alpha']));
+    // A server of its own on the same directory, to see when the request has been let in.
+    let letIn!: () => void;
+    const authorized = new Promise<void>((resolve) => (letIn = resolve));
+    const server = await startHranaServer({
+      port: 0,
+      engine: node.engine,
+      streams: node.streams,
+      authorize: async (r, t) => {
+        const caller = await node.directory.authorize(r, t);
+        letIn();
+        return caller;
+      },
+      unserved: (t) => node.directory.unserved(t),
+    });
+    const body = JSON.stringify({ baton: null, requests: [{ type: 'execute', stmt: { sql: 'CREATE TABLE t (x)' } }, { type: 'close' }] });
+    const socket = tcpConnect(server.port, '127.0.0.1');
+    const answer = new Promise<string>((resolve) => {
+      let text = '';
+      socket.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+      socket.on('end', () => resolve(text));
+    });
+    socket.write(`POST /v1/alpha/v2/pipeline HTTP/1.1\r\nhost: cw-db\r\nauthorization: Bearer tok-alpha\r\nconnection: close\r\ncontent-length: ${body.length}\r\n\r\n${body.slice(0, 10)}`);
+    await authorized;
+    await node.directory.delete('alpha');
+    socket.end(body.slice(10));
+    expect(await answer).toContain('"code":"TENANT_NOT_FOUND"');
+    const file = node.engine.databasePath('alpha');
+    expect([file, `${file}-wal`, `${file}-shm`].filter((f) => existsSync(f))).toEqual([]);
+    await server.close();
   });
 
   it('restores every tenant of the bucket on a start with an empty data directory', async () => {

@@ -14,6 +14,7 @@ import { databaseBytes, type StorageBudget } from './storage-budget.ts';
 import { failedOnSize, quotaRefusal, reachedQuota } from './daily-quota.ts';
 import type { PipelineOutcome } from './shards/engine-port.ts';
 import type { StreamRegistry } from './hrana/stream-registry.ts';
+import { MOVING } from './hrana/forward.ts';
 import type { UsageMeter } from './sql/usage-meter.ts';
 import { cappedLimits, effectiveLimits, engineLimits, type LimitPolicy } from './limit-policy.ts';
 import type { Fencing, Replication, TenantReplicaPort } from './replication-port.ts';
@@ -317,6 +318,15 @@ export class TenantDirectory {
     if (failedOnSize(outcome.results)) this.#options.meter.sizeQuota(tenant, true, this.#options.storage?.freezeOf(tenant) !== undefined);
     else if (outcome.counts.rowsWritten > 0) this.#options.meter.sizeQuota(tenant, false);
     this.#options.storage?.touched(tenant);
+  }
+
+  /**
+   * Why a request let in for `tenant` may not run after all: the database was deleted, or (several replicas) moved
+   * to another replica, since its caller was checked. Nothing when it is served here.
+   */
+  unserved(tenant: string): { message: string; code: string } | undefined {
+    if (this.#tenants.has(tenant)) return undefined;
+    return this.#options.cluster ? MOVING : { message: 'The database was deleted', code: 'TENANT_NOT_FOUND' };
   }
 
   /** Deletes the tenant: its tokens stop at once, then its streams, local files and bucket data go. */

@@ -31,6 +31,8 @@ export interface HranaServerOptions {
   afterCommit?: PipelineContext['afterCommit'];
   /** The daily quotas' gate and what each request did against them (cw-db's tenant directory). */
   quota?: PipelineContext['quota'];
+  /** Why a database let in is no longer served here (cw-db's tenant directory). */
+  unserved?: PipelineContext['unserved'];
   /** The storage budget's gate: why a database may not grow now (cw-db's storage-budget.ts). */
   growth?: PipelineContext['growth'];
   vacuumRoom?: PipelineContext['vacuumRoom'];
@@ -227,6 +229,7 @@ function pipelineContext(options: HranaServerOptions, streams: StreamRegistry): 
     growth: options.growth,
     vacuumRoom: options.vacuumRoom,
     afterRequest: options.afterRequest,
+    unserved: options.unserved,
     afterCommit: options.afterCommit,
   };
 }

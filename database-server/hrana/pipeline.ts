@@ -24,6 +24,12 @@ export interface PipelineContext {
   streams: StreamRegistry;
   engine: DatabaseEngine;
   meter?: UsageMeter;
+  /**
+   * Why `tenant` is no longer served here (deleted, or moved to another replica) though its caller was let in:
+   * asked under its lock, so a request whose body was still coming while the database went cannot open its file
+   * again. Absent: every tenant asked for is served.
+   */
+  unserved?: (tenant: string) => { message: string; code: string } | undefined;
   /** What the tenant's daily quotas refuse for its next request (daily-quota.ts); nothing when it is under them. */
   quota?: (tenant: string) => QuotaRefusal | undefined;
   /** Why the tenant's database may not grow for its next request (storage-budget.ts); nothing when it may. */
@@ -70,20 +76,20 @@ export async function handlePipeline(request: PipelineCaller & { body: unknown }
   }
 
   const ran = await runOnStream(stream, request, body.requests, context);
-  if (ran.kind === 'locked') return { status: 200, body: { baton: null, base_url: null, results: body.requests.map(() => ran.result) } };
+  if (ran.kind === 'refused') return { status: 200, body: { baton: null, base_url: null, results: body.requests.map(() => ran.result) } };
   if (ran.kind === 'failed') return { status: 503, body: ran.error };
   const baton = stream.closed ? null : streams.park(stream);
   return { status: 200, body: { baton, base_url: null, results: ran.results } };
 }
 
 /**
- * How requests on a stream ended: they ran (each with its result); the tenant's lock could not be had (every
- * request gets `result`, and the stream is closed); or the engine or the durability of a commit failed (the
+ * How requests on a stream ended: they ran (each with its result); they could not run, the tenant's lock not
+ * had or the tenant no longer served (every request gets `result`, and the stream is closed); or the engine or the durability of a commit failed (the
  * stream is closed, `error` says why and whether to retry).
  */
 export type StreamRun =
   | { kind: 'ran'; results: HranaStreamResult[] }
-  | { kind: 'locked'; result: HranaStreamResult }
+  | { kind: 'refused'; result: HranaStreamResult }
   | { kind: 'failed'; error: { message: string; code: 'DATABASE_RESTARTING' | 'DURABILITY_UNAVAILABLE' } };
 
 /**
@@ -98,7 +104,12 @@ export async function runOnStream(stream: StreamHandle, caller: PipelineCaller, 
     // A client cannot continue a stream whose baton it did not get back: answer every request with the error and
     // end the stream (it holds no lock, so its transaction, if any, is another stream's).
     await streams.close(stream);
-    return { kind: 'locked', result: { type: 'error', error: toHranaError(error) } };
+    return { kind: 'refused', result: { type: 'error', error: toHranaError(error) } };
+  }
+  const unserved = context.unserved?.(caller.tenant);
+  if (unserved) {
+    await streams.close(stream);
+    return { kind: 'refused', result: { type: 'error', error: unserved } };
   }
 
   let outcome: PipelineOutcome | undefined;

@@ -303,7 +303,7 @@ export class WsSession {
     const ran = await runOnStream(stream.handle, caller, closeToo ? [pipelineRequest, { type: 'close' }] : [pipelineRequest], this.#o.context);
     stream.txSince = stream.handle.inTransaction ? (stream.txSince ?? this.#now()) : undefined;
     if (stream.handle.closed && !stream.ended) stream.ended = { message: 'The stream was closed by the server', code: 'STREAM_CLOSED' };
-    const result: HranaStreamResult = ran.kind === 'ran' ? ran.results[0]! : ran.kind === 'locked' ? ran.result : { type: 'error', error: ran.error };
+    const result: HranaStreamResult = ran.kind === 'ran' ? ran.results[0]! : ran.kind === 'refused' ? ran.result : { type: 'error', error: ran.error };
     if (request.type === 'open_cursor') {
       const entries =
         result.type === 'ok' && result.response.type === 'batch'
