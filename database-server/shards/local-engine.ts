@@ -6,6 +6,8 @@ import { DEFAULT_ANSWER_LIMITS, type AnswerLimits, type DatabaseLimits } from '.
 import type { DatabaseEngine, PipelineOutcome, PipelineRun } from './engine-port.ts';
 import { FairTurns } from './fair-turns.ts';
 import { ProjectMemory } from '../hrana/project-memory.ts';
+import type { SqlConnection } from '../sql/sql-engine.ts';
+import { ShardTime } from './shard-time.ts';
 
 /** How long after a close the shard collects, so a round of idle databases closing costs one collection. */
 const COLLECT_AFTER_CLOSE_MS = 100;
@@ -20,6 +22,8 @@ export interface LocalEngineOptions extends LibsqlEngineOptions {
   maxPipelineMs?: number;
   /** The SQL text one project's streams may store here together (each stream 10 MiB at most); default 16 MiB. */
   maxStoredSqlPerProject?: number;
+  /** Who used this shard's thread lately, and the cap on a hog's statements; default `new ShardTime()`. */
+  shardTime?: ShardTime;
 }
 
 /**
@@ -37,6 +41,7 @@ export class LocalEngine implements DatabaseEngine {
   readonly #turns = new FairTurns();
   /** Stored SQL text by project: the shard's heap is shared, and a project may open many streams. */
   readonly #storedSql: ProjectMemory;
+  readonly #time: ShardTime;
   #collecting: NodeJS.Timeout | undefined;
 
   constructor(options: LocalEngineOptions) {
@@ -45,6 +50,7 @@ export class LocalEngine implements DatabaseEngine {
     this.#maxPipelineAnswerBytes = options.maxPipelineAnswerBytes ?? 16 * 1024 * 1024;
     this.#maxPipelineMs = options.maxPipelineMs ?? 30_000;
     this.#storedSql = new ProjectMemory({ limitBytes: options.maxStoredSqlPerProject ?? 16 * 1024 * 1024 });
+    this.#time = options.shardTime ?? new ShardTime();
   }
 
   databasePath(tenant: string): string {
@@ -65,8 +71,11 @@ export class LocalEngine implements DatabaseEngine {
     } else if (stream.tenant !== run.tenant) {
       throw new SqlError('HRANA_PROTO_ERROR', 'The stream belongs to another database');
     }
+    const project = run.project ?? run.tenant;
+    let connection: SqlConnection;
     try {
-      this.#sql.connection(run.tenant).setMode(run.mode, run.refusal, run.freeze, run.vacuumRoomBytes);
+      connection = this.#sql.connection(run.tenant);
+      connection.setMode(run.mode, run.refusal, run.freeze, run.vacuumRoomBytes);
     } catch (error) {
       // The database could not even be opened: every request gets that error, and the stream ends.
       this.#end(run.stream, stream);
@@ -79,6 +88,18 @@ export class LocalEngine implements DatabaseEngine {
     // statements, so many long batches cannot keep every other database of the shard waiting for a slot.
     const deadline = Date.now() + this.#maxPipelineMs;
     let overran: SqlError | undefined;
+    // The shard's time this request takes is counted to its project, a turn at a time; a project that took much of
+    // it lately while others share the shard has its statements cut short (shard-time.ts), decided at each turn.
+    let since = 0;
+    const take = async () => {
+      await this.#turns.acquire(run.tenant);
+      since = performance.now();
+      connection.setStatementCap(this.#time.capFor(project));
+    };
+    const give = () => {
+      this.#time.add(project, performance.now() - since);
+      this.#turns.release();
+    };
     const turn = async () => {
       if (Date.now() > deadline) {
         overran ??= new SqlError(
@@ -87,10 +108,10 @@ export class LocalEngine implements DatabaseEngine {
         );
         throw overran;
       }
-      this.#turns.release();
-      await this.#turns.acquire(run.tenant);
+      give();
+      await take();
     };
-    await this.#turns.acquire(run.tenant);
+    await take();
     try {
       for (const [i, request] of run.requests.entries()) {
         try {
@@ -104,7 +125,7 @@ export class LocalEngine implements DatabaseEngine {
       // What the request left half done (a batch's transaction) is undone, as a stream that expired is.
       if (overran) this.#end(run.stream, stream);
     } finally {
-      this.#turns.release();
+      give();
     }
     const autocommit = stream.isAutocommit();
     if (stream.closed) this.#streams.delete(run.stream);

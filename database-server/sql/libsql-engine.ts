@@ -194,6 +194,7 @@ class LibsqlConnection implements SqlConnection {
   #refusal: QuotaRefusal | undefined;
   #freeze: GrowthFreeze | undefined;
   #vacuumRoomBytes: number | undefined;
+  #capMs: number | undefined;
   /** The connection's settings before the read-only caller now running, restored after it. */
   #settingsBeforeReader: unknown[] | undefined;
   #settingsStmts: Statement[] | undefined;
@@ -251,7 +252,7 @@ class LibsqlConnection implements SqlConnection {
     if (OWN_VACUUM.test(sql)) return this.#vacuum();
     const before = this.#counters();
     const stmt = this.#prepare(sql);
-    const timeout = { queryTimeout: this.#limits.statementTimeoutMs };
+    const timeout = { queryTimeout: this.#statementTimeoutMs() };
     let columns: SqlResult['columns'] = [];
     const rows: SqlValue[][] = [];
     let rowsReturned = 0;
@@ -316,7 +317,7 @@ class LibsqlConnection implements SqlConnection {
     this.#internal(() => {
       this.#db.pragma('temp_store = FILE');
       try {
-        this.#db.exec('VACUUM', { queryTimeout: this.#limits.statementTimeoutMs });
+        this.#db.exec('VACUUM', { queryTimeout: this.#statementTimeoutMs() });
       } finally {
         this.#db.pragma('temp_store = MEMORY');
       }
@@ -329,7 +330,7 @@ class LibsqlConnection implements SqlConnection {
     if (this.#refusal?.blocks === 'all') throw refused(this.#refusal);
     return this.#wrap(() => {
       const before = this.#counters().total;
-      this.#db.exec(sql, { queryTimeout: this.#limits.statementTimeoutMs });
+      this.#db.exec(sql, { queryTimeout: this.#statementTimeoutMs() });
       return Number(this.#counters().total - before);
     });
   }
@@ -348,6 +349,14 @@ class LibsqlConnection implements SqlConnection {
 
   isAutocommit(): boolean {
     return !this.#db.inTransaction;
+  }
+
+  setStatementCap(capMs: number | undefined): void {
+    this.#capMs = capMs !== undefined && capMs < this.#limits.statementTimeoutMs ? capMs : undefined;
+  }
+
+  #statementTimeoutMs(): number {
+    return this.#capMs ?? this.#limits.statementTimeoutMs;
   }
 
   setMode(mode: SqlMode, refusal?: QuotaRefusal, freeze?: GrowthFreeze, vacuumRoomBytes?: number): void {
@@ -444,6 +453,12 @@ class LibsqlConnection implements SqlConnection {
   #explain(error: SqlError): SqlError {
     switch (error.code) {
       case 'SQLITE_INTERRUPT':
+        if (this.#capMs !== undefined) {
+          return new SqlError(
+            'SQLITE_INTERRUPT',
+            `The statement was interrupted after ${this.#capMs / 1000} s: this database's project has used much of its shard's time in the last seconds while other databases share it, so its statements are cut short for now; retry in a few seconds, or split the work into shorter statements`,
+          );
+        }
         return new SqlError('SQLITE_INTERRUPT', `The statement was interrupted: it ran longer than this database's statement time limit of ${this.#limits.statementTimeoutMs / 1000} s`);
       case 'SQLITE_READONLY':
         // Writes are refused for the quota (query_only): the client is told which, and until when.

@@ -51,6 +51,11 @@ export interface SqlConnection {
    * `vacuumRoomBytes` of the disk is refused.
    */
   setMode(mode: SqlMode, refusal?: QuotaRefusal, freeze?: GrowthFreeze, vacuumRoomBytes?: number): void;
+  /**
+   * Cuts the next statements at `capMs` when that is below the database's statement time limit (its project has
+   * used much of a shared shard's time lately: shard-time.ts); `undefined` lifts the cap.
+   */
+  setStatementCap(capMs: number | undefined): void;
   /** Moves every WAL frame into the database file and empties the WAL (`wal_checkpoint(TRUNCATE)`). */
   checkpoint(): void;
   /** Closes the connection; an open transaction is rolled back. Closing twice is harmless. */
