@@ -112,8 +112,19 @@ interface Limits {
   answerStallMs: number;
 }
 
+/** Bodies up to this size are always read: a project at its memory bound can still send what frees memory (a close). */
+const SMALL_BODY_BYTES = 64 * 1024;
+
 async function serve(request: IncomingMessage, response: ServerResponse, options: HranaServerOptions, streams: StreamRegistry, limits: Limits): Promise<void> {
   const { maxBodyBytes, memory } = limits;
+  // Whether the client is gone, and what its answer is charged until then: known from the start, since the
+  // connection may close at any await below (the answer is then neither charged nor kept).
+  const exchange = { gone: false, answer: { tenant: '', bytes: 0 } };
+  response.once('close', () => {
+    exchange.gone = true;
+    memory.release(exchange.answer.tenant, exchange.answer.bytes);
+    exchange.answer.bytes = 0;
+  });
   const pathname = new URL(request.url ?? '/', 'http://localhost').pathname;
   // sqld's health endpoint: probes and the API's /readyz.
   if (pathname === '/health' && request.method === 'GET') return void send(response, { status: 200, body: 'ok' });
@@ -138,12 +149,17 @@ async function serve(request: IncomingMessage, response: ServerResponse, options
   }
 
   // The body is held (read, then parsed) until the pipeline has run; the answer until the client has taken it.
-  const read = await readBody(request, maxBodyBytes, (bytes) => memory.tryCharge(caller.tenant, bytes));
+  const charge = (bytes: number, sofar: number) => {
+    if (sofar > SMALL_BODY_BYTES) return memory.tryCharge(caller.tenant, bytes);
+    memory.charge(caller.tenant, bytes);
+    return true;
+  };
+  const read = exchange.gone ? ({ refused: 'gone', charged: 0 } as const) : await readBody(request, response, maxBodyBytes, charge);
   try {
     if ('refused' in read) {
       if (read.refused === 'gone') return;
       if (read.refused === 'too-large') return void send(response, error(413, 'REQUEST_TOO_LARGE', `Body over ${maxBodyBytes} bytes`));
-      return void send(response, { status: 429, body: memory.refusal() }, { 'retry-after': '1' });
+      return void send(response, busy(memory), { 'retry-after': '1' });
     }
     let body: unknown;
     try {
@@ -151,16 +167,30 @@ async function serve(request: IncomingMessage, response: ServerResponse, options
     } catch {
       return void send(response, error(400, 'HRANA_PROTO_ERROR', 'The body is not JSON'));
     }
+    // A small body was read whatever the project holds: it runs only if the project is within its bound, or if it
+    // only frees (closes its stream).
+    if (memory.heldBy(caller.tenant) > memory.limitBytes && !onlyCloses(body)) return void send(response, busy(memory), { 'retry-after': '1' });
     const context = pipelineContext(options, streams);
     const answer = await handlePipeline({ ...caller, body }, context);
     const bytes = send(response, answer);
+    if (exchange.gone) return;
     memory.charge(caller.tenant, bytes);
-    response.once('close', () => memory.release(caller.tenant, bytes));
+    exchange.answer = { tenant: caller.tenant, bytes };
     // A client that stops reading would keep the answer here for good: the socket's idle timer gives it up.
     response.setTimeout(limits.answerStallMs, () => response.destroy());
   } finally {
     memory.release(caller.tenant, read.charged);
   }
+}
+
+function busy(memory: ProjectMemory): { status: number; body: object } {
+  return { status: 429, body: memory.refusal() };
+}
+
+/** Whether a pipeline's requests only close its stream (what a client sends to end a transaction). */
+function onlyCloses(body: unknown): boolean {
+  const requests = (body as { requests?: unknown } | null)?.requests;
+  return Array.isArray(requests) && requests.every((r) => (r as { type?: unknown } | null)?.type === 'close');
 }
 
 /** A request body as read: the body, or why not; `charged` is what is charged for it until the caller releases it. */
@@ -171,7 +201,7 @@ type BodyRead = { body: Buffer; charged: number } | { refused: 'too-large' | 'bu
  * (the caller's project holds its memory bound). A refused body is answered at once; its rest is drained unread
  * so the answer can still be sent on the connection.
  */
-function readBody(request: IncomingMessage, maxBytes: number, charge: (bytes: number) => boolean): Promise<BodyRead> {
+function readBody(request: IncomingMessage, response: ServerResponse, maxBytes: number, charge: (bytes: number, sofar: number) => boolean): Promise<BodyRead> {
   return new Promise((resolve) => {
     if (Number(request.headers['content-length'] ?? 0) > maxBytes) {
       request.resume();
@@ -183,7 +213,7 @@ function readBody(request: IncomingMessage, maxBytes: number, charge: (bytes: nu
     request.on('data', (chunk: Buffer) => {
       if (refused) return;
       size += chunk.length;
-      const why = size > maxBytes ? 'too-large' : charge(chunk.length) ? undefined : 'busy';
+      const why = size > maxBytes ? 'too-large' : charge(chunk.length, size) ? undefined : 'busy';
       if (why === undefined) return void chunks.push(chunk);
       refused = true;
       resolve({ refused: why, charged: size - chunk.length });
@@ -193,6 +223,7 @@ function readBody(request: IncomingMessage, maxBytes: number, charge: (bytes: nu
     const gone = () => resolve({ refused: 'gone', charged: size });
     request.on('close', gone);
     request.on('error', gone);
+    response.once('close', gone);
   });
 }
 

@@ -60,6 +60,8 @@ export async function handlePipeline(request: PipelineCaller & { body: unknown }
   if (body.baton != null && typeof body.baton !== 'string') {
     return { status: 400, body: 'Invalid baton' };
   }
+  const tooMany = tooManyStatements(body.requests);
+  if (tooMany) return { status: 400, body: tooMany };
 
   let stream: StreamHandle;
   if (body.baton == null) {
@@ -76,10 +78,33 @@ export async function handlePipeline(request: PipelineCaller & { body: unknown }
   }
 
   const ran = await runOnStream(stream, request, body.requests, context);
+  // Ended (a close, or the engine lost it): it is not parked, and no longer counts as the project's.
+  if (stream.closed) streams.ended(stream);
   if (ran.kind === 'refused') return { status: 200, body: { baton: null, base_url: null, results: body.requests.map(() => ran.result) } };
   if (ran.kind === 'failed') return { status: 503, body: ran.error };
   const baton = stream.closed ? null : streams.park(stream);
   return { status: 200, body: { baton, base_url: null, results: ran.results } };
+}
+
+/** What one pipeline (or WebSocket request) may carry: requests and batch steps together. */
+export const MAX_STATEMENTS_PER_REQUEST = 10_000;
+
+/**
+ * The error for `requests` carrying more than {@link MAX_STATEMENTS_PER_REQUEST} requests and batch steps: each
+ * gets an answer of its own, even an empty one an error, so a small body of many empty steps would be answered
+ * tens of times its size. Nothing when they are within it.
+ */
+export function tooManyStatements(requests: unknown[]): { message: string; code: string } | undefined {
+  let count = requests.length;
+  for (const request of requests) {
+    const steps = (request as { batch?: { steps?: unknown } } | null)?.batch?.steps;
+    if (Array.isArray(steps)) count += steps.length;
+  }
+  if (count <= MAX_STATEMENTS_PER_REQUEST) return undefined;
+  return {
+    message: `A request may carry at most ${MAX_STATEMENTS_PER_REQUEST.toLocaleString('en-US')} statements (requests and batch steps together), not ${count.toLocaleString('en-US')}: split it`,
+    code: 'HRANA_PROTO_ERROR',
+  };
 }
 
 /**

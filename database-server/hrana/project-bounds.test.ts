@@ -2,7 +2,8 @@ import { connect as tcpConnect, type Socket } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { LibsqlError } from '@libsql/client';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { HranaServer } from './http-server.ts';
+import { startHranaServer, type HranaServer } from './http-server.ts';
+import type { DatabaseEngine } from '../shards/engine-port.ts';
 import { ProjectMemory } from './project-memory.ts';
 import { StreamRegistry } from './stream-registry.ts';
 import { startEngineTestbed, type EngineTestbed } from './testing/engine-testbed.ts';
@@ -64,6 +65,7 @@ function unfinishedBody(database: string, sent: number, declared: number): Socke
 
 describe('one project’s share of the main process', () => {
   it('refuses a project’s next request while its unfinished bodies hold its bound, serves other projects, and frees the bytes when they go', async () => {
+    const open = await pipeline('bodies-c', { requests: [execute('BEGIN')] });
     const sent = 4 * MIB - 100_000;
     const held = [unfinishedBody('bodies-a', sent, 4 * MIB), unfinishedBody('bodies-b', sent, 4 * MIB)];
     await vi.waitFor(() => expect(memory.heldBy('bodies-a')).toBe(2 * sent), { timeout: 5_000 });
@@ -73,6 +75,8 @@ describe('one project’s share of the main process', () => {
     const refused = await pipeline('bodies-c', padded);
     expect(refused.status).toBe(429);
     expect(refused.json).toMatchObject({ code: 'PROJECT_BUSY', message: expect.stringContaining('8 MiB') });
+    // What only closes a stream still runs (a client ending its transaction must not keep its lock).
+    expect((await pipeline('bodies-c', { baton: open.json.baton, requests: [{ type: 'close' }] })).status).toBe(200);
     // Another project is served as ever, with the official client too.
     expect((await pipeline('victim-a', padded)).status).toBe(200);
     expect((await testbed.connect('victim-b').execute('SELECT 2 AS two')).rows[0]?.two).toBe(2);
@@ -151,12 +155,49 @@ describe('one project’s share over WebSocket', () => {
     socket.ws.close();
   });
 
-  it('closes a connection whose messages behind an unanswered hello pass what callers not yet authenticated may hold', async () => {
+  it('reads nothing sent behind a hello until its token is checked, then answers it in order', async () => {
     const socket = await socketOf('slow');
-    const big = { type: 'request', request: { type: 'store_sql', sql_id: 1, sql: 'x'.repeat(3.5 * MIB) } };
-    for (const id of [1, 2, 3]) socket.send({ ...big, request_id: id });
-    expect(await socket.closed).toBe(1013);
-    await vi.waitFor(() => expect(memory.heldBy(undefined)).toBe(0), { timeout: 5_000 });
+    socket.send({ type: 'request', request_id: 1, request: { type: 'open_stream', stream_id: 1 } });
+    socket.send({ type: 'request', request_id: 2, request: { type: 'execute', stream_id: 1, stmt: { sql: 'SELECT 7 AS seven' } } });
+    expect(await socket.next()).toMatchObject({ type: 'hello_ok' });
+    expect(await socket.next()).toMatchObject({ type: 'response_ok', request_id: 1 });
+    expect(await socket.next()).toMatchObject({ type: 'response_ok', request_id: 2, response: { result: { rows: [[{ value: '7' }]] } } });
+    expect(memory.heldBy(undefined)).toBe(0);
+    socket.ws.close();
+  });
+
+  it('closes a connection whose hello is not a string, and serves the next one', async () => {
+    const socket = await openRawWebSocket(`ws://127.0.0.1:${server.port}/v1`, 'hrana3');
+    socket.send({ type: 'hello', jwt: 123 });
+    expect(await socket.closed).toBe(1002);
+    const next = await socketOf('whello-a');
+    expect(await next.next()).toMatchObject({ type: 'hello_ok' });
+    next.ws.close();
+  });
+
+  it('charges nothing for a cursor whose stream is closed right behind its open_cursor', async () => {
+    const socket = await socketOf('wclosed-a');
+    expect(await socket.next()).toMatchObject({ type: 'hello_ok' });
+    socket.send({ type: 'request', request_id: 1, request: { type: 'open_stream', stream_id: 1 } });
+    socket.send({ type: 'request', request_id: 2, request: { type: 'open_cursor', stream_id: 1, cursor_id: 3, batch: { steps: [{ stmt: { sql: 'SELECT randomblob(1000000)' } }] } } });
+    socket.send({ type: 'request', request_id: 3, request: { type: 'close_stream', stream_id: 1 } });
+    for (const id of [1, 2, 3]) expect(await socket.next()).toMatchObject({ request_id: id });
+    await vi.waitFor(() => expect(memory.heldBy('wclosed-a')).toBe(0));
+    // The cursor id is free again on a new stream.
+    socket.send({ type: 'request', request_id: 4, request: { type: 'open_stream', stream_id: 2 } });
+    socket.send({ type: 'request', request_id: 5, request: { type: 'open_cursor', stream_id: 2, cursor_id: 3, batch: { steps: [{ stmt: { sql: 'SELECT 1' } }] } } });
+    for (const id of [4, 5]) expect(await socket.next()).toMatchObject({ type: 'response_ok', request_id: id });
+    socket.ws.close();
+  });
+});
+
+describe('what a request may carry', () => {
+  it('refuses a pipeline of more than 10,000 statements, whose answer would be many times its body', async () => {
+    const refused = await pipeline('many-steps', { requests: Array.from({ length: 10_001 }, () => ({})) });
+    expect(refused.status).toBe(400);
+    expect(refused.json).toMatchObject({ code: 'HRANA_PROTO_ERROR', message: expect.stringContaining('at most 10,000 statements') });
+    const batch = { type: 'batch', batch: { steps: Array.from({ length: 10_000 }, () => ({ stmt: { sql: 'SELECT 1' } })) } };
+    expect((await pipeline('many-steps', { requests: [batch, { type: 'close' }] })).status).toBe(400);
   });
 });
 
@@ -215,5 +256,84 @@ describe('stored SQL a project keeps in a shard', () => {
 
     await pipeline('shardsql-a', { baton: first.json.baton, requests: [{ type: 'close' }] });
     expect((await store('shardsql-b')).json.results).toMatchObject([{ type: 'ok' }]);
+  });
+});
+
+describe('requests that wait on the engine', () => {
+  // The engine as a shard is to the main process: answering later. Each run waits `RUN_MS` first.
+  const RUN_MS = 300;
+  let slow: HranaServer;
+  let runs = 0;
+  let finished = 0;
+  const slowMemory = new ProjectMemory({ limitBytes: 8 * MIB, projectOf });
+  const slowStreams = new StreamRegistry({ projectOf, maxStreamsPerProject: 3 });
+
+  beforeAll(async () => {
+    const engine = testbed.engine;
+    const later: DatabaseEngine = {
+      databasePath: (tenant) => engine.databasePath(tenant),
+      open: (tenant, limits) => engine.open(tenant, limits),
+      run: async (run) => {
+        runs++;
+        await delay(RUN_MS);
+        try {
+          return await engine.run(run);
+        } finally {
+          finished++;
+        }
+      },
+      closeStream: (tenant, stream) => engine.closeStream(tenant, stream),
+      checkpoint: (tenant) => engine.checkpoint(tenant),
+      closeTenant: (tenant) => engine.closeTenant(tenant),
+      onRestart: () => {},
+      close: async () => {},
+    };
+    slow = await startHranaServer({
+      port: 0,
+      engine: later,
+      memory: slowMemory,
+      streams: slowStreams,
+      maxBodyBytes: 4 * MIB,
+      authorize: (_request, pathTenant) => ({ tenant: pathTenant ?? 'none' }),
+      websocket: { authorize: async (token) => ({ tenant: token ?? 'none' }) },
+    });
+  });
+  afterAll(() => slow.close());
+
+  const slowPipeline = (database: string, body: unknown, signal?: AbortSignal) =>
+    fetch(`http://127.0.0.1:${slow.port}/v1/${database}/v2/pipeline`, { method: 'POST', body: JSON.stringify(body), ...(signal ? { signal } : {}) });
+
+  it('charges nothing for the answer of a client that left while its request ran', async () => {
+    const gone = slowPipeline('left-a', { requests: [execute('SELECT randomblob(3000000)'), { type: 'close' }] }, AbortSignal.timeout(RUN_MS / 3));
+    await expect(gone).rejects.toThrow();
+    // The run ends after the client left: its answer is neither kept nor charged.
+    const done = finished;
+    await vi.waitFor(() => expect(finished).toBeGreaterThan(done));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(slowMemory.heldBy('left-a')).toBe(0);
+  });
+
+  it('counts a project’s streams from their first request, so requests at once cannot pass the bound', async () => {
+    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => slowPipeline(`burst-${i}`, { requests: [execute('SELECT 1')] })));
+    const statuses = answers.map((a) => a.status).sort();
+    expect(statuses).toEqual([200, 200, 200, 429, 429, 429]);
+  });
+
+  it('runs nothing more for a WebSocket gone while its requests waited', async () => {
+    const socket = await openRawWebSocket(`ws://127.0.0.1:${slow.port}/v1`, 'hrana3');
+    socket.send({ type: 'hello', jwt: 'wgone-a' });
+    expect(await socket.next()).toMatchObject({ type: 'hello_ok' });
+    socket.send({ type: 'request', request_id: 1, request: { type: 'open_stream', stream_id: 1 } });
+    for (let id = 2; id < 8; id++) socket.send({ type: 'request', request_id: id, request: { type: 'execute', stream_id: 1, stmt: { sql: 'SELECT 1' } } });
+    expect(await socket.next()).toMatchObject({ type: 'response_ok', request_id: 1 });
+    await vi.waitFor(() => expect(runs).toBeGreaterThan(0));
+    const before = runs;
+    socket.ws.terminate();
+    // The run under way ends; then as long again for another to start.
+    await vi.waitFor(() => expect(finished).toBe(runs));
+    await delay(RUN_MS * 2);
+    // The run under way when it went may finish; none of the five behind it starts.
+    expect(runs - before).toBeLessThanOrEqual(1);
+    expect(slowMemory.heldBy('wgone-a')).toBe(0);
   });
 });

@@ -50,7 +50,7 @@ export interface StreamRegistryOptions {
    * Default 5 min (what a WebSocket's transaction may last too).
    */
   transactionTimeoutMs?: number;
-  /** Streams one project may keep alive between requests (parked or held by WebSockets); default 1,000. */
+  /** Streams one project may have at once (running a request, parked for its next, or held by WebSockets); default 1,000. */
   maxStreamsPerProject?: number;
   /** The project a database belongs to; default: the database is its own project. */
   projectOf?: (tenant: string) => string;
@@ -75,8 +75,9 @@ export class StreamRegistry {
   readonly transactionTimeoutMs: number;
   readonly maxStreamsPerProject: number;
   readonly #projectOf: (tenant: string) => string;
-  /** Streams alive between requests (parked or held), by project. */
+  /** Streams created and not ended yet (running a request, parked between requests, or held), by project. */
   readonly #alive = new Map<string, number>();
+  readonly #counted = new WeakSet<StreamHandle>();
   readonly #now: () => number;
   readonly #parked = new Map<string, { stream: StreamHandle; since: number }>();
   readonly #expired = new Map<string, { at: number; endedBy?: HranaEnd }>();
@@ -111,7 +112,15 @@ export class StreamRegistry {
         code: 'TOO_MANY_STREAMS',
       };
     }
-    return new StreamHandle(tenant, project, readOnly);
+    const stream = new StreamHandle(tenant, project, readOnly);
+    this.#counted.add(stream);
+    this.#alive.set(project, (this.#alive.get(project) ?? 0) + 1);
+    return stream;
+  }
+
+  /** A stream that ended where its SQL runs (a `close` request) and will not be parked: it no longer counts. */
+  ended(stream: StreamHandle): void {
+    this.#uncount(stream);
   }
 
   /** Notes what a request left `stream` with: a transaction open since when, or none. */
@@ -119,8 +128,9 @@ export class StreamRegistry {
     stream.transactionSince = inTransaction ? (stream.transactionSince ?? this.#now()) : undefined;
   }
 
-  #counted(stream: StreamHandle, delta: 1 | -1): void {
-    const count = (this.#alive.get(stream.project) ?? 0) + delta;
+  #uncount(stream: StreamHandle): void {
+    if (!this.#counted.delete(stream)) return;
+    const count = (this.#alive.get(stream.project) ?? 0) - 1;
     if (count > 0) this.#alive.set(stream.project, count);
     else this.#alive.delete(stream.project);
   }
@@ -135,7 +145,6 @@ export class StreamRegistry {
       return expired.endedBy ? { missing: 'expired', endedBy: expired.endedBy } : { missing: 'expired' };
     }
     this.#parked.delete(baton);
-    this.#counted(parked.stream, -1);
     if (this.#overran(parked.stream, this.#now())) {
       const endedBy = this.#transactionTimedOut();
       this.#expired.set(baton, { at: this.#now(), endedBy });
@@ -155,16 +164,13 @@ export class StreamRegistry {
 
   /** Registers a stream a WebSocket connection keeps open between requests (until `close`). */
   hold(stream: StreamHandle): void {
-    if (this.#held.has(stream)) return;
     this.#held.add(stream);
-    this.#counted(stream, 1);
   }
 
   /** Parks `stream` until its next request and returns its new baton. */
   park(stream: StreamHandle): string {
     const baton = randomBytes(24).toString('base64url');
     this.#parked.set(baton, { stream, since: this.#now() });
-    this.#counted(stream, 1);
     return baton;
   }
 
@@ -204,7 +210,8 @@ export class StreamRegistry {
    * it. Resolves when both are done; never rejects (an engine that lost the stream has nothing left to roll back).
    */
   async close(stream: StreamHandle): Promise<void> {
-    if (this.#held.delete(stream)) this.#counted(stream, -1);
+    this.#held.delete(stream);
+    this.#uncount(stream);
     if (stream.closed) return this.releaseUnlessInTransaction(stream);
     stream.closed = true;
     await this.#end(stream).catch(() => {});
@@ -219,7 +226,6 @@ export class StreamRegistry {
       const overran = this.#overran(stream, now);
       if (now - since <= this.idleTimeoutMs && !overran) continue;
       this.#parked.delete(baton);
-      this.#counted(stream, -1);
       void this.close(stream);
       this.#expired.set(baton, overran ? { at: now, endedBy: this.#transactionTimedOut() } : { at: now });
     }
@@ -282,7 +288,6 @@ export class StreamRegistry {
     for (const [baton, { stream }] of this.#parked) {
       if (!affected(stream)) continue;
       this.#parked.delete(baton);
-      this.#counted(stream, -1);
       closing.push(this.close(stream));
       this.#expired.set(baton, { at: now, ...(endedBy ? { endedBy } : {}) });
     }
@@ -303,7 +308,6 @@ export class StreamRegistry {
     for (const [baton, { stream }] of this.#parked) {
       if (!affected(stream.tenant)) continue;
       this.#parked.delete(baton);
-      this.#counted(stream, -1);
       this.#drop(stream);
       this.#expired.set(baton, { at: now });
     }
@@ -311,7 +315,8 @@ export class StreamRegistry {
   }
 
   #drop(stream: StreamHandle): void {
-    if (this.#held.delete(stream)) this.#counted(stream, -1);
+    this.#held.delete(stream);
+    this.#uncount(stream);
     stream.closed = true;
     stream.transactionSince = undefined;
     this.releaseUnlessInTransaction(stream);

@@ -82,6 +82,8 @@ export function serveWebSockets(server: Server, context: PipelineContext, option
         return true;
       },
       memory: options.memory,
+      pause: () => ws.pause(),
+      resume: () => ws.resume(),
       send: (text, sent) => {
         ws.send(text, sent);
         // A client that stops reading while it keeps sending requests (each answered, if only with a refusal)
@@ -95,7 +97,8 @@ export function serveWebSockets(server: Server, context: PipelineContext, option
     ws.on('message', (data, isBinary) => {
       lastMessage = Date.now();
       if (isBinary) return ws.close(1003, 'Binary messages are not served (hrana3-protobuf)');
-      void session.message(Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.concat(Array.isArray(data) ? data : [Buffer.from(data)]).toString('utf8'));
+      // A failure no message should cause ends this connection, never the process.
+      session.message(Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.concat(Array.isArray(data) ? data : [Buffer.from(data)]).toString('utf8')).catch(() => ws.terminate());
     });
     const timer = setInterval(
       () => {

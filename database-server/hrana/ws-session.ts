@@ -1,6 +1,6 @@
 import type { HranaBatchStep, HranaError, HranaStmt, HranaStreamRequest, HranaStreamResult } from './hrana-types.ts';
 import type { Refusal } from './http-server.ts';
-import { runOnStream, type PipelineCaller, type PipelineContext } from './pipeline.ts';
+import { runOnStream, tooManyStatements, type PipelineCaller, type PipelineContext } from './pipeline.ts';
 import type { ProjectMemory } from './project-memory.ts';
 import { StreamHandle } from './stream-registry.ts';
 import { cursorEntries, type CursorEntry, type WsClientMsg, type WsRequest, type WsResponse, type WsServerMsg } from './ws-protocol.ts';
@@ -10,6 +10,10 @@ const MAX_STREAMS = 128;
 const MAX_STORED_SQL = 1000;
 const MAX_STORED_SQL_BYTES = 10 * 1024 * 1024;
 const MAX_FETCH = 10_000;
+/** Requests a connection may have waiting or running; past it the connection is read no further until some end. */
+const MAX_IN_FLIGHT = 32;
+/** Requests that only free what the connection holds: never refused for the project's memory. */
+const FREEING = new Set(['close_stream', 'close_sql', 'close_cursor']);
 
 /** What a session needs from its server. */
 export interface WsSessionOptions {
@@ -30,6 +34,9 @@ export interface WsSessionOptions {
   memory: ProjectMemory;
   /** Sends a message; `sent` is called once it left this process (or the connection is gone). */
   send: (text: string, sent: () => void) => void;
+  /** Stops reading the connection's messages (they wait in the socket's buffers), until `resume`. */
+  pause: () => void;
+  resume: () => void;
   /** Ends the connection: a protocol error (`1002`), or a refused hello (`4001`). */
   close: (code: number, reason: string) => void;
   now?: () => number;
@@ -70,6 +77,8 @@ export class WsSession {
   #sqlBytes = 0;
   /** Requests received and not answered yet, with the bytes each is charged. */
   readonly #inFlight = new Map<number, number>();
+  /** Why the connection is not read now (a hello being checked, too many requests in flight). */
+  readonly #pausedFor = new Set<'hello' | 'in-flight'>();
   #closed = false;
   /** The last hello's check: requests sent right behind it (clients do not wait for hello_ok) wait for it. */
   #greeted: Promise<void> = Promise.resolve();
@@ -94,12 +103,20 @@ export class WsSession {
       return this.#protocolError('The message is not a JSON object');
     }
     if (msg.type === 'hello') {
+      if (msg.jwt != null && typeof msg.jwt !== 'string') return this.#protocolError('The hello’s jwt must be a string');
       const jwt = msg.jwt ?? undefined;
-      this.#greeted = this.#greeted.then(() => this.#hello(jwt));
+      // Requests sent right behind the hello wait for its answer in the socket's buffers, not here: the
+      // connection is read no further until the token is checked.
+      this.#pause('hello');
+      this.#greeted = this.#greeted
+        .then(() => this.#hello(jwt))
+        .catch(() => this.#protocolError('Internal error'))
+        .finally(() => this.#resume('hello'));
       return this.#greeted;
     }
     if (msg.type !== 'request' || typeof msg.request_id !== 'number' || typeof msg.request !== 'object' || msg.request === null) return this.#protocolError('Unknown message');
-    if (!(await this.#admitRequest(msg.request_id, text.length))) return;
+    await this.#greeted;
+    if (!this.#admitRequest(msg.request_id, msg.request, text.length)) return;
     try {
       this.#dispatch(msg.request_id, msg.request);
     } catch (err) {
@@ -109,19 +126,12 @@ export class WsSession {
   }
 
   /**
-   * Charges a request's message to its project once the hello is answered (until then to the callers not yet
-   * authenticated: past their bound the connection is closed, 1013). A project past its bound gets the request
-   * answered `PROJECT_BUSY`. `false` when the request is not to run.
+   * Charges a request's message to its project until it is answered. A project past its bound gets the request
+   * answered `PROJECT_BUSY`, unless it only frees something (a close). Past {@link MAX_IN_FLIGHT} requests the
+   * connection is read no further until one is answered. `false` when the request is not to run.
    */
-  async #admitRequest(id: number, bytes: number): Promise<boolean> {
+  #admitRequest(id: number, request: { type?: unknown }, bytes: number): boolean {
     const { memory } = this.#o;
-    const early = this.#tenant === undefined;
-    if (early && !memory.tryCharge(undefined, bytes)) {
-      this.#o.close(1013, 'Too many requests wait for their hello to be answered; retry');
-      return false;
-    }
-    await this.#greeted;
-    if (early) memory.release(undefined, bytes);
     if (this.#closed) return false;
     if (this.#tenant === undefined) {
       this.#protocolError('A request before the hello');
@@ -131,12 +141,24 @@ export class WsSession {
       this.#protocolError(`Request ${id} is already in flight`);
       return false;
     }
-    if (!memory.tryCharge(this.#tenant, bytes)) {
+    if (FREEING.has(String(request.type))) memory.charge(this.#tenant, bytes);
+    else if (!memory.tryCharge(this.#tenant, bytes)) {
       this.#fail(id, memory.refusal());
       return false;
     }
     this.#inFlight.set(id, bytes);
+    if (this.#inFlight.size >= MAX_IN_FLIGHT) this.#pause('in-flight');
     return true;
+  }
+
+  #pause(reason: 'hello' | 'in-flight'): void {
+    if (this.#pausedFor.size === 0) this.#o.pause();
+    this.#pausedFor.add(reason);
+  }
+
+  #resume(reason: 'hello' | 'in-flight'): void {
+    if (!this.#pausedFor.delete(reason) || this.#pausedFor.size > 0 || this.#closed) return;
+    this.#o.resume();
   }
 
   /** Rolls back and closes every stream (the connection is gone) and gives back what the connection held. */
@@ -208,6 +230,8 @@ export class WsSession {
         if (!stream) return this.#ok(id, { type: 'close_stream' });
         this.#streams.delete(request.stream_id);
         this.#dropCursor(stream);
+        // A cursor asked for on it and not opened yet will not be.
+        for (const [cursor, streamId] of this.#cursors) if (streamId === request.stream_id) this.#cursors.delete(cursor);
         stream.closing = true;
         return this.#enqueue(stream, async () => {
           await this.#o.context.streams.close(stream.handle);
@@ -270,6 +294,7 @@ export class WsSession {
   }
 
   #cursorStep(id: number, stream: OpenStream, request: Extract<WsRequest, { type: 'fetch_cursor' | 'close_cursor' }>): void {
+    if (this.#closed) return;
     if (request.type === 'close_cursor') {
       if (stream.cursor?.id === request.cursor_id) this.#dropCursor(stream);
       this.#cursors.delete(request.cursor_id);
@@ -285,6 +310,8 @@ export class WsSession {
 
   /** Runs a statement request as a one-request pipeline on the stream, after checking the token again. */
   async #run(id: number, stream: OpenStream, request: Extract<WsRequest, { stream_id: number }>): Promise<void> {
+    // The connection went while this waited its turn: nothing runs for it any more.
+    if (this.#closed) return;
     stream.ended ??= stream.handle.endedBy;
     if (stream.ended) return this.#fail(id, stream.ended);
     const caller = await this.#o.authorize(this.#token, this.#o.pathTenant);
@@ -296,6 +323,8 @@ export class WsSession {
     } catch (err) {
       return this.#fail(id, { message: (err as Error).message, code: 'SQL_NOT_FOUND' });
     }
+    const tooMany = tooManyStatements([pipelineRequest]);
+    if (tooMany) return this.#fail(id, tooMany);
     if (request.type === 'open_cursor' && stream.cursor) throw new ProtocolError('The stream has an open cursor');
     // Clients send open_stream, execute, close_stream at once: the close goes with the last request, one engine call
     // instead of two (the close task then finds the stream closed).
@@ -309,7 +338,8 @@ export class WsSession {
         result.type === 'ok' && result.response.type === 'batch'
           ? cursorEntries(result.response.result)
           : [{ type: 'error' as const, error: result.type === 'error' ? result.error : { message: 'The batch did not run' } }];
-      if (this.#cursors.get(request.cursor_id) === request.stream_id && !this.#closed) {
+      // Not for a stream closed meanwhile (a close_stream right behind the open_cursor), nor a connection gone.
+      if (this.#cursors.get(request.cursor_id) === request.stream_id && this.#streams.get(request.stream_id) === stream && !this.#closed) {
         // Held until closed or the connection goes: charged as the work it is (done), whatever the bound.
         const bytes = JSON.stringify(entries).length;
         this.#o.memory.charge(this.#tenant, bytes);
@@ -395,6 +425,7 @@ export class WsSession {
     if (bytes === undefined) return;
     this.#inFlight.delete(id);
     this.#o.memory.release(this.#tenant, bytes);
+    if (this.#inFlight.size < MAX_IN_FLIGHT) this.#resume('in-flight');
   }
 
   /** Sends `msg`, charged to the connection's project until it has left this process. */
