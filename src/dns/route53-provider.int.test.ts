@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { DnsProviderError } from './provider.ts';
 import { Route53Provider } from './route53-provider.ts';
-import { syncZone } from './sync.ts';
+import { syncZone } from './testing/sync-zone.ts';
 import { describeDnsProviderContract } from './testing/dns-provider-contract.ts';
 
 // moto accepts any credentials; these are fixed dummies, never real ones.

@@ -1,8 +1,8 @@
-// One reconciliation of a zone's records: read, plan, apply when there is something to apply. The Route 53
+// Test helper: one reconciliation of a zone's records: read, plan, apply when there is something to apply. The Route 53
 // provider's test drives a real zone with it; the ProjectDomain controller's own, which also writes each
 // DnsRecord's condition, is operator/controllers/project-domain/record-sync.ts.
-import { planChanges, type DesiredRecordSet, type Plan } from './plan.ts';
-import { isEmptyChanges, type DnsProvider } from './provider.ts';
+import { planChanges, type DesiredRecordSet, type Plan } from '../plan.ts';
+import { isEmptyChanges, type DnsProvider } from '../provider.ts';
 
 export interface SyncZoneInput {
   readonly provider: DnsProvider;

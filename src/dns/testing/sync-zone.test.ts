@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryDnsBackend, MemoryDnsProvider } from './memory-provider.ts';
-import { syncZone } from './sync.ts';
+import { MemoryDnsBackend, MemoryDnsProvider } from '../memory-provider.ts';
+import { syncZone } from './sync-zone.ts';
 
 describe('syncZone on the memory provider', () => {
   it('writes, re-plans to nothing, deletes only what it owns, and holds writes while pending', async () => {
