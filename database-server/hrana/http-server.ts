@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { handlePipeline, type PipelineAnswer, type PipelineCaller, type PipelineContext } from './pipeline.ts';
+import { handlePipeline, onlyCloses, type PipelineAnswer, type PipelineCaller, type PipelineContext } from './pipeline.ts';
 import type { DatabaseEngine } from '../shards/engine-port.ts';
 import { StreamRegistry } from './stream-registry.ts';
 import { serveWebSockets, type WsOptions } from './ws-server.ts';
@@ -85,7 +85,7 @@ export async function startHranaServer(options: HranaServerOptions): Promise<Hra
   // lock (and its connection) forever.
   const sweeper = setInterval(() => streams.sweep(), Math.max(250, streams.idleTimeoutMs / 4));
   sweeper.unref();
-  const context = pipelineContext(options, streams);
+  const context = pipelineContext(options, streams, limits.memory);
   const sockets =
     options.websocket && serveWebSockets(server, context, { ...options.websocket, maxMessageBytes: maxBodyBytes, memory: limits.memory, ...(options.route ? { route: options.route } : {}) });
   await new Promise<void>((resolve, reject) => {
@@ -169,8 +169,8 @@ async function serve(request: IncomingMessage, response: ServerResponse, options
     }
     // A small body was read whatever the project holds: it runs only if the project is within its bound, or if it
     // only frees (closes its stream).
-    if (memory.heldBy(caller.tenant) > memory.limitBytes && !onlyCloses(body)) return void send(response, busy(memory), { 'retry-after': '1' });
-    const context = pipelineContext(options, streams);
+    if (memory.heldBy(caller.tenant) > memory.limitBytes && !onlyCloses(requestsOf(body))) return void send(response, busy(memory), { 'retry-after': '1' });
+    const context = pipelineContext(options, streams, memory);
     const answer = await handlePipeline({ ...caller, body }, context);
     const bytes = send(response, answer);
     if (exchange.gone) return;
@@ -187,10 +187,9 @@ function busy(memory: ProjectMemory): { status: number; body: object } {
   return { status: 429, body: memory.refusal() };
 }
 
-/** Whether a pipeline's requests only close its stream (what a client sends to end a transaction). */
-function onlyCloses(body: unknown): boolean {
+function requestsOf(body: unknown): unknown[] {
   const requests = (body as { requests?: unknown } | null)?.requests;
-  return Array.isArray(requests) && requests.every((r) => (r as { type?: unknown } | null)?.type === 'close');
+  return Array.isArray(requests) ? requests : [{}];
 }
 
 /** A request body as read: the body, or why not; `charged` is what is charged for it until the caller releases it. */
@@ -251,8 +250,9 @@ async function closeServer(server: Server, sweeper: NodeJS.Timeout, streams: Str
   await new Promise<void>((resolve, reject) => server.close((e) => (e ? reject(e) : resolve())));
 }
 
-function pipelineContext(options: HranaServerOptions, streams: StreamRegistry): PipelineContext {
+function pipelineContext(options: HranaServerOptions, streams: StreamRegistry, memory: ProjectMemory): PipelineContext {
   return {
+    overBound: (tenant) => (memory.heldBy(tenant) > memory.limitBytes ? memory.refusal() : undefined),
     streams,
     engine: options.engine,
     meter: options.meter,

@@ -30,6 +30,11 @@ export interface PipelineContext {
    * again. Absent: every tenant asked for is served.
    */
   unserved?: (tenant: string) => { message: string; code: string } | undefined;
+  /**
+   * Why `tenant`'s project may run nothing more now: it holds its memory bound (answers not yet taken, mostly).
+   * Asked right before the engine runs, so requests let in at once, before any answer existed, stop there.
+   */
+  overBound?: (tenant: string) => { message: string; code: string } | undefined;
   /** What the tenant's daily quotas refuse for its next request (daily-quota.ts); nothing when it is under them. */
   quota?: (tenant: string) => QuotaRefusal | undefined;
   /** Why the tenant's database may not grow for its next request (storage-budget.ts); nothing when it may. */
@@ -86,6 +91,11 @@ export async function handlePipeline(request: PipelineCaller & { body: unknown }
   return { status: 200, body: { baton, base_url: null, results: ran.results } };
 }
 
+/** Whether `requests` only close their stream (what ends a transaction): never refused for the project's memory. */
+export function onlyCloses(requests: unknown[]): boolean {
+  return requests.every((r) => (r as { type?: unknown } | null)?.type === 'close');
+}
+
 /** What one pipeline (or WebSocket request) may carry: requests and batch steps together. */
 export const MAX_STATEMENTS_PER_REQUEST = 10_000;
 
@@ -131,10 +141,10 @@ export async function runOnStream(stream: StreamHandle, caller: PipelineCaller, 
     await streams.close(stream);
     return { kind: 'refused', result: { type: 'error', error: toHranaError(error) } };
   }
-  const unserved = context.unserved?.(caller.tenant);
-  if (unserved) {
+  const refusal = context.unserved?.(caller.tenant) ?? (onlyCloses(requests) ? undefined : context.overBound?.(caller.tenant));
+  if (refusal) {
     await streams.close(stream);
-    return { kind: 'refused', result: { type: 'error', error: unserved } };
+    return { kind: 'refused', result: { type: 'error', error: refusal } };
   }
 
   let outcome: PipelineOutcome | undefined;

@@ -319,6 +319,25 @@ describe('requests that wait on the engine', () => {
     expect(statuses).toEqual([200, 200, 200, 429, 429, 429]);
   });
 
+  it('runs no request of a project whose answers already hold its bound, however many were let in at once', async () => {
+    // Five requests let in before any answer exists; each answer (27 MB) more than the socket buffers take.
+    const body = JSON.stringify({ requests: [execute('SELECT randomblob(20000000)'), { type: 'close' }] });
+    const sizes = await Promise.all(
+      [0, 1, 2, 3, 4].map(async () => {
+        const socket = tcpConnect(slow.port, '127.0.0.1');
+        sockets.push(socket);
+        socket.write(`POST /v1/pile-a/v2/pipeline HTTP/1.1\r\nhost: cw-db\r\ncontent-length: ${body.length}\r\n\r\n${body}`);
+        const head = await new Promise<string>((resolve) => socket.once('data', (chunk: Buffer) => resolve(chunk.toString('latin1', 0, 512))));
+        socket.pause();
+        return Number(/content-length: (\d+)/i.exec(head)?.[1]);
+      }),
+    );
+    // The first, and the next if it took the database's lock before the first's answer was charged; no more.
+    expect(sizes.filter((size) => size > 20 * MIB).length).toBeLessThanOrEqual(2);
+    expect(sizes.filter((size) => size < 1024).length).toBeGreaterThanOrEqual(3);
+    expect(slowMemory.heldBy('pile-a')).toBeLessThan(3 * 20 * MIB);
+  });
+
   it('runs nothing more for a WebSocket gone while its requests waited', async () => {
     const socket = await openRawWebSocket(`ws://127.0.0.1:${slow.port}/v1`, 'hrana3');
     socket.send({ type: 'hello', jwt: 'wgone-a' });
