@@ -26,6 +26,7 @@ describe('databaseServerConfig', () => {
       webSocketsPerDatabase: 100,
       maxBodyBytes: 10 * 1024 * 1024,
       projectMemoryBytes: 64 * MIB,
+      contendedStatementMs: 250,
       shards: Math.min(64, availableParallelism()),
       shardMemoryBytes: 256 * MIB,
       restoreConcurrency: 4,
@@ -86,6 +87,7 @@ describe('databaseServerConfig', () => {
       CW_DB_MAX_RESULT_BYTES: '4096',
       CW_DB_MAX_RESPONSE_BYTES: '8192',
       CW_DB_MAX_REQUEST_TIME: '45s',
+      CW_DB_CONTENDED_STATEMENT_TIME: '0',
       CW_DB_PROJECT_STORAGE_QUOTA_MIB: '2048',
       CW_DB_DISK_RESERVE_MIB: '0',
       CW_LOG_LEVEL: 'debug',
@@ -113,6 +115,7 @@ describe('databaseServerConfig', () => {
       answer: { maxRows: 500, maxBytes: 4096 },
       maxResponseBytes: 8192,
       maxRequestMs: 45_000,
+      contendedStatementMs: 0,
       storage: { projectQuotaBytes: 2048 * MIB, diskReserveBytes: 0 },
       logLevel: 'debug',
     });

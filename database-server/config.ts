@@ -55,6 +55,8 @@ export interface DatabaseServerConfig {
   readonly answer: AnswerLimits;
   /** What one pipeline request may answer in all. */
   readonly maxResponseBytes: number;
+  /** A statement of a project that used much of its shard lately is cut at this while others wait (`CW_DB_CONTENDED_STATEMENT_TIME`; 0: never). */
+  readonly contendedStatementMs: number;
   /** After this long, one pipeline request starts no more statements (`CW_DB_MAX_REQUEST_TIME`): it holds one of its shard's slots. */
   readonly maxRequestMs: number;
   readonly logLevel: LogLevel;
@@ -130,6 +132,7 @@ export function databaseServerConfig(env: Env): DatabaseServerConfig {
     },
     maxResponseBytes: read.integer('CW_DB_MAX_RESPONSE_BYTES', 16 * MIB, { min: 1024, max: 1024 * MIB }),
     maxRequestMs: read.durationMs('CW_DB_MAX_REQUEST_TIME', 30_000, { min: 100, max: 3_600_000 }),
+    contendedStatementMs: read.durationMs('CW_DB_CONTENDED_STATEMENT_TIME', 250, { min: 0, max: 3_600_000 }),
     logLevel: read.oneOf('CW_LOG_LEVEL', LOG_LEVELS, 'info'),
     ...clusterConfig(read, { port, adminPort }),
   });

@@ -63,6 +63,7 @@ export async function startDatabaseServer(config: DatabaseServerConfig, log: Log
       answer: config.answer,
       maxPipelineAnswerBytes: config.maxResponseBytes,
       maxPipelineMs: config.maxRequestMs,
+      contendedStatementMs: config.contendedStatementMs,
     },
     heapMiB: SHARD_HEAP_MIB,
     pipelinesPerShard: PIPELINES_PER_SHARD,

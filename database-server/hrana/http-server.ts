@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { handlePipeline, onlyCloses, type PipelineAnswer, type PipelineCaller, type PipelineContext } from './pipeline.ts';
+import { handlePipeline, onlyFinishes, type PipelineAnswer, type PipelineCaller, type PipelineContext } from './pipeline.ts';
 import type { DatabaseEngine } from '../shards/engine-port.ts';
 import { StreamRegistry } from './stream-registry.ts';
 import { serveWebSockets, type WsOptions } from './ws-server.ts';
@@ -113,7 +113,7 @@ interface Limits {
 }
 
 /** Bodies up to this size are always read: a project at its memory bound can still send what frees memory (a close). */
-const SMALL_BODY_BYTES = 64 * 1024;
+const SMALL_BODY_BYTES = 4 * 1024;
 
 async function serve(request: IncomingMessage, response: ServerResponse, options: HranaServerOptions, streams: StreamRegistry, limits: Limits): Promise<void> {
   const { maxBodyBytes, memory } = limits;
@@ -168,8 +168,8 @@ async function serve(request: IncomingMessage, response: ServerResponse, options
       return void send(response, error(400, 'HRANA_PROTO_ERROR', 'The body is not JSON'));
     }
     // A small body was read whatever the project holds: it runs only if the project is within its bound, or if it
-    // only frees (closes its stream).
-    if (memory.heldBy(caller.tenant) > memory.limitBytes && !onlyCloses(requestsOf(body))) return void send(response, busy(memory), { 'retry-after': '1' });
+    // only frees (ends its transaction, closes its stream).
+    if (memory.heldBy(caller.tenant) > memory.limitBytes && !onlyFinishes(requestsOf(body))) return void send(response, busy(memory), { 'retry-after': '1' });
     const context = pipelineContext(options, streams, memory);
     const answer = await handlePipeline({ ...caller, body }, context);
     const bytes = send(response, answer);

@@ -5,6 +5,7 @@ import type { GrowthFreeze } from '../sql/growth-freeze.ts';
 import type { QuotaRefusal } from '../sql/quota-refusal.ts';
 import { EngineUnavailableError, type DatabaseEngine, type PipelineOutcome } from '../shards/engine-port.ts';
 import { toHranaError } from './stream.ts';
+import { MOVING } from './forward.ts';
 import { StreamHandle, type StreamRegistry } from './stream-registry.ts';
 
 /** The HTTP answer to a pipeline request: JSON unless `body` is a string (sqld answers a bad baton in text). */
@@ -82,22 +83,32 @@ export async function handlePipeline(request: PipelineCaller & { body: unknown }
     stream = taken.stream;
   }
 
-  const ran = await runOnStream(stream, request, body.requests, context);
-  // Ended (a close, or the engine lost it): it is not parked, and no longer counts as the project's.
-  if (stream.closed) streams.ended(stream);
+  let ran: StreamRun;
+  try {
+    ran = await runOnStream(stream, request, body.requests, context);
+  } finally {
+    // Ended (a close, the engine lost it, a failure): it is not parked, and no longer counts as the project's.
+    if (stream.closed) streams.ended(stream);
+  }
+  if (ran.kind === 'refused' && ran.result.type === 'error' && ran.result.error.code === MOVING.code) return { status: 503, body: MOVING };
   if (ran.kind === 'refused') return { status: 200, body: { baton: null, base_url: null, results: body.requests.map(() => ran.result) } };
   if (ran.kind === 'failed') return { status: 503, body: ran.error };
   const baton = stream.closed ? null : streams.park(stream);
   return { status: 200, body: { baton, base_url: null, results: ran.results } };
 }
 
-/** Whether `requests` only close their stream (what ends a transaction): never refused for the project's memory. */
-export function onlyCloses(requests: unknown[]): boolean {
-  return requests.every((r) => (r as { type?: unknown } | null)?.type === 'close');
+const FINISHING_SQL = /^\s*(?:COMMIT|END|ROLLBACK)\b[\s\w]*;?\s*$/i;
+
+/** Whether `requests` only end a transaction or close the stream: never refused for the project's memory (they free). */
+export function onlyFinishes(requests: unknown[]): boolean {
+  return requests.every((r) => {
+    const request = r as { type?: unknown; stmt?: { sql?: unknown } } | null;
+    return request?.type === 'close' || (request?.type === 'execute' && typeof request.stmt?.sql === 'string' && FINISHING_SQL.test(request.stmt.sql));
+  });
 }
 
 /** What one pipeline (or WebSocket request) may carry: requests and batch steps together. */
-export const MAX_STATEMENTS_PER_REQUEST = 10_000;
+export const MAX_STATEMENTS_PER_REQUEST = 100_000;
 
 /**
  * The error for `requests` carrying more than {@link MAX_STATEMENTS_PER_REQUEST} requests and batch steps: each
@@ -141,10 +152,17 @@ export async function runOnStream(stream: StreamHandle, caller: PipelineCaller, 
     await streams.close(stream);
     return { kind: 'refused', result: { type: 'error', error: toHranaError(error) } };
   }
-  const refusal = context.unserved?.(caller.tenant) ?? (onlyCloses(requests) ? undefined : context.overBound?.(caller.tenant));
-  if (refusal) {
+  const unserved = context.unserved?.(caller.tenant);
+  if (unserved) {
     await streams.close(stream);
-    return { kind: 'refused', result: { type: 'error', error: refusal } };
+    return { kind: 'refused', result: { type: 'error', error: unserved } };
+  }
+  const busy = onlyFinishes(requests) ? undefined : context.overBound?.(caller.tenant);
+  if (busy) {
+    // Inside a transaction the stream keeps it (and its lock): the client may retry, or end it, which is let through.
+    if (stream.inTransaction) return { kind: 'ran', results: requests.map(() => ({ type: 'error', error: busy })) };
+    await streams.close(stream);
+    return { kind: 'refused', result: { type: 'error', error: busy } };
   }
 
   let outcome: PipelineOutcome | undefined;

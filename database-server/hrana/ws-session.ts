@@ -10,10 +10,9 @@ const MAX_STREAMS = 128;
 const MAX_STORED_SQL = 1000;
 const MAX_STORED_SQL_BYTES = 10 * 1024 * 1024;
 const MAX_FETCH = 10_000;
-/** Requests a connection may have waiting or running; past it the connection is read no further until some end. */
-const MAX_IN_FLIGHT = 32;
-/** Requests that only free what the connection holds: never refused for the project's memory. */
+/** Requests that only free what the connection holds: never refused for the project's memory (when small). */
 const FREEING = new Set(['close_stream', 'close_sql', 'close_cursor']);
+const FREEING_MAX_BYTES = 1024;
 
 /** What a session needs from its server. */
 export interface WsSessionOptions {
@@ -78,7 +77,8 @@ export class WsSession {
   /** Requests received and not answered yet, with the bytes each is charged. */
   readonly #inFlight = new Map<number, number>();
   /** Why the connection is not read now (a hello being checked, too many requests in flight). */
-  readonly #pausedFor = new Set<'hello' | 'in-flight'>();
+  /** Hellos being checked: the connection is read no further meanwhile. */
+  #hellosPending = 0;
   #closed = false;
   /** The last hello's check: requests sent right behind it (clients do not wait for hello_ok) wait for it. */
   #greeted: Promise<void> = Promise.resolve();
@@ -107,11 +107,13 @@ export class WsSession {
       const jwt = msg.jwt ?? undefined;
       // Requests sent right behind the hello wait for its answer in the socket's buffers, not here: the
       // connection is read no further until the token is checked.
-      this.#pause('hello');
+      if (this.#hellosPending++ === 0) this.#o.pause();
       this.#greeted = this.#greeted
         .then(() => this.#hello(jwt))
         .catch(() => this.#protocolError('Internal error'))
-        .finally(() => this.#resume('hello'));
+        .finally(() => {
+          if (--this.#hellosPending === 0 && !this.#closed) this.#o.resume();
+        });
       return this.#greeted;
     }
     if (msg.type !== 'request' || typeof msg.request_id !== 'number' || typeof msg.request !== 'object' || msg.request === null) return this.#protocolError('Unknown message');
@@ -127,8 +129,7 @@ export class WsSession {
 
   /**
    * Charges a request's message to its project until it is answered. A project past its bound gets the request
-   * answered `PROJECT_BUSY`, unless it only frees something (a close). Past {@link MAX_IN_FLIGHT} requests the
-   * connection is read no further until one is answered. `false` when the request is not to run.
+   * answered `PROJECT_BUSY`, unless it only frees something (a small close). `false` when the request is not to run.
    */
   #admitRequest(id: number, request: { type?: unknown }, bytes: number): boolean {
     const { memory } = this.#o;
@@ -141,24 +142,13 @@ export class WsSession {
       this.#protocolError(`Request ${id} is already in flight`);
       return false;
     }
-    if (FREEING.has(String(request.type))) memory.charge(this.#tenant, bytes);
+    if (FREEING.has(String(request.type)) && bytes <= FREEING_MAX_BYTES) memory.charge(this.#tenant, bytes);
     else if (!memory.tryCharge(this.#tenant, bytes)) {
       this.#fail(id, memory.refusal());
       return false;
     }
     this.#inFlight.set(id, bytes);
-    if (this.#inFlight.size >= MAX_IN_FLIGHT) this.#pause('in-flight');
     return true;
-  }
-
-  #pause(reason: 'hello' | 'in-flight'): void {
-    if (this.#pausedFor.size === 0) this.#o.pause();
-    this.#pausedFor.add(reason);
-  }
-
-  #resume(reason: 'hello' | 'in-flight'): void {
-    if (!this.#pausedFor.delete(reason) || this.#pausedFor.size > 0 || this.#closed) return;
-    this.#o.resume();
   }
 
   /** Rolls back and closes every stream (the connection is gone) and gives back what the connection held. */
@@ -230,10 +220,11 @@ export class WsSession {
         if (!stream) return this.#ok(id, { type: 'close_stream' });
         this.#streams.delete(request.stream_id);
         this.#dropCursor(stream);
-        // A cursor asked for on it and not opened yet will not be.
-        for (const [cursor, streamId] of this.#cursors) if (streamId === request.stream_id) this.#cursors.delete(cursor);
         stream.closing = true;
         return this.#enqueue(stream, async () => {
+          // After the stream's queued requests: a cursor opened by one of them goes with it.
+          if (stream.cursor) this.#cursors.delete(stream.cursor.id);
+          stream.cursor = undefined;
           await this.#o.context.streams.close(stream.handle);
           this.#ok(id, { type: 'close_stream' });
         });
@@ -338,10 +329,11 @@ export class WsSession {
         result.type === 'ok' && result.response.type === 'batch'
           ? cursorEntries(result.response.result)
           : [{ type: 'error' as const, error: result.type === 'error' ? result.error : { message: 'The batch did not run' } }];
-      // Not for a stream closed meanwhile (a close_stream right behind the open_cursor), nor a connection gone.
-      if (this.#cursors.get(request.cursor_id) === request.stream_id && this.#streams.get(request.stream_id) === stream && !this.#closed) {
-        // Held until closed or the connection goes: charged as the work it is (done), whatever the bound.
-        const bytes = JSON.stringify(entries).length;
+      if (this.#cursors.get(request.cursor_id) === request.stream_id && !this.#closed) {
+        // Held until closed or the connection goes: charged as the work it is (done), whatever the bound; not for a
+        // stream being closed (a close_stream right behind), which lets it go once its queued requests are answered.
+        const open = this.#streams.get(request.stream_id) === stream;
+        const bytes = open ? JSON.stringify(entries).length : 0;
         this.#o.memory.charge(this.#tenant, bytes);
         stream.cursor = { id: request.cursor_id, entries, next: 0, bytes };
       }
@@ -425,7 +417,6 @@ export class WsSession {
     if (bytes === undefined) return;
     this.#inFlight.delete(id);
     this.#o.memory.release(this.#tenant, bytes);
-    if (this.#inFlight.size < MAX_IN_FLIGHT) this.#resume('in-flight');
   }
 
   /** Sends `msg`, charged to the connection's project until it has left this process. */

@@ -7,18 +7,23 @@
  */
 export class FairTurns {
   #holder: string | undefined;
-  readonly #waiting: { tenant: string; grant: () => void }[] = [];
+  readonly #waiting: { tenant: string; project: string; grant: () => void }[] = [];
   // When each database was last given a turn (a counter, not a clock).
   readonly #served = new Map<string, number>();
   #turns = 0;
   #scheduled = false;
 
-  /** Resolves when `tenant` may run a statement; call `release` after it. */
-  acquire(tenant: string): Promise<void> {
+  /** Resolves when `tenant` (of `project`) may run a statement; call `release` after it. */
+  acquire(tenant: string, project: string = tenant): Promise<void> {
     return new Promise((grant) => {
-      this.#waiting.push({ tenant, grant });
+      this.#waiting.push({ tenant, project, grant });
       this.#schedule();
     });
+  }
+
+  /** Whether a request of a project other than `project` waits for a turn now. */
+  othersWaiting(project: string): boolean {
+    return this.#waiting.some((w) => w.project !== project);
   }
 
   release(): void {

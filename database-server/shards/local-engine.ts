@@ -22,7 +22,9 @@ export interface LocalEngineOptions extends LibsqlEngineOptions {
   maxPipelineMs?: number;
   /** The SQL text one project's streams may store here together (each stream 10 MiB at most); default 16 MiB. */
   maxStoredSqlPerProject?: number;
-  /** Who used this shard's thread lately, and the cap on a hog's statements; default `new ShardTime()`. */
+  /** What a project that used much of the shard lately may run a statement while others wait (shard-time.ts); 0: never cut. Default 250 ms. */
+  contendedStatementMs?: number;
+  /** Who used this shard's thread lately, and the cap on a hog's statements; default from `contendedStatementMs`. */
   shardTime?: ShardTime;
 }
 
@@ -50,7 +52,7 @@ export class LocalEngine implements DatabaseEngine {
     this.#maxPipelineAnswerBytes = options.maxPipelineAnswerBytes ?? 16 * 1024 * 1024;
     this.#maxPipelineMs = options.maxPipelineMs ?? 30_000;
     this.#storedSql = new ProjectMemory({ limitBytes: options.maxStoredSqlPerProject ?? 16 * 1024 * 1024 });
-    this.#time = options.shardTime ?? new ShardTime();
+    this.#time = options.shardTime ?? new ShardTime(options.contendedStatementMs === undefined ? {} : { capMs: options.contendedStatementMs });
   }
 
   databasePath(tenant: string): string {
@@ -90,14 +92,19 @@ export class LocalEngine implements DatabaseEngine {
     let overran: SqlError | undefined;
     // The shard's time this request takes is counted to its project, a turn at a time; a project that took much of
     // it lately while others share the shard has its statements cut short (shard-time.ts), decided at each turn.
+    // CPU time of this thread, not the wall clock: what other processes of the machine take is not the tenant's.
     let since = 0;
+    const cpuMs = () => {
+      const { user, system } = process.threadCpuUsage();
+      return (user + system) / 1000;
+    };
     const take = async () => {
-      await this.#turns.acquire(run.tenant);
-      since = performance.now();
-      connection.setStatementCap(this.#time.capFor(project));
+      await this.#turns.acquire(run.tenant, project);
+      since = cpuMs();
+      connection.setStatementCap(this.#time.capFor(project, this.#turns.othersWaiting(project)));
     };
     const give = () => {
-      this.#time.add(project, performance.now() - since);
+      this.#time.add(project, cpuMs() - since);
       this.#turns.release();
     };
     const turn = async () => {

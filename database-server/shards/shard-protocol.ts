@@ -11,6 +11,8 @@ export interface ShardConfig {
   answer: AnswerLimits;
   maxPipelineAnswerBytes: number;
   maxPipelineMs: number;
+  /** What a statement of a project that used much of its shard lately may run while others wait (0: never cut). */
+  contendedStatementMs: number;
 }
 
 export const SHARD_CONFIG_VARIABLE = 'CW_DB_SHARD_CONFIG';

@@ -2,9 +2,9 @@
 export interface ShardTimeOptions {
   /** How fast a project's use of the shard is forgotten: half of it after this long. Default 10 s. */
   halfLifeMs?: number;
-  /** A project whose remembered use passes this is a hog while others use the shard too. Default 1 s. */
+  /** A project whose remembered use passes this is a hog. Default 1 s. */
   hogMs?: number;
-  /** What a hog's statements may run, at most, while it is one. Default 250 ms. */
+  /** What a hog's statements may run, at most, while another project waits for the shard; 0: never cut. Default 250 ms. */
   capMs?: number;
   now?: () => number;
 }
@@ -18,10 +18,10 @@ interface Use {
 /**
  * Who has used a shard's one thread lately, by project, and the cap on a hog's statements. A statement is
  * synchronous native code: while it runs, every other database of the shard waits, whatever the turns. A project
- * whose statements took more than `hogMs` of the shard's recent time (decayed by `halfLifeMs`) while another
- * project used the shard too has its next statements cut at `capMs`, until its use decays or it is alone: so a
- * tenant that aims long statements at a neighbour's shard stalls it once, for one statement time limit, then for
- * a quarter of a second at a time. A project alone on its shard is never capped.
+ * whose statements took more than `hogMs` of the shard's recent time (CPU time, decayed by `halfLifeMs`) has its
+ * statements cut at `capMs` whenever it takes a turn while another project's request waits for one: so a tenant
+ * that aims long statements at a neighbour's shard stalls it once per project for one statement time limit, then
+ * for a quarter of a second at a time. Nobody waiting, nothing is cut, however much a project uses.
  */
 export class ShardTime {
   readonly capMs: number;
@@ -45,12 +45,10 @@ export class ShardTime {
     if (this.#use.size > 64) for (const [other, use] of this.#use) if (this.#decayed(use, now) < 1) this.#use.delete(other);
   }
 
-  /** The cap on `project`'s statements now: `capMs` while it is a hog and another project used the shard lately; else none. */
-  capFor(project: string): number | undefined {
-    const now = this.#now();
-    if (this.#decayed(this.#use.get(project), now) <= this.#hogMs) return undefined;
-    for (const [other, use] of this.#use) if (other !== project && now - use.at <= this.#halfLifeMs) return this.capMs;
-    return undefined;
+  /** The cap on `project`'s statements as it takes a turn: `capMs` if it is a hog and `othersWaiting`; else none. */
+  capFor(project: string, othersWaiting: boolean): number | undefined {
+    if (this.capMs === 0 || !othersWaiting) return undefined;
+    return this.#decayed(this.#use.get(project), this.#now()) > this.#hogMs ? this.capMs : undefined;
   }
 
   #decayed(use: Use | undefined, now: number): number {

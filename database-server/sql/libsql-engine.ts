@@ -317,7 +317,8 @@ class LibsqlConnection implements SqlConnection {
     this.#internal(() => {
       this.#db.pragma('temp_store = FILE');
       try {
-        this.#db.exec('VACUUM', { queryTimeout: this.#statementTimeoutMs() });
+        // Never cut short: it is what a tenant frozen for its storage runs, at most once a minute.
+        this.#db.exec('VACUUM', { queryTimeout: this.#limits.statementTimeoutMs });
       } finally {
         this.#db.pragma('temp_store = MEMORY');
       }
@@ -456,7 +457,7 @@ class LibsqlConnection implements SqlConnection {
         if (this.#capMs !== undefined) {
           return new SqlError(
             'SQLITE_INTERRUPT',
-            `The statement was interrupted after ${this.#capMs / 1000} s: this database's project has used much of its shard's time in the last seconds while other databases share it, so its statements are cut short for now; retry in a few seconds, or split the work into shorter statements`,
+            `The statement was interrupted after ${this.#capMs / 1000} s: this database's project has used much of its shard's time in the last seconds, so its statements are cut short while other databases wait for the shard; retry later, or split the work into shorter statements`,
           );
         }
         return new SqlError('SQLITE_INTERRUPT', `The statement was interrupted: it ran longer than this database's statement time limit of ${this.#limits.statementTimeoutMs / 1000} s`);
