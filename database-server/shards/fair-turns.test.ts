@@ -30,6 +30,21 @@ describe('FairTurns', () => {
     expect(order).toEqual(['b', 'a']);
   });
 
+  it('tells whether another project contends: one waits, or had a turn within the window', async () => {
+    const turns = new FairTurns();
+    await turns.acquire('db-a', 'hog');
+    expect(turns.othersContend('hog', 1_000)).toBe(false);
+    const waiting = turns.acquire('db-b', 'victim');
+    expect(turns.othersContend('hog', 1_000)).toBe(true);
+    expect(turns.othersContend('victim', 1_000)).toBe(true);
+    turns.release();
+    await waiting;
+    turns.release();
+    // The victim had its turn just now: it contends within a second, not within no time at all.
+    expect(turns.othersContend('hog', 1_000)).toBe(true);
+    expect(turns.othersContend('hog', 0)).toBe(false);
+  });
+
   it('gives one turn at a time', async () => {
     const turns = new FairTurns();
     let inside = 0;

@@ -10,6 +10,8 @@ export class FairTurns {
   readonly #waiting: { tenant: string; project: string; grant: () => void }[] = [];
   // When each database was last given a turn (a counter, not a clock).
   readonly #served = new Map<string, number>();
+  /** When each project was last given a turn (its latest last: a Map keeps insertion order). */
+  readonly #grantedAt = new Map<string, number>();
   #turns = 0;
   #scheduled = false;
 
@@ -21,9 +23,19 @@ export class FairTurns {
     });
   }
 
-  /** Whether a request of a project other than `project` waits for a turn now. */
-  othersWaiting(project: string): boolean {
-    return this.#waiting.some((w) => w.project !== project);
+  /**
+   * Whether a project other than `project` contends for the shard: one of its requests waits for a turn now, or
+   * it took one within `withinMs`. (A neighbour asking again and again is served first whenever it waits, so as a
+   * hog takes its turn the neighbour has often just had one and is not waiting yet.)
+   */
+  othersContend(project: string, withinMs: number): boolean {
+    if (this.#waiting.some((w) => w.project !== project)) return true;
+    const since = performance.now() - withinMs;
+    for (const [other, at] of this.#grantedAt) {
+      if (at < since) this.#grantedAt.delete(other);
+      else if (other !== project) return true;
+    }
+    return false;
   }
 
   release(): void {
@@ -54,6 +66,8 @@ export class FairTurns {
     const [chosen] = this.#waiting.splice(next, 1);
     this.#holder = chosen!.tenant;
     this.#served.set(chosen!.tenant, ++this.#turns);
+    this.#grantedAt.delete(chosen!.project);
+    this.#grantedAt.set(chosen!.project, performance.now());
     chosen!.grant();
   }
 }

@@ -9,6 +9,9 @@ import { ProjectMemory } from '../hrana/project-memory.ts';
 import type { SqlConnection } from '../sql/sql-engine.ts';
 import { ShardTime } from './shard-time.ts';
 
+/** Another project that took a turn this recently still contends for the shard (shard-time.ts). */
+const CONTENDED_WITHIN_MS = 1_000;
+
 /** How long after a close the shard collects, so a round of idle databases closing costs one collection. */
 const COLLECT_AFTER_CLOSE_MS = 100;
 
@@ -101,7 +104,7 @@ export class LocalEngine implements DatabaseEngine {
     const take = async () => {
       await this.#turns.acquire(run.tenant, project);
       since = cpuMs();
-      connection.setStatementCap(this.#time.capFor(project, this.#turns.othersWaiting(project)));
+      connection.setStatementCap(this.#time.capFor(project, this.#turns.othersContend(project, CONTENDED_WITHIN_MS)));
     };
     const give = () => {
       this.#time.add(project, cpuMs() - since);

@@ -19,9 +19,10 @@ interface Use {
  * Who has used a shard's one thread lately, by project, and the cap on a hog's statements. A statement is
  * synchronous native code: while it runs, every other database of the shard waits, whatever the turns. A project
  * whose statements took more than `hogMs` of the shard's recent time (CPU time, decayed by `halfLifeMs`) has its
- * statements cut at `capMs` whenever it takes a turn while another project's request waits for one: so a tenant
- * that aims long statements at a neighbour's shard stalls it once per project for one statement time limit, then
- * for a quarter of a second at a time. Nobody waiting, nothing is cut, however much a project uses.
+ * statements cut at `capMs` whenever it takes a turn while another project contends for the shard (waits for a
+ * turn, or had one within the last second): so a tenant that aims long statements at a neighbour's shard stalls
+ * it once per project for one statement time limit, then for a quarter of a second at a time. Nobody else using
+ * the shard, nothing is cut, however much a project uses.
  */
 export class ShardTime {
   readonly capMs: number;
@@ -45,9 +46,9 @@ export class ShardTime {
     if (this.#use.size > 64) for (const [other, use] of this.#use) if (this.#decayed(use, now) < 1) this.#use.delete(other);
   }
 
-  /** The cap on `project`'s statements as it takes a turn: `capMs` if it is a hog and `othersWaiting`; else none. */
-  capFor(project: string, othersWaiting: boolean): number | undefined {
-    if (this.capMs === 0 || !othersWaiting) return undefined;
+  /** The cap on `project`'s statements as it takes a turn: `capMs` if it is a hog and others contend; else none. */
+  capFor(project: string, othersContend: boolean): number | undefined {
+    if (this.capMs === 0 || !othersContend) return undefined;
     return this.#decayed(this.#use.get(project), this.#now()) > this.#hogMs ? this.capMs : undefined;
   }
 
