@@ -97,13 +97,18 @@ export async function handlePipeline(request: PipelineCaller & { body: unknown }
   return { status: 200, body: { baton, base_url: null, results: ran.results } };
 }
 
-const FINISHING_SQL = /^\s*(?:COMMIT|END|ROLLBACK)\b[\s\w]*;?\s*$/i;
+const FINISHING_SQL = /^\s*(?:COMMIT|END|ROLLBACK)(?:\s+TRANSACTION)?\s*;?\s*$/i;
+
+/** Whether `sql` only ends a transaction. Tried on short texts only: a long one is not that, and the pattern stays cheap. */
+function endsTransaction(sql: unknown): boolean {
+  return typeof sql === 'string' && sql.length <= 64 && FINISHING_SQL.test(sql);
+}
 
 /** Whether `requests` only end a transaction or close the stream: never refused for the project's memory (they free). */
 export function onlyFinishes(requests: unknown[]): boolean {
   return requests.every((r) => {
     const request = r as { type?: unknown; stmt?: { sql?: unknown } } | null;
-    return request?.type === 'close' || (request?.type === 'execute' && typeof request.stmt?.sql === 'string' && FINISHING_SQL.test(request.stmt.sql));
+    return request?.type === 'close' || (request?.type === 'execute' && endsTransaction(request.stmt?.sql));
   });
 }
 
@@ -160,7 +165,9 @@ export async function runOnStream(stream: StreamHandle, caller: PipelineCaller, 
   const busy = onlyFinishes(requests) ? undefined : context.overBound?.(caller.tenant);
   if (busy) {
     // Inside a transaction the stream keeps it (and its lock): the client may retry, or end it, which is let through.
-    if (stream.inTransaction) return { kind: 'ran', results: requests.map(() => ({ type: 'error', error: busy })) };
+    // Not when it asked to close the stream too: it would drop the baton, and the lock with it only at expiry.
+    const closes = requests.some((r) => (r as { type?: unknown } | null)?.type === 'close');
+    if (stream.inTransaction && !closes) return { kind: 'ran', results: requests.map(() => ({ type: 'error', error: busy })) };
     await streams.close(stream);
     return { kind: 'refused', result: { type: 'error', error: busy } };
   }

@@ -1,6 +1,6 @@
 import type { HranaBatchStep, HranaError, HranaStmt, HranaStreamRequest, HranaStreamResult } from './hrana-types.ts';
 import type { Refusal } from './http-server.ts';
-import { runOnStream, tooManyStatements, type PipelineCaller, type PipelineContext } from './pipeline.ts';
+import { onlyFinishes, runOnStream, tooManyStatements, type PipelineCaller, type PipelineContext } from './pipeline.ts';
 import type { ProjectMemory } from './project-memory.ts';
 import { StreamHandle } from './stream-registry.ts';
 import { cursorEntries, type CursorEntry, type WsClientMsg, type WsRequest, type WsResponse, type WsServerMsg } from './ws-protocol.ts';
@@ -13,6 +13,8 @@ const MAX_FETCH = 10_000;
 /** Requests that only free what the connection holds: never refused for the project's memory (when small). */
 const FREEING = new Set(['close_stream', 'close_sql', 'close_cursor']);
 const FREEING_MAX_BYTES = 1024;
+/** What a request in flight is charged at least: its parsed message and its place in the queue, not only its text. */
+const MIN_REQUEST_BYTES = 1024;
 
 /** What a session needs from its server. */
 export interface WsSessionOptions {
@@ -54,6 +56,8 @@ interface OpenStream {
   /** Why it was ended by the server (its transaction ran too long): what its later requests answer. */
   ended?: HranaError;
   cursor?: { readonly id: number; readonly entries: CursorEntry[]; next: number; readonly bytes: number };
+  /** Cursor ids asked for on it (`open_cursor`), opened or not yet: forgotten with it. */
+  readonly cursorIds: Set<number>;
 }
 
 class ProtocolError extends Error {}
@@ -142,12 +146,14 @@ export class WsSession {
       this.#protocolError(`Request ${id} is already in flight`);
       return false;
     }
-    if (FREEING.has(String(request.type)) && bytes <= FREEING_MAX_BYTES) memory.charge(this.#tenant, bytes);
-    else if (!memory.tryCharge(this.#tenant, bytes)) {
+    const charged = Math.max(bytes, MIN_REQUEST_BYTES);
+    const frees = FREEING.has(String(request.type)) || onlyFinishes([request]);
+    if (frees && bytes <= FREEING_MAX_BYTES) memory.charge(this.#tenant, charged);
+    else if (!memory.tryCharge(this.#tenant, charged)) {
       this.#fail(id, memory.refusal());
       return false;
     }
-    this.#inFlight.set(id, bytes);
+    this.#inFlight.set(id, charged);
     return true;
   }
 
@@ -212,7 +218,7 @@ export class WsSession {
         const handle = this.#o.context.streams.create(this.#tenant!, false);
         if (!(handle instanceof StreamHandle)) return this.#fail(id, handle);
         this.#o.context.streams.hold(handle);
-        this.#streams.set(request.stream_id, { handle, queue: Promise.resolve(), pending: 0 });
+        this.#streams.set(request.stream_id, { handle, queue: Promise.resolve(), pending: 0, cursorIds: new Set() });
         return this.#ok(id, { type: 'open_stream' });
       }
       case 'close_stream': {
@@ -222,9 +228,9 @@ export class WsSession {
         this.#dropCursor(stream);
         stream.closing = true;
         return this.#enqueue(stream, async () => {
-          // After the stream's queued requests: a cursor opened by one of them goes with it.
-          if (stream.cursor) this.#cursors.delete(stream.cursor.id);
-          stream.cursor = undefined;
+          // After the stream's queued requests: a cursor opened by one of them goes with it, and every id asked for.
+          this.#dropCursor(stream);
+          for (const cursor of stream.cursorIds) if (this.#cursors.get(cursor) === request.stream_id) this.#cursors.delete(cursor);
           await this.#o.context.streams.close(stream.handle);
           this.#ok(id, { type: 'close_stream' });
         });
@@ -265,6 +271,7 @@ export class WsSession {
           if (this.#cursors.has(request.cursor_id)) throw new ProtocolError(`Cursor ${request.cursor_id} is already open`);
           // Known at once, so a fetch sent right behind it waits on the same stream.
           this.#cursors.set(request.cursor_id, request.stream_id);
+          stream.cursorIds.add(request.cursor_id);
         }
         return this.#enqueue(stream, () => this.#run(id, stream, request));
       }
@@ -277,7 +284,11 @@ export class WsSession {
     const streamId = this.#cursors.get(request.cursor_id);
     const stream = streamId === undefined ? undefined : this.#streams.get(streamId);
     if (!stream) {
-      if (request.type === 'close_cursor') return this.#ok(id, { type: 'close_cursor' });
+      if (request.type === 'close_cursor') {
+        // Its stream is gone: the id is free again.
+        this.#cursors.delete(request.cursor_id);
+        return this.#ok(id, { type: 'close_cursor' });
+      }
       throw new ProtocolError(`Cursor ${request.cursor_id} is not open`);
     }
     // After the stream's earlier requests, its open_cursor among them.
@@ -330,10 +341,8 @@ export class WsSession {
           ? cursorEntries(result.response.result)
           : [{ type: 'error' as const, error: result.type === 'error' ? result.error : { message: 'The batch did not run' } }];
       if (this.#cursors.get(request.cursor_id) === request.stream_id && !this.#closed) {
-        // Held until closed or the connection goes: charged as the work it is (done), whatever the bound; not for a
-        // stream being closed (a close_stream right behind), which lets it go once its queued requests are answered.
-        const open = this.#streams.get(request.stream_id) === stream;
-        const bytes = open ? JSON.stringify(entries).length : 0;
+        // Held until closed, its stream's close or the connection's: charged as the work it is (done), whatever the bound.
+        const bytes = JSON.stringify(entries).length;
         this.#o.memory.charge(this.#tenant, bytes);
         stream.cursor = { id: request.cursor_id, entries, next: 0, bytes };
       }
@@ -397,6 +406,7 @@ export class WsSession {
   #dropCursor(stream: OpenStream): void {
     if (!stream.cursor) return;
     this.#cursors.delete(stream.cursor.id);
+    stream.cursorIds.delete(stream.cursor.id);
     this.#o.memory.release(this.#tenant, stream.cursor.bytes);
     stream.cursor = undefined;
   }

@@ -95,19 +95,21 @@ export class LocalEngine implements DatabaseEngine {
     let overran: SqlError | undefined;
     // The shard's time this request takes is counted to its project, a turn at a time; a project that took much of
     // it lately while others share the shard has its statements cut short (shard-time.ts), decided at each turn.
-    // CPU time of this thread, not the wall clock: what other processes of the machine take is not the tenant's.
-    let since = 0;
-    const cpuMs = () => {
+    // This thread's CPU time, or half the wall clock's when that is more: what other processes of the machine take
+    // is not the tenant's, but a statement waiting on the disk holds the shard too.
+    let since = { cpu: 0, wall: 0 };
+    const clocks = () => {
       const { user, system } = process.threadCpuUsage();
-      return (user + system) / 1000;
+      return { cpu: (user + system) / 1000, wall: performance.now() };
     };
     const take = async () => {
       await this.#turns.acquire(run.tenant, project);
-      since = cpuMs();
+      since = clocks();
       connection.setStatementCap(this.#time.capFor(project, this.#turns.othersContend(project, CONTENDED_WITHIN_MS)));
     };
     const give = () => {
-      this.#time.add(project, cpuMs() - since);
+      const now = clocks();
+      this.#time.add(project, Math.max(now.cpu - since.cpu, (now.wall - since.wall) / 2));
       this.#turns.release();
     };
     const turn = async () => {
