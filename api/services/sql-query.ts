@@ -1,4 +1,5 @@
 import { BadRequestError, PublicError, UnavailableError } from '../../src/errors.ts';
+import { trimTrailing } from '../../src/text/trim.ts';
 
 /**
  * The most of cw-db's answer the query route reads: cw-db bounds what one request answers (16 MiB by default,
@@ -72,7 +73,7 @@ export async function runQuery(options: { dbUrl: string; tenantId: string; token
 
   let response: Response;
   try {
-    response = await fetch(`${options.dbUrl.replace(/\/+$/, '')}/v1/${options.tenantId}/v2/pipeline`, {
+    response = await fetch(`${trimTrailing(options.dbUrl, '/')}/v1/${options.tenantId}/v2/pipeline`, {
       method: 'POST',
       headers: { authorization: `Bearer ${options.token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ baton: null, requests }),

@@ -81,7 +81,8 @@ export function engineFailure(error: unknown): SqlError {
  * the server's path. Out of memory there (7) is a shard with no room for another database, as anywhere else.
  */
 function failedOpen(message: string): { code: string; message: string } | undefined {
-  const result = /Unable to open connection to local database .*: (\d+)`?\s*$/s.exec(message);
+  // Its end alone is read for the code: the message may carry a tenant's long text, and `.*` over it is quadratic.
+  const result = message.includes('Unable to open connection to local database ') ? /: (\d+)`?\s*$/.exec(message.slice(-64)) : null;
   if (!result) return undefined;
   const code = PRIMARY_CODES[(Number(result[1]) & 0xff) - 1] ?? 'SQLITE_ERROR';
   return { code, message: `The database could not be opened (${code})` };

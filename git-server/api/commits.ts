@@ -9,6 +9,7 @@ import { CommitSchema, digest, isFullOid, withDeadline } from './history-schemas
 import { immutable, revalidated } from './http-cache.ts';
 import { readRepo } from './repo-read.ts';
 import { ErrorBodySchema, RepoParamsSchema } from './schemas.ts';
+import { trimBoth } from '../../src/text/trim.ts';
 
 export const COMMITS_DEFAULT = 35;
 export const COMMITS_MAX = 200;
@@ -68,7 +69,7 @@ function bounded(text: string | undefined, fallback: number, min: number, max: n
 
 /** A repository path without leading or trailing slashes; `.`/`..`/empty segments are refused. */
 function literalPath(path: string | undefined): string | undefined {
-  const trimmed = path?.replace(/^\/+|\/+$/g, '');
+  const trimmed = path === undefined ? undefined : trimBoth(path, '/');
   if (!trimmed) return undefined;
   if (trimmed.split('/').some((s) => s === '' || s === '.' || s === '..') || trimmed.includes('\0')) {
     throw Object.assign(new PublicError(400, `${JSON.stringify(trimmed.slice(0, 100))} is not a repository path.`), { code: 'invalid_request' });

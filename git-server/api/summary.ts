@@ -6,6 +6,7 @@ import { shapeTag } from './address.ts';
 import { revalidated } from './http-cache.ts';
 import { readRepo } from './repo-read.ts';
 import { RepoParamsSchema } from './schemas.ts';
+import { trimTrailing } from '../../src/text/trim.ts';
 
 export const RepoSummary = Type.Object({
   owner: Type.String(),
@@ -58,5 +59,5 @@ export function summaryRoutes(scope: FastifyInstance, deps: RepoApiDependencies)
 
 /** This service's base URL: the configured public URL, else what the request was addressed to. */
 export function baseUrl(deps: RepoApiDependencies, request: FastifyRequest): string {
-  return (deps.publicUrl ?? `${request.protocol}://${request.host}`).replace(/\/+$/, '');
+  return trimTrailing(deps.publicUrl ?? `${request.protocol}://${request.host}`, '/');
 }

@@ -123,7 +123,7 @@ function fromGitError(url: URL, error: unknown, withCredentials: boolean): Error
   const stderr = error.stderr;
   if (/Authentication failed|could not read Username|could not read Password|terminal prompts disabled|The requested URL returned error: 40[13]/i.test(stderr))
     return new SourceAuthError(url, withCredentials);
-  if (/repository '.*' not found|The requested URL returned error: 404/i.test(stderr)) return new SourceNotFoundError(url);
+  if (/repository '[^'\n]*' not found|The requested URL returned error: 404/i.test(stderr)) return new SourceNotFoundError(url);
   if (/SSL certificate problem|server certificate verification failed|SSL: |certificate/i.test(stderr))
     return new SourceUnreachableError(url, `its TLS certificate could not be verified (${stderrSummary(stderr)})`);
   return new SourceFailedError(url, stderrSummary(stderr) || error.message);

@@ -5,6 +5,7 @@
 // every repository of the host is admitted. Matched in linear time (ref-glob.ts), so no pattern can stall a request.
 import { PublicError } from '../../src/errors.ts';
 import { refGlob, type RefGlob } from '../events/ref-glob.ts';
+import { trimTrailing } from '../../src/text/trim.ts';
 
 /** At most this long, as git and browsers cope with much longer URLs but nobody's repository needs it. */
 const MAX_URL = 2048;
@@ -35,7 +36,7 @@ export function parseSourceUrl(text: string): URL {
   if (url.username || url.password) throw new InvalidSourceUrlError('must not contain credentials: send them in the request’s `credentials`');
   if (url.search || url.hash) throw new InvalidSourceUrlError('must not have a query or a fragment');
   if (url.pathname === '/' || url.pathname === '') throw new InvalidSourceUrlError('names no repository (expected https://host/path.git)');
-  url.pathname = url.pathname.replace(/\/+$/, '');
+  url.pathname = trimTrailing(url.pathname, '/');
   return url;
 }
 

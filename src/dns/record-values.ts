@@ -90,7 +90,10 @@ function srvValue(raw: string): ValueCheck {
 const CAA_TAGS = new Set(['issue', 'issuewild', 'iodef', 'issuemail', 'issuevmc', 'contactemail', 'contactphone']);
 
 function caaValue(raw: string): ValueCheck {
-  const m = /^\s*([0-9]{1,3})\s+([A-Za-z0-9]{1,15})\s+(.*?)\s*$/.exec(raw);
+  // The head by a pattern, the rest by slicing: `\s+(.*?)\s*$` over a value of many spaces backtracked cubically.
+  const head = /^\s*([0-9]{1,3})\s+([A-Za-z0-9]{1,15})\s+/.exec(raw);
+  const tail = head ? raw.slice(head[0].length).trimEnd() : '';
+  const m = head && !/[\n\r\u2028\u2029]/.test(tail) ? [head[0], head[1], head[2], tail] : null;
   const usage = `use "<flags 0-255> <tag> \\"<value>\\"", for example 0 issue "letsencrypt.org"`;
   if (!m || Number(m[1]) > 255) return bad(`"${raw}" is not a CAA value: ${usage}`);
   const flags = Number(m[1]);

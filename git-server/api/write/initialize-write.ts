@@ -117,7 +117,7 @@ async function initialize(deps: RepoApiDependencies, request: FastifyRequest, bo
   const { owner, repo } = request.params as RepoParams;
   const target = parseUrlRepoPath(owner, repo).full;
   const trailers = `Cloudwright-Operation: ${body.operation_key}\nCloudwright-Source: ${source} ${body.source.commit_oid}\n`;
-  const message = `${body.message.replace(/\s+$/, '')}\n\n${trailers}`;
+  const message = `${body.message.trimEnd()}\n\n${trailers}`;
   if (message.includes('\0')) throw new PublicError(400, 'The commit message contains a NUL character.');
   const identities = identityEnv(body.committer, body.author ?? body.committer);
 

@@ -1,6 +1,7 @@
 // Commits as the JSON API shows them, read with `git log` in one NUL-separated format: a message may hold any
 // text (newlines, tabs, lines that look like headers), but never a NUL, so NUL is the only safe separator.
 import { runGitCapped } from './capped-output.ts';
+import { trimTrailing } from '../../../src/text/trim.ts';
 
 /** A person and time on a commit; `date` is git's strict ISO 8601 with the original offset. */
 export interface Signature {
@@ -43,7 +44,7 @@ export function parseCommitLog(output: Buffer | string): CommitInfo[] {
       author: { name: an, email: ae, date: ad },
       committer: { name: cn, email: ce, date: cd },
       subject,
-      body: body.replace(/\n+$/, ''),
+      body: trimTrailing(body, '\n'),
     });
   }
   return commits;

@@ -1,11 +1,12 @@
 // Paths inside a repository's tree as the JSON API takes them: `/`-separated, no empty, `.` or `..` segments.
 import { PublicError } from '../../../src/errors.ts';
+import { trimTrailing } from '../../../src/text/trim.ts';
 
 const MAX_PATH = 4096;
 
 /** `path` without a trailing `/` (`''` is the root); throws a 400 for one that cannot name a tree entry. */
 export function normalizeRepoPath(path: string): string {
-  const trimmed = path.replace(/\/+$/, '');
+  const trimmed = trimTrailing(path, '/');
   if (trimmed === '') return '';
   const bad = trimmed.length > MAX_PATH || trimmed.includes('\0') || trimmed.includes('\n') || trimmed.split('/').some((s) => s === '' || s === '.' || s === '..');
   if (bad) throw Object.assign(new PublicError(400, `${JSON.stringify(trimmed.slice(0, 100))} is not a path in a repository.`), { code: 'invalid_request' });
