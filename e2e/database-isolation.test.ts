@@ -257,8 +257,9 @@ describe('one tenant on a shared cw-db', { timeout: 60_000 }, () => {
     await client.execute('INSERT INTO big SELECT zeroblob(1000000) FROM (WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 80) SELECT n FROM r)');
     const grew = memory.peakMiB() - baseline;
     process.stdout.write(`database-isolation: cw-db main process grew ${grew.toFixed(0)} MiB at its peak shipping an 80 MB transaction\n`);
-    // A segment buffer or two, a 4 MiB read buffer, and what the collector has not taken back yet (12–52 MiB seen).
-    expect(grew).toBeLessThan(64); // 161 MiB when it held the transaction
+    // A segment buffer or two, a 4 MiB read buffer, and what the collector has not taken back yet (12–64 MiB seen,
+    // the most on a busy host).
+    expect(grew).toBeLessThan(96); // 161 MiB when it held the transaction
     expect((await client.execute('SELECT count(*) AS n, sum(length(b)) AS bytes FROM big')).rows[0]).toMatchObject({ n: 80, bytes: 80_000_000 });
   });
 

@@ -2,7 +2,7 @@
 // reporting more apps than one object could hold (4100 over 41 projects; one RuntimeReplica held 4000) has every
 // app's report readable, as the operator's RuntimeApp controller reads them; a change rewrites only its
 // project's object, a project with no report left loses its object, and a graceful stop deletes them all.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { RUNTIME_REPLICA_LABEL, type RuntimeReplica } from '../src/apis/v1alpha1/runtime-replica.ts';
 import { replicaReportName, type RuntimeReplicaReport } from '../src/apis/v1alpha1/runtime-replica-report.ts';
 import { createInformer, LEASES, objectClient, type Informer, type KubeObject } from '../src/kube/index.ts';
@@ -134,7 +134,15 @@ describe('ReplicaPublisher', () => {
       await expect(publisher.start()).rejects.toThrow(/field not declared in schema/);
       expect(publisher.marksKept).toBe(false);
       await publisher.start();
-      const written = await objectClient<RuntimeReplicaReport>(conn, old).get(ns, replicaReportName('r3', project(0)));
+      // The report follows the start (its writes are coalesced): waited for, not read at once (failed CI once).
+      const written = await vi.waitFor(
+        async () => {
+          const report = await objectClient<RuntimeReplicaReport>(conn, old).get(ns, replicaReportName('r3', project(0)));
+          expect(report).toBeDefined();
+          return report;
+        },
+        { timeout: 10_000 },
+      );
       expect(written?.spec.acted).toBeUndefined(); // pruned: the reason the runtime stops leaving apps out
       expect(written?.spec.apps.map((a) => a.app)).toEqual(['app-000']);
     } finally {

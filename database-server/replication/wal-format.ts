@@ -61,11 +61,19 @@ export function parseFrameHeader(bytes: Buffer, offset: number): FrameHeader {
  * cost about a fifth of `Buffer.readUInt32*`'s (256 MiB of WAL: 0.25 s against 1.2 s, on a busy host).
  */
 export function walChecksum(bytes: Buffer, seed: WalChecksum, bigEndian: boolean): WalChecksum {
+  return checksumOf(wordsOf(bytes), 0, bytes.byteLength, seed, bigEndian);
+}
+
+/** A view of `bytes` to read checksum words through: one for a whole chunk of frames, not one a frame. */
+export function wordsOf(bytes: Buffer): DataView {
+  return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+function checksumOf(words: DataView, start: number, end: number, seed: WalChecksum, bigEndian: boolean): WalChecksum {
   let s1 = seed.s1;
   let s2 = seed.s2;
-  const words = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const littleEndian = !bigEndian;
-  for (let i = 0; i + 8 <= bytes.byteLength; i += 8) {
+  for (let i = start; i + 8 <= end; i += 8) {
     s1 = (s1 + words.getUint32(i, littleEndian) + s2) >>> 0;
     s2 = (s2 + words.getUint32(i + 4, littleEndian) + s1) >>> 0;
   }
@@ -73,8 +81,8 @@ export function walChecksum(bytes: Buffer, seed: WalChecksum, bigEndian: boolean
 }
 
 /** The checksum SQLite expects in the frame at `offset` (header and page), chained from the previous frame's. */
-export function frameChecksum(bytes: Buffer, offset: number, pageSize: number, seed: WalChecksum, bigEndian: boolean): WalChecksum {
-  const afterHeader = walChecksum(bytes.subarray(offset, offset + 8), seed, bigEndian);
+export function frameChecksum(words: DataView, offset: number, pageSize: number, seed: WalChecksum, bigEndian: boolean): WalChecksum {
+  const afterHeader = checksumOf(words, offset, offset + 8, seed, bigEndian);
   const start = offset + FRAME_HEADER_BYTES;
-  return walChecksum(bytes.subarray(start, start + pageSize), afterHeader, bigEndian);
+  return checksumOf(words, start, start + pageSize, afterHeader, bigEndian);
 }

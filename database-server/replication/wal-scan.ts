@@ -1,6 +1,6 @@
 // Finding the committed transactions in a WAL: the pure half of `TenantReplica.capture`, fed the file a chunk at a
 // time so that a transaction of any size is found without holding its frames.
-import { FRAME_HEADER_BYTES, frameChecksum, parseFrameHeader, type WalChecksum, type WalHeader } from './wal-format.ts';
+import { FRAME_HEADER_BYTES, frameChecksum, parseFrameHeader, wordsOf, type WalChecksum, type WalHeader } from './wal-format.ts';
 
 /** One transaction as SQLite committed it: where its frames lie in the WAL, the last one the commit frame. */
 export interface WalCommit {
@@ -50,10 +50,11 @@ export class WalScanner {
   feed(bytes: Buffer): boolean {
     if (this.#stopped) return false;
     const { pageSize, salt1, salt2, bigEndian } = this.#header;
+    const words = wordsOf(bytes);
     for (let at = 0; at + this.#frameBytes <= bytes.byteLength; at += this.#frameBytes) {
       const frame = parseFrameHeader(bytes, at);
       if (frame.salt1 !== salt1 || frame.salt2 !== salt2) return this.#stop();
-      this.#checksum = frameChecksum(bytes, at, pageSize, this.#checksum, bigEndian);
+      this.#checksum = frameChecksum(words, at, pageSize, this.#checksum, bigEndian);
       if (this.#checksum.s1 !== frame.checksum.s1 || this.#checksum.s2 !== frame.checksum.s2) return this.#stop();
       this.#frameCount++;
       this.#offset += this.#frameBytes;
