@@ -75,8 +75,9 @@ export async function startHranaServer(options: HranaServerOptions): Promise<Hra
   streams.endStreamsWith((stream) => options.engine.closeStream(stream.tenant, stream.id));
   const maxBodyBytes = options.maxBodyBytes ?? 10 * 1024 * 1024;
   const limits: Limits = { maxBodyBytes, memory: options.memory ?? new ProjectMemory({ limitBytes: DEFAULT_PROJECT_MEMORY_BYTES }), answerStallMs: options.answerStallMs ?? 30_000 };
+  const context = pipelineContext(options, streams, limits.memory);
   const server = createServer((request, response) => {
-    serve(request, response, options, streams, limits).catch(() => {
+    serve(request, response, options, context, limits).catch(() => {
       if (!response.headersSent) send(response, { status: 500, body: { message: 'Internal error', code: 'INTERNAL' } });
       else response.destroy();
     });
@@ -85,7 +86,6 @@ export async function startHranaServer(options: HranaServerOptions): Promise<Hra
   // lock (and its connection) forever.
   const sweeper = setInterval(() => streams.sweep(), Math.max(250, streams.idleTimeoutMs / 4));
   sweeper.unref();
-  const context = pipelineContext(options, streams, limits.memory);
   const sockets =
     options.websocket && serveWebSockets(server, context, { ...options.websocket, maxMessageBytes: maxBodyBytes, memory: limits.memory, ...(options.route ? { route: options.route } : {}) });
   await new Promise<void>((resolve, reject) => {
@@ -115,7 +115,7 @@ interface Limits {
 /** Bodies up to this size are always read: a project at its memory bound can still send what frees memory (a close). */
 const SMALL_BODY_BYTES = 4 * 1024;
 
-async function serve(request: IncomingMessage, response: ServerResponse, options: HranaServerOptions, streams: StreamRegistry, limits: Limits): Promise<void> {
+async function serve(request: IncomingMessage, response: ServerResponse, options: HranaServerOptions, context: PipelineContext, limits: Limits): Promise<void> {
   const { maxBodyBytes, memory } = limits;
   // Whether the client is gone, and what its answer is charged until then: known from the start, since the
   // connection may close at any await below (the answer is then neither charged nor kept).
@@ -169,8 +169,7 @@ async function serve(request: IncomingMessage, response: ServerResponse, options
     }
     // A small body was read whatever the project holds: it runs only if the project is within its bound, or if it
     // only frees (ends its transaction, closes its stream).
-    if (memory.heldBy(caller.tenant) > memory.limitBytes && !onlyFinishes(requestsOf(body))) return void send(response, busy(memory), { 'retry-after': '1' });
-    const context = pipelineContext(options, streams, memory);
+    if (memory.over(caller.tenant) && !onlyFinishes(requestsOf(body))) return void send(response, busy(memory), { 'retry-after': '1' });
     const answer = await handlePipeline({ ...caller, body }, context);
     const bytes = send(response, answer);
     if (exchange.gone) return;
@@ -252,7 +251,7 @@ async function closeServer(server: Server, sweeper: NodeJS.Timeout, streams: Str
 
 function pipelineContext(options: HranaServerOptions, streams: StreamRegistry, memory: ProjectMemory): PipelineContext {
   return {
-    overBound: (tenant) => (memory.heldBy(tenant) > memory.limitBytes ? memory.refusal() : undefined),
+    overBound: (tenant) => (memory.over(tenant) ? memory.refusal() : undefined),
     streams,
     engine: options.engine,
     meter: options.meter,

@@ -14,7 +14,7 @@ export interface MemoryRefusal {
   code: 'PROJECT_BUSY';
 }
 
-// The account of callers not authenticated yet (a WebSocket's messages sent behind its hello): no project id is empty.
+// The account of what goes to callers not authenticated yet (a WebSocket's hello_error): no project id is empty.
 const ANONYMOUS = '';
 
 /**
@@ -60,6 +60,11 @@ export class ProjectMemory {
     const left = (this.#held.get(account) ?? 0) - bytes;
     if (left > 0) this.#held.set(account, left);
     else this.#held.delete(account);
+  }
+
+  /** Whether the project of `database` holds more than its bound now: its next request is refused. */
+  over(database: string): boolean {
+    return this.heldBy(database) > this.limitBytes;
   }
 
   /** What the project of `database` holds now. */

@@ -30,7 +30,7 @@ export interface WsSessionOptions {
   admit: (tenant: string) => boolean;
   /**
    * What the connection holds here is charged to its project: requests waiting to run, stored SQL, cursors and
-   * answers not yet sent; messages sent behind a hello not yet answered, to the callers not yet authenticated.
+   * answers not yet sent.
    */
   memory: ProjectMemory;
   /** Sends a message; `sent` is called once it left this process (or the connection is gone). */
@@ -80,7 +80,6 @@ export class WsSession {
   #sqlBytes = 0;
   /** Requests received and not answered yet, with the bytes each is charged. */
   readonly #inFlight = new Map<number, number>();
-  /** Why the connection is not read now (a hello being checked, too many requests in flight). */
   /** Hellos being checked: the connection is read no further meanwhile. */
   #hellosPending = 0;
   #closed = false;
