@@ -13,7 +13,12 @@ const deployBuckets = [0.05, 0.1, 0.25, 0.5, 0.75, 1, 1.5, 2, 3, 5, 10, 30, 60];
  * cw-runtime's own metrics, beside the controller runtime's `controller_runtime_*` and `workqueue_*` and the
  * object store's `service_store_*`: the engine's state is read at scrape time, so it is never stale.
  */
-export function servingMetrics(registry: Registry, engine: Pick<RuntimeEngine, 'status' | 'limits' | 'deployedApps'>, records: AppRecords, firstListPending: () => number = () => 0): ServingMetrics {
+export function servingMetrics(
+  registry: Registry,
+  engine: Pick<RuntimeEngine, 'status' | 'limits' | 'deployedApps' | 'heldRequests'>,
+  records: AppRecords,
+  firstListPending: () => number = () => 0,
+): ServingMetrics {
   const registers = [registry];
   new Gauge({
     name: 'cloudwright_runtime_first_list_pending',
@@ -95,6 +100,14 @@ export function servingMetrics(registry: Registry, engine: Pick<RuntimeEngine, '
     registers,
     collect() {
       this.set(engine.limits.onProbation().length);
+    },
+  });
+  new Gauge({
+    name: 'cloudwright_runtime_requests_held',
+    help: "Requests the entry point holds, waiting for their project's probation turn or their shard's restart",
+    registers,
+    collect() {
+      this.set(engine.heldRequests);
     },
   });
   new Counter({

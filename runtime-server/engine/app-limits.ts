@@ -109,16 +109,34 @@ export class AppLimits implements AppLimitsView {
     if (this.#probation.size > 0) {
       const project = splitKey(key).namespace;
       if (this.#probation.covers(project) && !this.#probation.admit(shard, project, (other) => pool.busy(other, this.#options.blame.endedGraceMs))) {
-        return {
-          status: 503,
-          title: 'Service Unavailable',
-          detail: "The app's project is one of several whose apps may have stopped the runtime shard serving them; they take turns for a while. Retry shortly.",
-          retryAfter: '1',
-          reason: 'Probation',
-        };
+        return probationRefusal("The app's project is one of several whose apps may have stopped the runtime shard serving them; they take turns for a while. Retry shortly.");
       }
     }
     return undefined;
+  }
+
+  /** The project on probation whose turn it is on `shard`, if one's is: a request refused for its turn waits for that project's requests. */
+  turnHolder(shard: number): string | undefined {
+    return this.#probation.size > 0 ? this.#probation.holder(shard) : undefined;
+  }
+
+  /**
+   * Another project has waited `waitedMs` for the turn on `shard`: the requests there of the project holding it
+   * are cut short (answered 503), so a project on probation cannot keep a shard's turn with requests that never
+   * end. How many were.
+   */
+  endTurn(shard: number, pool: UpstreamPool, waitedMs: number): number {
+    const holder = this.turnHolder(shard);
+    if (holder === undefined) return 0;
+    const seconds = Math.round(waitedMs / 100) / 10;
+    const cut = pool.cut(
+      holder,
+      probationRefusal(
+        `The request was cut short: the app's project is one of several whose apps may have stopped the runtime shard serving them, which take turns there for a while, and it kept the turn for another project's requests waiting ${seconds} s. Retry shortly.`,
+      ),
+    );
+    if (cut > 0) this.#options.log.info('probation turn cut short', { shard, project: holder, requests: cut });
+    return cut;
   }
 
   /**
@@ -247,4 +265,8 @@ export class AppLimits implements AppLimitsView {
     const what = reason === 'CPULimitExceeded' ? `ran for more than ${this.#options.cpuLimitMs} ms without yielding` : 'ran their runtime shard out of memory';
     return `The app's project is held back: its apps (or new releases of them) ${what} again and again within ${PROJECT_STOPS_WINDOW_MS / 60_000} minutes, stalling every app of their runtime shards, so none of its apps is served on this replica for a while.`;
   }
+}
+
+function probationRefusal(detail: string): Refusal {
+  return { status: 503, title: 'Service Unavailable', detail, retryAfter: '1', reason: 'Probation' };
 }

@@ -75,8 +75,19 @@ export interface RuntimeEngineOptions {
     readonly shardRecycleMb?: number;
     readonly recycleMinAgeMs?: number;
   };
-  /** How long a quarantine lasts: `initialMs` (default 60 s), doubling with each offence up to `maxMs` (default an hour). `probationMs`: how long suspects take turns (default 60 s). */
-  readonly quarantine?: { readonly initialMs?: number; readonly maxMs?: number; readonly probationMs?: number };
+  /**
+   * How long a quarantine lasts: `initialMs` (default 60 s), doubling with each offence up to `maxMs` (default an
+   * hour). `probationMs`: how long suspects take turns (default 60 s). `probationWaitMs`: how long a request waits
+   * for its project's turn, or for its shard's restart, before it is answered 503 (default 5 s). `probationTurnMs`:
+   * how long a request waits for a turn before the project holding it has its requests cut short (default 2 s).
+   */
+  readonly quarantine?: {
+    readonly initialMs?: number;
+    readonly maxMs?: number;
+    readonly probationMs?: number;
+    readonly probationWaitMs?: number;
+    readonly probationTurnMs?: number;
+  };
   /**
    * The private addresses apps' `fetch()` and `connect()` may reach besides public ones, as CIDRs of single
    * addresses (the platform's SQL endpoint); asked before each workerd starts, whose network is fixed then.

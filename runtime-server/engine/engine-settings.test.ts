@@ -14,6 +14,8 @@ describe('engineSettings', () => {
       shardMemoryBytes: 0,
       quarantine: { initialMs: 60_000, maxMs: 3_600_000 },
       probationMs: 60_000,
+      probationWaitMs: 5_000,
+      probationTurnMs: 2_000,
       logLingerMs: 300_000,
       startTimeoutMs: 30_000,
       drainTimeoutMs: 30_000,

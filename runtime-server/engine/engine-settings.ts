@@ -13,6 +13,10 @@ export interface EngineSettings {
   readonly shardMemoryBytes: number;
   readonly quarantine: { readonly initialMs: number; readonly maxMs: number };
   readonly probationMs: number;
+  /** How long a request waits for its project's probation turn, or its shard's restart, before its 503. */
+  readonly probationWaitMs: number;
+  /** How long a request waits for a probation turn before the project holding it has its requests there cut short. */
+  readonly probationTurnMs: number;
   readonly logLingerMs: number;
   readonly startTimeoutMs: number;
   readonly drainTimeoutMs: number;
@@ -36,6 +40,8 @@ export function engineSettings(o: RuntimeEngineOptions): EngineSettings {
     shardMemoryBytes: (o.limits?.shardMemoryMb ?? 0) * 1048576,
     quarantine: { initialMs: o.quarantine?.initialMs ?? 60_000, maxMs: o.quarantine?.maxMs ?? 3_600_000 },
     probationMs: o.quarantine?.probationMs ?? 60_000,
+    probationWaitMs: o.quarantine?.probationWaitMs ?? 5_000,
+    probationTurnMs: o.quarantine?.probationTurnMs ?? 2_000,
     logLingerMs: o.logLingerMs ?? 300_000,
     startTimeoutMs: o.startTimeoutMs ?? 30_000,
     drainTimeoutMs: o.drainTimeoutMs ?? 30_000,

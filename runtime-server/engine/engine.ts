@@ -27,6 +27,7 @@ import { servedTables } from './shard-tables.ts';
 import { shardOf } from './shard-of.ts';
 import { ShardRouter } from './shard-router.ts';
 import { Waiters } from './waiters.ts';
+import { HeldRequests, type Placement } from './held-requests.ts';
 import { MAX_RUN_DIR, prepareDataDir, runDirOf } from './data-dir.ts';
 import { PassPlan } from './pass-plan.ts';
 import { ConvergenceLoop } from './convergence-loop.ts';
@@ -44,6 +45,8 @@ import { resolveWorkerdBinary, workerdCompatibilityDate } from '../../src/app-ar
 
 /** An answer that ended this close to a shard's last sign of life was that last sign (timer granularity). */
 const LAST_ANSWER_MS = 10;
+/** Requests of one project held at once (waiting for a turn or a restart); more are refused at once. */
+const HELD_PER_PROJECT = 1000;
 
 /**
  * The runtime engine: serves runtime apps on workerd shards (one process each, the projects spread over them
@@ -120,6 +123,8 @@ export class RuntimeEngine {
   readonly #failedPreparations = new PreparationFailures();
   /** On demand: what an app's first request needs of the engine. */
   readonly #firstRequests: FirstRequestHost | undefined;
+  /** Requests waiting for their project's probation turn or their shard's restart. */
+  readonly #held: HeldRequests;
 
   constructor(options: RuntimeEngineOptions) {
     this.#o = options;
@@ -143,6 +148,16 @@ export class RuntimeEngine {
       createdAt: (key) => this.#desired.get(key)?.app.createdAt,
     });
     this.limits = this.#limits;
+    this.#held = new HeldRequests({
+      waitMs: s.probationWaitMs,
+      turnMs: s.probationTurnMs,
+      graceMs: LAST_ANSWER_MS,
+      maxPerProject: HELD_PER_PROJECT,
+      shard: (i) => this.#shards[i],
+      turnHolder: (shard) => this.#limits.turnHolder(shard),
+      endTurn: (shard, pool, waitedMs) => this.#limits.endTurn(shard, pool, waitedMs),
+      refused: (key) => this.#refused(key),
+    });
     this.#followers = new LogFollowers(s.logLingerMs, (key) => this.#desired.has(key) && this.#kick());
     this.#entry = new EntryProxy({
       route: this.#route,
@@ -416,6 +431,11 @@ export class RuntimeEngine {
     );
   }
 
+  /** Requests the entry point holds now: waiting for their project's probation turn or their shard's restart. */
+  get heldRequests(): number {
+    return this.#held.size;
+  }
+
   /** Requests of each app the entry point answered 503 itself (the app quarantined, its shard starting), since the start. */
   get entryRefusals(): ReadonlyMap<string, number> {
     return this.#refusals;
@@ -431,6 +451,12 @@ export class RuntimeEngine {
    * host the owner is deploying an app for (`unrouted`) waits for that deploy, once.
    */
   readonly #route = (hostHeader: string | undefined, mayWait = true): Route => {
+    const placed = this.#place(hostHeader, mayWait);
+    return 'held' in placed ? this.#held.hold(placed.held, () => this.#place(hostHeader, false)) : placed;
+  };
+
+  /** Where a request goes now, or that it is held: its project's probation turn is another's, or its shard is restarting. */
+  #place(hostHeader: string | undefined, mayWait: boolean): Placement {
     const hit = this.#router.route(hostHeader);
     if ('status' in hit) {
       const host = mayWait && hit.status === 404 ? normalizeHost(hostHeader) : undefined;
@@ -446,14 +472,21 @@ export class RuntimeEngine {
     }
     if (this.#firstRequests && !this.#served.has(hit.key)) return { pending: firstRequest(this.#firstRequests, hit.key, () => this.#route(hostHeader)) };
     this.#onDemand?.used(hit.key);
-    const gen = this.#shards[hit.shard]?.current;
+    const shard = this.#shards[hit.shard];
+    const gen = shard?.current;
+    const quarantined = gen && this.#limits.quarantine(hit.key);
+    if (shard?.restarting && !quarantined) {
+      const refusal = { status: 503, title: 'Service Unavailable', detail: "The app's runtime shard is restarting; retry shortly.", retryAfter: this.#s.retryAfter };
+      return { held: { shard: hit.shard, key: hit.key, why: 'restart', refusal } };
+    }
     const refusal = gen
       ? this.#limits.refusal(hit.key, hit.shard, gen.upstream.pool)
       : { status: 503, title: 'Service Unavailable', detail: 'The runtime is starting; retry shortly.', retryAfter: this.#s.retryAfter };
     if (!refusal) return { upstream: gen!.upstream, app: hit.key };
+    if (refusal.reason === 'Probation') return { held: { shard: hit.shard, key: hit.key, why: 'turn', refusal } };
     this.#refused(hit.key);
     return { refusal };
-  };
+  }
 
   /** The route of a request that waited for its app's deploy: routed again (its first request may prepare it), or a 503 to retry. */
   #routeAfterDeploy(hostHeader: string | undefined, done: boolean): Promise<SettledRoute> {

@@ -345,6 +345,22 @@ describe('EntryProxy', () => {
     expect(JSON.parse(res.body)).toEqual({ title: 'Service Unavailable', status: 503, detail: 'The app was stopped.', reason: 'CPULimitExceeded' });
   });
 
+  it('cuts a request short when its pool asks: the client is answered the refusal, and the request is done', async () => {
+    const { port } = await proxy(a);
+    const held = send(port, 'a.test', '/hold');
+    await expect.poll(() => release !== undefined).toBe(true);
+    expect(a.pool.cut('other', { status: 503, title: 'Service Unavailable', detail: 'not this one' })).toBe(0);
+    expect(a.pool.cut('demo', { status: 503, title: 'Service Unavailable', detail: 'Its turn is over.', retryAfter: '1', reason: 'Probation' })).toBe(1);
+    const res = await held;
+    expect(res.status).toBe(503);
+    expect(res.headers['retry-after']).toBe('1');
+    expect(JSON.parse(res.body)).toEqual({ title: 'Service Unavailable', status: 503, detail: 'Its turn is over.', reason: 'Probation' });
+    await expect.poll(() => a.pool.inFlight).toBe(0);
+    release!(); // workerd's late answer goes nowhere
+    release = undefined;
+    expect((await send(port, 'a.test')).status).toBe(201);
+  });
+
   it('counts a request as done when the client goes away mid-request', async () => {
     const { port } = await proxy(a);
     const { request } = await import('node:http');

@@ -146,14 +146,23 @@ export class EntryProxy {
   /** Sends the request to `app`'s upstream and streams the answer back, with `hsts` unless the app sent its own. */
   #forward(req: IncomingMessage, res: ServerResponse, upstream: Upstream, app: string, hsts?: string): void {
     const { socket, pool } = upstream;
-    const done = pool.enter(app, req.method ?? '', req.url ?? '');
+    let complete = false;
+    /** Ended by the runtime (`UpstreamPool.cut`): answered here, not by workerd. */
+    let cutShort = false;
+    const cut = (refusal: Refusal) => {
+      if (complete || cutShort) return;
+      cutShort = true;
+      controller?.abort(new Error('the request was cut short'));
+      if (res.headersSent) res.destroy();
+      else refuse(res, refusal);
+    };
+    const done = pool.enter(app, req.method ?? '', req.url ?? '', cut);
     const hasBody = isHttp2(req)
       ? !req.stream.endAfterHeaders // an HTTP/2 body needs no length: DATA frames until END_STREAM
       : req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
     const gone = () => res.destroyed || (isHttp2(req) && req.stream.destroyed);
     const headers = this.#requestHeaders(req, false);
     let controller: Dispatcher.DispatchController | undefined;
-    let complete = false;
     /** workerd broke off the exchange (it died under it, say): the watchdog's evidence keeps the request. */
     let lost = false;
     const send = (retried: boolean): void => {
@@ -165,9 +174,10 @@ export class EntryProxy {
         {
           onRequestStart: (c) => {
             controller = c;
-            if (gone()) c.abort(new Error('the client went away'));
+            if (gone() || cutShort) c.abort(new Error('the client went away'));
           },
           onResponseStart: (c, status, responseHeaderMap, message) => {
+            if (cutShort) return;
             responded = true;
             pool.output();
             try {
@@ -188,6 +198,7 @@ export class EntryProxy {
           },
           onResponseData: (c, chunk) => {
             pool.output();
+            if (cutShort) return;
             if (!res.write(chunk)) {
               c.pause();
               res.once('drain', () => c.resume());
@@ -196,10 +207,10 @@ export class EntryProxy {
           onResponseEnd: () => {
             complete = true;
             pool.output();
-            res.end();
+            if (!cutShort) res.end();
           },
           onResponseError: (_c, err) => {
-            if (replaced) return; // the 502 above answered
+            if (replaced || cutShort) return; // the 502 above answered, or the cut
             if (responded || gone()) {
               lost = !gone();
               res.destroy(); // the response broke mid-body: the client must not see a clean end
@@ -295,10 +306,22 @@ export class EntryProxy {
     const refuse = () => socket.end(rawRefusal({ status: 503, title: 'Service Unavailable', detail: 'The app is restarting; retry shortly.', retryAfter: this.#retryAfter }));
     const { socket: upstreamSocket, pool } = route.upstream;
     const socketPath = upstreamSocket.socketPath;
-    const leave = pool.enter(route.app, req.method ?? '', req.url ?? '');
-    socket.on('error', () => socket.destroy());
+    /** workerd answered (a 101 or another status), or the runtime cut the request short. */
+    let answered = false;
+    let cutShort = false;
     const upstream = request({ socketPath, agent: false, method: req.method, path: req.url, headers: this.#requestHeaders(req, true), setHost: false });
+    const leave = pool.enter(route.app, req.method ?? '', req.url ?? '', (refusal) => {
+      if (cutShort) return;
+      cutShort = true;
+      upstream.destroy();
+      if (answered) socket.destroy();
+      else socket.end(rawRefusal(refusal));
+      answered = true;
+    });
+    socket.on('error', () => socket.destroy());
     upstream.on('upgrade', (up, upSocket, upHead) => {
+      if (cutShort) return upSocket.destroy();
+      answered = true;
       pool.output();
       socket.write(rawHead(up, false));
       if (upHead.length > 0) socket.write(upHead);
@@ -314,6 +337,8 @@ export class EntryProxy {
       upSocket.pipe(socket).pipe(upSocket);
     });
     upstream.on('response', (up) => {
+      if (cutShort) return up.destroy();
+      answered = true;
       pool.output();
       socket.write(rawHead(up, true));
       up.pipe(socket);
@@ -323,6 +348,7 @@ export class EntryProxy {
       });
     });
     upstream.on('error', () => {
+      if (cutShort) return leave();
       refuse();
       leave(true);
     });

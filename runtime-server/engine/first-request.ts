@@ -54,7 +54,8 @@ export async function firstRequest(host: FirstRequestHost, key: string, route: (
   if (outcome === 'timeout') return refusal('The app is being prepared on this replica; retry shortly.');
   if (outcome === 'failed') return unservable() ? broken() : refusal('The app could not be prepared on this replica; retry shortly.');
   const next = route();
-  return 'pending' in next ? refusal('The app is being prepared on this replica; retry shortly.') : next;
+  // Pending now: held for its project's probation turn or its shard's restart (`held-requests.ts`), bounded.
+  return 'pending' in next ? next.pending : next;
 }
 
 /** One preparation, shared by the first requests that arrive while it runs. */

@@ -47,6 +47,16 @@ describe('Probation', () => {
     expect(p.admit(0, 'p', isBusy)).toBe(false);
   });
 
+  it("names the project holding a shard's turn while its probation lasts", () => {
+    const p = new Probation(1000);
+    p.add(['p/a', 'q/b'], 0);
+    expect(p.holder(0, 10)).toBeUndefined();
+    expect(p.admit(0, 'p', () => true, 10)).toBe(true);
+    expect(p.holder(0, 10)).toBe('p');
+    expect(p.holder(1, 10)).toBeUndefined();
+    expect(p.holder(0, 1000)).toBeUndefined();
+  });
+
   it('takes the turn from a holder whose probation ended', () => {
     const p = new Probation(1000);
     p.add(['p/a'], 0);

@@ -71,6 +71,12 @@ export class Probation {
     return true;
   }
 
+  /** The project on probation whose turn it is on `shard`, if one's is. */
+  holder(shard: number, now = Date.now()): string | undefined {
+    const holder = this.#lanes.get(shard)?.holder;
+    return holder !== undefined && this.covers(holder, now) ? holder : undefined;
+  }
+
   forget(app: string): void {
     this.#until.delete(app);
   }

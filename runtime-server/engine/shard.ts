@@ -92,6 +92,8 @@ export class Shard {
   readonly recycles = { isolates: 0, memory: 0 };
   /** Isolates its workerd reported loaded at the last health check. */
   loaded = 0;
+  /** Called once at its next switch to another workerd (requests waiting out a restart listen). */
+  readonly #switchListeners = new Set<() => void>();
 
   constructor(index: number, ctx: ShardContext, table: ShardTable) {
     this.index = index;
@@ -112,6 +114,18 @@ export class Shard {
 
   get retiring(): number {
     return this.#retiring.size;
+  }
+
+  /** Whether its serving workerd was ended (at a limit, or it died) and a new one is being started. */
+  get restarting(): boolean {
+    const gen = this.#current;
+    return !!gen && !this.#stopped && (gen.killedFor !== undefined || !gen.proc.running);
+  }
+
+  /** Calls `listener` once when it next switches to another workerd; returns what unsubscribes it. */
+  onSwitch(listener: () => void): () => void {
+    this.#switchListeners.add(listener);
+    return () => this.#switchListeners.delete(listener);
   }
 
   /** Its workerd runs and answered its last health check. */
@@ -183,6 +197,9 @@ export class Shard {
     void gen.proc.exited.then(({ code, signal }) => this.#exited(gen, code, signal));
     this.#ctx.log.info('workerd serving', { shard: this.index, generation: gen.id, pid: gen.proc.pid });
     if (old && old !== gen && !old.retiring) this.#retire(old);
+    const listeners = [...this.#switchListeners];
+    this.#switchListeners.clear();
+    for (const listener of listeners) listener();
   }
 
   #watch(gen: Generation): void {

@@ -1,5 +1,6 @@
 import { Pool } from 'undici';
 import type { StallEvidence } from './blame.ts';
+import type { Refusal } from './entry-proxy.ts';
 
 /** Kept-alive connections to one workerd socket: undici's pool, which frames HTTP/1.1 for the entry point. */
 export interface UpstreamSocket {
@@ -16,6 +17,8 @@ interface Flight {
   readonly method: string;
   readonly url: string;
   readonly sentAt: number;
+  /** Ends the request early, answering its client with the refusal when nothing was answered yet (`cut`). */
+  readonly cut?: (refusal: Refusal) => void;
 }
 
 /**
@@ -39,6 +42,8 @@ export class UpstreamPool {
   /** The last moment this workerd showed it runs: a byte of an answer, a health answer. */
   #lastOutput = Date.now();
   #idleWaiters: Array<() => void> = [];
+  /** Project → called once its last request here ends (a request waiting for its turn listens). */
+  readonly #projectIdle = new Map<string, Set<() => void>>();
 
   get inFlight(): number {
     return this.#open.size;
@@ -63,8 +68,8 @@ export class UpstreamPool {
    * Counts a request of `app` in flight; the returned function ends it, once however often it is called:
    * `lost` when the workerd broke off its answer (it died), so it still counts as running when it died.
    */
-  enter(app = '', method = '', url = ''): (lost?: boolean) => void {
-    const flight: Flight = { app, method, url, sentAt: Date.now() };
+  enter(app = '', method = '', url = '', cut?: (refusal: Refusal) => void): (lost?: boolean) => void {
+    const flight: Flight = { app, method, url, sentAt: Date.now(), ...(cut ? { cut } : {}) };
     const project = app.slice(0, Math.max(0, app.indexOf('/')));
     this.#open.add(flight);
     this.#openByProject.set(project, (this.#openByProject.get(project) ?? 0) + 1);
@@ -82,7 +87,32 @@ export class UpstreamPool {
         if (this.#lost.length > MAX_LOST) this.#lost.shift();
       } else if (app) this.#ended.set(app, Date.now());
       if (this.#open.size === 0) for (const resolve of this.#idleWaiters.splice(0)) resolve();
+      if (open <= 0) {
+        const listeners = this.#projectIdle.get(project);
+        this.#projectIdle.delete(project);
+        for (const listener of listeners ?? []) listener();
+      }
     };
+  }
+
+  /** Calls `listener` once no request of `project` is in flight here (at once if none is); returns what unsubscribes it. */
+  onProjectIdle(project: string, listener: () => void): () => void {
+    if (!this.#openByProject.has(project)) {
+      queueMicrotask(listener);
+      return () => {};
+    }
+    let listeners = this.#projectIdle.get(project);
+    if (!listeners) this.#projectIdle.set(project, (listeners = new Set()));
+    listeners.add(listener);
+    return () => listeners.delete(listener);
+  }
+
+  /** Ends the requests in flight here of `project`'s apps that can be ended early; how many. */
+  cut(project: string, refusal: Refusal): number {
+    const prefix = `${project}/`;
+    const flights = [...this.#open].filter((f) => f.cut && f.app.startsWith(prefix));
+    for (const flight of flights) flight.cut!(refusal);
+    return flights.length;
   }
 
   /** The workerd answered something (a response head, body bytes, a health check): it is not stuck. */
@@ -90,15 +120,23 @@ export class UpstreamPool {
     this.#lastOutput = Date.now();
   }
 
-  /** Whether an app of `project` has a request in flight here, or finished one within `graceMs` (probation's turns). */
+  /**
+   * Whether an app of `project` has a request in flight here, finished one within `graceMs`, or finished one after
+   * which this workerd has shown no sign of life past the grace (probation's turns). The last keeps the turn until
+   * the workerd has answered something since, so a stall right after the turn passed still has `blame.ts` clear
+   * the project that held it (its answer was not the workerd's last sign of life).
+   */
   busy(project: string, graceMs: number, now = Date.now()): boolean {
     if ((this.#openByProject.get(project) ?? 0) > 0) return true;
-    return (this.#endedByProject.get(project) ?? -Infinity) >= now - graceMs;
+    const ended = this.#endedByProject.get(project);
+    if (ended === undefined) return false;
+    return ended >= now - graceMs || this.#lastOutput <= ended + graceMs;
   }
 
   /** What was seen of this workerd, for blaming the app that stopped it. */
   evidence(): StallEvidence {
-    return { open: [...this.#open, ...this.#lost], ended: new Map(this.#ended), lastAlive: this.#lastOutput };
+    const open = [...this.#open, ...this.#lost].map(({ app, method, url, sentAt }) => ({ app, method, url, sentAt }));
+    return { open, ended: new Map(this.#ended), lastAlive: this.#lastOutput };
   }
 
   /** The oldest request of `app` in flight here (what the app's log says was stopped). */

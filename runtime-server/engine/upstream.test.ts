@@ -1,0 +1,54 @@
+import { describe, expect, it, vi } from 'vitest';
+import type { Refusal } from './entry-proxy.ts';
+import { UpstreamPool } from './upstream.ts';
+
+const REFUSAL: Refusal = { status: 503, title: 'Service Unavailable', detail: 'cut', reason: 'Probation' };
+
+describe('UpstreamPool turns', () => {
+  it("keeps a project's turn after its last answer until the workerd shows a sign of life past the grace", () => {
+    vi.useFakeTimers({ now: 1_000 });
+    try {
+      const pool = new UpstreamPool();
+      const end = pool.enter('p/a');
+      expect(pool.busy('p', 10)).toBe(true);
+      pool.output(); // its answer: the workerd's last sign of life
+      end();
+      vi.advanceTimersByTime(50);
+      // Past the grace, but nothing answered since: a stall now would still name it (blame.ts).
+      expect(pool.busy('p', 10)).toBe(true);
+      pool.output(); // a health check answered
+      expect(pool.busy('p', 10)).toBe(false);
+      expect(pool.busy('q', 10)).toBe(false);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('tells a listener once no request of a project is left, and at once when none is', async () => {
+    const pool = new UpstreamPool();
+    const first = pool.enter('p/a');
+    const second = pool.enter('p/b');
+    const heard: string[] = [];
+    pool.onProjectIdle('p', () => heard.push('p'));
+    const stop = pool.onProjectIdle('p', () => heard.push('unsubscribed'));
+    stop();
+    first();
+    expect(heard).toEqual([]);
+    second();
+    expect(heard).toEqual(['p']);
+    pool.onProjectIdle('q', () => heard.push('q'));
+    await Promise.resolve();
+    expect(heard).toEqual(['p', 'q']);
+  });
+
+  it("cuts short the requests of one project's apps only, each once", () => {
+    const pool = new UpstreamPool();
+    const cut: string[] = [];
+    pool.enter('p/a', 'GET', '/', (refusal) => cut.push(`a:${refusal.reason}`));
+    pool.enter('p/b', 'GET', '/', () => cut.push('b'));
+    pool.enter('pq/c', 'GET', '/', () => cut.push('c'));
+    pool.enter('p/d'); // one that cannot be cut (no way to answer it)
+    expect(pool.cut('p', REFUSAL)).toBe(2);
+    expect(cut).toEqual(['a:Probation', 'b']);
+  });
+});
