@@ -55,7 +55,7 @@ export interface DatabaseServerConfig {
   readonly answer: AnswerLimits;
   /** What one pipeline request may answer in all. */
   readonly maxResponseBytes: number;
-  /** A statement of a project that used much of its shard lately is cut at this while others wait (`CW_DB_CONTENDED_STATEMENT_TIME`; 0: never). */
+  /** The least a statement may run while other projects contend for its shard (`CW_DB_CONTENDED_STATEMENT_TIME`; 0: never cut). */
   readonly contendedStatementMs: number;
   /** After this long, one pipeline request starts no more statements (`CW_DB_MAX_REQUEST_TIME`): it holds one of its shard's slots. */
   readonly maxRequestMs: number;

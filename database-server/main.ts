@@ -146,7 +146,6 @@ export async function startDatabaseServer(config: DatabaseServerConfig, log: Log
     authorize: (request, pathTenant) => directory.authorize(request, pathTenant),
     websocket: {
       authorize: (token, pathTenant) => directory.authorizeToken(token, pathTenant),
-      transactionTimeoutMs: config.transactionTimeoutMs,
       idleTimeoutMs: config.webSocketIdleMs,
       maxConnectionsPerDatabase: config.webSocketsPerDatabase,
     },

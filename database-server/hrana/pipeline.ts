@@ -191,7 +191,7 @@ export async function runOnStream(stream: StreamHandle, caller: PipelineCaller, 
       ...(vacuumRoomBytes === undefined ? {} : { vacuumRoomBytes }),
       requests,
     });
-    streams.ranOn(stream, !outcome.autocommit);
+    streams.ranOn(stream, !outcome.autocommit, outcome.transactionBegan === true);
     stream.closed = outcome.closed;
     context.meter?.record(caller.tenant, outcome.counts.rowsRead, outcome.counts.rowsWritten);
     context.afterRequest?.(caller.tenant, outcome);

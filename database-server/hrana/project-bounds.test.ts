@@ -253,6 +253,24 @@ describe('streams a project keeps', () => {
   });
 });
 
+describe('a stream that commits and begins again in each request', () => {
+  it('has each transaction timed from its own BEGIN, not the first one the stream had', async () => {
+    const first = await pipeline('cycle-a', { requests: [execute('CREATE TABLE t (x)'), execute('BEGIN'), execute('INSERT INTO t VALUES (0)')] });
+    let baton = first.json.baton as string;
+    const started = Date.now();
+    // Each request ends a short transaction and starts the next: no transaction is older than ~100 ms, while
+    // the stream's first BEGIN is older than the 600 ms bound well before the loop ends.
+    for (let i = 1; Date.now() - started < 1_500; i++) {
+      await delay(100);
+      const next = await pipeline('cycle-a', { baton, requests: [execute(`INSERT INTO t VALUES (${i})`), execute('COMMIT'), execute('BEGIN')] });
+      expect(next.json.results).toMatchObject([{ type: 'ok' }, { type: 'ok' }, { type: 'ok' }]);
+      baton = next.json.baton as string;
+    }
+    const last = await pipeline('cycle-a', { baton, requests: [execute('COMMIT'), execute('SELECT count(*) FROM t'), { type: 'close' }] });
+    expect(last.json.results).toMatchObject([{ type: 'ok' }, { type: 'ok' }, { type: 'ok' }]);
+  });
+});
+
 describe('stored SQL a project keeps in a shard', () => {
   it('bounds the SQL text all of a project’s streams store together, not another project’s', async () => {
     const text = `SELECT '${'y'.repeat(600 * 1024)}'`;

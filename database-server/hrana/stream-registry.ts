@@ -123,9 +123,9 @@ export class StreamRegistry {
     this.#uncount(stream);
   }
 
-  /** Notes what a request left `stream` with: a transaction open since when, or none. */
-  ranOn(stream: StreamHandle, inTransaction: boolean): void {
-    stream.transactionSince = inTransaction ? (stream.transactionSince ?? this.#now()) : undefined;
+  /** Notes what a request left `stream` with: a transaction open since when (`began`: one it began), or none. */
+  ranOn(stream: StreamHandle, inTransaction: boolean, began = false): void {
+    stream.transactionSince = inTransaction ? (began ? this.#now() : (stream.transactionSince ?? this.#now())) : undefined;
   }
 
   #uncount(stream: StreamHandle): void {
@@ -145,8 +145,8 @@ export class StreamRegistry {
       return expired.endedBy ? { missing: 'expired', endedBy: expired.endedBy } : { missing: 'expired' };
     }
     this.#parked.delete(baton);
-    if (this.#overran(parked.stream, this.#now())) {
-      const endedBy = this.#transactionTimedOut();
+    if (this.overran(parked.stream)) {
+      const endedBy = this.transactionTimedOut();
       this.#expired.set(baton, { at: this.#now(), endedBy });
       void this.close(parked.stream);
       return { missing: 'expired', endedBy };
@@ -154,11 +154,13 @@ export class StreamRegistry {
     return { stream: parked.stream };
   }
 
-  #overran(stream: StreamHandle, now: number): boolean {
+  /** Whether `stream` has had a transaction open longer than the limit (HTTP and WebSocket streams alike). */
+  overran(stream: StreamHandle, now = this.#now()): boolean {
     return stream.transactionSince !== undefined && now - stream.transactionSince > this.transactionTimeoutMs;
   }
 
-  #transactionTimedOut(): HranaEnd {
+  /** What a stream whose transaction ran past the limit answers its next request. */
+  transactionTimedOut(): HranaEnd {
     return { message: `The transaction was open longer than ${this.transactionTimeoutMs / 1000} s and was rolled back`, code: 'TRANSACTION_TIMEOUT' };
   }
 
@@ -223,11 +225,11 @@ export class StreamRegistry {
   sweep(): void {
     const now = this.#now();
     for (const [baton, { stream, since }] of this.#parked) {
-      const overran = this.#overran(stream, now);
+      const overran = this.overran(stream, now);
       if (now - since <= this.idleTimeoutMs && !overran) continue;
       this.#parked.delete(baton);
       void this.close(stream);
-      this.#expired.set(baton, overran ? { at: now, endedBy: this.#transactionTimedOut() } : { at: now });
+      this.#expired.set(baton, overran ? { at: now, endedBy: this.transactionTimedOut() } : { at: now });
     }
     for (const [baton, { at }] of this.#expired) {
       if (now - at <= TOMBSTONE_MS && this.#expired.size <= MAX_TOMBSTONES) break;

@@ -35,8 +35,9 @@ beforeAll(async () => {
     port: 0,
     engine: new LocalEngine({ directory }),
     authorize: (request, pathTenant) => authorize(/^Bearer (\S+)$/.exec(request.headers.authorization ?? '')?.[1], pathTenant),
-    streams: new StreamRegistry({ idleTimeoutMs: HTTP_STREAM_IDLE_MS, lockTimeoutMs: 1_000 }),
-    websocket: { authorize, transactionTimeoutMs: TRANSACTION_LIMIT_MS, maxConnectionsPerDatabase: 3 },
+    // WebSocket streams have the registry's transaction time limit, as HTTP streams do.
+    streams: new StreamRegistry({ idleTimeoutMs: HTTP_STREAM_IDLE_MS, lockTimeoutMs: 1_000, transactionTimeoutMs: TRANSACTION_LIMIT_MS }),
+    websocket: { authorize, maxConnectionsPerDatabase: 3 },
   });
 });
 

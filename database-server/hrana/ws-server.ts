@@ -11,8 +11,6 @@ import type { ProjectMemory } from './project-memory.ts';
 /** Hrana over WebSocket's settings (docs/databases.md, "Hrana over WebSocket"). */
 export interface WsOptions {
   authorize: (token: string | undefined, pathTenant: string | null) => Promise<PipelineCaller | Refusal>;
-  /** A transaction open longer than this is rolled back (default 5 min). */
-  transactionTimeoutMs?: number;
   /** A connection with no message for this long and no transaction open is closed (default 5 min). */
   idleTimeoutMs?: number;
   /** Connections one database may have at once (default 100). */
@@ -36,7 +34,6 @@ const HELLO_TIMEOUT_MS = 10_000;
  * `WsSession` per connection. Returns what closing needs.
  */
 export function serveWebSockets(server: Server, context: PipelineContext, options: WsOptions): { close(): Promise<void>; closeTenant(tenant: string): void } {
-  const transactionTimeoutMs = options.transactionTimeoutMs ?? 5 * 60_000;
   const idleTimeoutMs = options.idleTimeoutMs ?? 5 * 60_000;
   const perDatabase = options.maxConnectionsPerDatabase ?? 100;
   const unsentBound = 4 * options.maxMessageBytes;
@@ -73,7 +70,6 @@ export function serveWebSockets(server: Server, context: PipelineContext, option
       authorize: options.authorize,
       pathTenant,
       version: ws.protocol === 'hrana3' ? 3 : 2,
-      transactionTimeoutMs,
       admit: (tenant) => {
         const count = connections.get(tenant) ?? 0;
         if (count >= perDatabase) return false;
@@ -108,7 +104,7 @@ export function serveWebSockets(server: Server, context: PipelineContext, option
           else if (!inTransaction && idle > idleTimeoutMs) ws.close(1000, 'Idle');
         });
       },
-      Math.min(1000, transactionTimeoutMs / 4),
+      Math.min(1000, context.streams.transactionTimeoutMs / 4),
     );
     ws.on('close', () => {
       clearInterval(timer);

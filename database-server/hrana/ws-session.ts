@@ -24,8 +24,6 @@ export interface WsSessionOptions {
   pathTenant: string | null;
   /** 2 or 3 (cursors). */
   version: number;
-  /** A stream inside a transaction longer than this is rolled back, and its next request answers `TRANSACTION_TIMEOUT`. */
-  transactionTimeoutMs: number;
   /** Whether the tenant may take one more connection (called at the first hello); released by `onClose`. */
   admit: (tenant: string) => boolean;
   /**
@@ -40,7 +38,6 @@ export interface WsSessionOptions {
   resume: () => void;
   /** Ends the connection: a protocol error (`1002`), or a refused hello (`4001`). */
   close: (code: number, reason: string) => void;
-  now?: () => number;
 }
 
 interface OpenStream {
@@ -51,8 +48,6 @@ interface OpenStream {
   pending: number;
   /** A close_stream is queued: the request just before it may end the stream in the same engine call. */
   closing?: boolean;
-  /** When its transaction began, while it has one. */
-  txSince?: number;
   /** Why it was ended by the server (its transaction ran too long): what its later requests answer. */
   ended?: HranaError;
   cursor?: { readonly id: number; readonly entries: CursorEntry[]; next: number; readonly bytes: number };
@@ -71,7 +66,6 @@ class ProtocolError extends Error {}
  */
 export class WsSession {
   readonly #o: WsSessionOptions;
-  readonly #now: () => number;
   #token: string | undefined;
   #tenant: string | undefined;
   readonly #streams = new Map<number, OpenStream>();
@@ -88,7 +82,6 @@ export class WsSession {
 
   constructor(options: WsSessionOptions) {
     this.#o = options;
-    this.#now = options.now ?? Date.now;
   }
 
   /** The tenant once a hello was accepted. */
@@ -171,19 +164,21 @@ export class WsSession {
     await Promise.all(streams.map((s) => s.queue.then(() => this.#o.context.streams.close(s.handle))));
   }
 
-  /** Ends transactions open past the limit (called on a timer); true while some stream is inside one. */
+  /**
+   * Ends transactions open past the stream registry's limit, the one HTTP streams have (called on a timer); true
+   * while some stream is inside one.
+   */
   async expireTransactions(): Promise<boolean> {
-    const now = this.#now();
+    const { streams } = this.#o.context;
     let open = false;
     for (const stream of this.#streams.values()) {
-      if (stream.txSince === undefined) continue;
-      if (now - stream.txSince <= this.#o.transactionTimeoutMs) {
+      if (!stream.handle.inTransaction) continue;
+      if (!streams.overran(stream.handle)) {
         open = true;
         continue;
       }
-      stream.txSince = undefined;
-      stream.ended = { message: `The transaction was open longer than ${this.#o.transactionTimeoutMs / 1000} s and was rolled back`, code: 'TRANSACTION_TIMEOUT' };
-      await this.#o.context.streams.close(stream.handle);
+      stream.ended = streams.transactionTimedOut();
+      await streams.close(stream.handle);
     }
     return open;
   }
@@ -331,7 +326,6 @@ export class WsSession {
     // instead of two (the close task then finds the stream closed).
     const closeToo = stream.closing === true && stream.pending === 2 && request.type !== 'open_cursor';
     const ran = await runOnStream(stream.handle, caller, closeToo ? [pipelineRequest, { type: 'close' }] : [pipelineRequest], this.#o.context);
-    stream.txSince = stream.handle.inTransaction ? (stream.txSince ?? this.#now()) : undefined;
     if (stream.handle.closed && !stream.ended) stream.ended = { message: 'The stream was closed by the server', code: 'STREAM_CLOSED' };
     const result: HranaStreamResult = ran.kind === 'ran' ? ran.results[0]! : ran.kind === 'refused' ? ran.result : { type: 'error', error: ran.error };
     if (request.type === 'open_cursor') {

@@ -28,6 +28,8 @@ export interface PipelineOutcome {
   results: HranaStreamResult[];
   /** False when the stream left a transaction open (its tenant's lock must stay with it). */
   autocommit: boolean;
+  /** The transaction left open began in this pipeline (the stream was outside one at some point of it). */
+  transactionBegan?: boolean;
   /** True when a `close` request (or a failure to open the database) ended the stream. */
   closed: boolean;
   counts: StatementCounts;

@@ -25,9 +25,9 @@ export interface LocalEngineOptions extends LibsqlEngineOptions {
   maxPipelineMs?: number;
   /** The SQL text one project's streams may store here together (each stream 10 MiB at most); default 16 MiB. */
   maxStoredSqlPerProject?: number;
-  /** What a project that used much of the shard lately may run a statement while others wait (shard-time.ts); 0: never cut. Default 250 ms. */
+  /** The least a statement may run while other projects contend for the shard (shard-time.ts); 0: never cut. Default 250 ms. */
   contendedStatementMs?: number;
-  /** Who used this shard's thread lately, and the cap on a hog's statements; default from `contendedStatementMs`. */
+  /** Who used this shard's thread lately, and the cap on statements while others contend; default from `contendedStatementMs`. */
   shardTime?: ShardTime;
 }
 
@@ -124,6 +124,8 @@ export class LocalEngine implements DatabaseEngine {
       await take();
     };
     await take();
+    // Outside a transaction at some point: the one it may leave open began here (its time limit counts from now).
+    let wasAutocommit = stream.isAutocommit();
     try {
       for (const [i, request] of run.requests.entries()) {
         try {
@@ -133,6 +135,7 @@ export class LocalEngine implements DatabaseEngine {
         } catch (error) {
           results.push({ type: 'error', error: toHranaError(error) });
         }
+        if (!wasAutocommit && !stream.closed) wasAutocommit = stream.isAutocommit();
       }
       // What the request left half done (a batch's transaction) is undone, as a stream that expired is.
       if (overran) this.#end(run.stream, stream);
@@ -141,7 +144,7 @@ export class LocalEngine implements DatabaseEngine {
     }
     const autocommit = stream.isAutocommit();
     if (stream.closed) this.#streams.delete(run.stream);
-    return { results, autocommit, closed: stream.closed, counts };
+    return { results, autocommit, ...(!autocommit && wasAutocommit ? { transactionBegan: true } : {}), closed: stream.closed, counts };
   }
 
   async closeStream(_tenant: string, id: string): Promise<void> {

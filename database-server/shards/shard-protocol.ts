@@ -11,7 +11,7 @@ export interface ShardConfig {
   answer: AnswerLimits;
   maxPipelineAnswerBytes: number;
   maxPipelineMs: number;
-  /** What a statement of a project that used much of its shard lately may run while others wait (0: never cut). */
+  /** The least a statement may run while other projects contend for the shard (shard-time.ts; 0: never cut). */
   contendedStatementMs: number;
 }
 

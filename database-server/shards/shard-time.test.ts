@@ -14,13 +14,22 @@ describe('ShardTime', () => {
     // Nobody waiting: never capped, however much it used.
     expect(time.capFor('hog', false)).toBeUndefined();
     expect(time.capFor('hog', true)).toBe(50);
-    time.add('victim', 1);
-    expect(time.capFor('victim', true)).toBeUndefined();
+    time.add('victim', 100);
+    // Another project may use what is left of the budget.
+    expect(time.capFor('victim', true)).toBe(400);
     // 2 s of use halves each second: past 2 s it is under 500 ms again.
     now = 1_900;
     expect(time.capFor('hog', true)).toBe(50);
-    now = 2_100;
-    expect(time.capFor('hog', true)).toBeUndefined();
+    now = 3_000;
+    expect(time.capFor('hog', true)).toBe(250);
+  });
+
+  it('caps even a fresh project at the budget while another contends, so a new project cannot stall a shard for its whole time limit', () => {
+    const time = new ShardTime({ hogMs: 1_000, capMs: 250, now: () => 0 });
+    expect(time.capFor('fresh', false)).toBeUndefined();
+    expect(time.capFor('fresh', true)).toBe(1_000);
+    time.add('fresh', 900);
+    expect(time.capFor('fresh', true)).toBe(250);
   });
 
   it('never caps with a cap of 0', () => {
@@ -63,6 +72,24 @@ describe('a shard shared by a project running long statements', () => {
     expect(second.results.some((r) => r.type === 'error' && r.error.code === 'SQLITE_INTERRUPT' && /cut short/.test(r.error.message))).toBe(true);
     expect(second.ms).toBeLessThan(3 * first.ms);
     expect(neighbour.length).toBeGreaterThan(1);
+    expect(neighbour.every((r) => r.type === 'ok')).toBe(true);
+    await engine.close();
+  }, 30_000);
+
+  it("cuts a fresh project's first long statement at the budget while a neighbour keeps asking", async () => {
+    const engine = new LocalEngine({ directory: path.join(directory, 'fresh'), shardTime: new ShardTime({ hogMs: 200, capMs: 50 }) });
+    await Promise.all(['fresh-a', 'victim-b'].map((tenant) => engine.open(tenant, limits)));
+    let done = false;
+    const neighbour: HranaStreamResult[] = [];
+    const asking = (async () => {
+      while (!done) neighbour.push(...(await run(engine, 'victim-b', ['SELECT 1'])).results);
+    })();
+    await expect.poll(() => neighbour.length).toBeGreaterThan(2);
+    const first = await run(engine, 'fresh-a', [SLOW]);
+    done = true;
+    await asking;
+    expect(first.results).toMatchObject([{ type: 'error', error: { code: 'SQLITE_INTERRUPT', message: expect.stringMatching(/after 0\.2 s.*cut short/) } }]);
+    expect(first.ms).toBeLessThan(2_000);
     expect(neighbour.every((r) => r.type === 'ok')).toBe(true);
     await engine.close();
   }, 30_000);

@@ -4,7 +4,7 @@ export interface ShardTimeOptions {
   halfLifeMs?: number;
   /** A project whose remembered use passes this is a hog. Default 1 s. */
   hogMs?: number;
-  /** What a hog's statements may run, at most, while another project waits for the shard; 0: never cut. Default 250 ms. */
+  /** What a hog's statements may run, at most, while another project waits for the shard (and the least any project's may); 0: never cut. Default 250 ms. */
   capMs?: number;
   now?: () => number;
 }
@@ -16,13 +16,13 @@ interface Use {
 }
 
 /**
- * Who has used a shard's one thread lately, by project, and the cap on a hog's statements. A statement is
- * synchronous native code: while it runs, every other database of the shard waits, whatever the turns. A project
- * whose statements took more than `hogMs` of the shard's recent time (CPU time, decayed by `halfLifeMs`) has its
- * statements cut at `capMs` whenever it takes a turn while another project contends for the shard (waits for a
- * turn, or had one within the last second): so a tenant that aims long statements at a neighbour's shard stalls
- * it once per project for one statement time limit, then for a quarter of a second at a time. Nobody else using
- * the shard, nothing is cut, however much a project uses.
+ * Who has used a shard's one thread lately, by project, and the cap on its statements. A statement is synchronous
+ * native code: while it runs, every other database of the shard waits, whatever the turns. Whenever a project takes
+ * a turn while another contends for the shard (waits for a turn, or had one within the last second), its statement
+ * may run for what is left of `hogMs` after its recent use (CPU time, decayed by `halfLifeMs`), and never less than
+ * `capMs`: so a tenant that aims long statements at a neighbour's shard stalls it for about `hogMs` at first (a
+ * fresh project too), then for a quarter of a second at a time. Nobody else using the shard, nothing is cut,
+ * however much a project uses.
  */
 export class ShardTime {
   readonly capMs: number;
@@ -46,10 +46,11 @@ export class ShardTime {
     if (this.#use.size > 64) for (const [other, use] of this.#use) if (this.#decayed(use, now) < 1) this.#use.delete(other);
   }
 
-  /** The cap on `project`'s statements as it takes a turn: `capMs` if it is a hog and others contend; else none. */
+  /** The cap on `project`'s statements as it takes a turn while others contend: what is left of `hogMs` after its recent use, at least `capMs`; none while nobody else does. */
   capFor(project: string, othersContend: boolean): number | undefined {
     if (this.capMs === 0 || !othersContend) return undefined;
-    return this.#decayed(this.#use.get(project), this.#now()) > this.#hogMs ? this.capMs : undefined;
+    const left = this.#hogMs - this.#decayed(this.#use.get(project), this.#now());
+    return Math.max(this.capMs, Math.round(left));
   }
 
   #decayed(use: Use | undefined, now: number): number {

@@ -458,7 +458,7 @@ class LibsqlConnection implements SqlConnection {
         if (this.#capMs !== undefined) {
           return new SqlError(
             'SQLITE_INTERRUPT',
-            `The statement was interrupted after ${this.#capMs / 1000} s: this database's project has used much of its shard's time in the last seconds, so its statements are cut short while other databases wait for the shard; retry later, or split the work into shorter statements`,
+            `The statement was interrupted after ${this.#capMs / 1000} s: other databases wait for its shard, and while they do a project's statements are cut short once it has used about a second of the shard's recent time; retry later, or split the work into shorter statements`,
           );
         }
         return new SqlError('SQLITE_INTERRUPT', `The statement was interrupted: it ran longer than this database's statement time limit of ${this.#limits.statementTimeoutMs / 1000} s`);

@@ -52,8 +52,8 @@ export interface SqlConnection {
    */
   setMode(mode: SqlMode, refusal?: QuotaRefusal, freeze?: GrowthFreeze, vacuumRoomBytes?: number): void;
   /**
-   * Cuts the next statements at `capMs` when that is below the database's statement time limit (its project has
-   * used much of a shared shard's time lately: shard-time.ts); `undefined` lifts the cap.
+   * Cuts the next statements at `capMs` when that is below the database's statement time limit (other projects
+   * contend for a shared shard: shard-time.ts); `undefined` lifts the cap.
    */
   setStatementCap(capMs: number | undefined): void;
   /** Moves every WAL frame into the database file and empties the WAL (`wal_checkpoint(TRUNCATE)`). */
