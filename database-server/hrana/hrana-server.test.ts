@@ -129,6 +129,27 @@ describe('Hrana v2 over HTTP with @libsql/client', () => {
     expect((await db.execute('SELECT s FROM m ORDER BY rowid')).rows.map((r) => r.s)).toEqual(['x;y', 'z']);
   });
 
+  it('counts the rows a CREATE TABLE … AS SELECT writes, in a statement and in a script', async () => {
+    const db = connect('ctas');
+    const hundred = 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 100) SELECT x FROM c';
+    const answer = await pipeline('ctas', { requests: [{ type: 'execute', stmt: { sql: `/* a comment */ CREATE TABLE t AS ${hundred}` } }, { type: 'close' }] });
+    const results = ((await answer.json()) as { results: Array<{ response: { result: { rows_written: number } } }> }).results;
+    expect(results[0]?.response.result.rows_written).toBe(100);
+    const script = await testbed.engine.run({
+      tenant: 'ctas',
+      stream: 'ctas-script',
+      mode: 'read-write',
+      requests: [{ type: 'sequence', sql: `CREATE TABLE u AS ${hundred}; CREATE TABLE "we""ird" AS SELECT * FROM t WHERE x <= 10;` }, { type: 'close' }],
+    });
+    expect(script.results[0]).toMatchObject({ type: 'ok' });
+    expect(script.counts.rowsWritten).toBe(110);
+    expect((await db.execute('SELECT count(*) AS n FROM "we""ird"')).rows[0]?.n).toBe(10);
+    // An ordinary write is counted as before, and a read writes nothing.
+    expect((await db.execute('INSERT INTO t SELECT x FROM t')).rowsAffected).toBe(100);
+    const read = await pipeline('ctas', { requests: [{ type: 'execute', stmt: { sql: 'SELECT count(*) AS created FROM t' } }, { type: 'close' }] });
+    expect(((await read.json()) as { results: Array<{ response: { result: { rows_written: number } } }> }).results[0]?.response.result.rows_written).toBe(0);
+  });
+
   it('reports a constraint violation and a syntax error with sqld codes', async () => {
     const db = connect('errors');
     await db.execute('CREATE TABLE u (k TEXT PRIMARY KEY)');

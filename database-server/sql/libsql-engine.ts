@@ -206,6 +206,7 @@ class LibsqlConnection implements SqlConnection {
   /** The SQL text of the cached statements, in characters. */
   #cachedChars = 0;
   #countersStmt: Statement | undefined;
+  #tablesStmt: Statement | undefined;
 
   readonly #onStatementDropped: () => void;
 
@@ -258,6 +259,7 @@ class LibsqlConnection implements SqlConnection {
     const rows: SqlValue[][] = [];
     let rowsReturned = 0;
     let bytes = 0;
+    let created = 0;
     if (stmt.reader) {
       stmt.raw(true);
       columns = stmt.columns().map((c) => ({ name: c.name, decltype: c.type }));
@@ -275,7 +277,9 @@ class LibsqlConnection implements SqlConnection {
         iterator.return();
       }
     } else {
+      const tables = mayCreateTableAs(sql) ? this.#tableNames() : undefined;
       stmt.run(params, timeout);
+      if (tables) created = this.#rowsOfNewTables(tables);
     }
     const after = this.#counters();
     // changes() keeps the count of the last INSERT/UPDATE/DELETE even across a SELECT or DDL; only when the
@@ -286,8 +290,9 @@ class LibsqlConnection implements SqlConnection {
       rows,
       rowsReturned,
       affectedRowCount,
-      // total_changes() counts the rows triggers change too, which changes() leaves out.
-      rowsWritten: Number(after.total - before.total),
+      // total_changes() counts the rows triggers change too, which changes() leaves out; neither counts the rows
+      // of a CREATE TABLE … AS SELECT, counted apart.
+      rowsWritten: Number(after.total - before.total) + created,
       answerBytes: bytes,
       // Only a statement that inserted has a rowid to report: the connection is shared by the tenant's streams,
       // and its last rowid may be another stream's (or a rolled-back one's).
@@ -332,9 +337,33 @@ class LibsqlConnection implements SqlConnection {
     if (this.#refusal?.blocks === 'all') throw refused(this.#refusal);
     return this.#wrap(() => {
       const before = this.#counters().total;
+      const tables = mayCreateTableAs(sql) ? this.#tableNames() : undefined;
       this.#db.exec(sql, { queryTimeout: this.#statementTimeoutMs() });
-      return Number(this.#counters().total - before);
+      return Number(this.#counters().total - before) + (tables ? this.#rowsOfNewTables(tables) : 0);
     });
+  }
+
+  /** The tables of the database now (before a statement that may create one from a query). */
+  #tableNames(): Set<string> {
+    this.#tablesStmt ??= this.#db.prepare("SELECT name FROM main.sqlite_schema WHERE type = 'table'").pluck(true);
+    return new Set(this.#tablesStmt.all([]) as string[]);
+  }
+
+  /**
+   * The rows of the tables a statement created (`before`: the tables until then): `CREATE TABLE … AS SELECT` writes
+   * them without moving `total_changes()`, and would otherwise write any number of rows past the daily quota.
+   */
+  #rowsOfNewTables(before: Set<string>): number {
+    let rows = 0;
+    for (const name of this.#tableNames()) {
+      if (before.has(name)) continue;
+      const count = this.#db
+        .prepare(`SELECT count(*) FROM main."${name.replaceAll('"', '""')}"`)
+        .pluck(true)
+        .get([]);
+      rows += Number(count);
+    }
+    return rows;
   }
 
   describe(sql: string): SqlDescription {
@@ -406,6 +435,7 @@ class LibsqlConnection implements SqlConnection {
     this.#statements.clear();
     this.#cachedChars = 0;
     this.#countersStmt = undefined;
+    this.#tablesStmt = undefined;
     this.#settingsStmts = undefined;
   }
 
@@ -531,4 +561,13 @@ function wrap<T>(run: () => T): T {
 /** Refuses ATTACH and DETACH whatever names the file (`attach-guard.ts`: the authorizer misses non-literal names). */
 function refuseFileStatements(sql: string): void {
   if (attachesFiles(sql)) throw new SqlError('SQLITE_AUTH', NOT_AUTHORIZED);
+}
+
+/**
+ * Whether a statement may create a table from a query (`CREATE TABLE … AS SELECT`): the words `create` and `as`
+ * anywhere in it, comments included, so nothing in front of them hides one; a statement that only looks like it
+ * costs one read of the schema. Two linear searches, not one pattern that could backtrack on long text.
+ */
+export function mayCreateTableAs(sql: string): boolean {
+  return /create/i.test(sql) && /\bas\b/i.test(sql);
 }
