@@ -121,21 +121,22 @@ export class AppLimits implements AppLimitsView {
   }
 
   /**
-   * Another project has waited `waitedMs` for the turn on `shard`: the requests there of the project holding it
-   * are cut short (answered 503), so a project on probation cannot keep a shard's turn with requests that never
-   * end. How many were.
+   * Another project has waited `waitedMs` for the turn on `shard`: the requests there of the project holding it,
+   * sent before that wait began, are cut short (answered 503), so a project on probation cannot keep a shard's turn
+   * with requests that never end. The apps of the requests cut.
    */
-  endTurn(shard: number, pool: UpstreamPool, waitedMs: number): number {
+  endTurn(shard: number, pool: UpstreamPool, waitedMs: number, sentBefore: number): string[] {
     const holder = this.turnHolder(shard);
-    if (holder === undefined) return 0;
+    if (holder === undefined) return [];
     const seconds = Math.round(waitedMs / 100) / 10;
     const cut = pool.cut(
       holder,
       probationRefusal(
         `The request was cut short: the app's project is one of several whose apps may have stopped the runtime shard serving them, which take turns there for a while, and it kept the turn for another project's requests waiting ${seconds} s. Retry shortly.`,
       ),
+      sentBefore,
     );
-    if (cut > 0) this.#options.log.info('probation turn cut short', { shard, project: holder, requests: cut });
+    if (cut.length > 0) this.#options.log.info('probation turn cut short', { shard, project: holder, requests: cut.length });
     return cut;
   }
 

@@ -155,7 +155,9 @@ export class RuntimeEngine {
       maxPerProject: HELD_PER_PROJECT,
       shard: (i) => this.#shards[i],
       turnHolder: (shard) => this.#limits.turnHolder(shard),
-      endTurn: (shard, pool, waitedMs) => this.#limits.endTurn(shard, pool, waitedMs),
+      endTurn: (shard, pool, waitedMs, sentBefore) => {
+        for (const app of this.#limits.endTurn(shard, pool, waitedMs, sentBefore)) this.#refused(app);
+      },
       refused: (key) => this.#refused(key),
     });
     this.#followers = new LogFollowers(s.logLingerMs, (key) => this.#desired.has(key) && this.#kick());
@@ -475,7 +477,7 @@ export class RuntimeEngine {
     const shard = this.#shards[hit.shard];
     const gen = shard?.current;
     const quarantined = gen && this.#limits.quarantine(hit.key);
-    if (shard?.restarting && !quarantined) {
+    if (shard?.restartingWithin(this.#s.probationWaitMs) && !quarantined) {
       const refusal = { status: 503, title: 'Service Unavailable', detail: "The app's runtime shard is restarting; retry shortly.", retryAfter: this.#s.retryAfter };
       return { held: { shard: hit.shard, key: hit.key, why: 'restart', refusal } };
     }

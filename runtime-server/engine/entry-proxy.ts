@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, request, type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
-import type { Http2SecureServer, Http2Server, ServerHttp2Stream } from 'node:http2';
+import { constants as http2Constants, type Http2SecureServer, type Http2Server, type ServerHttp2Stream } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { silentRuntimeLogger, type RuntimeLogger } from '../../src/runtime-contract/log.ts';
@@ -24,8 +24,11 @@ export interface Refusal {
 /** Where a request goes: the upstream of its app's shard (with the app, for the watchdog), or refused here. */
 export type SettledRoute = { readonly upstream: Upstream; readonly app: string; readonly refusal?: undefined } | { readonly refusal: Refusal };
 
-/** A {@link SettledRoute}, or one to wait for: the app's first request on this replica, while its build is prepared. */
-export type Route = SettledRoute | { readonly pending: Promise<SettledRoute>; readonly refusal?: undefined };
+/**
+ * A {@link SettledRoute}, or one to wait for: the app's first request on this replica while its build is prepared,
+ * or a request held for its turn (`cancel`: its client left, let it go).
+ */
+export type Route = SettledRoute | { readonly pending: Promise<SettledRoute>; readonly refusal?: undefined; readonly cancel?: () => void };
 
 export interface EntryProxyOptions {
   /** Picks the upstream of a request by its `Host` header (the engine: the app's shard), or refuses it. */
@@ -120,6 +123,7 @@ export class EntryProxy {
     if (this.#answer?.(req, res)) return;
     const route = this.#route(hostOf(req));
     if ('pending' in route) {
+      if (route.cancel) res.once('close', route.cancel);
       void route.pending.then((settled) => this.#routed(req, res, settled));
       return;
     }
@@ -128,7 +132,7 @@ export class EntryProxy {
 
   /** Answers a request its route refuses, redirects it by the app's HTTPS policy, or forwards it. */
   #routed(req: IncomingMessage, res: ServerResponse, route: SettledRoute): void {
-    if (res.destroyed) return; // the client left while its app was being prepared
+    if (clientGone(req, res)) return; // the client left while its app was prepared, or it was held
     if (route.refusal) {
       refuse(res, route.refusal);
       return;
@@ -149,18 +153,24 @@ export class EntryProxy {
     let complete = false;
     /** Ended by the runtime (`UpstreamPool.cut`): answered here, not by workerd. */
     let cutShort = false;
-    const cut = (refusal: Refusal) => {
-      if (complete || cutShort) return;
+    const cut = (refusal: Refusal): boolean => {
+      if (complete || cutShort) return false;
       cutShort = true;
       controller?.abort(new Error('the request was cut short'));
       if (res.headersSent) res.destroy();
       else refuse(res, refusal);
+      // An HTTP/2 stream whose client has not ended its side stays open after the answer: close it.
+      if (isHttp2(req)) req.stream.close(http2Constants.NGHTTP2_CANCEL);
+      done(false);
+      return true;
     };
+    // The exchange with workerd ends with its answer (or a failure), not with the client's connection: an HTTP/2
+    // client may keep its side of the stream open, and the request must not count as running for as long.
     const done = pool.enter(app, req.method ?? '', req.url ?? '', cut);
     const hasBody = isHttp2(req)
       ? !req.stream.endAfterHeaders // an HTTP/2 body needs no length: DATA frames until END_STREAM
       : req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
-    const gone = () => res.destroyed || (isHttp2(req) && req.stream.destroyed);
+    const gone = () => clientGone(req, res);
     const headers = this.#requestHeaders(req, false);
     let controller: Dispatcher.DispatchController | undefined;
     /** workerd broke off the exchange (it died under it, say): the watchdog's evidence keeps the request. */
@@ -208,18 +218,20 @@ export class EntryProxy {
             complete = true;
             pool.output();
             if (!cutShort) res.end();
+            done(false);
           },
           onResponseError: (_c, err) => {
-            if (replaced || cutShort) return; // the 502 above answered, or the cut
+            if (cutShort) return; // the cut answered
+            if (replaced) return done(false); // the 502 above answered
             if (responded || gone()) {
               lost = !gone();
               res.destroy(); // the response broke mid-body: the client must not see a clean end
-              return;
+              return done(lost);
             }
             if ((err as NodeJS.ErrnoException).code === 'UND_ERR_INVALID_ARG') {
               // A request Node accepted but undici will not send on (`OPTIONS *`, say): the client's, not workerd's.
               problem(res, 400, 'Bad Request', 'The request target cannot be forwarded to an app.');
-              return;
+              return done(false);
             }
             if (!hasBody && !retried && isClosedByPeer(err)) {
               send(true); // a kept-alive connection had been closed by workerd: once more on a new one
@@ -231,6 +243,7 @@ export class EntryProxy {
             }
             lost = true;
             problem(res, 503, 'Service Unavailable', 'The app is restarting; retry shortly.', { 'retry-after': this.#retryAfter });
+            done(true);
           },
         },
       );
@@ -291,6 +304,7 @@ export class EntryProxy {
     const route = this.#route(req.headers.host);
     if ('pending' in route) {
       socket.on('error', () => socket.destroy()); // a client gone while its app is prepared
+      if (route.cancel) socket.once('close', route.cancel);
       void route.pending.then((settled) => !socket.destroyed && this.#upgradeRouted(req, socket, head, settled));
       return;
     }
@@ -311,12 +325,13 @@ export class EntryProxy {
     let cutShort = false;
     const upstream = request({ socketPath, agent: false, method: req.method, path: req.url, headers: this.#requestHeaders(req, true), setHost: false });
     const leave = pool.enter(route.app, req.method ?? '', req.url ?? '', (refusal) => {
-      if (cutShort) return;
+      if (cutShort || socket.destroyed) return false;
       cutShort = true;
       upstream.destroy();
       if (answered) socket.destroy();
       else socket.end(rawRefusal(refusal));
-      answered = true;
+      leave();
+      return true;
     });
     socket.on('error', () => socket.destroy());
     upstream.on('upgrade', (up, upSocket, upHead) => {
@@ -358,6 +373,11 @@ export class EntryProxy {
     });
     upstream.end();
   }
+}
+
+/** Whether the client of a request left: its connection (HTTP/1.1) or its stream (HTTP/2, whose response has no `destroyed`). */
+function clientGone(req: IncomingMessage, res: ServerResponse): boolean {
+  return res.destroyed || (isHttp2(req) && req.stream.destroyed);
 }
 
 /** A request over HTTP/2 (the HTTPS listener's, through Node's compatibility API). */

@@ -54,8 +54,10 @@ export async function firstRequest(host: FirstRequestHost, key: string, route: (
   if (outcome === 'timeout') return refusal('The app is being prepared on this replica; retry shortly.');
   if (outcome === 'failed') return unservable() ? broken() : refusal('The app could not be prepared on this replica; retry shortly.');
   const next = route();
-  // Pending now: held for its project's probation turn or its shard's restart (`held-requests.ts`), bounded.
-  return 'pending' in next ? next.pending : next;
+  if (!('pending' in next)) return next;
+  // Held for its project's probation turn or its shard's restart (`held-requests.ts`, bounded): waits on. Another
+  // first request (the app let go meanwhile) is not started from here.
+  return next.cancel ? next.pending : refusal('The app is being prepared on this replica; retry shortly.');
 }
 
 /** One preparation, shared by the first requests that arrive while it runs. */

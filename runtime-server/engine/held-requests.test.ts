@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Refusal, SettledRoute } from './entry-proxy.ts';
 import { HeldRequests, type Held, type HeldRequestsOptions, type Placement } from './held-requests.ts';
+import { Probation } from './probation.ts';
 import type { Shard } from './shard.ts';
 import { UpstreamPool } from './upstream.ts';
 
@@ -28,7 +29,7 @@ function held(pool: UpstreamPool, options: Partial<HeldRequestsOptions> = {}) {
     maxPerProject: 2,
     shard: () => shard,
     turnHolder: () => 'p',
-    endTurn: (_shard, _pool, waitedMs) => cuts.push(waitedMs),
+    endTurn: (_shard, _pool, waitedMs) => void cuts.push(waitedMs),
     refused: (key) => refused.push(key),
     ...options,
   });
@@ -96,5 +97,133 @@ describe('HeldRequests', () => {
     expect(refused).toEqual(['q/d']);
     // Another project has its own.
     expect('pending' in requests.hold(turn('r/e'), () => ({ held: turn('r/e') }))).toBe(true);
+  });
+
+  describe('with the real probation turns', () => {
+    const R: Refusal = { status: 503, title: 'Service Unavailable', detail: 'their turn', reason: 'Probation' };
+
+    /** The engine's placement, reduced: held while the shard restarts, then the probation turn on its workerd's pool. */
+    function engine(probation: Probation, options: Partial<HeldRequestsOptions> = {}) {
+      let pool = new UpstreamPool();
+      let restarting = false;
+      const listeners = new Set<() => void>();
+      const shard = {
+        get current() {
+          return { upstream: { pool } };
+        },
+        onSwitch: (l: () => void) => (listeners.add(l), () => listeners.delete(l)),
+      } as unknown as Shard;
+      const cuts: number[] = [];
+      const held = new HeldRequests({
+        waitMs: 5_000,
+        turnMs: 2_000,
+        graceMs: 10,
+        maxPerProject: 100,
+        shard: () => shard,
+        turnHolder: (i) => probation.holder(i),
+        endTurn: (_shard, _pool, waitedMs) => void cuts.push(waitedMs),
+        refused: () => {},
+        ...options,
+      });
+      let placements = 0;
+      const place = (key: string): Placement => {
+        placements += 1;
+        if (restarting) return { held: { shard: 0, key, why: 'restart', refusal: R } };
+        if (!probation.admit(0, key.slice(0, key.indexOf('/')), (other) => pool.busy(other, 10))) return { held: { shard: 0, key, why: 'turn', refusal: R } };
+        return { upstream: { pool, socket: { socketPath: '/x', dispatcher: undefined as never } }, app: key };
+      };
+      /** A request as the entry point makes it: placed, held if it must be, and in flight once routed. */
+      const request = (key: string): Promise<SettledRoute> => {
+        const first = place(key);
+        const route = 'held' in first ? held.hold(first.held, () => place(key)) : first;
+        const settled = 'pending' in route ? route.pending : Promise.resolve(route as SettledRoute);
+        return settled.then((r) => {
+          if (!r.refusal) r.upstream.pool.enter(r.app);
+          return r;
+        });
+      };
+      return {
+        held,
+        cuts,
+        request,
+        place,
+        get pool() {
+          return pool;
+        },
+        get placements() {
+          return placements;
+        },
+        restart: () => (restarting = true),
+        switchTo: () => {
+          pool = new UpstreamPool();
+          restarting = false;
+          for (const l of listeners) l();
+        },
+      };
+    }
+
+    it("lets one project's held requests in when its shard switches, not every project's at once", async () => {
+      const probation = new Probation(60_000);
+      probation.add(['looper/l', 'neighbour/n']);
+      const e = engine(probation);
+      e.restart();
+      const neighbour = e.request('neighbour/n');
+      const looper = e.request('looper/l');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      e.switchTo();
+      await neighbour;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(e.pool.evidence().open.map((f) => f.app)).toEqual(['neighbour/n']);
+      expect(e.held.size).toBe(1);
+      void looper;
+    });
+
+    it('does not count a wait for a restart toward the turn bound', async () => {
+      const probation = new Probation(60_000);
+      probation.add(['holder/h', 'waiter/w']);
+      const e = engine(probation, { turnMs: 150 });
+      e.restart();
+      const waiting = e.request('waiter/w');
+      await new Promise((resolve) => setTimeout(resolve, 200)); // a restart longer than the turn bound
+      e.switchTo();
+      await waiting; // the turn was free: in at once, nobody cut
+      expect(e.cuts).toEqual([]);
+    });
+
+    it('lets a request go, uncounted and cutting nobody, when its client leaves', async () => {
+      const probation = new Probation(60_000);
+      probation.add(['holder/h', 'waiter/w']);
+      const refused: string[] = [];
+      const e = engine(probation, { turnMs: 50, refused: (key) => refused.push(key) });
+      await e.request('holder/h'); // takes the turn and keeps a request in flight
+      const first = e.place('waiter/w');
+      expect('held' in first).toBe(true);
+      const route = e.held.hold((first as { held: Held }).held, () => e.place('waiter/w')) as { pending: Promise<SettledRoute>; cancel: () => void };
+      route.cancel();
+      expect((await route.pending).refusal).toEqual(R);
+      await new Promise((resolve) => setTimeout(resolve, 80));
+      expect(refused).toEqual([]);
+      expect(e.cuts).toEqual([]);
+      expect(e.held.size).toBe(0);
+    });
+
+    it("waits for the workerd's next sign of life when the holder has nothing in flight, without asking again and again", async () => {
+      const probation = new Probation(60_000);
+      probation.add(['holder/h', 'waiter/w']);
+      const e = engine(probation);
+      // The holder's request ends; the workerd shows no sign of life after it (a stall may be its doing).
+      const end = e.pool.enter('holder/h');
+      expect(probation.admit(0, 'holder', () => true)).toBe(true);
+      e.pool.output();
+      end();
+      await new Promise((resolve) => setTimeout(resolve, 120)); // past the holder's reservation of its turn
+      const waiting = e.request('waiter/w');
+      const before = e.placements;
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(e.placements - before).toBeLessThanOrEqual(4); // looked again every 100 ms at most
+      expect(e.held.size).toBe(1);
+      e.pool.output(); // a health check answered: the turn passes
+      expect((await waiting).refusal).toBeUndefined();
+    });
   });
 });

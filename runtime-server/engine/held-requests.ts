@@ -25,18 +25,22 @@ export interface HeldRequestsOptions {
   readonly maxPerProject: number;
   shard(index: number): Shard | undefined;
   turnHolder(shard: number): string | undefined;
-  endTurn(shard: number, pool: UpstreamPool, waitedMs: number): number;
+  /** Cuts short the requests of the project holding `shard`'s turn sent before `sentBefore`, for a request that waited `waitedMs`. */
+  endTurn(shard: number, pool: UpstreamPool, waitedMs: number, sentBefore: number): void;
   /** A request was answered a refusal (counted per app). */
   refused(key: string): void;
 }
+
+/** While the holder of a turn has nothing in flight, its turn passes at the workerd's next sign of life; this is how often the wait looks again meanwhile. */
+const IDLE_HOLDER_RECHECK_MS = 100;
 
 /**
  * Requests held at the entry point instead of refused: while the projects on probation take turns on a shard
  * (`probation.ts`), a request of one waits for its project's turn, and while a shard's workerd is started again
  * after a stop, its requests wait for it, each for a bounded time, then answered 503 as before. So a tenant on
  * probation beside a looping one sees its requests delayed by the moment the looper takes to be stopped, not
- * refused; and a project that keeps the turn with requests that never end has them cut short once another has
- * waited `turnMs`.
+ * refused; and a project that keeps the turn with requests that never end has those cut short once another has
+ * waited `turnMs` for it. A held request whose client leaves is let go at once.
  */
 export class HeldRequests {
   readonly #o: HeldRequestsOptions;
@@ -56,7 +60,8 @@ export class HeldRequests {
 
   /**
    * Holds the request until `place` routes it (asked again whenever its turn or its shard may have changed) or its
-   * wait ends; answers its refusal at once when its project has too many held already.
+   * wait ends; answers its refusal at once when its project has too many held already. `cancel` lets it go (its
+   * client left): it settles with its refusal, not counted, and cuts nobody short on its behalf.
    */
   hold(first: Held, place: () => Placement): Route {
     const project = first.key.slice(0, first.key.indexOf('/'));
@@ -66,31 +71,36 @@ export class HeldRequests {
       return { refusal: first.refusal };
     }
     this.#held.set(project, held + 1);
-    const pending = this.#wait(first, place).finally(() => {
+    const wait = new Wait();
+    const pending = this.#wait(first, place, wait).finally(() => {
       const left = (this.#held.get(project) ?? 1) - 1;
       if (left > 0) this.#held.set(project, left);
       else this.#held.delete(project);
     });
-    return { pending };
+    return { pending, cancel: () => wait.cancel() };
   }
 
-  async #wait(first: Held, place: () => Placement): Promise<SettledRoute> {
-    const started = Date.now();
-    const until = started + this.#o.waitMs;
+  async #wait(first: Held, place: () => Placement, wait: Wait): Promise<SettledRoute> {
+    const until = Date.now() + this.#o.waitMs;
     let held = first;
+    /** Since when it has waited for a turn (a wait for a restart does not count toward the turn bound). */
+    let turnSince: number | undefined;
     let cut = false;
     for (;;) {
+      if (wait.canceled) return { refusal: held.refusal };
       const now = Date.now();
       if (now >= until) {
         this.#o.refused(held.key);
         return { refusal: held.refusal };
       }
-      const turnEnds = !cut && held.why === 'turn' ? started + this.#o.turnMs : Infinity;
-      await this.#change(held, Math.min(until, turnEnds) - now);
-      if (!cut && held.why === 'turn' && Date.now() >= turnEnds) {
+      if (held.why === 'turn') turnSince ??= now;
+      const turnEnds = !cut && turnSince !== undefined ? turnSince + this.#o.turnMs : Infinity;
+      await wait.next((wake) => this.#listen(held, wake), Math.min(until, turnEnds) - now);
+      if (wait.canceled) return { refusal: held.refusal };
+      if (!cut && turnSince !== undefined && Date.now() >= turnEnds) {
         cut = true;
         const pool = this.#o.shard(held.shard)?.current?.upstream.pool;
-        if (pool) this.#o.endTurn(held.shard, pool, Date.now() - started);
+        if (pool) this.#o.endTurn(held.shard, pool, Date.now() - turnSince, turnSince);
       }
       const placed = place();
       if (!('held' in placed)) return 'pending' in placed ? placed.pending : placed;
@@ -99,31 +109,67 @@ export class HeldRequests {
   }
 
   /**
-   * Resolves when the request may be placed now, or after `ms`: its shard switched workerd, or (waiting for a
-   * turn) the project holding it has no request left there, its grace past; no holder, after the grace.
+   * Calls `wake` when the request may be placed now: its shard switched workerd, or (waiting for a turn) the
+   * project holding it has nothing left in flight there and the workerd showed a sign of life past its grace (the
+   * turn passes then). Returns what stops listening.
    */
-  #change(held: Held, ms: number): Promise<void> {
+  #listen(held: Held, wake: (afterMs?: number) => void): Array<() => void> {
+    const shard = this.#o.shard(held.shard);
+    if (!shard) return [];
+    const stops = [shard.onSwitch(() => wake())];
+    if (held.why !== 'turn') return stops;
+    const holder = this.#o.turnHolder(held.shard);
+    const pool = shard.current?.upstream.pool;
+    if (holder === undefined || !pool) {
+      wake(0); // the turn is free (given up a moment ago): placed again at once
+      return stops;
+    }
+    if (pool.hasInFlight(holder)) {
+      stops.push(pool.onProjectIdle(holder, () => wake(this.#o.graceMs + 1)));
+      return stops;
+    }
+    // Nothing of the holder in flight: its turn passes at the workerd's first sign of life past the grace after
+    // its last answer (listened for only while there was none, or it would wake at once again and again), or
+    // when its reservation of a turn just given lapses.
+    const ended = pool.endedAt(holder);
+    if (ended !== undefined && pool.lastOutput <= ended + this.#o.graceMs) stops.push(pool.onOutputAfter(ended + this.#o.graceMs, () => wake()));
+    wake(IDLE_HOLDER_RECHECK_MS);
+    return stops;
+  }
+}
+
+/** One held request's waiting: a wake-up at a time, with a deadline, that its cancellation ends at once. */
+class Wait {
+  canceled = false;
+  #resolve: (() => void) | undefined;
+
+  cancel(): void {
+    this.canceled = true;
+    this.#resolve?.();
+  }
+
+  /** Resolves when `listen` wakes it (after the delay it gives, if any), after `ms`, or when canceled. */
+  next(listen: (wake: (afterMs?: number) => void) => Array<() => void>, ms: number): Promise<void> {
     return new Promise((resolve) => {
-      const unsubscribe: Array<() => void> = [];
-      let timer: NodeJS.Timeout;
+      let timer: NodeJS.Timeout | undefined;
+      let stops: Array<() => void> = [];
+      let settled = false;
       const done = () => {
+        if (settled) return;
+        settled = true;
         clearTimeout(timer);
-        for (const stop of unsubscribe) stop();
+        for (const stop of stops) stop();
+        this.#resolve = undefined;
         resolve();
       };
-      const after = (delayMs: number) => {
+      const at = (delayMs: number) => {
         clearTimeout(timer);
         timer = setTimeout(done, Math.max(0, delayMs));
       };
-      after(ms);
-      const shard = this.#o.shard(held.shard);
-      if (!shard) return;
-      unsubscribe.push(shard.onSwitch(done));
-      if (held.why !== 'turn') return;
-      const holder = this.#o.turnHolder(held.shard);
-      const pool = shard.current?.upstream.pool;
-      if (holder === undefined || !pool) after(Math.min(ms, this.#o.graceMs + 1));
-      else unsubscribe.push(pool.onProjectIdle(holder, () => after(Math.min(ms, this.#o.graceMs + 1))));
+      this.#resolve = done;
+      at(ms);
+      stops = listen((afterMs) => (afterMs === undefined ? done() : at(Math.min(afterMs, ms))));
+      if (settled) for (const stop of stops) stop();
     });
   }
 }

@@ -77,6 +77,8 @@ export class Shard {
   readonly #watchdogs = new Map<Generation, Watchdog>();
   #backoffMs: number;
   #restartTimer: NodeJS.Timeout | undefined;
+  /** When the pending restart starts a workerd (while its timer runs). */
+  #restartDueAt: number | undefined;
   #unhealthy = 0;
   #recycling = false;
   /** A fresh workerd that failed to start is not tried again before this (the serving one carries on meanwhile). */
@@ -116,10 +118,14 @@ export class Shard {
     return this.#retiring.size;
   }
 
-  /** Whether its serving workerd was ended (at a limit, or it died) and a new one is being started. */
-  get restarting(): boolean {
+  /**
+   * Whether its serving workerd was ended (at a limit, or it died) and a new one is being started within `ms`: a
+   * start backing off after crashes further away than that is not waited for.
+   */
+  restartingWithin(ms: number): boolean {
     const gen = this.#current;
-    return !!gen && !this.#stopped && (gen.killedFor !== undefined || !gen.proc.running);
+    if (!gen || this.#stopped || (gen.killedFor === undefined && gen.proc.running)) return false;
+    return this.#restartDueAt === undefined || this.#restartDueAt - Date.now() <= ms;
   }
 
   /** Calls `listener` once when it next switches to another workerd; returns what unsubscribes it. */
@@ -288,8 +294,10 @@ export class Shard {
    */
   #restart(dead: Generation, delayMs: number): void {
     if (this.#stopped || this.#restartTimer) return;
+    this.#restartDueAt = Date.now() + delayMs;
     this.#restartTimer = setTimeout(() => {
       this.#restartTimer = undefined;
+      this.#restartDueAt = undefined;
       this.restarts += 1;
       this.#exclusive(async () => {
         if (this.#stopped || this.#current !== dead) return;

@@ -44,11 +44,14 @@ describe('UpstreamPool turns', () => {
   it("cuts short the requests of one project's apps only, each once", () => {
     const pool = new UpstreamPool();
     const cut: string[] = [];
-    pool.enter('p/a', 'GET', '/', (refusal) => cut.push(`a:${refusal.reason}`));
-    pool.enter('p/b', 'GET', '/', () => cut.push('b'));
-    pool.enter('pq/c', 'GET', '/', () => cut.push('c'));
+    pool.enter('p/a', 'GET', '/', (refusal) => cut.push(`a:${refusal.reason}`) > 0);
+    pool.enter('p/b', 'GET', '/', () => cut.push('b') > 0);
+    pool.enter('p/e', 'GET', '/', () => false); // it had ended already
+    pool.enter('pq/c', 'GET', '/', () => cut.push('c') > 0);
     pool.enter('p/d'); // one that cannot be cut (no way to answer it)
-    expect(pool.cut('p', REFUSAL)).toBe(2);
+    expect(pool.cut('p', REFUSAL)).toEqual(['p/a', 'p/b']);
     expect(cut).toEqual(['a:Probation', 'b']);
+    // Only those sent before a moment.
+    expect(pool.cut('pq', REFUSAL, 0)).toEqual([]);
   });
 });

@@ -17,8 +17,8 @@ interface Flight {
   readonly method: string;
   readonly url: string;
   readonly sentAt: number;
-  /** Ends the request early, answering its client with the refusal when nothing was answered yet (`cut`). */
-  readonly cut?: (refusal: Refusal) => void;
+  /** Ends the request early, answering its client with the refusal when nothing was answered yet (`cut`); false when it had ended already. */
+  readonly cut?: (refusal: Refusal) => boolean;
 }
 
 /**
@@ -44,6 +44,8 @@ export class UpstreamPool {
   #idleWaiters: Array<() => void> = [];
   /** Project → called once its last request here ends (a request waiting for its turn listens). */
   readonly #projectIdle = new Map<string, Set<() => void>>();
+  /** Called at the first sign of life after their moment (a request waiting for a turn to pass listens). */
+  readonly #outputWaiters = new Set<{ readonly after: number; readonly listener: () => void }>();
 
   get inFlight(): number {
     return this.#open.size;
@@ -68,7 +70,7 @@ export class UpstreamPool {
    * Counts a request of `app` in flight; the returned function ends it, once however often it is called:
    * `lost` when the workerd broke off its answer (it died), so it still counts as running when it died.
    */
-  enter(app = '', method = '', url = '', cut?: (refusal: Refusal) => void): (lost?: boolean) => void {
+  enter(app = '', method = '', url = '', cut?: (refusal: Refusal) => boolean): (lost?: boolean) => void {
     const flight: Flight = { app, method, url, sentAt: Date.now(), ...(cut ? { cut } : {}) };
     const project = app.slice(0, Math.max(0, app.indexOf('/')));
     this.#open.add(flight);
@@ -107,17 +109,44 @@ export class UpstreamPool {
     return () => listeners.delete(listener);
   }
 
-  /** Ends the requests in flight here of `project`'s apps that can be ended early; how many. */
-  cut(project: string, refusal: Refusal): number {
+  /** Whether a request of `project` is in flight here. */
+  hasInFlight(project: string): boolean {
+    return this.#openByProject.has(project);
+  }
+
+  /** When the last request of `project` here finished, if one did. */
+  endedAt(project: string): number | undefined {
+    return this.#endedByProject.get(project);
+  }
+
+  /** Ends the requests in flight here of `project`'s apps sent before `sentBefore` that can be ended early; the apps of those it ended. */
+  cut(project: string, refusal: Refusal, sentBefore = Infinity): string[] {
     const prefix = `${project}/`;
-    const flights = [...this.#open].filter((f) => f.cut && f.app.startsWith(prefix));
-    for (const flight of flights) flight.cut!(refusal);
-    return flights.length;
+    const flights = [...this.#open].filter((f) => f.cut && f.sentAt < sentBefore && f.app.startsWith(prefix));
+    return flights.filter((flight) => flight.cut!(refusal)).map((flight) => flight.app);
   }
 
   /** The workerd answered something (a response head, body bytes, a health check): it is not stuck. */
   output(): void {
-    this.#lastOutput = Date.now();
+    const now = Date.now();
+    this.#lastOutput = now;
+    if (this.#outputWaiters.size === 0) return;
+    for (const waiter of this.#outputWaiters) {
+      if (waiter.after >= now) continue;
+      this.#outputWaiters.delete(waiter);
+      waiter.listener();
+    }
+  }
+
+  /** Calls `listener` once at the first sign of life after `after` (epoch ms), at once if there was one; returns what unsubscribes it. */
+  onOutputAfter(after: number, listener: () => void): () => void {
+    if (this.#lastOutput > after) {
+      queueMicrotask(listener);
+      return () => {};
+    }
+    const waiter = { after, listener };
+    this.#outputWaiters.add(waiter);
+    return () => this.#outputWaiters.delete(waiter);
   }
 
   /**

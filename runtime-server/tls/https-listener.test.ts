@@ -12,7 +12,7 @@ import { certificateObjectKey, type StoredCertificate } from '../../src/tls/cert
 import { SealedStore } from '../../src/tls/sealed-store.ts';
 import { hostOf } from '../engine/entry-proxy.ts';
 import { ContextCache } from './context-cache.ts';
-import { startHttpsListener } from './https-listener.ts';
+import { MAX_CONCURRENT_STREAMS, startHttpsListener } from './https-listener.ts';
 import { sealedCertificateLoader } from './sealed-certificates.ts';
 import { ServedCertificates } from './served-certificates.ts';
 import { tlsCertificate } from './testing/certificates.ts';
@@ -101,6 +101,8 @@ describe('the HTTPS listener', () => {
       const status = await new Promise<number>((resolve) => stream.once('response', (headers) => resolve(Number(headers[':status']))));
       await new Promise((resolve) => stream.once('end', resolve));
       expect([status, body]).toEqual([200, `hello www.alpha.test:${listener.address.port} over HTTP/2.0`]);
+      // It tells the client how many streams it may have open at once.
+      expect(session.remoteSettings.maxConcurrentStreams).toBe(MAX_CONCURRENT_STREAMS);
     } finally {
       session.close();
     }

@@ -37,9 +37,20 @@ export interface HttpsListener {
  * resumption by tickets (TLS 1.3 PSK, TLS 1.2 tickets) under keys of this process: a client resumes on the
  * replica it last reached, and does a full handshake elsewhere.
  */
+/** The streams one HTTP/2 connection may have open at once. */
+export const MAX_CONCURRENT_STREAMS = 128;
+
 export async function startHttpsListener(options: HttpsListenerOptions): Promise<HttpsListener> {
   const { metrics } = options;
-  const server = createSecureServer({ allowHTTP1: true, SNICallback: options.SNICallback, ALPNProtocols: ['h2', 'http/1.1'], ...TLS_VERSIONS });
+  // At most 128 streams at once on a connection (Node's default is 2^32 - 1), as nginx allows by default: each is a
+  // request the entry point holds.
+  const server = createSecureServer({
+    allowHTTP1: true,
+    SNICallback: options.SNICallback,
+    ALPNProtocols: ['h2', 'http/1.1'],
+    settings: { maxConcurrentStreams: MAX_CONCURRENT_STREAMS },
+    ...TLS_VERSIONS,
+  });
   const idleMs = options.idleMs ?? IDLE_MS;
   // HTTP/1.1 connections: as the HTTP entry point's.
   Object.assign(server, { keepAliveTimeout: idleMs, headersTimeout: idleMs + 1000 });
