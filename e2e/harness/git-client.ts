@@ -14,6 +14,9 @@ export class GitClient {
     this.#env = {
       HOME: home,
       XDG_CONFIG_HOME: join(home, '.config'),
+      // Its own user configuration: runGit's default (none, as the service runs git) would have `git lfs install`
+      // write to /dev/null.
+      GIT_CONFIG_GLOBAL: join(home, '.gitconfig'),
       GIT_CONFIG_NOSYSTEM: '1',
       GIT_TERMINAL_PROMPT: '0',
       GIT_AUTHOR_NAME: 'Ada',

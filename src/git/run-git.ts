@@ -7,7 +7,7 @@ import { pipeline } from 'node:stream/promises';
 export interface RunGitOptions {
   /** Working directory (a `-C <dir>` in `args` works as well). */
   readonly cwd?: string;
-  /** Added to (and overriding) this process's environment. */
+  /** Added to (and overriding) this process's environment and {@link SERVICE_GIT_ENV}. */
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Fed to git's stdin, then closed. Without it stdin is empty. */
   readonly stdin?: Uint8Array | string | Readable;
@@ -50,6 +50,13 @@ export class GitCommandError extends Error {
   }
 }
 
+/**
+ * What every git process of the service runs with: no system or user configuration, so a host's `~/.gitconfig`
+ * (an LFS filter marked required, hooks, fsmonitor) never changes what the service serves (a `git archive` whose
+ * smudge filter failed answered a broken zip). The repository's own configuration still applies.
+ */
+export const SERVICE_GIT_ENV: Readonly<Record<string, string>> = { GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' };
+
 const DEFAULT_MAX_STDOUT = 16 << 20;
 /** Stderr is for people: the head of it is enough, and a chatty process must not grow our memory. */
 export const STDERR_KEPT = 64 << 10;
@@ -84,7 +91,7 @@ export function runGit(args: readonly string[], options: RunGitOptions = {}): Pr
     if (options.signal?.aborted) return reject(new GitCommandError(command, null, 'was aborted before it started'));
     const child = spawn(options.git ?? 'git', args, {
       cwd: options.cwd,
-      env: { ...process.env, ...options.env },
+      env: { ...process.env, ...SERVICE_GIT_ENV, ...options.env },
       stdio: ['pipe', 'pipe', 'pipe'],
       signal: options.signal,
       killSignal: 'SIGKILL',

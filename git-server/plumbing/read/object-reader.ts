@@ -7,7 +7,7 @@
 // the process started are found; a copy deleted and re-created must get a new reader (see object-readers.ts).
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import type { Socket } from 'node:net';
-import { GitCommandError, STDERR_KEPT, stderrSummary } from '../../../src/git/run-git.ts';
+import { GitCommandError, SERVICE_GIT_ENV, STDERR_KEPT, stderrSummary } from '../../../src/git/run-git.ts';
 
 export type ObjectType = 'blob' | 'tree' | 'commit' | 'tag';
 
@@ -74,7 +74,7 @@ export class ObjectReader {
   /** Starts `git cat-file` in `dir`; `onExit` is called once when the process is gone. */
   constructor(dir: string, options: { git?: string; onExit?: (reader: ObjectReader) => void } = {}) {
     this.dir = dir;
-    this.#child = spawn(options.git ?? 'git', ['-C', dir, 'cat-file', '--batch-command', '--buffer'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    this.#child = spawn(options.git ?? 'git', ['-C', dir, 'cat-file', '--batch-command', '--buffer'], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...SERVICE_GIT_ENV } });
     this.#child.stdout.on('data', (chunk: Buffer) => this.#receive(chunk));
     this.#child.stderr.setEncoding('utf8');
     this.#child.stderr.on('data', (chunk: string) => {
