@@ -87,7 +87,7 @@ cli: setup ## Build the cw command-line tool (cli/dist; `node cli/dist/bin/cw.js
 	@chmod +x cli/dist/bin/cw.js
 
 .PHONY: cli-pack
-cli-pack: cli ## Pack the cw npm package into cli/ (install it with `npm install -g cli/cloudwright-cli-*.tgz`)
+cli-pack: cli ## Pack the cw npm package into cli/ (install it with `npm install -g ./cli/cloudwright-cli-*.tgz`)
 	@cd cli && npm pack --silent
 
 .PHONY: example-nextjs

@@ -141,6 +141,10 @@ describe('projects and members', () => {
     const person = newCwUser(apiUrl(), { CW_TOKEN: member.token });
     expectOneLineError(await cw(person, ['apps', 'ls']), 2, /choose a project with --project/);
     expect((await cw(person, ['projects', 'use', id])).code).toBe(0);
+    // With CW_PROJECT set to another project, it stores the default and says the variable still wins.
+    const shadowed = await cw(newCwUser(apiUrl(), { CW_TOKEN: member.token, CW_PROJECT: 'another' }), ['projects', 'use', id]);
+    expect(shadowed.code).toBe(0);
+    expect(shadowed.stderr).toContain('CW_PROJECT=another is set in this shell and still wins');
     const added = await cw(person, ['projects', 'members', 'add', other.user, '--role', 'member']);
     expect(added.code, added.stderr).toBe(0);
     const members = await cwJson<{ members: { user_id: string; role: string }[] }>(person, ['projects', 'members', 'ls'], { method: 'GET', path: '/v1/projects/{projectId}/members' });

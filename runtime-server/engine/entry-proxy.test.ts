@@ -1,7 +1,7 @@
 // The entry point against real HTTP servers on Unix sockets standing in for workerd's dispatcher.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import { connect as connectHttp2, createServer as createHttp2Server } from 'node:http2';
+import { connect as connectHttp2, createServer as createHttp2Server, type ClientHttp2Session } from 'node:http2';
 import { createConnection, createServer as createNetServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -81,6 +81,22 @@ describe('EntryProxy', () => {
     proxies.push(p);
     return { proxy: p, port: (await p.listen(0)).port, switchTo: (next) => (current = next) };
   }
+  /** An entry point serving HTTP/2 without TLS (as the HTTPS listener hands it requests), and a client session to it. */
+  async function http2Entry(route: (host: string | undefined) => Route): Promise<{ session: ClientHttp2Session; close: () => Promise<void> }> {
+    const p = new EntryProxy({ route });
+    proxies.push(p);
+    const h2 = createHttp2Server();
+    p.serveOn(h2);
+    await new Promise<void>((resolve) => h2.listen(0, '127.0.0.1', resolve));
+    const session = connectHttp2(`http://127.0.0.1:${(h2.address() as AddressInfo).port}`);
+    return {
+      session,
+      close: async () => {
+        session.close();
+        await new Promise((resolve) => h2.close(resolve));
+      },
+    };
+  }
   function upstreamAt(socketPath: string): Upstream {
     const pool = new UpstreamPool();
     pools.push(pool);
@@ -133,12 +149,7 @@ describe('EntryProxy', () => {
 
   it('forwards an HTTP/2 request as HTTP/1.1: :authority as Host, no pseudo-headers, a body without a length', async () => {
     // The HTTPS listener hands HTTP/2 requests to the same listener through Node's compatibility API (h2c here).
-    const p = new EntryProxy({ route: () => ({ upstream: a, app: 'demo/app' }) });
-    proxies.push(p);
-    const h2 = createHttp2Server();
-    p.serveOn(h2);
-    await new Promise<void>((resolve) => h2.listen(0, '127.0.0.1', resolve));
-    const session = connectHttp2(`http://127.0.0.1:${(h2.address() as AddressInfo).port}`);
+    const { session, close } = await http2Entry(() => ({ upstream: a, app: 'demo/app' }));
     try {
       const exchange = async (headers: Record<string, string>, body?: string) => {
         const stream = session.request(headers, { endStream: body === undefined });
@@ -163,22 +174,16 @@ describe('EntryProxy', () => {
       expect([get.head[':status'], get.text]).toEqual([201, 'a:0']);
       expect(seen.at(-1)!.headers['transfer-encoding']).toBeUndefined();
     } finally {
-      session.close();
-      await new Promise((resolve) => h2.close(resolve));
+      await close();
     }
   });
 
   it('counts an HTTP/2 request as done with its answer though the client keeps its side open, and lets a held one go when the client resets it', async () => {
     let cancelled = 0;
     let release: ((route: SettledRoute) => void) | undefined;
-    const p = new EntryProxy({
-      route: (host) => (host === 'held.test' ? { pending: new Promise<SettledRoute>((resolve) => (release = resolve)), cancel: () => (cancelled += 1) } : { upstream: a, app: 'demo/app' }),
-    });
-    proxies.push(p);
-    const h2 = createHttp2Server();
-    p.serveOn(h2);
-    await new Promise<void>((resolve) => h2.listen(0, '127.0.0.1', resolve));
-    const session = connectHttp2(`http://127.0.0.1:${(h2.address() as AddressInfo).port}`);
+    const { session, close } = await http2Entry((host) =>
+      host === 'held.test' ? { pending: new Promise<SettledRoute>((resolve) => (release = resolve)), cancel: () => (cancelled += 1) } : { upstream: a, app: 'demo/app' },
+    );
     try {
       const open = session.request({ ':method': 'POST', ':path': '/early', ':authority': 'a.test' }, { endStream: false });
       open.write('x'); // and never ends its body
@@ -196,8 +201,7 @@ describe('EntryProxy', () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
       expect(a.pool.inFlight).toBe(0);
     } finally {
-      session.close();
-      await new Promise((resolve) => h2.close(resolve));
+      await close();
     }
   });
 

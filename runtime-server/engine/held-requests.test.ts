@@ -8,21 +8,31 @@ import { UpstreamPool } from './upstream.ts';
 const REFUSAL: Refusal = { status: 503, title: 'Service Unavailable', detail: 'their turn', reason: 'Probation' };
 const turn = (key: string): Held => ({ shard: 0, key, why: 'turn', refusal: REFUSAL });
 
-/** A shard of one workerd whose pool the test drives; `switchTo` calls its switch listeners. */
-function fakeShard(pool: UpstreamPool) {
+/** A shard whose workerd's pool the test drives; `switchTo` moves it to another pool and calls its switch listeners. */
+function fakeShard(first: UpstreamPool) {
+  let pool = first;
   const listeners = new Set<() => void>();
   const shard = {
-    current: { upstream: { pool } },
+    get current() {
+      return { upstream: { pool } };
+    },
     onSwitch: (listener: () => void) => (listeners.add(listener), () => listeners.delete(listener)),
+  } as unknown as Shard;
+  return {
+    shard,
+    get pool() {
+      return pool;
+    },
+    switchTo: (next = pool) => {
+      pool = next;
+      for (const listener of listeners) listener();
+    },
   };
-  return { shard: shard as unknown as Shard, switchTo: () => [...listeners].forEach((l) => l()) };
 }
 
-function held(pool: UpstreamPool, options: Partial<HeldRequestsOptions> = {}) {
-  const refused: string[] = [];
-  const cuts: number[] = [];
-  const { shard, switchTo } = fakeShard(pool);
-  const requests = new HeldRequests({
+/** HeldRequests over `shard`, its cuts' waits recorded in `cuts`, with `options` over the defaults. */
+function heldOn(shard: Shard, cuts: number[], options: Partial<HeldRequestsOptions>): HeldRequests {
+  return new HeldRequests({
     waitMs: 5_000,
     turnMs: 2_000,
     graceMs: 1,
@@ -30,9 +40,16 @@ function held(pool: UpstreamPool, options: Partial<HeldRequestsOptions> = {}) {
     shard: () => shard,
     turnHolder: () => 'p',
     endTurn: (_shard, _pool, waitedMs) => void cuts.push(waitedMs),
-    refused: (key) => refused.push(key),
+    refused: () => {},
     ...options,
   });
+}
+
+function held(pool: UpstreamPool, options: Partial<HeldRequestsOptions> = {}) {
+  const refused: string[] = [];
+  const cuts: number[] = [];
+  const { shard, switchTo } = fakeShard(pool);
+  const requests = heldOn(shard, cuts, { refused: (key) => refused.push(key), ...options });
   return { requests, refused, cuts, switchTo };
 }
 
@@ -104,31 +121,15 @@ describe('HeldRequests', () => {
 
     /** The engine's placement, reduced: held while the shard restarts, then the probation turn on its workerd's pool. */
     function engine(probation: Probation, options: Partial<HeldRequestsOptions> = {}) {
-      let pool = new UpstreamPool();
+      const fake = fakeShard(new UpstreamPool());
       let restarting = false;
-      const listeners = new Set<() => void>();
-      const shard = {
-        get current() {
-          return { upstream: { pool } };
-        },
-        onSwitch: (l: () => void) => (listeners.add(l), () => listeners.delete(l)),
-      } as unknown as Shard;
       const cuts: number[] = [];
-      const held = new HeldRequests({
-        waitMs: 5_000,
-        turnMs: 2_000,
-        graceMs: 10,
-        maxPerProject: 100,
-        shard: () => shard,
-        turnHolder: (i) => probation.holder(i),
-        endTurn: (_shard, _pool, waitedMs) => void cuts.push(waitedMs),
-        refused: () => {},
-        ...options,
-      });
+      const held = heldOn(fake.shard, cuts, { graceMs: 10, maxPerProject: 100, turnHolder: (i) => probation.holder(i), ...options });
       let placements = 0;
       const place = (key: string): Placement => {
         placements += 1;
         if (restarting) return { held: { shard: 0, key, why: 'restart', refusal: R } };
+        const pool = fake.pool;
         if (!probation.admit(0, key.slice(0, key.indexOf('/')), (other) => pool.busy(other, 10))) return { held: { shard: 0, key, why: 'turn', refusal: R } };
         return { upstream: { pool, socket: { socketPath: '/x', dispatcher: undefined as never } }, app: key };
       };
@@ -148,16 +149,15 @@ describe('HeldRequests', () => {
         request,
         place,
         get pool() {
-          return pool;
+          return fake.pool;
         },
         get placements() {
           return placements;
         },
         restart: () => (restarting = true),
         switchTo: () => {
-          pool = new UpstreamPool();
           restarting = false;
-          for (const l of listeners) l();
+          fake.switchTo(new UpstreamPool());
         },
       };
     }

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { act, choiceOption, confirmOrExit, examples, withJson, withYes, withLimit } from '../command-kit.ts';
 import { updateServer } from '../config.ts';
 import type { Context } from '../context.ts';
-import { ago, printJson, printTable, success } from '../output.ts';
+import { ago, note, printJson, printTable, success } from '../output.ts';
 
 export function registerProjects(program: Command): void {
   const projects = program.command('projects').alias('project').description('List, create and choose projects; manage members');
@@ -64,6 +64,9 @@ async function use(ctx: Context, id: string): Promise<void> {
   await ctx.ok(ctx.api.GET('/v1/projects/{projectId}', { params: { path: { projectId: id } } }));
   updateServer(ctx.apiUrl, (s) => ({ ...s, project: id }), ctx.env);
   success(`Commands now use project ${id} on ${ctx.apiUrl}`);
+  // The environment outranks the stored default: say so, or the next command acts on another project.
+  const fromEnv = ctx.env.CW_PROJECT;
+  if (fromEnv && fromEnv !== id) note(`CW_PROJECT=${fromEnv} is set in this shell and still wins: unset it (or pass --project) for commands to use ${id}`);
 }
 
 async function remove(ctx: Context, id: string): Promise<void> {
