@@ -115,6 +115,16 @@ export class AppLimits implements AppLimitsView {
     return undefined;
   }
 
+  /** Counts a request of `project` held for `shard`'s probation turn in (`+1`) or out (`-1`). */
+  waitingForTurn(shard: number, project: string, delta: 1 | -1): void {
+    this.#probation.waiting(shard, project, delta);
+  }
+
+  /** Calls `listener` once when `shard`'s probation turn next changes hands; returns what unsubscribes it. */
+  onHandover(shard: number, listener: () => void): () => void {
+    return this.#probation.onHandover(shard, listener);
+  }
+
   /** The project on probation whose turn it is on `shard`, if one's is: a request refused for its turn waits for that project's requests. */
   turnHolder(shard: number): string | undefined {
     return this.#probation.size > 0 ? this.#probation.holder(shard) : undefined;

@@ -155,6 +155,8 @@ export class RuntimeEngine {
       maxPerProject: HELD_PER_PROJECT,
       shard: (i) => this.#shards[i],
       turnHolder: (shard) => this.#limits.turnHolder(shard),
+      waiting: (shard, project, delta) => this.#limits.waitingForTurn(shard, project, delta),
+      onHandover: (shard, listener) => this.#limits.onHandover(shard, listener),
       endTurn: (shard, pool, waitedMs, sentBefore) => {
         for (const app of this.#limits.endTurn(shard, pool, waitedMs, sentBefore)) this.#refused(app);
       },

@@ -399,6 +399,17 @@ describe('EntryProxy', () => {
     expect((await send(port, 'a.test')).status).toBe(201);
   });
 
+  it('breaks off an answer under way when its request is cut, without counting it a refusal', async () => {
+    const { port } = await proxy(a);
+    let head = false;
+    const broken = send(port, 'a.test', '/die', { onHead: () => (head = true) });
+    await expect.poll(() => head).toBe(true);
+    expect(a.pool.cut('demo', { status: 503, title: 'Service Unavailable', detail: 'Its turn is over.', reason: 'Probation' })).toEqual([]);
+    await expect(broken).rejects.toThrow(/aborted|socket hang up|ECONNRESET/);
+    await expect.poll(() => a.pool.inFlight).toBe(0);
+    die?.();
+  });
+
   it('counts a request as done when the client goes away mid-request', async () => {
     const { port } = await proxy(a);
     const { request } = await import('node:http');

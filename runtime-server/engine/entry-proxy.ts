@@ -153,16 +153,18 @@ export class EntryProxy {
     let complete = false;
     /** Ended by the runtime (`UpstreamPool.cut`): answered here, not by workerd. */
     let cutShort = false;
+    /** Ends the exchange; true when the client was answered the refusal (not when its answer had begun: broken off). */
     const cut = (refusal: Refusal): boolean => {
       if (complete || cutShort) return false;
       cutShort = true;
       controller?.abort(new Error('the request was cut short'));
-      if (res.headersSent) res.destroy();
-      else refuse(res, refusal);
+      const answered = !res.headersSent;
+      if (answered) refuse(res, refusal);
+      else res.destroy();
       // An HTTP/2 stream whose client has not ended its side stays open after the answer: close it.
       if (isHttp2(req)) req.stream.close(http2Constants.NGHTTP2_CANCEL);
       done(false);
-      return true;
+      return answered;
     };
     // The exchange with workerd ends with its answer (or a failure), not with the client's connection: an HTTP/2
     // client may keep its side of the stream open, and the request must not count as running for as long.
@@ -328,10 +330,11 @@ export class EntryProxy {
       if (cutShort || socket.destroyed) return false;
       cutShort = true;
       upstream.destroy();
-      if (answered) socket.destroy();
-      else socket.end(rawRefusal(refusal));
+      const refused = !answered;
+      if (refused) socket.end(rawRefusal(refusal));
+      else socket.destroy();
       leave();
-      return true;
+      return refused;
     });
     socket.on('error', () => socket.destroy());
     upstream.on('upgrade', (up, upSocket, upHead) => {

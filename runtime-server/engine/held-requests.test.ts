@@ -41,6 +41,8 @@ function heldOn(shard: Shard, cuts: number[], options: Partial<HeldRequestsOptio
     turnHolder: () => 'p',
     endTurn: (_shard, _pool, waitedMs) => void cuts.push(waitedMs),
     refused: () => {},
+    waiting: () => {},
+    onHandover: () => () => {},
     ...options,
   });
 }
@@ -124,7 +126,14 @@ describe('HeldRequests', () => {
       const fake = fakeShard(new UpstreamPool());
       let restarting = false;
       const cuts: number[] = [];
-      const held = heldOn(fake.shard, cuts, { graceMs: 10, maxPerProject: 100, turnHolder: (i) => probation.holder(i), ...options });
+      const held = heldOn(fake.shard, cuts, {
+        graceMs: 10,
+        maxPerProject: 100,
+        turnHolder: (i) => probation.holder(i),
+        waiting: (i, project, delta) => probation.waiting(i, project, delta),
+        onHandover: (i, listener) => probation.onHandover(i, listener),
+        ...options,
+      });
       let placements = 0;
       const place = (key: string): Placement => {
         placements += 1;
@@ -133,20 +142,37 @@ describe('HeldRequests', () => {
         if (!probation.admit(0, key.slice(0, key.indexOf('/')), (other) => pool.busy(other, 10))) return { held: { shard: 0, key, why: 'turn', refusal: R } };
         return { upstream: { pool, socket: { socketPath: '/x', dispatcher: undefined as never } }, app: key };
       };
-      /** A request as the entry point makes it: placed, held if it must be, and in flight once routed. */
+      /** Ends the flights of requests made with `request`, by key. */
+      const ends = new Map<string, Array<() => void>>();
+      /** A request as the entry point makes it: placed, held if it must be, and in flight once routed (until `end(key)`). */
       const request = (key: string): Promise<SettledRoute> => {
         const first = place(key);
         const route = 'held' in first ? held.hold(first.held, () => place(key)) : first;
         const settled = 'pending' in route ? route.pending : Promise.resolve(route as SettledRoute);
         return settled.then((r) => {
-          if (!r.refusal) r.upstream.pool.enter(r.app);
+          if (!r.refusal) ends.set(key, [...(ends.get(key) ?? []), r.upstream.pool.enter(r.app)]);
           return r;
         });
+      };
+      /** Takes the ends of `key`'s requests in flight (to end them without a sign of life after). */
+      const flights = (key: string) => {
+        const list = ends.get(key) ?? [];
+        ends.delete(key);
+        return list;
+      };
+      /** Ends `key`'s requests in flight; the workerd answers a health check past the grace after them (a sign of life). */
+      const end = (key: string) => {
+        for (const done of ends.get(key) ?? []) done();
+        ends.delete(key);
+        const pool = fake.pool;
+        setTimeout(() => pool.output(), 15);
       };
       return {
         held,
         cuts,
         request,
+        end,
+        flights,
         place,
         get pool() {
           return fake.pool;
@@ -155,9 +181,12 @@ describe('HeldRequests', () => {
           return placements;
         },
         restart: () => (restarting = true),
-        switchTo: () => {
+        /** The shard's fresh workerd takes traffic; `before` runs on its pool before held requests are told. */
+        switchTo: (before?: (pool: UpstreamPool) => void) => {
           restarting = false;
-          fake.switchTo(new UpstreamPool());
+          const pool = new UpstreamPool();
+          before?.(pool);
+          fake.switchTo(pool);
         },
       };
     }
@@ -185,10 +214,56 @@ describe('HeldRequests', () => {
       e.restart();
       const waiting = e.request('waiter/w');
       await new Promise((resolve) => setTimeout(resolve, 200)); // a restart longer than the turn bound
-      e.switchTo();
-      await waiting; // the turn was free: in at once, nobody cut
-      expect(e.cuts).toEqual([]);
+      // On the fresh workerd the holder is first in, with a request in flight: now the waiter waits for a turn.
+      e.switchTo((pool) => {
+        pool.enter('holder/h');
+        expect(probation.admit(0, 'holder', (project) => pool.busy(project, 10))).toBe(true);
+      });
+      await new Promise((resolve) => setTimeout(resolve, 60));
+      expect(e.cuts).toEqual([]); // the restart's 200 ms are not the turn's
+      await expect.poll(() => e.cuts.length).toBe(1); // 150 ms of waiting for the turn itself
+      void waiting;
     });
+
+    it('hands the turn to waiting projects though the holder keeps sending short requests', async () => {
+      const probation = new Probation(60_000);
+      probation.add(['holder/h', 'waiter/w']);
+      const e = engine(probation);
+      const health = setInterval(() => e.pool.output(), 100); // the watchdog's checks: a sign of life every 100 ms
+      const others = setInterval(() => e.pool.output(), 7); // other projects' answers on the shard
+      /** One request of `key` answered after `ms` (its answer the workerd's last sign of life until the next check). */
+      const once = async (key: string, ms: number) => {
+        const route = await e.request(key);
+        await new Promise((resolve) => setTimeout(resolve, ms));
+        e.pool.output();
+        for (const done of e.flights(key)) done();
+        return route;
+      };
+      let sending = true;
+      const holding = (async () => {
+        while (sending) {
+          await once('holder/h', 1);
+          await new Promise((resolve) => setTimeout(resolve, 60));
+        }
+      })();
+      const waits: number[] = [];
+      const waiters = Array.from({ length: 1 }, async () => {
+        const until = Date.now() + 3_000;
+        while (Date.now() < until) {
+          await new Promise((resolve) => setTimeout(resolve, Math.random() * 200));
+          const started = Date.now();
+          expect((await once('waiter/w', 5)).refusal).toBeUndefined();
+          waits.push(Date.now() - started);
+        }
+      });
+      await Promise.all(waiters);
+      sending = false;
+      await holding;
+      clearInterval(health);
+      clearInterval(others);
+      // Each waits out at most a few of the holder's short requests and checks, never the whole 5 s.
+      expect(Math.max(...waits)).toBeLessThan(1_000);
+    }, 15_000);
 
     it('lets a request go, uncounted and cutting nobody, when its client leaves', async () => {
       const probation = new Probation(60_000);
@@ -205,6 +280,10 @@ describe('HeldRequests', () => {
       expect(refused).toEqual([]);
       expect(e.cuts).toEqual([]);
       expect(e.held.size).toBe(0);
+      // Nobody waits now: the holder's next request goes in, and its own requests are never cut on anyone's behalf.
+      const next = e.place('holder/h');
+      expect('upstream' in next).toBe(true);
+      expect(e.cuts).toEqual([]);
     });
 
     it("waits for the workerd's next sign of life when the holder has nothing in flight, without asking again and again", async () => {

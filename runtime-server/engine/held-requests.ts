@@ -25,6 +25,10 @@ export interface HeldRequestsOptions {
   readonly maxPerProject: number;
   shard(index: number): Shard | undefined;
   turnHolder(shard: number): string | undefined;
+  /** Counts a request of `project` held for `shard`'s turn in (`+1`) or out (`-1`): who waits makes the holder give way. */
+  waiting(shard: number, project: string, delta: 1 | -1): void;
+  /** Calls `listener` once when `shard`'s turn next changes hands; returns what unsubscribes it. */
+  onHandover(shard: number, listener: () => void): () => void;
   /** Cuts short the requests of the project holding `shard`'s turn sent before `sentBefore`, for a request that waited `waitedMs`. */
   endTurn(shard: number, pool: UpstreamPool, waitedMs: number, sentBefore: number): void;
   /** A request was answered a refusal (counted per app). */
@@ -72,7 +76,7 @@ export class HeldRequests {
     }
     this.#held.set(project, held + 1);
     const wait = new Wait();
-    const pending = this.#wait(first, place, wait).finally(() => {
+    const pending = this.#wait(first, place, wait, project).finally(() => {
       const left = (this.#held.get(project) ?? 1) - 1;
       if (left > 0) this.#held.set(project, left);
       else this.#held.delete(project);
@@ -80,31 +84,45 @@ export class HeldRequests {
     return { pending, cancel: () => wait.cancel() };
   }
 
-  async #wait(first: Held, place: () => Placement, wait: Wait): Promise<SettledRoute> {
+  async #wait(first: Held, place: () => Placement, wait: Wait, project: string): Promise<SettledRoute> {
     const until = Date.now() + this.#o.waitMs;
     let held = first;
     /** Since when it has waited for a turn (a wait for a restart does not count toward the turn bound). */
     let turnSince: number | undefined;
     let cut = false;
-    for (;;) {
-      if (wait.canceled) return { refusal: held.refusal };
-      const now = Date.now();
-      if (now >= until) {
-        this.#o.refused(held.key);
-        return { refusal: held.refusal };
+    /** The shard whose turn it is counted as waiting for, while it is. */
+    let counted: number | undefined;
+    const count = (shard: number | undefined) => {
+      if (counted === shard) return;
+      if (counted !== undefined) this.#o.waiting(counted, project, -1);
+      if (shard !== undefined) this.#o.waiting(shard, project, 1);
+      counted = shard;
+    };
+    try {
+      for (;;) {
+        count(held.why === 'turn' ? held.shard : undefined);
+        if (wait.canceled) return { refusal: held.refusal };
+        const now = Date.now();
+        if (now >= until) {
+          this.#o.refused(held.key);
+          return { refusal: held.refusal };
+        }
+        if (held.why === 'turn') turnSince ??= now;
+        const turnEnds = !cut && turnSince !== undefined ? turnSince + this.#o.turnMs : Infinity;
+        await wait.next((wake) => this.#listen(held, wake), Math.min(until, turnEnds));
+        if (wait.canceled) return { refusal: held.refusal };
+        if (!cut && turnSince !== undefined && Date.now() >= turnEnds) {
+          cut = true;
+          // Never its own project's requests: a holder's request held behind another's wait cuts nobody.
+          const pool = this.#o.shard(held.shard)?.current?.upstream.pool;
+          if (pool && this.#o.turnHolder(held.shard) !== project) this.#o.endTurn(held.shard, pool, Date.now() - turnSince, turnSince);
+        }
+        const placed = place();
+        if (!('held' in placed)) return 'pending' in placed ? placed.pending : placed;
+        held = placed.held;
       }
-      if (held.why === 'turn') turnSince ??= now;
-      const turnEnds = !cut && turnSince !== undefined ? turnSince + this.#o.turnMs : Infinity;
-      await wait.next((wake) => this.#listen(held, wake), Math.min(until, turnEnds) - now);
-      if (wait.canceled) return { refusal: held.refusal };
-      if (!cut && turnSince !== undefined && Date.now() >= turnEnds) {
-        cut = true;
-        const pool = this.#o.shard(held.shard)?.current?.upstream.pool;
-        if (pool) this.#o.endTurn(held.shard, pool, Date.now() - turnSince, turnSince);
-      }
-      const placed = place();
-      if (!('held' in placed)) return 'pending' in placed ? placed.pending : placed;
-      held = placed.held;
+    } finally {
+      count(undefined);
     }
   }
 
@@ -118,6 +136,7 @@ export class HeldRequests {
     if (!shard) return [];
     const stops = [shard.onSwitch(() => wake())];
     if (held.why !== 'turn') return stops;
+    stops.push(this.#o.onHandover(held.shard, () => wake()));
     const holder = this.#o.turnHolder(held.shard);
     const pool = shard.current?.upstream.pool;
     if (holder === undefined || !pool) {
@@ -148,8 +167,8 @@ class Wait {
     this.#resolve?.();
   }
 
-  /** Resolves when `listen` wakes it (after the delay it gives, if any), after `ms`, or when canceled. */
-  next(listen: (wake: (afterMs?: number) => void) => Array<() => void>, ms: number): Promise<void> {
+  /** Resolves when `listen` wakes it (after the delay it gives, if any), at `deadline` (epoch ms), or when canceled. */
+  next(listen: (wake: (afterMs?: number) => void) => Array<() => void>, deadline: number): Promise<void> {
     return new Promise((resolve) => {
       let timer: NodeJS.Timeout | undefined;
       let stops: Array<() => void> = [];
@@ -167,8 +186,8 @@ class Wait {
         timer = setTimeout(done, Math.max(0, delayMs));
       };
       this.#resolve = done;
-      at(ms);
-      stops = listen((afterMs) => (afterMs === undefined ? done() : at(Math.min(afterMs, ms))));
+      at(deadline - Date.now());
+      stops = listen((afterMs) => (afterMs === undefined ? done() : at(Math.min(afterMs, deadline - Date.now()))));
       if (settled) for (const stop of stops) stop();
     });
   }

@@ -96,6 +96,13 @@ export class Shard {
   loaded = 0;
   /** Called once at its next switch to another workerd (requests waiting out a restart listen). */
   readonly #switchListeners = new Set<() => void>();
+  /** Changes of its workerd queued or running (`#exclusive`). */
+  #queued = 0;
+  /**
+   * A workerd started again after a stop serves, with the table it had: until the changes queued meanwhile (a
+   * pass's new table, say one without a release that stopped it) are applied, its requests still wait.
+   */
+  #settling = false;
 
   constructor(index: number, ctx: ShardContext, table: ShardTable) {
     this.index = index;
@@ -124,7 +131,8 @@ export class Shard {
    */
   restartingWithin(ms: number): boolean {
     const gen = this.#current;
-    if (!gen || this.#stopped || (gen.killedFor === undefined && gen.proc.running)) return false;
+    if (!gen || this.#stopped) return false;
+    if (gen.killedFor === undefined && gen.proc.running) return this.#settling;
     return this.#restartDueAt === undefined || this.#restartDueAt - Date.now() <= ms;
   }
 
@@ -181,19 +189,30 @@ export class Shard {
   }
 
   #exclusive<T>(work: () => Promise<T>): Promise<T> {
-    const run = this.#lock.catch(() => {}).then(work);
+    this.#queued += 1;
+    const run = this.#lock
+      .catch(() => {})
+      .then(work)
+      .finally(() => {
+        this.#queued -= 1;
+        if (this.#queued === 0 && this.#settling) {
+          this.#settling = false;
+          this.#switched();
+        }
+      });
     this.#lock = run.catch(() => {});
     return run;
   }
 
-  async #replace(table: ShardTable): Promise<void> {
+  /** `afterStop`: the switch is told once the changes queued behind it are applied too (`#settling`). */
+  async #replace(table: ShardTable, afterStop = false): Promise<void> {
     const id = this.#ctx.nextId();
     const gen = await startGeneration(this.#ctx.generation, id, this.index, join(this.#ctx.runDir, `s${this.index}g${id}`), table.assets, table.routes);
-    this.#switchTo(gen);
+    this.#switchTo(gen, afterStop);
   }
 
   /** Routes to `gen` from now on, then retires the previous workerd once its requests are done. */
-  #switchTo(gen: Generation): void {
+  #switchTo(gen: Generation, afterStop = false): void {
     const old = this.#current;
     this.#current = gen;
     this.#unhealthy = 0;
@@ -203,6 +222,11 @@ export class Shard {
     void gen.proc.exited.then(({ code, signal }) => this.#exited(gen, code, signal));
     this.#ctx.log.info('workerd serving', { shard: this.index, generation: gen.id, pid: gen.proc.pid });
     if (old && old !== gen && !old.retiring) this.#retire(old);
+    if (afterStop) this.#settling = true;
+    else this.#switched();
+  }
+
+  #switched(): void {
     const listeners = [...this.#switchListeners];
     this.#switchListeners.clear();
     for (const listener of listeners) listener();
@@ -301,7 +325,7 @@ export class Shard {
       this.restarts += 1;
       this.#exclusive(async () => {
         if (this.#stopped || this.#current !== dead) return;
-        await this.#replace(this.#applied);
+        await this.#replace(this.#applied, true);
       }).catch((err: unknown) => {
         this.#limitRestart = false; // a start that fails is the replica's problem
         this.#ctx.log.error('restarting workerd failed', { shard: this.index, error: err });

@@ -17,7 +17,10 @@ interface Flight {
   readonly method: string;
   readonly url: string;
   readonly sentAt: number;
-  /** Ends the request early, answering its client with the refusal when nothing was answered yet (`cut`); false when it had ended already. */
+  /**
+   * Ends the request early (`cut`): answers its client the refusal when nothing was answered yet (true), else breaks
+   * its answer off (false, as when it had ended already: workerd's answer was counted as the app's).
+   */
   readonly cut?: (refusal: Refusal) => boolean;
 }
 
@@ -119,7 +122,7 @@ export class UpstreamPool {
     return this.#endedByProject.get(project);
   }
 
-  /** Ends the requests in flight here of `project`'s apps sent before `sentBefore` that can be ended early; the apps of those it ended. */
+  /** Ends the requests in flight here of `project`'s apps sent before `sentBefore` that can be ended early; the apps of those answered the refusal. */
   cut(project: string, refusal: Refusal, sentBefore = Infinity): string[] {
     const prefix = `${project}/`;
     const flights = [...this.#open].filter((f) => f.cut && f.sentAt < sentBefore && f.app.startsWith(prefix));
