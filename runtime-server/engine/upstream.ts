@@ -21,7 +21,7 @@ interface Flight {
    * Ends the request early (`cut`): answers its client the refusal when nothing was answered yet (true), else breaks
    * its answer off (false, as when it had ended already: workerd's answer was counted as the app's).
    */
-  readonly cut?: (refusal: Refusal) => boolean;
+  readonly cut: ((refusal: Refusal) => boolean) | undefined;
 }
 
 /**
@@ -74,7 +74,7 @@ export class UpstreamPool {
    * `lost` when the workerd broke off its answer (it died), so it still counts as running when it died.
    */
   enter(app = '', method = '', url = '', cut?: (refusal: Refusal) => boolean): (lost?: boolean) => void {
-    const flight: Flight = { app, method, url, sentAt: Date.now(), ...(cut ? { cut } : {}) };
+    const flight: Flight = { app, method, url, sentAt: Date.now(), cut };
     const project = app.slice(0, Math.max(0, app.indexOf('/')));
     this.#open.add(flight);
     this.#openByProject.set(project, (this.#openByProject.get(project) ?? 0) + 1);
