@@ -478,8 +478,8 @@ export class RuntimeEngine {
     this.#onDemand?.used(hit.key);
     const shard = this.#shards[hit.shard];
     const gen = shard?.current;
-    const quarantined = gen && this.#limits.quarantine(hit.key);
-    if (shard?.restartingWithin(this.#s.probationWaitMs) && !quarantined) {
+    // A quarantined app is refused below rather than held (asked only while the shard restarts: a request's hot path).
+    if (shard?.restartingWithin(this.#s.probationWaitMs) && !this.#limits.quarantine(hit.key)) {
       const refusal = { status: 503, title: 'Service Unavailable', detail: "The app's runtime shard is restarting; retry shortly.", retryAfter: this.#s.retryAfter };
       return { held: { shard: hit.shard, key: hit.key, why: 'restart', refusal } };
     }

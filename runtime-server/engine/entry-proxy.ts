@@ -322,8 +322,9 @@ export class EntryProxy {
     const refuse = () => socket.end(rawRefusal({ status: 503, title: 'Service Unavailable', detail: 'The app is restarting; retry shortly.', retryAfter: this.#retryAfter }));
     const { socket: upstreamSocket, pool } = route.upstream;
     const socketPath = upstreamSocket.socketPath;
-    /** workerd answered (a 101 or another status), or the runtime cut the request short. */
+    /** workerd answered (a 101 or another status). */
     let answered = false;
+    /** The runtime ended the exchange (`UpstreamPool.cut`). */
     let cutShort = false;
     const upstream = request({ socketPath, agent: false, method: req.method, path: req.url, headers: this.#requestHeaders(req, true), setHost: false });
     const leave = pool.enter(route.app, req.method ?? '', req.url ?? '', (refusal) => {

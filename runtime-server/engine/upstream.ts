@@ -92,10 +92,10 @@ export class UpstreamPool {
         if (this.#lost.length > MAX_LOST) this.#lost.shift();
       } else if (app) this.#ended.set(app, Date.now());
       if (this.#open.size === 0) for (const resolve of this.#idleWaiters.splice(0)) resolve();
-      if (open <= 0) {
+      if (open <= 0 && this.#projectIdle.size > 0) {
         const listeners = this.#projectIdle.get(project);
         this.#projectIdle.delete(project);
-        for (const listener of listeners ?? []) listener();
+        if (listeners) for (const listener of listeners) listener();
       }
     };
   }
