@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it, vi } from 'vitest';
 import type { Refusal } from './entry-proxy.ts';
 import { UpstreamPool } from './upstream.ts';
@@ -54,4 +56,24 @@ describe('UpstreamPool turns', () => {
     // Only those sent before a moment.
     expect(pool.cut('pq', REFUSAL, 0)).toEqual([]);
   });
+
+  it('lets a finished request go although its flight is kept (a lost one, as evidence)', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const pool = new UpstreamPool();
+    const collected = enterLost(pool);
+    expect(pool.evidence().open.map((f) => f.app)).toEqual(['p/a']);
+    await new Promise((resolve) => setImmediate(resolve)); // a WeakRef's target is kept until the turn ends
+    gc();
+    expect(collected.deref()).toBeUndefined();
+  });
 });
+
+/** A request of `p/a` lost (workerd died under it, so its flight stays as evidence), whose cut holds 1 MiB. */
+function enterLost(pool: UpstreamPool): WeakRef<object> {
+  // What a cut holds in the entry point: the request, its response, the client's connection.
+  const exchange = { body: Buffer.alloc(1 << 20) };
+  const done = pool.enter('p/a', 'GET', '/', () => exchange !== undefined);
+  done(true);
+  return new WeakRef(exchange);
+}
