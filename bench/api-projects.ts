@@ -73,7 +73,7 @@ async function startServer(name: string, script: string, env: NodeJS.ProcessEnv,
   const service: Service = spawnToFile({
     name,
     command: node,
-    args: [join(root, script)],
+    args: [...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), join(root, script)],
     env: { ...process.env, ...env, PORT: String(port), CW_API_HOST: '127.0.0.1', CW_API_PORT: String(port) },
     logPath: join(stateDir, `${name}.log`),
   });
