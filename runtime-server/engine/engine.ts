@@ -37,6 +37,7 @@ import { onDemandApp, servedApp, type Served } from './served.ts';
 import { HostAssignment } from './host-assignment.ts';
 import { OnDemand } from './on-demand.ts';
 import { PreparationFailures, type PreparationFailure } from './preparation-failures.ts';
+import { RouteCancel } from './route-cancel.ts';
 import { firstRequest, type FirstRequestHost } from './first-request.ts';
 import { engineSettings, shardSettings, type EngineSettings } from './engine-settings.ts';
 import { workerCode, type LiveApp } from './worker-code.ts';
@@ -454,27 +455,35 @@ export class RuntimeEngine {
    * Where the entry point sends a request: its app's shard, unless the app is unknown or held back. An unknown
    * host the owner is deploying an app for (`unrouted`) waits for that deploy, once.
    */
-  readonly #route = (hostHeader: string | undefined, mayWait = true): Route => {
-    const placed = this.#place(hostHeader, mayWait);
-    return 'held' in placed ? this.#held.hold(placed.held, () => this.#place(hostHeader, false)) : placed;
+  readonly #route = (hostHeader: string | undefined, mayWait = true, chain?: RouteCancel): Route => {
+    const placed = this.#place(hostHeader, mayWait, chain);
+    if (!('held' in placed)) return placed;
+    const link = chain ?? new RouteCancel();
+    const held = this.#held.hold(placed.held, () => this.#place(hostHeader, false, link));
+    return 'pending' in held ? { pending: link.follow(held), cancel: link.cancel } : held;
   };
 
   /** Where a request goes now, or that it is held: its project's probation turn is another's, or its shard is restarting. */
-  #place(hostHeader: string | undefined, mayWait: boolean): Placement {
+  #place(hostHeader: string | undefined, mayWait: boolean, chain?: RouteCancel): Placement {
     const hit = this.#router.route(hostHeader);
     if ('status' in hit) {
       const host = mayWait && hit.status === 404 ? normalizeHost(hostHeader) : undefined;
       const deploying = host === undefined ? undefined : this.#o.unrouted?.(host);
       if (!deploying) return { refusal: hit };
+      const link = chain ?? new RouteCancel();
       // Never rejects: the entry point does not expect a pending route to fail.
       return {
         pending: deploying.then(
-          (done) => this.#routeAfterDeploy(hostHeader, done),
-          () => this.#routeAfterDeploy(hostHeader, false),
+          (done) => this.#routeAfterDeploy(hostHeader, done, link),
+          () => this.#routeAfterDeploy(hostHeader, false, link),
         ),
+        cancel: link.cancel,
       };
     }
-    if (this.#firstRequests && !this.#served.has(hit.key)) return { pending: firstRequest(this.#firstRequests, hit.key, () => this.#route(hostHeader)) };
+    if (this.#firstRequests && !this.#served.has(hit.key)) {
+      const link = chain ?? new RouteCancel();
+      return { pending: firstRequest(this.#firstRequests, hit.key, () => this.#route(hostHeader, true, link), link), cancel: link.cancel };
+    }
     this.#onDemand?.used(hit.key);
     const shard = this.#shards[hit.shard];
     const gen = shard?.current;
@@ -493,15 +502,15 @@ export class RuntimeEngine {
   }
 
   /** The route of a request that waited for its app's deploy: routed again (its first request may prepare it), or a 503 to retry. */
-  #routeAfterDeploy(hostHeader: string | undefined, done: boolean): Promise<SettledRoute> {
-    const route = this.#route(hostHeader, false);
+  #routeAfterDeploy(hostHeader: string | undefined, done: boolean, chain: RouteCancel): Promise<SettledRoute> {
+    const route = this.#route(hostHeader, false, chain);
     // Out of time and still no app at the host: a 503 to retry (the deploy goes on). Routed meanwhile after all: go on.
     if (!done && 'refusal' in route && route.refusal?.status === 404) {
       return Promise.resolve({
         refusal: { status: 503, title: 'Service Unavailable', detail: 'The app is being deployed on this replica; retry shortly.', retryAfter: this.#s.retryAfter, reason: 'AppPreparing' },
       });
     }
-    return 'pending' in route ? route.pending : Promise.resolve(route);
+    return chain.follow(route);
   }
 
   /**

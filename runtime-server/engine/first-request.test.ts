@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { BuildLoadError } from '../../src/app-artifacts/errors.ts';
 import { silentRuntimeLogger } from '../../src/runtime-contract/log.ts';
-import type { Route } from './entry-proxy.ts';
+import type { Route, SettledRoute } from './entry-proxy.ts';
 import { firstRequest, type FirstRequestHost } from './first-request.ts';
 import { OnDemand } from './on-demand.ts';
 import type { AppDeployment } from './ports.ts';
 import { PreparationFailures } from './preparation-failures.ts';
+import { RouteCancel } from './route-cancel.ts';
 import type { Upstream } from './upstream.ts';
 
 const upstream = {} as Upstream;
@@ -99,5 +100,24 @@ describe('firstRequest', () => {
       await firstRequest(h, 'p/web', () => served);
       expect([change, calls.failed, h.failures.of('p/web', { project: 'p', appId: 'web', buildId: 'b1', env: {}, hostnames: [] })]).toEqual([change, 0, undefined]);
     }
+  });
+
+  it("lets a request held for its project's turn after the preparation go when its client left during it", async () => {
+    let prepared: () => void = () => {};
+    let preparing: () => void = () => {};
+    const started = new Promise<void>((resolve) => (preparing = resolve));
+    const { h } = host(() => new Promise<void>((resolve) => ((prepared = resolve), preparing())));
+    // What the engine answers once the app is prepared but its project's turn is another's: a held request.
+    let canceled = false;
+    const turn: SettledRoute = { refusal: { status: 503, title: 'Service Unavailable', detail: 'held', reason: 'Probation' } };
+    let letGo: (route: SettledRoute) => void = () => {};
+    const held: Route = { pending: new Promise((resolve) => (letGo = resolve)), cancel: () => ((canceled = true), letGo(turn)) };
+    const chain = new RouteCancel();
+    const route = firstRequest(h, 'p/web', () => held, chain);
+    await started;
+    chain.cancel(); // the client leaves while its app is prepared
+    prepared();
+    expect(await route).toBe(turn);
+    expect(canceled).toBe(true);
   });
 });

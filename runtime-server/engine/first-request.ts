@@ -2,6 +2,7 @@ import type { RuntimeLogger } from '../../src/runtime-contract/log.ts';
 import type { Refusal, Route, SettledRoute } from './entry-proxy.ts';
 import type { OnDemand } from './on-demand.ts';
 import type { AppDeployment } from './ports.ts';
+import { RouteCancel } from './route-cancel.ts';
 import { isBuildRefusal, sameDeployment, type PreparationFailures } from './preparation-failures.ts';
 
 /** What the first request of an app served on demand needs of the engine. */
@@ -28,9 +29,9 @@ export interface FirstRequestHost {
  * fetches, checks and loads its build; one for every request meanwhile), or its 503: preparation failed, or
  * took longer than the first request may wait (it goes on: a retry finds it prepared). A build that cannot be
  * served is remembered for that deployment, so later requests are answered at once instead of loading it again.
- * `route` routes the request again once the app is prepared.
+ * `route` routes the request again once the app is prepared; `chain` lets it go if its client leaves while held after.
  */
-export async function firstRequest(host: FirstRequestHost, key: string, route: () => Route): Promise<SettledRoute> {
+export async function firstRequest(host: FirstRequestHost, key: string, route: () => Route, chain = new RouteCancel()): Promise<SettledRoute> {
   const refusal = (detail: string, reason = 'AppPreparing'): { refusal: Refusal } => {
     host.refused(key);
     return { refusal: { status: 503, title: 'Service Unavailable', detail, retryAfter: host.retryAfter, reason } };
@@ -57,7 +58,7 @@ export async function firstRequest(host: FirstRequestHost, key: string, route: (
   if (!('pending' in next)) return next;
   // Held for its project's probation turn or its shard's restart (`held-requests.ts`, bounded): waits on. Another
   // first request (the app let go meanwhile) is not started from here.
-  return next.cancel ? next.pending : refusal('The app is being prepared on this replica; retry shortly.');
+  return next.cancel ? chain.follow(next) : refusal('The app is being prepared on this replica; retry shortly.');
 }
 
 /** One preparation, shared by the first requests that arrive while it runs. */
