@@ -193,10 +193,18 @@ function authorizeFor(requirement: AccessRule, principals: PrincipalCache, refus
       if (again.session) sessions.touch(again);
     };
   };
-  /** Counts a refusal where it belongs, then answers it (unless the count answered 429 already). */
+  /**
+   * Counts a refusal where it belongs, then answers it (unless the count answered 429 already). A failed
+   * authentication from an address that has spent its allowance of them is answered 429 instead of 401.
+   */
   const refuse = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction, err: Error): void => {
-    if (err instanceof UnauthorizedError) refusals.failures.count(clientAddressKey(request.ip));
-    else if (err instanceof ForbiddenError && !refusals.charge(request, reply)) return;
+    if (err instanceof UnauthorizedError) {
+      const address = clientAddressKey(request.ip);
+      const tooMany = refusals.failures.refusal(address);
+      refusals.failures.count(address);
+      return done(tooMany ?? err);
+    }
+    if (err instanceof ForbiddenError && !refusals.charge(request, reply)) return;
     done(err);
   };
   // Callback style: an async hook would cost a promise per request even when nothing needs waiting for.
@@ -211,10 +219,9 @@ function authorizeFor(requirement: AccessRule, principals: PrincipalCache, refus
     const known = principals.cached(header, now().getTime());
     // Project routes also check the membership, which the store answers asynchronously; sessions their CSRF token.
     if (known === undefined || requirement.project || session !== undefined || known.session) {
-      if (known === undefined) {
-        const tooMany = refusals.failures.refusal(clientAddressKey(request.ip));
-        if (tooMany) return done(tooMany);
-      }
+      // A token that authenticates is let through whatever its address's failures: behind one ingress or NAT,
+      // another client's bad tokens must not lock everyone out (tokens are too long to guess, so admitting a
+      // valid one teaches a guesser nothing useful; only failures are refused past the allowance).
       const admitted = known ? admit(request, known, header, session) : principals.authenticate(header, now()).then((principal) => admit(request, principal, header, session));
       admitted.then(
         () => done(),
