@@ -9,13 +9,16 @@ let platform: PlatformApp;
 let project: string;
 let otherProject: string;
 let token: string;
+/** May set variables and read databases, not write them. */
+let envOnly: string;
 
 beforeAll(async () => {
   platform = await platformApp();
   const owner = await platform.createUser();
   project = await platform.createProject(owner, { namespace: true });
   otherProject = await platform.createProject(await platform.createUser(), { namespace: true });
-  token = await platform.tokenFor(owner, ['apps:write', 'env:write']);
+  token = await platform.tokenFor(owner, ['apps:write', 'env:write', 'databases:write']);
+  envOnly = await platform.tokenFor(owner, ['apps:write', 'env:write', 'databases:read']);
   const databases = objectClient<Database>(platform.conn, DATABASES);
   await databases.create({ metadata: { name: 'orders', namespace: project }, spec: { displayName: 'orders' } });
   await databases.create({ metadata: { name: 'theirs', namespace: otherProject }, spec: { displayName: 'theirs' } });
@@ -48,6 +51,13 @@ describe('database bindings', () => {
     expect((await call('GET', `/apps/${appId}/environment`)).json()).toStrictEqual({
       environment: { DB_TOKEN: { database: 'orders', access: 'full', secret: true }, DB_URL: { database: 'orders', provides: 'url', secret: false } },
     });
+
+    // Giving an app a database's token takes what the token allows: writing the database for a full one.
+    const asEnvOnly = (path: string, payload: object) => platform.app.inject({ method: 'PUT', url: `/v1/projects/${project}${path}`, headers: { authorization: `Bearer ${envOnly}` }, payload });
+    const refused = await asEnvOnly(`/apps/${appId}/database-bindings/WRITER`, { database: 'orders', access: 'full' });
+    expect([refused.statusCode, refused.json().detail]).toEqual([403, 'This token lacks the scope databases:write.']);
+    expect((await asEnvOnly(`/apps/${appId}/database-bindings/READER`, { database: 'orders' })).statusCode).toBe(200);
+    expect((await call('DELETE', `/apps/${appId}/database-bindings/READER`)).statusCode).toBe(204);
 
     // Another project's database is not there, whatever its name.
     expect((await call('PUT', `/apps/${appId}/database-bindings/OTHER`, { database: 'theirs' })).statusCode).toBe(404);

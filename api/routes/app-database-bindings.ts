@@ -5,6 +5,7 @@ import type { AppDatabaseBindings } from '../../src/platform/app-database-bindin
 import { AppParams } from '../schemas/app.ts';
 import { Binding, BindingBody, BindingParams } from '../schemas/database-binding.ts';
 import { errorResponses } from '../schemas/problem.ts';
+import { databaseLinkScope, requireToo } from './body-scopes.ts';
 
 const tags = ['environment'];
 
@@ -29,13 +30,14 @@ export function databaseBindingRoutes(app: FastifyInstance, bindings: AppDatabas
       tags,
       summary: 'Bind a project database to the app as `<name>_URL` and `<name>_TOKEN` (creates or replaces the binding)',
       description:
-        'The runtime gives the app the URL it reaches the database at and an app token (read-only unless `access` is `full`) that the platform mints and rotates, the replaced one still accepted for an overlap; no response and no object a tenant reads holds the token. The two variables replace any of those names. The app is rolled out again. A database that is not in the project is a 404, one being deleted a 409; an app has at most 32 database variables (a binding takes two).',
+        'The runtime gives the app the URL it reaches the database at and an app token (read-only unless `access` is `full`) that the platform mints and rotates, the replaced one still accepted for an overlap; no response and no object a tenant reads holds the token. The two variables replace any of those names. The app is rolled out again. Needs `databases:read` too (`databases:write` for `full`). A database that is not in the project is a 404, one being deleted a 409; an app has at most 32 database variables (a binding takes two).',
       params: BindingParams,
       body: BindingBody,
       response: { 200: Type.Object({ binding: Binding }), ...errorResponses(400, 404, 409) },
     },
     handler: async (request) => {
       const { projectId, appId, name } = request.params;
+      requireToo(request, databaseLinkScope(request.body.access));
       return { binding: await bindings.bind(projectId, appId, name, request.body.database, request.body.access) };
     },
   });

@@ -70,6 +70,18 @@ const hostnameObject = (host: string, as = me) => objectClient<AppHostname>(plat
 /** The host names the app is served on besides its default host: its deploy's, then its active bindings. */
 const appHosts = async (appId: string) => (await ok<{ app: { hosts: string[] } }>(200, 'GET', `/apps/${appId}`)).app.hosts.slice(1);
 
+describe('scopes', () => {
+  it('needs domain:write to have records written into a project domain, not to publish them oneself', async () => {
+    const user = await platform.createUser();
+    const appsOnly = { project: await platform.createProject(user, { namespace: true }), token: await platform.tokenFor(user, ['apps:write']) };
+    expect((await call('POST', '/apps', { name: 'web' }, appsOnly)).statusCode).toBe(201);
+    const host = `www.${dns.domain('scopes')}`;
+    const managed = await call('POST', '/apps/web/domains', { domain: host, dns_mode: 'managed_project_domain' }, appsOnly);
+    expect([managed.statusCode, managed.json().detail]).toEqual([403, 'This token lacks the scope domain:write.']);
+    expect((await call('POST', '/apps/web/domains', { domain: host }, appsOnly)).statusCode).toBe(200);
+  });
+});
+
 describe('attach in external_records mode', () => {
   it('answers the CNAME and the ownership challenge, keeps the token across repeats, and finalizes once they are live', async () => {
     const host = `www.${dns.domain('ext')}`;

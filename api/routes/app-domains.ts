@@ -5,6 +5,7 @@ import type { DomainServices } from '../services/domain-services.ts';
 import { AppParams } from '../schemas/app.ts';
 import { Hostname, HostnameBody, HostnameParams } from '../schemas/domain.ts';
 import { errorResponses } from '../schemas/problem.ts';
+import { requireToo } from './body-scopes.ts';
 
 const tags = ['apps'];
 
@@ -24,12 +25,14 @@ export function appDomainRoutes(app: FastifyInstance, dns: DomainServices): void
     schema: {
       tags,
       summary:
-        'Attach a hostname (the runtime first, then DNS). external_records answers the records to publish; managed_project_domain writes them into the managed project domain holding the hostname: 200 with managed_dns.status=applied, or 202 with failed when writing them failed (repeat the identical request). 202 with the hostname as it stands (status pending, managed_dns.status pending) when the platform has not answered within 10 s: GET the app’s hostnames, or repeat the request, to follow it. Idempotent',
+        'Attach a hostname (the runtime first, then DNS). external_records answers the records to publish; managed_project_domain writes them into the managed project domain holding the hostname (which needs `domain:write` too): 200 with managed_dns.status=applied, or 202 with failed when writing them failed (repeat the identical request). 202 with the hostname as it stands (status pending, managed_dns.status pending) when the platform has not answered within 10 s: GET the app’s hostnames, or repeat the request, to follow it. Idempotent',
       params: AppParams,
       body: HostnameBody,
       response: { 200: Hostname, 202: Hostname, ...errorResponses(404, 409) },
     },
     handler: async (request, reply) => {
+      // Records written into a project domain's zone are a domain write (the spec's `domain:write`).
+      if (request.body.dns_mode === 'managed_project_domain') requireToo(request, 'domain:write');
       const result = await dns.hostnames.attach(request.params.projectId, request.params.appId, request.body);
       return reply.code(result.statusCode).send(result.view);
     },

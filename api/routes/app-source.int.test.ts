@@ -22,7 +22,7 @@ beforeAll(async () => {
   project = await platform.createProject(owner, { namespace: true });
   // Another tenant, with a repository of its own.
   otherProject = await platform.createProject(await platform.createUser(), { namespace: true });
-  token = await platform.tokenFor(owner, ['apps:write', 'repositories:read', 'deploys:write', 'audit:read']);
+  token = await platform.tokenFor(owner, ['apps:write', 'repositories:read', 'deploys:write', 'audit:read', 'env:write', 'databases:write']);
   const repositories = objectClient<Repository>(platform.conn, REPOSITORIES);
   await repositories.create({ metadata: { name: 'site', namespace: project }, spec: { owner: project, name: 'site' } });
   await repositories.create({ metadata: { name: 'docs', namespace: project }, spec: { owner: project, name: 'docs' } });
@@ -263,6 +263,35 @@ describe('connecting an app to a repository', () => {
     expect((await call('GET', `/apps/${appId}/source`, undefined, stranger)).statusCode).toBe(403);
     expect((await call('DELETE', `/apps/${appId}/source`, undefined, stranger)).statusCode).toBe(403);
     expect(await sources().get(project, appId)).toBeDefined();
+  });
+
+  it("needs env:write to change the builds' variables and databases:write to fork databases; env:read to see the variables", async () => {
+    const appId = await createApp('src-env-scopes');
+    const connector = await platform.tokenFor(owner, ['apps:write', 'repositories:read']);
+    const withEnvironment = { repository: `${project}/site`, environment: { production: { API_KEY: 'k-1' } } };
+    const noEnv = await call('PUT', `/apps/${appId}/source`, withEnvironment, connector);
+    expect([noEnv.statusCode, noEnv.json().detail]).toEqual([403, 'This token lacks the scope env:write.']);
+    const noDatabases = await call('PUT', `/apps/${appId}/source`, { repository: `${project}/site`, preview_databases: 'fork' }, connector);
+    expect([noDatabases.statusCode, noDatabases.json().detail]).toEqual([403, 'This token lacks the scope databases:write.']);
+    expect(await sources().get(project, appId)).toBeUndefined();
+
+    expect((await call('PUT', `/apps/${appId}/source`, { ...withEnvironment, preview_databases: 'fork' })).statusCode).toBe(201);
+    // Without env:read the values are not shown, and leaving them out (which would clear them) is a change too.
+    const seen = await call('GET', `/apps/${appId}/source`, undefined, connector);
+    expect(seen.json().source).not.toHaveProperty('environment');
+    expect(seen.json().source.preview_databases).toBe('fork');
+    expect((await call('PUT', `/apps/${appId}/source`, { repository: `${project}/docs`, preview_databases: 'fork' }, connector)).statusCode).toBe(403);
+    // Nor may it send them (the answer would say whether they are what it guessed).
+    expect((await call('PUT', `/apps/${appId}/source`, { ...withEnvironment, preview_databases: 'fork' }, connector)).statusCode).toBe(403);
+    expect((await sources().get(project, appId))?.spec.environment).toStrictEqual({ production: { API_KEY: 'k-1' } });
+    // What it may change is the rest of an app that has no such variables.
+    const plain = await createApp('src-env-plain');
+    expect((await call('PUT', `/apps/${plain}/source`, { repository: `${project}/site` }, connector)).statusCode).toBe(201);
+    expect((await call('PUT', `/apps/${plain}/source`, { repository: `${project}/docs` }, connector)).statusCode).toBe(200);
+    expect((await call('GET', `/apps/${appId}/source`, undefined, await platform.tokenFor(owner, ['env:read', 'apps:read']))).json().source.environment).toStrictEqual({
+      production: { API_KEY: 'k-1' },
+      preview: {},
+    });
   });
 
   it('records connect and disconnect in the audit trail, without the build command or environment values', async () => {

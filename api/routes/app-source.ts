@@ -1,11 +1,13 @@
-import type { FastifyInstance } from 'fastify';
+import { isDeepStrictEqual } from 'node:util';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type Static } from 'typebox';
 import type { AppSources, SourceSettings } from '../../src/platform/app-sources/app-sources.ts';
-import { DEFAULT_PRODUCTION_BRANCH } from '../../src/platform/app-sources/source-view.ts';
+import { DEFAULT_PRODUCTION_BRANCH, type SourceView } from '../../src/platform/app-sources/source-view.ts';
 import { AppParams } from '../schemas/app.ts';
 import { AppSourceView, SourceBody } from '../schemas/app-source.ts';
 import { errorResponses } from '../schemas/problem.ts';
+import { holds, requireToo } from './body-scopes.ts';
 
 const tags = ['apps'];
 
@@ -27,6 +29,18 @@ export function sourceSettings(body: Static<typeof SourceBody>): SourceSettings 
   };
 }
 
+/** Both contexts' variables, none given being none. */
+function contexts(environment: SourceSettings['environment']): { production: object; preview: object } {
+  return { production: environment?.production ?? {}, preview: environment?.preview ?? {} };
+}
+
+/** The view, without the builds' variables for a token that may not read an app's environment. */
+function shown(request: FastifyRequest, view: SourceView): SourceView | Omit<SourceView, 'environment'> {
+  if (holds(request, 'env:read')) return view;
+  const { environment: _hidden, ...rest } = view;
+  return rest;
+}
+
 export function appSourceRoutes(app: FastifyInstance, sources: AppSources): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
 
@@ -38,7 +52,7 @@ export function appSourceRoutes(app: FastifyInstance, sources: AppSources): void
       summary: 'Connect the app to one of the project’s repositories (push to deploy), or replace the connection’s settings',
       description:
         'Every push to the production branch is built and deployed to the app; each other branch matching `preview_branches` gets a preview app ' +
-        '`<branch-slug>--<app>` of its own (docs/push-to-deploy.md). Needs `apps:write` and `repositories:read`. 201 when connected, 200 when the ' +
+        '`<branch-slug>--<app>` of its own (docs/push-to-deploy.md). Needs `apps:write` and `repositories:read`, and `env:write` to set or change `environment` (its values may hold credentials; a token without `env:read` is not shown them), `databases:write` to turn `preview_databases` to `fork`. 201 when connected, 200 when the ' +
         'settings were replaced (PUT: what the body leaves out is reset to its default). 404: no such app, or the project has no such repository (a ' +
         'project’s repositories are `<project id>/<name>`: another project’s is not found, whatever names it). 409: the app is a preview app, or its connection is being removed.',
       params: AppParams,
@@ -46,8 +60,16 @@ export function appSourceRoutes(app: FastifyInstance, sources: AppSources): void
       response: { 200: Type.Object({ source: AppSourceView }), 201: Type.Object({ source: AppSourceView }), ...errorResponses(404, 409) },
     },
     handler: async (request, reply) => {
-      const { view, created } = await sources.put(request.params.projectId, request.params.appId, sourceSettings(request.body));
-      return reply.code(created ? 201 : 200).send({ source: view });
+      const settings = sourceSettings(request.body);
+      const current = sources.settingsOf(request.params.projectId, request.params.appId);
+      // The builds' variables may hold credentials, and forked databases copies of the data: setting or changing
+      // either takes the scope that changing them directly takes (setting them at all, or an answer telling
+      // whether they are what was sent would reveal them to a token that may not read them).
+      const environmentChanges = !isDeepStrictEqual(contexts(settings.environment), contexts(current?.environment));
+      if (settings.environment !== undefined || environmentChanges) requireToo(request, 'env:write');
+      if (settings.previewDatabases === 'Fork' && current?.previewDatabases !== 'Fork') requireToo(request, 'databases:write');
+      const { view, created } = await sources.put(request.params.projectId, request.params.appId, settings);
+      return reply.code(created ? 201 : 200).send({ source: shown(request, view) });
     },
   });
 
@@ -59,7 +81,7 @@ export function appSourceRoutes(app: FastifyInstance, sources: AppSources): void
       params: AppParams,
       response: { 200: Type.Object({ source: AppSourceView }), ...errorResponses(404) },
     },
-    handler: async (request) => ({ source: sources.get(request.params.projectId, request.params.appId) }),
+    handler: async (request) => ({ source: shown(request, sources.get(request.params.projectId, request.params.appId)) }),
   });
 
   r.delete('/v1/projects/:projectId/apps/:appId/source', {

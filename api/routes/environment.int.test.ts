@@ -9,6 +9,8 @@ let platform: PlatformApp;
 let project: string;
 let otherProject: string;
 let token: string;
+/** May set variables and read databases, not write them. */
+let envOnly: string;
 
 beforeAll(async () => {
   platform = await platformApp();
@@ -16,7 +18,8 @@ beforeAll(async () => {
   project = await platform.createProject(owner, { namespace: true });
   // Another tenant's project, with a database of its own: never linkable from this one.
   otherProject = await platform.createProject(await platform.createUser(), { namespace: true });
-  token = await platform.tokenFor(owner, ['apps:write', 'env:write']);
+  token = await platform.tokenFor(owner, ['apps:write', 'env:write', 'databases:write']);
+  envOnly = await platform.tokenFor(owner, ['apps:write', 'env:write', 'databases:read']);
   const databases = objectClient<Database>(platform.conn, DATABASES);
   await databases.create({ metadata: { name: 'orders', namespace: project }, spec: { displayName: 'orders' } });
   await databases.create({ metadata: { name: 'theirs', namespace: otherProject }, spec: { displayName: 'theirs' } });
@@ -138,6 +141,12 @@ describe('environment', () => {
       variable: { key: 'DB_READER', database: 'orders', access: 'read-only', secret: true },
     });
     expect((await call('PUT', `/apps/${appId}/environment/PLAIN`, { value: 'p' })).statusCode).toBe(200);
+    // env:write alone does not hand an app a database's token: linking takes what the token allows.
+    const asEnvOnly = (key: string, payload: object) =>
+      platform.app.inject({ method: 'PUT', url: `/v1/projects/${project}/apps/${appId}/environment/${key}`, headers: { authorization: `Bearer ${envOnly}` }, payload });
+    const refused = await asEnvOnly('DB_WRITER', { database: 'orders', access: 'full' });
+    expect([refused.statusCode, refused.json().detail]).toEqual([403, 'This token lacks the scope databases:write.']);
+    expect((await asEnvOnly('DB_READER', { database: 'orders' })).statusCode).toBe(200);
     const shown = await call('GET', `/apps/${appId}/environment`);
     expect(shown.json()).toStrictEqual({
       environment: {

@@ -5,6 +5,7 @@ import { SECRET_VALUES_DISABLED, type AppEnvironment } from '../../src/platform/
 import { BadRequestError } from '../../src/errors.ts';
 import { AppParams, Environment, Variable, VariableBody, VARIABLE_SHAPE_RULE, VariableParams } from '../schemas/app.ts';
 import { explainOneOf } from '../schemas/one-of.ts';
+import { databaseLinkScope, requireToo } from './body-scopes.ts';
 import { errorResponses } from '../schemas/problem.ts';
 
 const tags = ['environment'];
@@ -29,7 +30,7 @@ export function environmentRoutes(app: FastifyInstance, environment: AppEnvironm
       tags,
       summary: 'Set a variable (creates or replaces it): a plain `value`, or a link to a project database’s token (`database`, `access`)',
       description:
-        'The app is rolled out again with the new environment. A plain value is stored in the app and shown by GET; `secret: true` is a 400. A linked variable gets the database’s app token (read-only unless `access` is `full`), which the runtime reads from the Database’s Secret: no response shows it. A database that is not in the project is a 404, one being deleted a 409. An app has at most 128 plain variables and 32 links (409 past that).',
+        'The app is rolled out again with the new environment. A plain value is stored in the app and shown by GET; `secret: true` is a 400. A linked variable gets the database’s app token (read-only unless `access` is `full`), which the runtime reads from the Database’s Secret: no response shows it. A link needs `databases:read` too (`databases:write` for `full`): the app gets what its token allows. A database that is not in the project is a 404, one being deleted a 409. An app has at most 128 plain variables and 32 links (409 past that).',
       params: VariableParams,
       body: VariableBody,
       response: { 200: Type.Object({ variable: Variable }), ...errorResponses(400, 404, 409) },
@@ -43,7 +44,10 @@ export function environmentRoutes(app: FastifyInstance, environment: AppEnvironm
       const { projectId, appId, key } = request.params;
       // The schema allows exactly one of the two shapes.
       const { value, secret, database, access } = request.body;
-      if (database !== undefined) return { variable: await environment.link(projectId, appId, key, database, access) };
+      if (database !== undefined) {
+        requireToo(request, databaseLinkScope(access));
+        return { variable: await environment.link(projectId, appId, key, database, access) };
+      }
       return { variable: await environment.set(projectId, appId, key, value ?? '', secret ?? false) };
     },
   });

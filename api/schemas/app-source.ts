@@ -71,7 +71,12 @@ export const AppSourceView = Type.Object(
     root_directory: Type.Optional(Type.String({ description: 'Where the app lives in the repository; absent: its root.' })),
     build_command: Type.Optional(Type.String({ description: 'The build command; absent: nothing is built, the output directory is packed as `cw deploy` packs one.' })),
     output_directory: Type.Optional(Type.String({ description: 'What is packed, relative to the root directory; absent: the root directory.' })),
-    environment: Type.Object({ production: ContextVariables, preview: ContextVariables }, { description: 'Plain variables of builds per context (and of the preview apps), over the app’s own.' }),
+    environment: Type.Optional(
+      Type.Object(
+        { production: ContextVariables, preview: ContextVariables },
+        { description: 'Plain variables of builds per context (and of the preview apps), over the app’s own; shown only to a token with `env:read`.' },
+      ),
+    ),
     preview_databases: PreviewDatabases,
     state: Type.Unsafe<'pending' | 'ready' | 'failed'>({
       type: 'string',

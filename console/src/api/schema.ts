@@ -5206,7 +5206,7 @@ export interface paths {
         get?: never;
         /**
          * Set a variable (creates or replaces it): a plain `value`, or a link to a project database’s token (`database`, `access`)
-         * @description The app is rolled out again with the new environment. A plain value is stored in the app and shown by GET; `secret: true` is a 400. A linked variable gets the database’s app token (read-only unless `access` is `full`), which the runtime reads from the Database’s Secret: no response shows it. A database that is not in the project is a 404, one being deleted a 409. An app has at most 128 plain variables and 32 links (409 past that).
+         * @description The app is rolled out again with the new environment. A plain value is stored in the app and shown by GET; `secret: true` is a 400. A linked variable gets the database’s app token (read-only unless `access` is `full`), which the runtime reads from the Database’s Secret: no response shows it. A link needs `databases:read` too (`databases:write` for `full`): the app gets what its token allows. A database that is not in the project is a 404, one being deleted a 409. An app has at most 128 plain variables and 32 links (409 past that).
          */
         put: {
             parameters: {
@@ -5595,7 +5595,7 @@ export interface paths {
         get?: never;
         /**
          * Bind a project database to the app as `<name>_URL` and `<name>_TOKEN` (creates or replaces the binding)
-         * @description The runtime gives the app the URL it reaches the database at and an app token (read-only unless `access` is `full`) that the platform mints and rotates, the replaced one still accepted for an overlap; no response and no object a tenant reads holds the token. The two variables replace any of those names. The app is rolled out again. A database that is not in the project is a 404, one being deleted a 409; an app has at most 32 database variables (a binding takes two).
+         * @description The runtime gives the app the URL it reaches the database at and an app token (read-only unless `access` is `full`) that the platform mints and rotates, the replaced one still accepted for an overlap; no response and no object a tenant reads holds the token. The two variables replace any of those names. The app is rolled out again. Needs `databases:read` too (`databases:write` for `full`). A database that is not in the project is a 404, one being deleted a 409; an app has at most 32 database variables (a binding takes two).
          */
         put: {
             parameters: {
@@ -7568,8 +7568,8 @@ export interface paths {
                                 build_command?: string;
                                 /** @description What is packed, relative to the root directory; absent: the root directory. */
                                 output_directory?: string;
-                                /** @description Plain variables of builds per context (and of the preview apps), over the app’s own. */
-                                environment: {
+                                /** @description Plain variables of builds per context (and of the preview apps), over the app’s own; shown only to a token with `env:read`. */
+                                environment?: {
                                     /** @description Plain variables, by name. */
                                     production: {
                                         [key: string]: string;
@@ -7712,7 +7712,7 @@ export interface paths {
         };
         /**
          * Connect the app to one of the project’s repositories (push to deploy), or replace the connection’s settings
-         * @description Every push to the production branch is built and deployed to the app; each other branch matching `preview_branches` gets a preview app `<branch-slug>--<app>` of its own (docs/push-to-deploy.md). Needs `apps:write` and `repositories:read`. 201 when connected, 200 when the settings were replaced (PUT: what the body leaves out is reset to its default). 404: no such app, or the project has no such repository (a project’s repositories are `<project id>/<name>`: another project’s is not found, whatever names it). 409: the app is a preview app, or its connection is being removed.
+         * @description Every push to the production branch is built and deployed to the app; each other branch matching `preview_branches` gets a preview app `<branch-slug>--<app>` of its own (docs/push-to-deploy.md). Needs `apps:write` and `repositories:read`, and `env:write` to set or change `environment` (its values may hold credentials; a token without `env:read` is not shown them), `databases:write` to turn `preview_databases` to `fork`. 201 when connected, 200 when the settings were replaced (PUT: what the body leaves out is reset to its default). 404: no such app, or the project has no such repository (a project’s repositories are `<project id>/<name>`: another project’s is not found, whatever names it). 409: the app is a preview app, or its connection is being removed.
          */
         put: {
             parameters: {
@@ -7785,8 +7785,8 @@ export interface paths {
                                 build_command?: string;
                                 /** @description What is packed, relative to the root directory; absent: the root directory. */
                                 output_directory?: string;
-                                /** @description Plain variables of builds per context (and of the preview apps), over the app’s own. */
-                                environment: {
+                                /** @description Plain variables of builds per context (and of the preview apps), over the app’s own; shown only to a token with `env:read`. */
+                                environment?: {
                                     /** @description Plain variables, by name. */
                                     production: {
                                         [key: string]: string;
@@ -7885,8 +7885,8 @@ export interface paths {
                                 build_command?: string;
                                 /** @description What is packed, relative to the root directory; absent: the root directory. */
                                 output_directory?: string;
-                                /** @description Plain variables of builds per context (and of the preview apps), over the app’s own. */
-                                environment: {
+                                /** @description Plain variables of builds per context (and of the preview apps), over the app’s own; shown only to a token with `env:read`. */
+                                environment?: {
                                     /** @description Plain variables, by name. */
                                     production: {
                                         [key: string]: string;
@@ -10999,7 +10999,7 @@ export interface paths {
             };
         };
         put?: never;
-        /** Attach a hostname (the runtime first, then DNS). external_records answers the records to publish; managed_project_domain writes them into the managed project domain holding the hostname: 200 with managed_dns.status=applied, or 202 with failed when writing them failed (repeat the identical request). 202 with the hostname as it stands (status pending, managed_dns.status pending) when the platform has not answered within 10 s: GET the app’s hostnames, or repeat the request, to follow it. Idempotent */
+        /** Attach a hostname (the runtime first, then DNS). external_records answers the records to publish; managed_project_domain writes them into the managed project domain holding the hostname (which needs `domain:write` too): 200 with managed_dns.status=applied, or 202 with failed when writing them failed (repeat the identical request). 202 with the hostname as it stands (status pending, managed_dns.status pending) when the platform has not answered within 10 s: GET the app’s hostnames, or repeat the request, to follow it. Idempotent */
         post: {
             parameters: {
                 query?: never;

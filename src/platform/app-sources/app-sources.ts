@@ -60,6 +60,14 @@ export class AppSources {
     return { repository: view.repository, message: view.state === 'failed' ? view.message : undefined };
   }
 
+  /** The settings of the app's connection, if it has one (what a PUT would replace). */
+  settingsOf(project: string, appId: string): SourceSettings | undefined {
+    const source = this.#sourceCache.get(`${project}/${appId}`);
+    if (!source || source.metadata?.deletionTimestamp) return undefined;
+    const { app: _app, ...settings } = source.spec;
+    return settings;
+  }
+
   /** @throws NotFoundError for an unknown app, or one not connected */
   get(project: string, appId: string): SourceView {
     this.#apps.cached(project, appId);
