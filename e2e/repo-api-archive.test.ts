@@ -90,6 +90,36 @@ describe('GET|HEAD /api/archive/{archive_ref}', () => {
     expect([past.status, past.headers.get('content-range')]).toEqual([416, `bytes */${whole.length}`]);
   });
 
+  it("makes an archive with export-subst placeholders from its own repository's refs, never another's, and anew after they change", async () => {
+    // One commit in two repositories; its VERSION expands the refs that point at it (`$Format:%D$`).
+    const [mine, theirs] = [await bed.createRepo(), await bed.createRepo()];
+    const work = await bed.git.workdir('archive-subst');
+    await bed.git.run(['init', '-q', '-b', 'main'], { cwd: work });
+    const commit = await bed.git.commit(work, 'versioned', { '.gitattributes': 'VERSION export-subst\n', VERSION: 'refs: $Format:%D$\n' });
+    for (const target of [mine, theirs]) await bed.git.run(['push', '-q', bed.remote(bed.a, target), 'main'], { cwd: work });
+    await bed.git.run(['tag', 'acquisition-2027'], { cwd: work });
+    await bed.git.run(['push', '-q', bed.remote(bed.a, mine), 'acquisition-2027'], { cwd: work });
+    const archiveOf = async (target: string) => {
+      const copy = join(bed.git.home, `subst-${target.replace('/', '-')}-${Date.now()}`);
+      await bed.git.run(['clone', '-q', '--bare', bed.remote(bed.b, target), copy]);
+      return (await bed.git.run(['archive', '--format=tar.gz', '--prefix=x/', commit], { cwd: copy })).stdout;
+    };
+    const path = (target: string) => `/${target}/api/archive/${commit}.tar.gz?prefix=x/`;
+    expect((await api(path(mine), { method: 'HEAD' })).status).toBe(200); // spooled
+    const first = await api(path(mine));
+    expect(first.headers.get('cache-control')).toBe('no-cache'); // a full commit id, yet its bytes follow the refs
+    expect((await bytes(first)).equals(await archiveOf(mine))).toBe(true);
+    const other = await bytes(await api(path(theirs)));
+    expect(other.equals(await archiveOf(theirs))).toBe(true); // not the archive spooled for `mine`, with its tag
+    expect(other.equals(await archiveOf(mine))).toBe(false);
+    // A new tag: another ETag, and the archive made again.
+    await bed.git.run(['tag', 'v2'], { cwd: work });
+    await bed.git.run(['push', '-q', bed.remote(bed.a, mine), 'v2'], { cwd: work });
+    const after = await api(path(mine), { headers: { 'if-none-match': first.headers.get('etag') ?? '' } });
+    expect(after.status).toBe(200);
+    expect((await bytes(after)).equals(await archiveOf(mine))).toBe(true);
+  });
+
   it('refuses what names no archive or no commit', async () => {
     const unnamed = await api(`/${repo}/api/archive/main`);
     expect([unnamed.status, await errorOf(unnamed)]).toEqual([400, 'invalid_request']);

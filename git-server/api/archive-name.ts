@@ -60,10 +60,13 @@ export function contentDisposition(fileName: string): string {
 
 /**
  * The strong ETag's value (unquoted) and the spool key: the commit, the format and the prefix are everything the
- * bytes are made of (for one git version: every instance runs the same image).
+ * bytes are made of (for one git version: every instance runs the same image), unless the tree has export-subst
+ * placeholders: then the repository (its incarnation) and its refs (the log's seq) are too.
  */
-export function archiveTag(commit: string, format: ArchiveFormat, prefix: string): string {
-  return `${commit}-${format}-${createHash('sha256').update(prefix).digest('hex').slice(0, 16)}`;
+export function archiveTag(commit: string, format: ArchiveFormat, prefix: string, refs?: { repoId: string; seq: number }): string {
+  const made = createHash('sha256').update(prefix);
+  if (refs) made.update(`\0${refs.repoId}\0${refs.seq}`);
+  return `${commit}-${format}-${made.digest('hex').slice(0, 16)}`;
 }
 
 /** Whether `revision` is a full object id: then the archive can never change. */

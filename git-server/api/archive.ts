@@ -4,7 +4,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PassThrough } from 'node:stream';
 import { Type } from 'typebox';
-import { ARCHIVE_FORMATS, writeArchive, type ArchiveRequest } from '../plumbing/read/archive.ts';
+import { ARCHIVE_FORMATS, dependsOnRefs, writeArchive, type ArchiveRequest } from '../plumbing/read/archive.ts';
 import { resolveCommit, RevisionNotFoundError } from '../plumbing/read/rev-parse.ts';
 import { archiveFileName, archiveTag, checkPrefix, contentDisposition, CONTENT_TYPES, defaultPrefix, isFullObjectId, parseArchiveRef } from './archive-name.ts';
 import type { SpooledArchive } from './archive-spool.ts';
@@ -47,7 +47,9 @@ export function archiveRoutes(scope: FastifyInstance, deps: RepoApiDependencies)
       params: ArchiveParams,
       querystring: ArchiveQuery,
       response: {
-        200: binary('The archive. Immutable when `archive_ref` names a full commit id; otherwise revalidate with the ETag.'),
+        200: binary(
+          'The archive. Immutable when `archive_ref` names a full commit id and the tree has no export-subst placeholders (their expansion follows the refs); otherwise revalidate with the ETag.',
+        ),
         206: binary('The requested byte range (`Content-Range`).'),
         304: { description: 'The client already has it (If-None-Match).', type: 'null' },
         400: ErrorBodySchema,
@@ -62,14 +64,16 @@ export function archiveRoutes(scope: FastifyInstance, deps: RepoApiDependencies)
         if (!commit) throw new RevisionNotFoundError(revision);
         const repoName = repo.name.split('/')[1] ?? repo.name;
         const prefix = request.query.prefix === undefined ? defaultPrefix(repoName, commit) : checkPrefix(request.query.prefix);
-        const tag = archiveTag(commit, format, prefix);
+        // An archive with export-subst placeholders is made of this repository's refs too: its own, changing with them.
+        const refs = (await dependsOnRefs(repo.dir, commit)) ? { repoId: repo.head.repoId, seq: repo.head.seq } : undefined;
+        const tag = archiveTag(commit, format, prefix, refs);
         const etag = `"${tag}"`;
         reply
           .header('etag', etag)
           .header('accept-ranges', 'bytes')
           .header('content-disposition', contentDisposition(archiveFileName(repoName, commit, format)))
           .type(CONTENT_TYPES[format]);
-        if (isFullObjectId(revision)) immutable(reply);
+        if (isFullObjectId(revision) && !refs) immutable(reply);
         else reply.header('cache-control', 'no-cache');
         if (hasTag(request.headers['if-none-match'], etag)) return reply.code(304).send();
 

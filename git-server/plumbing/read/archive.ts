@@ -29,3 +29,24 @@ export function archiveArgs(request: ArchiveRequest): string[] {
 export async function writeArchive(request: ArchiveRequest, out: Writable, signal?: AbortSignal): Promise<void> {
   await runGit(archiveArgs(request), { stdout: out, ...(signal ? { signal } : {}) });
 }
+
+/** Answers of {@link dependsOnRefs} by commit: a commit's tree never changes, so neither does the answer. */
+const refDependence = new Map<string, boolean>();
+const REF_DEPENDENCE_KEPT = 10_000;
+
+/**
+ * Whether `git archive` of `commit` depends on more than the commit: a file marked `export-subst` in a
+ * `.gitattributes` of its tree has placeholders expanded (`$Format:%D$`, `%(describe)`) against the refs of the
+ * repository it is made in, so two repositories holding the commit, or one before and after a new tag, make different
+ * bytes. cw-git writes no `info/attributes`, so the tree's own files are all that decide it.
+ */
+export async function dependsOnRefs(dir: string, commit: string): Promise<boolean> {
+  const known = refDependence.get(commit);
+  if (known !== undefined) return known;
+  // `commit` is a resolved object id (git grep of this git takes no --end-of-options before a revision).
+  const found = await runGit(['-C', dir, 'grep', '-q', '-F', '-e', 'export-subst', commit, '--', ':(glob)**/.gitattributes'], { okCodes: [0, 1] });
+  const depends = found.code === 0;
+  if (refDependence.size >= REF_DEPENDENCE_KEPT) refDependence.delete(refDependence.keys().next().value!);
+  refDependence.set(commit, depends);
+  return depends;
+}
