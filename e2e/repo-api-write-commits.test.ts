@@ -107,7 +107,7 @@ describe('POST /api/commits', () => {
 
   it('refuses bad paths, missing files and malformed bodies with 400, an unknown branch with 404, too many changes with 413', async () => {
     const { repo, first } = await seeded();
-    for (const path of ['../escape', '/abs', 'a//b', '.git/config', 'x/.git/y', 'a/./b']) {
+    for (const path of ['../escape', '/abs', 'a//b', '.git/config', 'x/.git/y', 'a/./b', 'docs/.git./x', '.g\u200cit/hooks/post-checkout']) {
       const answer = await post(bed.a, repo, commitBody([upsert(path, 'x')]));
       expect(answer.status, path).toBe(400);
       expect(answer.body, path).toMatchObject({ error: 'invalid_path' });
@@ -116,6 +116,13 @@ describe('POST /api/commits', () => {
     expect(await post(bed.a, repo, commitBody([{ op: 'delete', path: 'missing.txt' }]))).toMatchObject({ status: 400, body: { message: expect.stringContaining('"missing.txt"') } });
     expect((await post(bed.a, repo, commitBody([{ op: 'upsert', path: 'a', content: 'x', mode: '100600' } as Change]))).status).toBe(400);
     expect((await post(bed.a, repo, { ...commitBody([]), committer: { ...who, when: 'yesterday' }, allow_empty: true })).status).toBe(400);
+    expect((await post(bed.a, repo, { ...commitBody([]), committer: { ...who, when: '1969-07-20T20:17:00Z' }, allow_empty: true })).status).toBe(400);
+    // Content git's own object check refuses (a submodule URL that is an option) is the request's fault: 400, not 500.
+    const submodule = '[submodule "x"]\n\tpath = x\n\turl = --upload-pack=touch /tmp/pwned\n';
+    expect(await post(bed.a, repo, commitBody([upsert('.gitmodules', submodule)]))).toMatchObject({
+      status: 400,
+      body: { error: 'invalid_change', message: expect.stringContaining('gitmodulesUrl') },
+    });
     expect(await post(bed.a, repo, commitBody([upsert('x', 'x')], { branch: 'nope' }))).toMatchObject({
       status: 404,
       body: { error: 'revision_not_found', message: expect.stringContaining('"nope"') },

@@ -58,6 +58,11 @@ describe('repository JSON API: ref writes', () => {
     const moved = await api(bed.b, 'PUT', `/${repo}/api/refs/heads/feature/x`, { target: second, expected_old_oid: first });
     expect(moved.status).toBe(200);
     expect(await moved.json()).toEqual({ ref: 'refs/heads/feature/x', oid: second, seq: 3 });
+    // Stale even where the ref already is at the target: a create-only write, or one expecting where it was.
+    for (const expected of [ZERO, first]) {
+      const already = await api(bed.a, 'PUT', `/${repo}/api/refs/heads/feature/x`, { target: second, expected_old_oid: expected });
+      expect([already.status, ((await already.json()) as { current_oid: string }).current_oid], expected).toEqual([409, second]);
+    }
 
     const stale = await api(bed.a, 'PUT', `/${repo}/api/refs/heads/feature/x`, { target: first, expected_old_oid: first });
     expect(stale.status).toBe(409);
@@ -130,6 +135,11 @@ describe('repository JSON API: ref writes', () => {
     expect((await api(bed.a, 'DELETE', `/${repo}/api/refs/tags/v1.0?expected_old_oid=${body.oid}`)).status).toBe(204);
     const badTagger = await api(bed.a, 'POST', `/${repo}/api/tags`, { name: 'v2', target: 'main', message: 'm', tagger: { name: 'a <b>', email: 'x' } });
     expect(badTagger.status).toBe(400);
+    // Dates as a commit takes them: RFC 3339 with an offset, not before 1970 (git's mktag cannot record one).
+    for (const when of ['1960-01-01T00:00:00Z', '1', '2024-05-01T12:00:00']) {
+      const badDate = await api(bed.a, 'POST', `/${repo}/api/tags`, { name: 'v2', target: 'main', message: 'm', tagger: { name: 'a', email: 'a@b', when } });
+      expect(badDate.status, when).toBe(400);
+    }
   });
 
   it('needs the write scope, and logs each write as a ref_update entry with its principal', async () => {

@@ -1,6 +1,7 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { Registry } from 'prom-client';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { MemoryObjectStore } from '../src/object-store/memory-object-store.ts';
@@ -83,6 +84,25 @@ describe('cw-git HTTP surface', () => {
     expect([readOnly.statusCode, readOnly.json().error]).toEqual([403, 'forbidden']);
     const pushAdvert = await t.app.inject({ method: 'GET', url: '/acme/x/info/refs?service=git-receive-pack', headers: read });
     expect(pushAdvert.statusCode).toBe(403);
+  });
+
+  it('answers a git request whose body is not what it says (corrupt gzip, not pkt-lines) 400, never 500', async () => {
+    expect((await t.app.inject({ method: 'PUT', url: '/acme/site', headers: write })).statusCode).toBe(201);
+    const truncated = gzipSync(Buffer.from('0000')).subarray(0, 8);
+    for (const [service, type] of [
+      ['git-receive-pack', 'application/x-git-receive-pack-request'],
+      ['git-upload-pack', 'application/x-git-upload-pack-request'],
+    ] as const) {
+      for (const [body, encoding] of [
+        [Buffer.from('not gzip at all'), 'gzip'],
+        [truncated, 'gzip'],
+        [Buffer.from('zzzz'), undefined],
+      ] as const) {
+        const headers = { ...write, 'content-type': type, ...(encoding ? { 'content-encoding': encoding } : {}) };
+        const answer = await t.app.inject({ method: 'POST', url: `/acme/site/${service}`, headers, payload: body });
+        expect([answer.statusCode, answer.json().error], `${service} ${encoding ?? 'plain'} ${body.length}`).toEqual([400, 'invalid_git_request']);
+      }
+    }
   });
 
   it('answers a method a path does not serve 405 with the Allow of the resource it names, in its JSON error body', async () => {

@@ -10,6 +10,8 @@ import { receivePackAdvertisement } from '../plumbing/receive-pack/advertisement
 import { receivePack } from '../plumbing/receive-pack/receive-pack.ts';
 import type { RepoCache } from '../plumbing/repo-cache.ts';
 import { gitProtocol, uploadPack, uploadPackAdvertisement } from '../plumbing/upload-pack.ts';
+import { PublicError } from '../../src/errors.ts';
+import { GitCommandError } from '../../src/git/run-git.ts';
 import { sendError } from '../errors.ts';
 import type { ServiceMetrics } from '../metrics.ts';
 import { PushResponse } from './push-response.ts';
@@ -90,8 +92,9 @@ export function gitHttpRoutes(app: FastifyInstance, deps: GitHttpDependencies): 
       uploadPack(dir, gitProtocol(request.headers['git-protocol']), body, out, abort.signal).then(
         () => out.end(),
         (error: unknown) => {
-          if (!abort.signal.aborted) request.log.warn({ err: error, repo }, 'upload-pack failed');
-          out.destroy(error instanceof Error ? error : new Error(String(error)));
+          const fault = requestFault(body, error);
+          if (!abort.signal.aborted && !fault) request.log.warn({ err: error, repo }, 'upload-pack failed');
+          out.destroy(fault ?? (error instanceof Error ? error : new Error(String(error))));
         },
       );
       return reply;
@@ -160,14 +163,31 @@ function requestBody(request: FastifyRequest, maxBytes: number): Readable {
       new Transform({
         transform(chunk: Buffer, _encoding, done) {
           seen += chunk.length;
-          done(seen > maxBytes ? new Error(`the request body is larger than ${maxBytes} bytes`) : null, chunk);
+          done(seen > maxBytes ? Object.assign(new PublicError(413, `The request body is larger than ${maxBytes} bytes.`), { code: 'too_large' }) : null, chunk);
         },
       }),
     );
   }
   if (stages.length === 0) return raw;
-  // pipeline, not pipe: a corrupt gzip stream or an over-long body must fail the consumer, not stall it.
-  return pipeline([raw, ...stages], () => {}) as unknown as Readable;
+  // pipeline, not pipe: a corrupt gzip stream or an over-long body must fail the consumer, not stall it. Its
+  // failure reaches the consumer as the client's (a 400), not as the zlib error it is (which would answer 500).
+  const body = new PassThrough();
+  const fail = (error: Error) => body.destroy(error instanceof PublicError ? error : Object.assign(new PublicError(400, 'The request body is not valid gzip.'), { code: 'invalid_git_request' }));
+  const decoded = pipeline([raw, ...stages], (error) => error && fail(error)) as unknown as Readable;
+  // A gzip stream cut short fails only as it ends, which can be after the pipeline has finished.
+  decoded.on('error', fail).pipe(body);
+  return body;
+}
+
+/**
+ * The client's fault in a failed upload-pack, answered 400 while nothing was sent yet: a body that failed to decode
+ * (`requestBody`), or one git could not read as a request (its `protocol error`).
+ */
+function requestFault(body: Readable, error: unknown): PublicError | undefined {
+  if (body.errored instanceof PublicError) return body.errored;
+  if (!(error instanceof GitCommandError)) return undefined;
+  const complaint = /^fatal: (protocol error: .*|.*expected flush.*|.*unknown capability.*)$/m.exec(error.stderr)?.[1];
+  return complaint === undefined ? undefined : Object.assign(new PublicError(400, `The request is not one git-upload-pack can read: ${complaint.slice(0, 200)}`), { code: 'invalid_git_request' });
 }
 
 /** Stops the git process when the client goes away mid-request. */

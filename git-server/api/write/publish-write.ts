@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { Quarantine, type IndexedPack } from '../../plumbing/quarantine.ts';
 import { applyLocally, packUpload } from '../../plumbing/receive-pack/receive-pack.ts';
-import { runGit } from '../../../src/git/run-git.ts';
+import { GitCommandError, runGit } from '../../../src/git/run-git.ts';
+import { InvalidChangeError } from '../../plumbing/write/changes.ts';
 import type { RefUpdate } from '../../../src/repo-store/refs.ts';
 import type { PublishResult } from '../../../src/repo-store/publish.ts';
 import { parseRepoPath } from '../../../src/repo-store/index.ts';
@@ -93,8 +94,22 @@ async function packWritten(quarantine: Quarantine): Promise<IndexedPack | undefi
       throw error;
     },
   );
-  const [pack] = await Promise.all([quarantine.indexPack(out, MAX_WRITE_PACK_BYTES), packed]);
+  const [pack] = await Promise.all([quarantine.indexPack(out, MAX_WRITE_PACK_BYTES), packed]).catch((error: unknown) => {
+    throw refusedByFsck(error) ?? error;
+  });
   return pack;
+}
+
+/**
+ * The 400 for objects git's fsck refuses (a `.gitmodules` whose URL is an option, a path git takes for `.git`): the
+ * request's content, not a fault of the service. git's own first complaint names what it found.
+ */
+function refusedByFsck(error: unknown): InvalidChangeError | undefined {
+  if (!(error instanceof GitCommandError)) return undefined;
+  // `error: object <oid>: <fsck message id, camelCase>: <what>`, e.g. `gitmodulesUrl: disallowed submodule url: …`.
+  const complaint = /^error: object [0-9a-f]+: ([a-z]+[A-Z][A-Za-z]*: .*)$/m.exec(error.stderr)?.[1];
+  if (complaint === undefined) return undefined;
+  return new InvalidChangeError('invalid_change', `git's object check refuses what this write would store: ${complaint.slice(0, 200)}`);
 }
 
 /** The oids of the loose objects under `objectsDir` (`xx/yyyy…`). */

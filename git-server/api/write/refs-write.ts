@@ -3,6 +3,7 @@
 // Each is one publishWrite: a `ref_update` log entry, as a push of the same change would be. Without
 // `expected_old_oid` the client asked for no compare-and-swap: a write that loses the race to another is built
 // again on the new head (as a forced commit is), until it lands or FORCE_DEADLINE_MS passes (503 `contention`).
+import { gitDate, InvalidIdentityError } from '../../plumbing/write/git-ident.ts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { principalOf } from '../../auth/index.ts';
@@ -45,7 +46,7 @@ export const TagCreateBody = Type.Object(
       {
         name: Type.String(PERSON_TEXT),
         email: Type.String({ ...PERSON_TEXT, minLength: 0 }),
-        when: Type.Optional(Type.String({ maxLength: 64, description: 'An ISO 8601 date and time; default now.' })),
+        when: Type.Optional(Type.String({ maxLength: 64, description: 'An RFC 3339 date and time with an offset (e.g. 2026-01-01T12:00:00Z), not before 1970; default now.' })),
       },
       { additionalProperties: false },
     ),
@@ -85,7 +86,10 @@ export function refsWriteRoutes(scope: FastifyInstance, deps: RepoApiDependencie
           build: async ({ dir, head }) => {
             target = await commitOf(dir, body.target);
             const current = head.refs.get(ref);
-            const old = expectedOld(head, body.expected_old_oid) ?? current ?? zeroOid(head.objectFormat);
+            const expected = expectedOld(head, body.expected_old_oid);
+            // Stale is stale, even when the ref already points at the target (a create-only write used as a lock).
+            if (expected !== undefined && expected !== (current ?? zeroOid(head.objectFormat))) throw new RefMismatchError(ref, current);
+            const old = expected ?? current ?? zeroOid(head.objectFormat);
             created = /^0+$/.test(old);
             return [{ ref, old, new: target }];
           },
@@ -113,7 +117,7 @@ export function refsWriteRoutes(scope: FastifyInstance, deps: RepoApiDependencie
             const current = head.refs.get(ref);
             if (current === undefined) throw new RefNotFoundError(ref);
             const old = expectedOld(head, expected) ?? current;
-            if (/^0+$/.test(old)) throw new RefMismatchError(ref, current);
+            if (old !== current) throw new RefMismatchError(ref, current);
             return [{ ref, old, new: zeroOid(head.objectFormat) }];
           },
         });
@@ -212,9 +216,13 @@ function settled(result: PublishResult, ref: string): number {
   throw new RefMismatchError(ref, result.head.refs.get(ref));
 }
 
-/** `when` (ISO 8601, default now) as git's seconds since the epoch. */
+/** `when` (RFC 3339 with an offset, as a commit's; default now) as git's seconds since the epoch. */
 function taggerDate(when: string | undefined): number {
-  const ms = when === undefined ? Date.now() : Date.parse(when);
-  if (!Number.isFinite(ms)) throw new InvalidWriteError(`tagger.when ${JSON.stringify(when)} is not an ISO 8601 date and time.`);
-  return Math.floor(ms / 1000);
+  if (when === undefined) return Math.floor(Date.now() / 1000);
+  try {
+    return Number(gitDate(when).split(' ')[0]);
+  } catch (error) {
+    if (error instanceof InvalidIdentityError) throw new InvalidWriteError(`tagger.when: ${error.message}`);
+    throw error;
+  }
 }

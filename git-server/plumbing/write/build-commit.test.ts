@@ -95,6 +95,12 @@ describe('buildCommit', () => {
     ['a/', /empty segment/],
     ['.git/config', /\.git/],
     ['x/.GIT/hooks', /\.git/],
+    // What git's index takes for `.git` (and would skip without failing): NTFS forms, HFS+'s ignored characters.
+    ['docs/.git./secret.txt', /\.git/],
+    ['.git /hooks/x', /\.git/],
+    ['.git::$INDEX_ALLOCATION/config', /\.git/],
+    ['GIT~1/config', /\.git/],
+    ['.g\u200cit/hooks/post-checkout', /\.git/],
     ['', /empty/],
   ])('refuses the path %j', async (path, message) => {
     expect(await reason(buildCommit(base({ parent: root, changes: [{ op: 'upsert', path, content: '', mode: '100644' }] })))).toMatch(new RegExp(`^400 .*${message.source}`));
@@ -114,6 +120,18 @@ describe('buildCommit', () => {
     expect(await reason(buildCommit(base({ parent: root, changes: [{ op: 'upsert', path: 'README.md/x', content: '', mode: '100644' }] })))).toMatch(/^400 .*"README.md" is a file/);
     expect(await reason(buildCommit(base({ parent: root, changes: [{ op: 'upsert', path: 'src/a', content: '', mode: '100644' }] })))).toMatch(/^400 .*is a directory/);
     expect(await reason(buildCommit(base({ parent: root, changes: [{ op: 'rename', from: 'link', to: 'README.md' }] })))).toMatch(/^400 .*exists/);
+  });
+
+  it('refuses a rename onto a path git will not store rather than lose the file, and a .gitmodules link by any of its names', async () => {
+    expect(await reason(buildCommit(base({ parent: root, changes: [{ op: 'rename', from: 'README.md', to: 'docs/.git./README.md' }] })))).toMatch(/^400 .*\.git/);
+    for (const path of ['gitmod~1', '.gitmodules.', 'x/GI7EBA~2', '.gitmodules\u200c']) {
+      expect(await reason(buildCommit(base({ parent: root, changes: [{ op: 'upsert', path, content: '', mode: '120000' }] }))), path).toMatch(/^400 .*symbolic link/);
+    }
+  });
+
+  it('refuses a date git cannot record', async () => {
+    const at = (when: string) => buildCommit(base({ committer: { ...who, when }, changes: [{ op: 'upsert', path: 'a', content: '', mode: '100644' }] }));
+    expect(await reason(at('1969-07-20T20:17:00Z'))).toMatch(/^400 .*before 1970/);
   });
 
   it('refuses bad base64 and bad signatures', async () => {

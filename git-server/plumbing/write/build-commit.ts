@@ -65,7 +65,12 @@ export async function buildCommit(request: BuildCommitRequest): Promise<BuiltCom
       }
     }
     upserts.forEach((change, i) => lines.push(`${change.mode} ${blobs[i]}\t${change.path}`));
-    if (lines.length > 0) await git(['update-index', '-z', '--index-info'], lines.map((l) => `${l}\0`).join(''));
+    if (lines.length > 0) {
+      const updated = await runGit(['update-index', '-z', '--index-info'], { env, stdin: lines.map((l) => `${l}\0`).join('') });
+      // A path git will not store it skips, exiting 0: the commit would silently lack it (a rename would lose the file).
+      const ignored = /^Ignoring path (.*)$/m.exec(updated.stderr)?.[1];
+      if (ignored !== undefined) throw new InvalidChangeError('invalid_path', `Path ${JSON.stringify(ignored)} is one git refuses to store.`);
+    }
     const tree = (await git(['write-tree'])).trim();
 
     const unchanged = parentTree ?? (await git(['hash-object', '-t', 'tree', '--stdin'], '')).trim();

@@ -1,6 +1,7 @@
 // The checks on a commit request that need no repository: paths git would refuse (or that fsck flags), changes
 // that overlap, identities and dates git cannot record. Each failure is a 400 naming what is wrong.
 import { PublicError } from '../../../src/errors.ts';
+import { gitDate as identityDate, InvalidIdentityError } from './git-ident.ts';
 
 /** A file change of a commit request: `content` is standard base64. */
 export type FileChange =
@@ -28,8 +29,25 @@ export class InvalidChangeError extends PublicError {
 }
 
 const MAX_PATH_BYTES = 4096;
-// `.git` in any case, and its NTFS short name: git refuses both in trees it is asked to check out.
-const GIT_DIR_NAMES = new Set(['.git', 'git~1']);
+// The names git refuses for a path segment, as its index and fsck do (core.protectNTFS, on by default, and the
+// HFS rules fsck always applies): `.git` in any case, with trailing dots or spaces or an NTFS stream (`.git::$DATA`),
+// its NTFS short name `git~1`, and `.git` spelled with the Unicode characters HFS+ ignores (`.g\u200cit`). git's
+// update-index skips such a path without failing, so they are refused here, by name.
+const NTFS_GIT_DIR = /^(?:\.git|git~1)[. ]*(?::.*)?$/i;
+// `.gitmodules` and its NTFS short names (`gitmod~1`, `gi7eba~1`): never a symbolic link (git's fsck refuses one).
+const NTFS_GITMODULES = /^(?:\.gitmodules|gitmod~[1-4]|gi7eba~[1-4])[. ]*(?::.*)?$/i;
+const HFS_IGNORED = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g;
+
+/** `segment` as HFS+ compares names: case folded, without the characters it ignores. */
+function hfsName(segment: string): string {
+  return segment.replace(HFS_IGNORED, '').toLowerCase();
+}
+
+/** Whether a path's last segment is one git takes for `.gitmodules` (so a symbolic link there is refused). */
+export function isGitmodules(path: string): boolean {
+  const name = path.split('/').at(-1) ?? '';
+  return NTFS_GITMODULES.test(name) || hfsName(name) === '.gitmodules';
+}
 
 /** Throws unless `path` is a relative, normalized path git stores as is (no `.`/`..`/`.git`/empty segments). */
 export function checkPath(path: string): void {
@@ -41,7 +59,7 @@ export function checkPath(path: string): void {
   for (const segment of path.split('/')) {
     if (segment === '') throw bad('has an empty segment');
     if (segment === '.' || segment === '..') throw bad(`has a "${segment}" segment`);
-    if (GIT_DIR_NAMES.has(segment.toLowerCase())) throw bad('has a ".git" segment');
+    if (NTFS_GIT_DIR.test(segment) || hfsName(segment) === '.git') throw bad('has a segment git takes for ".git"');
   }
 }
 
@@ -58,7 +76,7 @@ export function checkChanges(changes: readonly FileChange[]): void {
   const paths = touchedPaths(changes);
   for (const path of paths) checkPath(path);
   for (const change of changes) {
-    if (change.op === 'upsert' && change.mode === '120000' && change.path.split('/').at(-1)?.toLowerCase() === '.gitmodules') {
+    if (change.op === 'upsert' && change.mode === '120000' && isGitmodules(change.path)) {
       throw new InvalidChangeError('invalid_path', `Path ${JSON.stringify(change.path)}: .gitmodules cannot be a symbolic link.`);
     }
   }
@@ -94,15 +112,14 @@ export function decodedLength(content: string): number {
   return Math.max(0, Math.floor((content.length * 3) / 4) - padding);
 }
 
-const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
-
-/** An RFC 3339 time with its offset as git records it: `<unix seconds> <+hhmm>`. */
+/** An RFC 3339 time with its offset as git records it: `<unix seconds> <+hhmm>` (git-ident.ts's rules, a commit's error). */
 export function gitDate(when: string): string {
-  const m = RFC3339.exec(when);
-  const millis = Date.parse(when);
-  if (!m || Number.isNaN(millis)) throw new InvalidChangeError('invalid_signature', `${JSON.stringify(when)} is not an RFC 3339 time with an offset (e.g. 2024-05-01T12:00:00+02:00).`);
-  const offset = m[8] ? '+0000' : `${m[9]}${m[10]}${m[11]}`;
-  return `${Math.floor(millis / 1000)} ${offset}`;
+  try {
+    return identityDate(when);
+  } catch (error) {
+    if (error instanceof InvalidIdentityError) throw new InvalidChangeError('invalid_signature', error.message);
+    throw error;
+  }
 }
 
 /** The `GIT_<ROLE>_NAME/EMAIL/DATE` variables of `who`; throws for what git cannot record in an ident. */

@@ -32,6 +32,8 @@ export function gitDate(when: string): string {
   if (Number(month) > 12 || Number(day) > 31 || Number(hour) > 23 || Number(minute) > 59 || Number(second) > 60) {
     throw new InvalidIdentityError(`${JSON.stringify(when)} is not a valid date.`);
   }
+  // git stores seconds since 1970 as an unsigned number: an earlier date fails its date parser and fsck.
+  if (ms < 0) throw new InvalidIdentityError(`${JSON.stringify(when)} is before 1970-01-01T00:00:00Z, which git cannot record.`);
   const offset = sign ? `${sign}${offH}${offM}` : '+0000';
   return `${Math.floor(ms / 1000)} ${offset}`;
 }
