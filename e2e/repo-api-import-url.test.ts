@@ -33,7 +33,14 @@ const importer: GitServiceSetup = {
 // The default policy: every URL admitted by the allow-list, internal addresses refused.
 const guarded: GitServiceSetup = { ...base, importSources: ['https://*'], urlImports: { caFile: join(certDir, 'cert.pem') } };
 // An owner's share of the spool below the big source, which the import bound lets through.
-const tight: GitServiceSetup = { ...importer, urlImports: { ...importer.urlImports, maxSize: '4MiB' }, spoolPerOwner: '512KiB' };
+// It also refuses one private range by events.denied_target_ranges, which binds imports too.
+const tight: GitServiceSetup = {
+  ...importer,
+  importSources: [...(importer.importSources ?? []), 'https://10.1.2.3/acme/*'],
+  urlImports: { ...importer.urlImports, maxSize: '4MiB' },
+  spoolPerOwner: '512KiB',
+  deniedTargetRanges: ['10.1.0.0/16'],
+};
 const token = mintToken({ sub: 'ada', scopes: ['read', 'write'] }, base.tokenSecret);
 
 interface Instance {
@@ -245,5 +252,11 @@ describe('the target policy of imports (default: internal addresses refused)', (
       expect(answer.body.message).toContain('set api.import_allow_private_targets: true to import from internal addresses');
     }
     expect(source.requests.length).toBe(served);
+  });
+
+  it('refuses events.denied_target_ranges though internal addresses are allowed', async () => {
+    const answer = await call(narrow, 'e2e/any/api/import/resolve', { source: { url: 'https://10.1.2.3/acme/site.git' } });
+    expect([answer.status, answer.body.error]).toEqual([403, 'source_refused']);
+    expect(answer.body.message).toContain('10.1.0.0/16 (in events.denied_target_ranges)');
   });
 });

@@ -58,7 +58,14 @@ export interface GitServerDependencies {
   /** Repositories and `https://` URL patterns `POST /api/import` may import from (`api.import_sources`). Default: none. */
   readonly importSources?: readonly string[];
   /** The bounds of imports from URLs (`api.import_*`). Default: 5 min, 1 GiB, internal addresses refused. */
-  readonly urlImports?: { readonly timeoutMs: number; readonly maxBytes: number; readonly allowPrivateTargets: boolean; readonly caFile?: string };
+  /** Imports from URLs: their bounds, and where they may not fetch from (`events.denied_target_ranges` too, whatever `allowPrivateTargets` says). */
+  readonly urlImports?: {
+    readonly timeoutMs: number;
+    readonly maxBytes: number;
+    readonly allowPrivateTargets: boolean;
+    readonly deniedTargetRanges?: readonly string[];
+    readonly caFile?: string;
+  };
   /** This instance's tasks (`/api/ops`, `/api/tasks`). Default: a registry of its own, named after the host. */
   readonly tasks?: TaskRegistry;
   /** Runs checkpoint, compact, gc and fsck for `POST /api/ops/{op}`. Absent: those answer 501; `sync` runs. */
@@ -163,12 +170,12 @@ function notFoundAsFalse(error: unknown): false {
 
 /** The URL patterns of `api.import_sources` with their bounds and the target policy (imports' own switch). */
 function urlImports(deps: Pick<GitServerDependencies, 'importSources' | 'urlImports'>): UrlImports {
-  const { timeoutMs = 5 * 60_000, maxBytes = 1024 ** 3, allowPrivateTargets = false, caFile } = deps.urlImports ?? {};
+  const { timeoutMs = 5 * 60_000, maxBytes = 1024 ** 3, allowPrivateTargets = false, deniedTargetRanges = [], caFile } = deps.urlImports ?? {};
   return {
     patterns: new SourcePatterns(deps.importSources ?? []),
     timeoutMs,
     maxBytes,
-    policy: new TargetPolicy({ allowPrivate: allowPrivateTargets, settings: IMPORT_POLICY_SETTINGS }),
+    policy: new TargetPolicy({ allowPrivate: allowPrivateTargets, denied: deniedTargetRanges, settings: IMPORT_POLICY_SETTINGS }),
     ...(caFile ? { caFile } : {}),
   };
 }

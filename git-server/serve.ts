@@ -78,6 +78,7 @@ export async function startService(config: GitServiceConfig, options: StartOptio
         timeoutMs: config.api.importTimeoutMs,
         maxBytes: config.api.importMaxBytes,
         allowPrivateTargets: config.api.importAllowPrivateTargets,
+        deniedTargetRanges: config.events.deniedTargetRanges,
         ...(config.api.importCaFile ? { caFile: config.api.importCaFile } : {}),
       },
       tasks,

@@ -27,14 +27,22 @@ describe('TargetPolicy', () => {
     ['64:ff9b::a9fe:a9fe', '169.254.0.0/16'],
     ['64:ff9b::10.0.0.1', '10.0.0.0/8'],
     ['2002:c0a8:101::1', '192.168.0.0/16'],
+    ['64:ff9b:1::a9fe:a9fe', 'local-use NAT64'],
+    ['::ffff:0:a9fe:a9fe', '169.254.0.0/16'],
+    ['::ffff:0:10.0.0.1', '10.0.0.0/8'],
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'Teredo'],
+    ['fec0::1', 'site-local'],
   ])('refuses %s (%s)', (address, what) => {
     expect(policy.refusal(address)).toContain(what);
     expect(policy.refusal(address)).toContain('events.allow_private_targets');
   });
 
-  it.each(['93.184.216.34', '8.8.8.8', '2606:4700::1111', '64:ff9b::808:808', '::ffff:8.8.8.8', '172.32.0.1'])('allows the public address %s', (address) => {
-    expect(policy.refusal(address)).toBeUndefined();
-  });
+  it.each(['93.184.216.34', '8.8.8.8', '2606:4700::1111', '64:ff9b::808:808', '::ffff:8.8.8.8', '::ffff:0:808:808', '172.32.0.1', '2001:4860:4860::8888'])(
+    'allows the public address %s',
+    (address) => {
+      expect(policy.refusal(address)).toBeUndefined();
+    },
+  );
 
   it('checks every address a host resolves to', () => {
     expect(() => policy.check('hooks.example.com', ['93.184.216.34', '10.0.0.5'])).toThrow(TargetRefusedError);

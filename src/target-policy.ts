@@ -22,10 +22,14 @@ export const INTERNAL_RANGES: readonly { readonly range: string; readonly what: 
   { range: '224.0.0.0/4', what: 'multicast' },
   { range: '240.0.0.0/4', what: 'reserved' },
   { range: '::/96', what: 'unspecified, loopback or IPv4-compatible' },
+  { range: '64:ff9b:1::/48', what: 'local-use NAT64' },
   { range: '100::/64', what: 'discard' },
+  { range: '2001::/32', what: 'Teredo (a tunnel to an IPv4 host)' },
+  { range: '2001:2::/48', what: 'benchmarking' },
   { range: '2001:db8::/32', what: 'documentation' },
   { range: 'fc00::/7', what: 'unique local (private)' },
   { range: 'fe80::/10', what: 'link-local' },
+  { range: 'fec0::/10', what: 'site-local (deprecated, private)' },
   { range: 'ff00::/8', what: 'multicast' },
 ];
 
@@ -73,7 +77,8 @@ function ipv6Groups(address: string): number[] | undefined {
 }
 
 /**
- * The IPv4 address an IPv6 address carries to an IPv4 host: NAT64 (`64:ff9b::/96`) and 6to4 (`2002::/16`).
+ * The IPv4 address an IPv6 address carries to an IPv4 host: NAT64 (`64:ff9b::/96`), IPv4-translated
+ * (`::ffff:0:a.b.c.d`, SIIT) and 6to4 (`2002::/16`); the local-use NAT64 prefix and Teredo are refused whole.
  * (IPv4-mapped `::ffff:a.b.c.d` is matched against the IPv4 ranges by `BlockList` itself.)
  */
 function embeddedIPv4(address: string): string | undefined {
@@ -81,6 +86,7 @@ function embeddedIPv4(address: string): string | undefined {
   if (!g) return undefined;
   const v4 = (hi: number, lo: number) => `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
   if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) return v4(g[6]!, g[7]!);
+  if (g.slice(0, 4).every((x) => x === 0) && g[4] === 0xffff && g[5] === 0) return v4(g[6]!, g[7]!);
   if (g[0] === 0x2002) return v4(g[1]!, g[2]!);
   return undefined;
 }

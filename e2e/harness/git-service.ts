@@ -26,6 +26,8 @@ export interface GitServiceSetup {
   readonly sweepInterval?: string;
   /** `events.allow_private_targets`: webhooks may post to a receiver on loopback. */
   readonly allowPrivateTargets?: boolean;
+  /** `events.denied_target_ranges`: where neither webhooks nor URL imports go, whatever else is allowed. */
+  readonly deniedTargetRanges?: readonly string[];
   /** `kubernetes.project_tokens` against this kubeconfig: accept the platform's per-project git tokens. */
   readonly projectTokens?: { readonly kubeconfig: string };
   /** `server.cors_origins`: browser origins allowed on the `/api-browser` lane. */
@@ -85,8 +87,14 @@ export async function gitServiceConfig(setup: GitServiceSetup, port = 0): Promis
           },
         }
       : {}),
-    ...(setup.sweepInterval || setup.allowPrivateTargets
-      ? { events: { ...(setup.sweepInterval ? { sweep_interval: setup.sweepInterval } : {}), ...(setup.allowPrivateTargets ? { allow_private_targets: true } : {}) } }
+    ...(setup.sweepInterval || setup.allowPrivateTargets || setup.deniedTargetRanges
+      ? {
+          events: {
+            ...(setup.sweepInterval ? { sweep_interval: setup.sweepInterval } : {}),
+            ...(setup.allowPrivateTargets ? { allow_private_targets: true } : {}),
+            ...(setup.deniedTargetRanges ? { denied_target_ranges: setup.deniedTargetRanges } : {}),
+          },
+        }
       : {}),
     ...(setup.namespace || setup.projectTokens ? { kubernetes: { ...(setup.namespace ? { namespace: setup.namespace } : {}), ...(setup.projectTokens ? { project_tokens: true } : {}) } } : {}),
   };
