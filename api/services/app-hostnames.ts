@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { namespaceRefusal } from '../../src/platform/namespace-refusal.ts';
 import { VERIFY_ANNOTATION, type AppHostname, type HostnameDnsMode } from '../../src/apis/v1alpha1/app-hostname.ts';
 import type { ProjectDomain } from '../../src/apis/v1alpha1/project-domain.ts';
 import { MAX_APP_HOSTNAMES } from '../../src/apis/v1alpha1/runtime-app.ts';
@@ -298,7 +299,7 @@ export class AppHostnames {
         spec: { appRef: { name: appId }, hostname, dnsMode: mode },
       });
     } catch (err) {
-      if (!isAlreadyExists(err)) throw err;
+      if (!isAlreadyExists(err)) throw namespaceRefusal(err, project) ?? err;
       throw new ConflictError(`${hostname} is being attached by another request; retry.`);
     }
   }

@@ -1,5 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { createServer as createHttpServer } from 'node:http';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -123,6 +124,26 @@ describe('runQuery', () => {
     const failure = await runQuery({ dbUrl, tenantId: 'q-bound', token: TOKEN, statements: [{ sql: 'SELECT v FROM t' }], maxAnswerBytes: 10_000 }).catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(PublicError);
     expect(failure).toMatchObject({ status: 502 });
+  });
+
+  it("answers the engine's 429 as a 429 to retry and its 413 as a 413, in the API's words, not the engine's", async () => {
+    // cw-db's answers past a project's memory bound and a body's size, as it words them.
+    const engine = createHttpServer((request, response) => {
+      const [status, body] = request.url?.includes('/busy-')
+        ? [429, { error: 'Project p1 holds 64 MiB of requests in cw-db, its most; retry shortly.', code: 'PROJECT_BUSY' }]
+        : [413, { error: 'Body over 1048576 bytes', code: 'REQUEST_TOO_LARGE' }];
+      response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ ...body, message: body.error }));
+    });
+    await new Promise<void>((resolve) => engine.listen(0, '127.0.0.1', resolve));
+    const engineUrl = `http://127.0.0.1:${(engine.address() as AddressInfo).port}/`;
+    const at = (tenantId: string) => runQuery({ dbUrl: engineUrl, tenantId, token: TOKEN, statements: [{ sql: 'SELECT 1' }] }).catch((error: unknown) => error);
+    const busy = await at('busy-1');
+    expect(busy).toBeInstanceOf(PublicError);
+    expect([(busy as PublicError).status, (busy as PublicError).headers]).toEqual([429, { 'retry-after': '1' }]);
+    expect((busy as PublicError).message).not.toContain('p1');
+    const big = await at('big-1');
+    expect([(big as PublicError).status, (big as PublicError).message]).toEqual([413, 'The statements are too large for the database engine; send fewer or shorter ones.']);
+    await new Promise((resolve) => engine.close(resolve));
   });
 
   it('answers UnavailableError when the engine cannot be reached', async () => {

@@ -85,11 +85,16 @@ export async function runQuery(options: { dbUrl: string; tenantId: string; token
   // 404: the engine has no such database (deleted, or not provisioned yet); without a valid token that is all the caller learns.
   if (response.status === 401 || response.status === 403 || response.status === 404) throw new PublicError(401, INVALID_QUERY_TOKEN, { 'www-authenticate': 'Bearer' });
   if (response.status >= 500) throw new UnavailableError('The database engine failed to answer; retry later.');
+  // The engine's own words stay behind (the spec strips upstream detail); what they mean is said here.
+  if (response.status === 429) {
+    throw new PublicError(429, "The database engine is busy with this project's requests; retry shortly.", { 'retry-after': retryAfterOf(response) });
+  }
+  if (response.status === 413) throw new PublicError(413, 'The statements are too large for the database engine; send fewer or shorter ones.');
   const body = (await readJson(response, options.maxAnswerBytes ?? MAX_ENGINE_ANSWER_BYTES)) as {
     results?: { type: string; response?: { result: unknown }; error?: { message: string; code: string } }[];
     message?: string;
   };
-  if (response.status !== 200 || !body.results) throw new BadRequestError(body.message ?? 'The statements were refused.');
+  if (response.status !== 200 || !body.results) throw new BadRequestError('The database engine refused the statements.');
   const first = body.results[0];
   if (first?.type === 'error') throw new SqlStatementError(first.error?.message ?? 'error', first.error?.code ?? 'SQL_ERROR', 0);
   if (single) return [fromHranaResult(first?.response?.result as HranaStmtResult)];
@@ -177,4 +182,10 @@ async function readJson(response: Response, maxBytes: number): Promise<unknown> 
   } catch {
     throw new UnavailableError('The database engine answered something that is not JSON; retry later.');
   }
+}
+
+/** The engine's `Retry-After` when it is a small number of seconds, else 1. */
+function retryAfterOf(response: Response): string {
+  const seconds = Number(response.headers.get('retry-after'));
+  return Number.isInteger(seconds) && seconds > 0 && seconds <= 3600 ? String(seconds) : '1';
 }

@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
+import { namespaceRefusal } from './namespace-refusal.ts';
 import { RUNTIME_APP_FINALIZER, type RuntimeApp } from '../apis/v1alpha1/runtime-app.ts';
-import { isAlreadyExists, isNotFound, type KubeConnection } from '../kube/index.ts';
+import { isAlreadyExists, type KubeConnection } from '../kube/index.ts';
 import type { ObjectStore } from '../object-store/object-store.ts';
 import { deleteApp, type AppDeletionReport } from './app-deletion.ts';
 import { appIdFor } from './app-id.ts';
@@ -91,7 +92,8 @@ export class AppDirectory {
     } catch (err) {
       if (isAlreadyExists(err)) throw await this.#taken(project, appId, name);
       // The apiserver refuses objects in a namespace that does not exist: the operator has not set the project up yet.
-      if (isNotFound(err)) throw new ConflictError(`Project ${project} is not set up yet (its namespace does not exist); retry in a few seconds.`);
+      const refusal = namespaceRefusal(err, project);
+      if (refusal) throw refusal;
       throw err;
     }
     await this.#store.settleApp(created);

@@ -1,4 +1,5 @@
 import type { Build, BuildDeployOptions } from '../apis/v1alpha1/build.ts';
+import { isNamespaceTerminating } from './namespace-refusal.ts';
 import type { RuntimeApp } from '../apis/v1alpha1/runtime-app.ts';
 import { isAlreadyExists, isNotFound, KubeApiError } from '../kube/index.ts';
 import type { ObjectStore } from '../object-store/object-store.ts';
@@ -362,6 +363,5 @@ export class BuildCatalog {
  * (403, "being terminated"): the project was deleted during the request.
  */
 function namespaceGone(err: unknown): boolean {
-  if (!(err instanceof KubeApiError)) return false;
-  return err.code === 404 || (err.code === 403 && err.message.includes('because it is being terminated'));
+  return (err instanceof KubeApiError && err.code === 404) || isNamespaceTerminating(err);
 }

@@ -1,4 +1,5 @@
 import type { GitToken, GitTokenScope } from '../apis/v1alpha1/git-token.ts';
+import { namespaceRefusal } from './namespace-refusal.ts';
 import type { Project } from '../apis/v1alpha1/project.ts';
 import { ForbiddenError, hasScope, requireScope, type Principal } from '../auth/index.ts';
 import { expiryWithin } from '../auth/issue-token.ts';
@@ -103,7 +104,8 @@ export class GitTokenDirectory {
         },
       });
     } catch (err) {
-      if (isNotFound(err)) throw new ConflictError(`Project ${project} is not set up yet (its namespace does not exist); retry in a few seconds.`);
+      const refusal = namespaceRefusal(err, project);
+      if (refusal) throw refusal;
       throw err;
     }
     await waitFor(this.#cache, keyOf(written), holdsWrite(written), CACHE_WAIT_MS);

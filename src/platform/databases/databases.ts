@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { namespaceRefusal } from '../namespace-refusal.ts';
 import { DatabaseReasons, RESTORE_ANNOTATION, type Database, type DatabaseDurability, type DatabaseLimitsSpec, type DatabaseTokenGrant } from '../../apis/v1alpha1/database.ts';
 import { findCondition, isTrue } from '../../conditions/index.ts';
 import { BadRequestError, ConflictError, NotFoundError, PublicError } from '../../errors.ts';
-import { isAlreadyExists, isNotFound, objectClient, retryOnConflict, isGoneFrom, objectKey, waitFor, waitForAnswer, type Informer, type KubeConnection, type ObjectClient } from '../../kube/index.ts';
+import { isAlreadyExists, objectClient, retryOnConflict, isGoneFrom, objectKey, waitFor, waitForAnswer, type Informer, type KubeConnection, type ObjectClient } from '../../kube/index.ts';
 import { DNS_LABEL_PATTERN } from '../../apis/v1alpha1/strings.ts';
 import { DATABASES, PROJECT_LABEL } from '../resources.ts';
 import type { Principal } from '../../auth/authenticate.ts';
@@ -138,7 +139,8 @@ export class DatabaseDirectory {
         const other = await this.#client.get(project, input.name);
         if (other) return { view: databaseView(other), created: false, ready: other.status?.state === 'ready' };
       }
-      if (isNotFound(err)) throw new ConflictError(`Project ${project} is not set up yet (its namespace does not exist); retry in a few seconds.`);
+      const refusal = namespaceRefusal(err, project);
+      if (refusal) throw refusal;
       throw err;
     }
     const answered = await waitForAnswer(this.#cache, written, (d) => settled(d), input.restore_from ? this.#restoreAnswerMs : this.#answerWithinMs);

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { namespaceRefusal } from '../namespace-refusal.ts';
 import type { DnsRecord } from '../../apis/v1alpha1/dns-record.ts';
 import type { ProjectDomain } from '../../apis/v1alpha1/project-domain.ts';
 import { API_VERSION } from '../../apis/v1alpha1/group-version.ts';
@@ -91,15 +92,19 @@ export class DnsRecords {
       const count = this.#store.recordsOf(d).length;
       if (count >= this.#maxRecords) throw new ConflictError(`${d.spec.domain} has ${count} records, the most a domain may have; delete one first.`);
       this.#checkExclusive(d, record);
-      const created = await this.#store.recordClient.create({
-        metadata: {
-          name: `r-${randomBytes(5).toString('hex')}`,
-          namespace: project,
-          labels: { [PROJECT_LABEL]: project },
-          ownerReferences: [domainOwnerReference(d)],
-        },
-        spec: { domainRef: { name: d.metadata?.name ?? '' }, name: record.name, type: record.type, values: [...record.values], ttl: record.ttl },
-      });
+      const created = await this.#store.recordClient
+        .create({
+          metadata: {
+            name: `r-${randomBytes(5).toString('hex')}`,
+            namespace: project,
+            labels: { [PROJECT_LABEL]: project },
+            ownerReferences: [domainOwnerReference(d)],
+          },
+          spec: { domainRef: { name: d.metadata?.name ?? '' }, name: record.name, type: record.type, values: [...record.values], ttl: record.ttl },
+        })
+        .catch((err: unknown) => {
+          throw namespaceRefusal(err, project) ?? err;
+        });
       await this.#refuseIfOutranked(d, created, () => this.#store.recordClient.delete(project, created.metadata?.name ?? '', { preconditions: { uid: created.metadata?.uid } }));
       await this.#store.settleObject(this.#store.caches.records, created);
       return created;

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import { namespaceRefusal } from '../namespace-refusal.ts';
 import { CREATED_BY_API_ANNOTATION, DELEGATION_CHECK_ANNOTATION, ProjectDomainReasons, ZONE_FINALIZER, type ProjectDomain } from '../../apis/v1alpha1/project-domain.ts';
 import { findCondition } from '../../conditions/index.ts';
 import { parseDomainName } from '../../dns/domain-name.ts';
 import { BadRequestError, ConflictError, PublicError } from '../../errors.ts';
-import { isNotFound, waitForAnswer } from '../../kube/index.ts';
+import { waitForAnswer } from '../../kube/index.ts';
 import { PROJECT_LABEL } from '../resources.ts';
 import { CONTROLLER_ANSWER_MS } from './controller-answer.ts';
 import { domainRefusal, type DomainRefusal, type Overlap } from './domain-admission.ts';
@@ -120,7 +121,8 @@ export class ProjectDomains {
         spec: { domain, dnsMode: 'zone_delegated' },
       });
     } catch (err) {
-      if (isNotFound(err)) throw new ConflictError(`Project ${project} is not set up yet (its namespace does not exist); retry in a few seconds.`);
+      const refusal = namespaceRefusal(err, project);
+      if (refusal) throw refusal;
       throw err;
     }
     const answered = await this.#answer(created, (d) => findCondition(d.status?.conditions, 'ZoneReady') !== undefined);
