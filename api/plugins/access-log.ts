@@ -2,11 +2,8 @@ import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyR
 import { fastAccessLineWriter, fieldsOf, type AccessLineWriter } from './access-line.ts';
 import type { Socket } from 'node:net';
 import { REQUEST_ID_LOG_LABEL } from '../../src/fastify-plugins/request-id.ts';
-import { TOKEN_PREFIX } from '../../src/auth/token.ts';
+import { redactPathSecrets } from '../../src/auth/token.ts';
 import type { RequestObserver } from './request-metrics.ts';
-
-/** A token in a path: its prefix and what follows it, percent-encoded characters included. */
-const TOKEN_IN_PATH = new RegExp(`${TOKEN_PREFIX}[A-Za-z0-9%]*`, 'g');
 
 /** nginx's status for a request whose client closed the connection before the answer started. */
 export const CLIENT_CLOSED_REQUEST = 499;
@@ -85,7 +82,7 @@ class AccessLogController extends LogController {
       requestId: request.id,
       method: request.method,
       // A token pasted into a path (a mistaken `/v1/tokens/cwt_…`) must not reach the log either.
-      path: path.includes(TOKEN_PREFIX) ? path.replace(TOKEN_IN_PATH, `${TOKEN_PREFIX}[redacted]`) : path,
+      path: redactPathSecrets(path),
       status,
       ms: Math.round(elapsedMs * 10) / 10,
     });

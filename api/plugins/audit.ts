@@ -1,4 +1,5 @@
 import { Stream } from 'node:stream';
+import { redactPathSecrets } from '../../src/auth/token.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler, preHandlerHookHandler, RouteOptions } from 'fastify';
 import type { TokenStore } from '../../src/auth/index.ts';
 import { UnavailableError } from '../../src/errors.ts';
@@ -106,7 +107,7 @@ async function entryFor(request: FastifyRequest, action: AuditAction, options: A
     resource: { type: action.type, ...action.resource(parts) },
     details: action.details?.(parts) ?? {},
     method: request.method,
-    path: request.url.split('?')[0] ?? request.url,
+    path: redactPathSecrets(request.url.split('?')[0] ?? request.url),
     request_id: request.id,
     status: null,
   };

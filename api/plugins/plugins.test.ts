@@ -104,6 +104,9 @@ describe('routing errors', () => {
     await app.inject({ method: 'GET', url: `/v1/projects/x/${token.replace('S', '%53')}/y?z=1` });
     expect(logged).toContain('"path":"/v1/tokens/cwt_[redacted]"');
     expect(logged).toContain('"path":"/v1/projects/x/cwt_[redacted]/y"');
+    // The other tokens of the platform too: a database's and a git token.
+    await app.inject({ method: 'GET', url: '/v1/x/cwdb_c2VjcmV0LXNlY3JldA-_x.y/cwg_SECRETSECRET' });
+    expect(logged).toContain('"path":"/v1/x/cwdb_[redacted]/cwg_[redacted]"');
     expect(logged).toContain('"path":"/healthz","status":200');
     // Requests no route matches get their line too.
     expect(logged).toContain('"path":"/nope","status":404');

@@ -52,7 +52,7 @@ const ROUTES: [string, string, string | null][] = [
   ['get', '/v1/session/methods', null],
   ['get', '/v1/session', ''],
   ['delete', '/v1/session', ''],
-  ['delete', '/v1/sessions', ''],
+  ['delete', '/v1/sessions', 'tokens:write'],
   ['get', '/v1/users', 'admin'],
   ['post', '/v1/users', 'admin'],
   ['get', '/v1/users/{userId}', 'admin'],

@@ -170,6 +170,9 @@ describe('signing in', () => {
     expect((await p.app.inject({ method: 'GET', url: '/v1/projects', headers: { cookie: one.cookie } })).statusCode).toBe(401);
 
     const [a, b] = [await signIn(user), await signIn(user)];
+    // A token that may not manage the user's credentials (a CI token, say) cannot end them either.
+    const narrow = await p.app.inject({ method: 'DELETE', url: '/v1/sessions', headers: bearer(await p.tokenFor(user, ['projects:read'])) });
+    expect([narrow.statusCode, narrow.json().detail]).toEqual([403, 'This token lacks the scope tokens:write.']);
     const everywhere = await p.app.inject({ method: 'DELETE', url: '/v1/sessions', headers: { cookie: a.cookie, 'x-csrf-token': a.csrf } });
     expect(everywhere.json().ended).toBeGreaterThanOrEqual(2);
     for (const s of [a, b]) expect((await p.app.inject({ method: 'GET', url: '/v1/projects', headers: { cookie: s.cookie } })).statusCode).toBe(401);

@@ -139,10 +139,11 @@ export function sessionRoutes(app: FastifyInstance, tokens: TokenStore, password
   });
 
   r.delete('/v1/sessions', {
-    config: { auth: { scope: null } },
+    // Sessions are the caller's credentials: a token that may not manage tokens (a CI token) may not end them.
+    config: { auth: { scope: 'tokens:write' } },
     schema: {
       tags,
-      summary: 'Sign out everywhere: revokes every console session of the caller (personal access tokens stay)',
+      summary: 'Sign out everywhere: revokes every console session of the caller (personal access tokens stay); needs `tokens:write`, which a console session holds',
       response: { 200: Type.Object({ ended: Type.Integer({ description: 'Sessions revoked.' }) }), ...errorResponses(500) },
     },
     handler: async (request, reply) => {

@@ -117,6 +117,10 @@ describe('personal access tokens over HTTP, on the Kubernetes-backed store', () 
       expect(refused.json().detail).toContain('unpaired surrogate');
     }
     expect((await post('{"description":"x","scopes":["projects:read"],"\\uD800":1}')).json().detail).toContain('unpaired surrogate');
+    // Nested deep enough to overflow a recursive walk: refused for its depth, before any parse (not a misleading 400).
+    const deep = await post(`{"description":"\\uD800","scopes":${'['.repeat(120_000)}${']'.repeat(120_000)}}`);
+    expect([deep.statusCode, deep.json().detail]).toEqual([400, 'The body nests arrays and objects deeper than 64 levels.']);
+    expect((await post(`{"description":"${'['.repeat(100)}","scopes":["projects:read"]}`)).statusCode).toBe(201); // brackets in a string
     const paired = await post('{"description":"launch \\uD83D\\uDE80","scopes":["projects:read"]}');
     expect(paired.statusCode).toBe(201);
     expect(paired.json().token.description).toBe('launch 🚀');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { generateToken, hashToken, isTokenId, newTokenId, parseToken, redactToken, tokenHashesEqual, type PlaintextToken } from './token.ts';
+import { generateToken, hashToken, isTokenId, newTokenId, parseToken, redactPathSecrets, redactToken, tokenHashesEqual, type PlaintextToken } from './token.ts';
 
 // A fixed token whose checksum and hash were computed once; it pins the format so stored hashes stay valid.
 const GOLDEN = 'cwt_abcdefghijABCDEFGHIJ0123456789wxyz2c3czC';
@@ -106,5 +106,13 @@ describe('redactToken', () => {
     expect(redacted).toBe(expected);
     expect(redacted).not.toContain(GOLDEN.slice(4, 12));
     expect(redactToken(redacted)).toBe(redacted);
+  });
+});
+
+describe('redactPathSecrets', () => {
+  it('redacts every kind of platform token in a path, percent-encoded too, and leaves other paths as they are', () => {
+    expect(redactPathSecrets('/v1/tokens/cwt_abc%41def/x')).toBe('/v1/tokens/cwt_[redacted]/x');
+    expect(redactPathSecrets('/v1/x/cwdb_a-b_c.d~e/cwg_XYZ')).toBe('/v1/x/cwdb_[redacted]/cwg_[redacted]');
+    expect(redactPathSecrets('/v1/projects/cwapp/apps/web')).toBe('/v1/projects/cwapp/apps/web');
   });
 });

@@ -2848,7 +2848,7 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Sign out everywhere: revokes every console session of the caller (personal access tokens stay) */
+        /** Sign out everywhere: revokes every console session of the caller (personal access tokens stay); needs `tokens:write`, which a console session holds */
         delete: {
             parameters: {
                 query?: never;
