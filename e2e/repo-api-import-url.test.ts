@@ -4,6 +4,7 @@
 // default policy (nothing is even sent to them), a source over the size bound, one that stalls past the time bound,
 // missing or wrong credentials (a clear error, nothing left behind: the target pristine, no fetched objects on disk).
 import { randomBytes } from 'node:crypto';
+import { runGit } from '../src/git/run-git.ts';
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { readdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -123,6 +124,10 @@ beforeAll(async () => {
   await git.commit(work, 'noise', {});
   await publish('public/big.git');
   await git.run(['reset', '-q', '--hard', 'HEAD~1'], { cwd: work });
+  // More branches and tags than an import takes.
+  const many = await publish('public/many.git');
+  const head = (await git.out(['rev-parse', 'HEAD'], work)).trim();
+  await runGit(['-C', many, 'update-ref', '--stdin'], { stdin: Array.from({ length: 10_001 }, (_, i) => `create refs/tags/t${i} ${head}\n`).join('') });
 
   source = await startGitHttpsSource({ root, password: PASSWORD, token: TOKEN, certDir });
   [a, guard, narrow] = await Promise.all([startInstance(importer), startInstance(guarded), startInstance(tight)]);
@@ -176,6 +181,15 @@ describe('import from an https URL', () => {
       expect(answer.text).not.toContain(PASSWORD);
       expect(answer.text).not.toContain(TOKEN);
     }
+  });
+
+  it('refuses to resolve a source with more branches and tags than an import takes (422), reading no more of it', async () => {
+    const many = await resolve('public/many.git', undefined, narrow);
+    expect([many.status, many.body.error, many.body.message]).toEqual([
+      422,
+      'source_too_large',
+      `${url('public/many.git')} has more than 10000 branches and tags, the most an import takes; nothing was imported.`,
+    ]);
   });
 
   it('refuses a source over api.import_max_size (422) and one that stalls past api.import_timeout (504), leaving nothing', async () => {

@@ -7,7 +7,16 @@ import { GitCommandError, runGit, stderrSummary } from '../../src/git/run-git.ts
 import { TargetPolicy, TargetRefusedError } from '../../src/target-policy.ts';
 import type { SpoolMeter } from '../plumbing/spool-budget.ts';
 import { EgressProxy } from './egress-proxy.ts';
-import { SourceAuthError, SourceFailedError, SourceNotFoundError, SourceRefusedError, SourceTimeoutError, SourceTooLargeError, SourceUnreachableError } from './source-errors.ts';
+import {
+  SourceAuthError,
+  SourceFailedError,
+  SourceNotFoundError,
+  SourceRefusedError,
+  SourceTimeoutError,
+  SourceTooLargeError,
+  SourceTooManyRefsError,
+  SourceUnreachableError,
+} from './source-errors.ts';
 
 /** Credentials for the source, from the request: sent to the source's host only, kept nowhere. */
 export type SourceCredentials = { readonly token: string } | { readonly username?: string; readonly password: string };
@@ -50,7 +59,7 @@ const REMOVED_ENV =
   );
 
 /** Runs `git args` (whose remote is `url`) through a proxy of its own, mapping every failure to a client error. */
-async function runRemote(url: URL, args: (string | URL)[], options: RemoteOptions, cwd?: string): Promise<string> {
+async function runRemote(url: URL, args: (string | URL)[], options: RemoteOptions, cwd?: string, maxStdoutBytes = 64 << 20): Promise<string> {
   let proxy: EgressProxy;
   try {
     const spool = options.spool;
@@ -100,7 +109,7 @@ async function runRemote(url: URL, args: (string | URL)[], options: RemoteOption
   try {
     const { stdout } = await runGit(
       args.map((a) => (a instanceof URL ? a.href : a)),
-      { env, signal, ...(cwd ? { cwd } : {}), maxStdoutBytes: 64 << 20 },
+      { env, signal, ...(cwd ? { cwd } : {}), maxStdoutBytes },
     );
     return stdout.toString('utf8');
   } catch (error) {
@@ -129,9 +138,16 @@ function fromGitError(url: URL, error: unknown, withCredentials: boolean): Error
   return new SourceFailedError(url, stderrSummary(stderr) || error.message);
 }
 
-/** The source's branches, tags and HEAD (`git ls-remote --symref`). */
+/** The most branches and tags an import takes (a snapshot of them is about 1 MiB of JSON, `import-write.ts`). */
+export const MAX_SOURCE_REFS = 10_000;
+/** What `ls-remote` of that many refs writes, with room: more is refused as it arrives, not listed and refused after. */
+const MAX_LISTING_BYTES = 4 << 20;
+
+/** The source's branches, tags and HEAD (`git ls-remote --symref`); 422 past {@link MAX_SOURCE_REFS}. */
 export async function listRemote(url: URL, options: RemoteOptions): Promise<RemoteRefs> {
-  const out = await runRemote(url, ['ls-remote', '--symref', url, 'HEAD', 'refs/heads/*', 'refs/tags/*'], options);
+  const out = await runRemote(url, ['ls-remote', '--symref', url, 'HEAD', 'refs/heads/*', 'refs/tags/*'], options, undefined, MAX_LISTING_BYTES).catch((error: unknown) => {
+    throw error instanceof SourceFailedError && /wrote more than/.test(error.message) ? new SourceTooManyRefsError(url, MAX_SOURCE_REFS) : error;
+  });
   const refs = new Map<string, string>();
   let head: string | undefined;
   let objectFormat: RemoteRefs['objectFormat'] = 'sha1';
@@ -145,6 +161,7 @@ export async function listRemote(url: URL, options: RemoteOptions): Promise<Remo
     if (!match || match[2]!.endsWith('^{}')) continue;
     if (match[1]!.length === 64) objectFormat = 'sha256';
     refs.set(match[2]!, match[1]!);
+    if (refs.size > MAX_SOURCE_REFS) throw new SourceTooManyRefsError(url, MAX_SOURCE_REFS);
   }
   return { refs, head, objectFormat };
 }

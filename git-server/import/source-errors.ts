@@ -45,6 +45,15 @@ export class SourceTooLargeError extends PublicError {
   }
 }
 
+/** 422: the source has more branches and tags than an import takes. */
+export class SourceTooManyRefsError extends PublicError {
+  override readonly name = 'SourceTooManyRefsError';
+  readonly code = 'source_too_large';
+  constructor(url: URL, maxRefs: number) {
+    super(422, `${where(url)} has more than ${maxRefs} branches and tags, the most an import takes; nothing was imported.`);
+  }
+}
+
 /** 504: the source did not finish within `api.import_timeout`. */
 export class SourceTimeoutError extends PublicError {
   override readonly name = 'SourceTimeoutError';

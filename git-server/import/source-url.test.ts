@@ -14,6 +14,8 @@ describe('parseSourceUrl', () => {
     ['https://user:hunter2@github.com/acme/site.git', 'source.url must not contain credentials: send them in the request’s `credentials`.'],
     ['https://github.com/acme/site.git?x=1', 'source.url must not have a query or a fragment.'],
     ['https://github.com/', 'source.url names no repository (expected https://host/path.git).'],
+    ['https://github.com/acme/x%2F..%2Fother.git', 'source.url must not have an encoded slash or backslash (%2F, %5C) in its path.'],
+    ['https://github.com/acme/x%5c..%5Cother.git', 'source.url must not have an encoded slash or backslash (%2F, %5C) in its path.'],
     ['not a url', 'source.url is not a URL (expected https://host/path.git).'],
   ])('refuses %s', (url, message) => {
     expect(() => parseSourceUrl(url)).toThrow(message);

@@ -36,6 +36,9 @@ export function parseSourceUrl(text: string): URL {
   if (url.username || url.password) throw new InvalidSourceUrlError('must not contain credentials: send them in the request’s `credentials`');
   if (url.search || url.hash) throw new InvalidSourceUrlError('must not have a query or a fragment');
   if (url.pathname === '/' || url.pathname === '') throw new InvalidSourceUrlError('names no repository (expected https://host/path.git)');
+  // An encoded slash or backslash is a segment boundary to many servers but not to the allow-list's `*`, which
+  // stops at a literal `/`: `https://h/acme/*` would admit `/acme/x%2F..%2Fother`.
+  if (/%(?:2f|5c)/i.test(url.pathname)) throw new InvalidSourceUrlError('must not have an encoded slash or backslash (%2F, %5C) in its path');
   url.pathname = trimTrailing(url.pathname, '/');
   return url;
 }
