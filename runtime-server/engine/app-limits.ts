@@ -1,6 +1,6 @@
 import type { AppLogs } from '../../src/runtime-contract/app-logs.ts';
 import { splitKey } from '../../src/kube/types.ts';
-import { attribute, type BlameBounds } from './blame.ts';
+import { attribute, type BlameBounds, type Verdict } from './blame.ts';
 import type { Refusal } from './entry-proxy.ts';
 import type { RuntimeLogger } from '../../src/runtime-contract/log.ts';
 import { Probation } from './probation.ts';
@@ -159,7 +159,8 @@ export class AppLimits implements AppLimitsView {
   stopped(stop: ShardStop, buildOf: (key: string) => string | undefined, spare: (key: string) => string | undefined = () => undefined): void {
     this.#stops.set(stop.kind, (this.#stops.get(stop.kind) ?? 0) + 1);
     const pool = stop.generation.upstream.pool;
-    const verdict = attribute(pool.evidence(), this.#options.blame);
+    // The thread's own answer, when it gave one, is the app's code that was running: no judging from outside needed.
+    const verdict: Verdict = stop.running !== undefined ? { kind: 'blame', app: stop.running } : attribute(pool.evidence(), this.#options.blame);
     const reason: LimitReason | undefined = stop.kind === 'cpu' ? 'CPULimitExceeded' : stop.kind === 'crash' ? undefined : 'MemoryLimitExceeded';
     this.#options.log.warn(reason ? 'workerd shard stopped at a limit' : 'workerd shard crashed', { shard: stop.generation.shard, kind: stop.kind, detail: stop.detail, verdict });
     if (!reason) return;

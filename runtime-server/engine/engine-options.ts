@@ -74,6 +74,11 @@ export interface RuntimeEngineOptions {
     readonly shardMemoryMb?: number;
     readonly shardRecycleMb?: number;
     readonly recycleMinAgeMs?: number;
+    /**
+     * Ask a stopped shard's thread which app's code it was running (`running-app.ts`) before judging from the
+     * requests in flight (default true; false leaves the judging to `blame.ts` alone, as tests of it need).
+     */
+    readonly askTheThread?: boolean;
   };
   /**
    * How long a quarantine lasts: `initialMs` (default 60 s), doubling with each offence up to `maxMs` (default an

@@ -11,6 +11,7 @@ describe('engineSettings', () => {
       cpuLimitMs: 500,
       intervalMs: 100,
       isolateHeapMb: 128,
+      askTheThread: true,
       shardMemoryBytes: 0,
       quarantine: { initialMs: 60_000, maxMs: 3_600_000 },
       probationMs: 60_000,

@@ -9,6 +9,8 @@ export interface EngineSettings {
   /** How often a shard's watchdog looks: a fifth of the CPU bound unless set, at least 10 ms. */
   readonly intervalMs: number;
   readonly isolateHeapMb: number;
+  /** Whether a stopped shard's thread is asked which app it was running (`running-app.ts`). */
+  readonly askTheThread: boolean;
   /** 0: no bound. */
   readonly shardMemoryBytes: number;
   readonly quarantine: { readonly initialMs: number; readonly maxMs: number };
@@ -37,6 +39,7 @@ export function engineSettings(o: RuntimeEngineOptions): EngineSettings {
     cpuLimitMs,
     intervalMs: o.limits?.intervalMs ?? Math.max(10, Math.round(cpuLimitMs / 5)),
     isolateHeapMb: o.limits?.isolateHeapMb ?? 128,
+    askTheThread: o.limits?.askTheThread ?? true,
     shardMemoryBytes: (o.limits?.shardMemoryMb ?? 0) * 1048576,
     quarantine: { initialMs: o.quarantine?.initialMs ?? 60_000, maxMs: o.quarantine?.maxMs ?? 3_600_000 },
     probationMs: o.quarantine?.probationMs ?? 60_000,

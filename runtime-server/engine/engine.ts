@@ -22,7 +22,8 @@ import { silentRuntimeLogger, type RuntimeLogger } from '../../src/runtime-contr
 import { startNodeService } from './node-service.ts';
 import type { AppDeployment, ServedApp } from './ports.ts';
 import { RequestStats, type DispatcherStats, type RolloutCounts } from './request-stats.ts';
-import { Shard } from './shard.ts';
+import { Shard, type ShardStop } from './shard.ts';
+import { PERF_MAP_FLAGS } from './running-app.ts';
 import { servedTables } from './shard-tables.ts';
 import { shardOf } from './shard-of.ts';
 import { ShardRouter } from './shard-router.ts';
@@ -40,7 +41,7 @@ import { PreparationFailures, type PreparationFailure } from './preparation-fail
 import { RouteCancel } from './route-cancel.ts';
 import { firstRequest, type FirstRequestHost } from './first-request.ts';
 import { engineSettings, shardSettings, type EngineSettings } from './engine-settings.ts';
-import { workerCode, type LiveApp } from './worker-code.ts';
+import { workerCode, workerFingerprint, type LiveApp } from './worker-code.ts';
 import { canaryDeployment, splitRun, splitTag } from './canary.ts';
 import { resolveWorkerdBinary, workerdCompatibilityDate } from '../../src/app-artifacts/workerd-binary.ts';
 
@@ -211,7 +212,7 @@ export class RuntimeEngine {
       startTimeoutMs: this.#s.startTimeoutMs,
       log: this.#log,
       runtimeSocket,
-      v8Flags: [`--max-old-space-size=${this.#s.isolateHeapMb}`],
+      v8Flags: [`--max-old-space-size=${this.#s.isolateHeapMb}`, ...(this.#s.askTheThread ? PERF_MAP_FLAGS : [])],
       ...(this.#o.outboundAllow ? { outboundAllow: this.#o.outboundAllow } : {}),
     };
     this.#ctx = ctx;
@@ -233,9 +234,10 @@ export class RuntimeEngine {
         this.#stats.retire(gen.id, final);
         this.#kick(); // a pass with nothing to roll out: collects the builds only the old workerd used
       },
-      stopped: (stop: Parameters<AppLimits['stopped']>[0]) =>
+      askTheThread: this.#s.askTheThread,
+      stopped: (stop: ShardStop) =>
         this.#limits.stopped(
-          stop,
+          { ...stop, running: this.#appOfFingerprint(stop.running) },
           (key) => this.#served.get(key)?.live.build.buildId,
           (key) => this.#suspend(key),
         ),
@@ -556,6 +558,13 @@ export class RuntimeEngine {
   #nextId(): number {
     this.#generations += 1;
     return this.#generations;
+  }
+
+  /** The app whose code has `fingerprint` (a stopped shard's thread was running it), if one still has. */
+  #appOfFingerprint(fingerprint: string | undefined): string | undefined {
+    if (fingerprint === undefined) return undefined;
+    for (const live of this.#code.values()) if (workerFingerprint(live) === fingerprint) return `${live.app.project}/${live.app.appId}`;
+    return undefined;
   }
 
   #codeOf(id: string): Promise<ReturnType<typeof workerCode> extends Promise<infer T> ? T | undefined : never> {

@@ -1,4 +1,5 @@
 import { BuildLoadError } from '../../src/app-artifacts/errors.ts';
+import { inBuildNames } from './running-app.ts';
 import type { LoadCheck } from './load-checker.ts';
 
 /** workerd's Worker Loader refuses these; they say the build cannot load, not that loading failed for now. */
@@ -35,7 +36,7 @@ export class LoadVerdicts {
       if (this.#loaded.size > 10_000) this.#loaded.delete(this.#loaded.values().next().value as string);
       return undefined;
     }
-    const error = answer.error ?? 'unknown';
+    const error = inBuildNames(answer.error ?? 'unknown');
     if (LOAD_FAILURE.test(error)) {
       const refusal = new BuildLoadError(buildId, error.replace(/^(Error: )?Failed to start Worker:\s*/, '').slice(0, 4096));
       this.#refused.set(fingerprint, refusal);

@@ -1,4 +1,5 @@
 import { LOG_LIMITS, type AppLogEntry, type AppLogException, type AppLogLine, type AppLogs } from '../../src/runtime-contract/app-logs.ts';
+import { inBuildNames } from './running-app.ts';
 
 const LEVELS = new Set(['debug', 'info', 'log', 'warn', 'error']);
 const KEY = /^[a-z0-9-]{1,63}\/[a-z0-9-]{1,63}$/;
@@ -38,12 +39,12 @@ function parseEntry(raw: unknown): { key: string; entry: AppLogEntry } | undefin
   const logs: AppLogLine[] = (Array.isArray(raw.logs) ? raw.logs : []).slice(0, LOG_LIMITS.linesPerEntry).flatMap((line: unknown) => {
     if (!isObject(line)) return [];
     const level = typeof line.level === 'string' && LEVELS.has(line.level) ? (line.level as AppLogLine['level']) : 'log';
-    return [{ time: time(line.time), level, message: str(line.message, LOG_LIMITS.messageChars) }];
+    return [{ time: time(line.time), level, message: inBuildNames(str(line.message, LOG_LIMITS.messageChars)) }];
   });
   const exceptions: AppLogException[] = (Array.isArray(raw.exceptions) ? raw.exceptions : []).slice(0, LOG_LIMITS.linesPerEntry).flatMap((e: unknown) => {
     if (!isObject(e)) return [];
-    const stack = str(e.stack, LOG_LIMITS.stackChars);
-    return [{ time: time(e.time), name: str(e.name, 256), message: str(e.message, LOG_LIMITS.messageChars), ...(stack ? { stack } : {}) }];
+    const stack = inBuildNames(str(e.stack, LOG_LIMITS.stackChars));
+    return [{ time: time(e.time), name: str(e.name, 256), message: inBuildNames(str(e.message, LOG_LIMITS.messageChars)), ...(stack ? { stack } : {}) }];
   });
   const entry: AppLogEntry = {
     time: time(raw.time),

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { runningFingerprint } from './running-app.ts';
 import { join } from 'node:path';
 import { control } from './control-client.ts';
 import type { GenerationAssets } from './dispatcher/config.ts';
@@ -22,6 +23,11 @@ export interface ShardStop {
   readonly detail: string;
   /** The workerd that stopped, with what the entry point saw of its requests (`upstream.pool.evidence()`). */
   readonly generation: Generation;
+  /**
+   * What its thread was running when the watchdog stopped it, asked of the thread (`running-app.ts`): the
+   * fingerprint of an app's code as the shard reports it, the app's key once the engine has looked it up.
+   */
+  readonly running?: string | undefined;
 }
 
 export interface ShardContext {
@@ -48,6 +54,8 @@ export interface ShardContext {
   retired(gen: Generation, final: DispatcherStats | undefined): void;
   /** The shard's workerd stopped serving; called before anything of it is torn down, so its evidence is whole. */
   stopped(stop: ShardStop): void;
+  /** Ask a stuck workerd's thread which app's code it runs before it is killed (`running-app.ts`). */
+  readonly askTheThread?: boolean;
 }
 
 /** How many health checks in a row may fail (answered, but not healthy) before the workerd is replaced. */
@@ -284,7 +292,9 @@ export class Shard {
     const serving = gen === this.#current;
     gen.killedFor = kind;
     if (serving) this.#limitRestart = true;
-    this.#ctx.stopped({ kind, detail, generation: gen });
+    // Asked only of a thread stuck computing: one whose process outgrew its memory may be in any code.
+    const running = kind === 'cpu' && this.#ctx.askTheThread ? runningFingerprint(gen.proc.pid) : undefined;
+    this.#ctx.stopped({ kind, detail, generation: gen, running });
     gen.proc.kill();
     if (serving) this.#restart(gen, 0);
   }

@@ -4,6 +4,7 @@ import type { ModuleType } from '../../src/app-artifacts/artifact.ts';
 import type { PreparedBuild } from './build-store.ts';
 import type { AppDeployment } from './ports.ts';
 import { effectiveFlags } from '../../src/app-artifacts/compatibility.ts';
+import { APP_SCRIPT_PREFIX } from './running-app.ts';
 
 /** An app as the runtime serves it: the deployment asked for and its unpacked build. */
 export interface LiveApp {
@@ -34,16 +35,19 @@ export function workerFingerprint(live: LiveApp): string {
 
 /** The worker's code and environment, read from the unpacked build. */
 export async function workerCode(live: LiveApp): Promise<WorkerCodeJson> {
+  // Every module under a directory named for this code, which its scripts are named after: a stuck thread's code
+  // names its app (`running-app.ts`). The build's relative imports resolve inside the directory as before.
+  const prefix = `${APP_SCRIPT_PREFIX}${workerFingerprint(live)}/`;
   const modules: Record<string, Record<string, unknown>> = {};
   for (const m of live.build.modules) {
     const bytes = await readFile(m.file);
     const type = LOADER_TYPES[m.type];
-    modules[m.name] = { [type]: m.type === 'wasm' || m.type === 'data' ? bytes.toString('base64') : m.type === 'json' ? JSON.parse(bytes.toString('utf8')) : bytes.toString('utf8') };
+    modules[prefix + m.name] = { [type]: m.type === 'wasm' || m.type === 'data' ? bytes.toString('base64') : m.type === 'json' ? JSON.parse(bytes.toString('utf8')) : bytes.toString('utf8') };
   }
   return {
     compatibilityDate: live.build.compatibilityDate,
     compatibilityFlags: effectiveFlags(live.build.compatibilityFlags),
-    mainModule: live.build.modules[0]?.name ?? 'worker.js',
+    mainModule: prefix + (live.build.modules[0]?.name ?? 'worker.js'),
     modules,
     env: live.app.env,
   };

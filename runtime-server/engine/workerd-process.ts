@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { removePerfMap } from './running-app.ts';
 import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { RuntimeLogger } from '../../src/runtime-contract/log.ts';
@@ -69,6 +70,7 @@ export class WorkerdProcess {
     child.once('exit', () => {
       running.delete(child);
       this.#hasExited = true;
+      removePerfMap(this.pid);
     });
     // 'close' comes after the output streams end, so `output()` then holds workerd's last words (a fatal error).
     this.exited = new Promise((resolve) => child.once('close', (code, signal) => resolve({ code, signal })));

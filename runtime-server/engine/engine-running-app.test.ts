@@ -1,0 +1,99 @@
+// A stuck shard's thread asked which app it runs (`running-app.ts`), against the real workerd: code an app runs after
+// its answer, or inside a builtin, is laid on that app, not on another project's request that happened to be in flight.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RuntimeEngine } from './engine.ts';
+import { artifactFromFiles } from './testing/artifact-builder.ts';
+import { send } from './testing/http.ts';
+import { MemoryArtifactSource } from './testing/memory-artifacts.ts';
+import { inBuildNames } from './running-app.ts';
+
+/** Answers at once, and `/think?ms=N` after awaiting a timer for N ms (in flight, computing nothing). */
+const VICTIM = `export default {
+  async fetch(request) {
+    const url = new URL(request.url);
+    if (url.pathname === '/think') await new Promise((resolve) => setTimeout(resolve, Number(url.searchParams.get('ms'))));
+    return new Response('victim ' + url.pathname);
+  },
+};
+`;
+
+/**
+ * A tenant's attacks from a module of its own: `/after?ms=N` answers at once and loops N ms later in \`waitUntil\`
+ * (tied to no request); `/parse` loops inside a builtin (the thread's counter is in JSON.parse, not the app's code).
+ */
+const ATTACKER = {
+  'worker.js': `import { spin } from './lib/spin.js';
+export default {
+  fetch(request, env, ctx) {
+    const url = new URL(request.url);
+    if (url.pathname === '/after') {
+      ctx.waitUntil((async () => { await scheduler.wait(Number(url.searchParams.get('ms'))); spin(); })());
+      return new Response('answered');
+    }
+    if (url.pathname === '/parse') { const text = JSON.stringify(Array.from({ length: 20000 }, (_, i) => ({ i }))); for (;;) JSON.parse(text); }
+    return new Response('ok');
+  },
+};
+`,
+  'lib/spin.js': 'export function spin() { let n = 0; for (;;) n++; }\n',
+};
+
+const artifacts = new MemoryArtifactSource().put('victim', artifactFromFiles({ 'worker.js': VICTIM })).put('attacker', artifactFromFiles(ATTACKER));
+
+describe('RuntimeEngine asking a stuck thread which app it runs', { timeout: 60_000 }, () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'cw-rt-run-'));
+  // One shard: every project shares the thread.
+  const engine = new RuntimeEngine({ artifacts, dataDir, baseDomain: 'apps.test', publicScheme: 'http', shards: 1, limits: { cpuLimitMs: 300 }, quarantine: { initialMs: 60_000 } });
+  let port = 0;
+
+  beforeAll(async () => {
+    await engine.start();
+    port = engine.address.port;
+    await engine.deploy({ project: 'victim', appId: 'web', buildId: 'victim', env: {}, hostnames: [] });
+    for (const appId of ['later', 'parser']) await engine.deploy({ project: 'attacker', appId, buildId: 'attacker', env: {}, hostnames: [] });
+  }, 60_000);
+  afterAll(async () => {
+    await engine.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  /** Runs `attack` while the victim has one request in flight, awaiting a timer; answers that request's status. */
+  async function withVictimInFlight(attack: () => Promise<void>): Promise<number> {
+    const { pid } = engine.status().shards[0]!;
+    const inFlight = send(port, 'web.victim.apps.test', '/think?ms=8000');
+    await expect.poll(async () => (await engine.requestStats()).get('victim/web')?.active).toBe(1);
+    await attack();
+    const status = (await inFlight).status;
+    await expect.poll(() => engine.status().shards[0]!.ready && engine.status().shards[0]!.pid !== pid).toBe(true);
+    return status;
+  }
+
+  it("lays a loop in waitUntil, after its app's answer, on that app and not on the victim's request in flight", async () => {
+    const status = await withVictimInFlight(async () => {
+      expect((await send(port, 'later.attacker.apps.test', '/after?ms=300')).status).toBe(200);
+    });
+    expect(status).toBe(503); // restarted under it: the one request the victim loses
+    expect(engine.limits.quarantine('attacker/later')).toMatchObject({ reason: 'CPULimitExceeded' });
+    expect(engine.limits.quarantine('victim/web')).toBeUndefined();
+    expect(engine.limits.onProbation()).toEqual([]);
+    expect((await send(port, 'web.victim.apps.test')).status).toBe(200);
+  });
+
+  it('lays a loop inside a builtin on the app whose code called it', async () => {
+    await withVictimInFlight(async () => {
+      expect((await send(port, 'parser.attacker.apps.test', '/parse')).status).toBe(503);
+    });
+    expect(engine.limits.quarantine('attacker/parser')).toMatchObject({ reason: 'CPULimitExceeded' });
+    expect(engine.limits.quarantine('victim/web')).toBeUndefined();
+  });
+});
+
+describe('inBuildNames', () => {
+  it("takes out the directory the runtime loads an app's modules under, and nothing else", () => {
+    expect(inBuildNames('Error: x\n    at spin (cw-0123456789abcdef01234567/lib/spin.js:1:30)')).toBe('Error: x\n    at spin (lib/spin.js:1:30)');
+    expect(inBuildNames('cw-notafingerprint/x.js and cw-0123456789abcdef0123456/short.js')).toBe('cw-notafingerprint/x.js and cw-0123456789abcdef0123456/short.js');
+  });
+});

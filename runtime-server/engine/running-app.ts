@@ -1,0 +1,136 @@
+// Which app's code a stuck workerd shard was running, asked of the thread itself: workerd cannot say which isolate
+// runs, and judging from outside (`blame.ts`) lays a stall on whichever app had a request in flight, though the
+// code looping may be another app's work after its answer (`ctx.waitUntil`). The thread's program counter, and
+// the return addresses on its stack, fall in code V8 compiled; V8 names that code in its perf map (workerd runs with
+// `PERF_MAP_FLAGS`), with the script it came from, and every app's modules are loaded under a
+// name that starts with its code's fingerprint (`worker-code.ts`). The code of a worker cannot choose its script's
+// name, so the answer cannot be forged by a tenant; it can only be missing (code looping in WebAssembly, or a
+// platform without these files), and then the rules of `blame.ts` decide as before.
+import { closeSync, openSync, readFileSync, readSync, unlinkSync } from 'node:fs';
+
+/**
+ * The V8 flags that have workerd write `/tmp/perf-<pid>.map` (each compiled JavaScript function: its address and
+ * name) and give each interpreted function a trampoline of its own there, so a frame of code not compiled yet (a
+ * slow loop calling a heavy builtin is never compiled within the CPU bound) has a return address to find too. The
+ * trampolines cost about 0.6 KB of code space for each function an app has run.
+ */
+export const PERF_MAP_FLAGS: readonly string[] = ['--perf-basic-prof-only-functions', '--interpreted-frames-native-stack'];
+
+/** How a module name carries its app: `cw-<fingerprint>/` before the build's own name. */
+export const APP_SCRIPT_PREFIX = 'cw-';
+const APP_SCRIPT = /\bcw-([0-9a-f]{24})\//;
+
+/** `text` (an app's log line, stack or load error) in the build's own module names, without the directory the runtime loads them under. */
+export function inBuildNames(text: string): string {
+  return text.includes(APP_SCRIPT_PREFIX) ? text.replace(APP_SCRIPTS, '') : text;
+}
+const APP_SCRIPTS = /\bcw-[0-9a-f]{24}\//g;
+
+/** How much of the stack above its pointer is searched for the innermost frame of JavaScript. */
+const STACK_BYTES = 256 * 1024;
+/** How long the process gets to stop once sent SIGSTOP. */
+const STOP_WAIT_MS = 200;
+
+/** Where V8 writes the perf map of process `pid`. */
+export function perfMapPath(pid: number): string {
+  return `/tmp/perf-${pid}.map`;
+}
+
+/** Removes a perf map once its process is gone (it grows with the code compiled, and nothing reads it after). */
+export function removePerfMap(pid: number): void {
+  try {
+    unlinkSync(perfMapPath(pid));
+  } catch {
+    // Never written (another platform), or removed already.
+  }
+}
+
+/**
+ * The fingerprint of the app code workerd's JavaScript thread (its main thread) was running, or `undefined` when
+ * that cannot be told. Stops the process (SIGSTOP) to read it: the caller kills it next.
+ */
+export function runningFingerprint(pid: number): string | undefined {
+  try {
+    if (!stopped(pid)) return undefined;
+    // For a thread stopped outside a system call: `-1 <sp> <pc>`; inside one, the call and its arguments first.
+    const fields = readFileSync(`/proc/${pid}/task/${pid}/syscall`, 'utf8').trim().split(' ');
+    const [sp, pc] = fields.slice(-2).map((field) => BigInt(field));
+    if (sp === undefined || pc === undefined) return undefined;
+    const code = functionsOf(readFileSync(perfMapPath(pid), 'utf8'));
+    const at = code.find(pc);
+    if (at !== undefined) return APP_SCRIPT.exec(at)?.[1];
+    // In a builtin (a regular expression, JSON.parse) or the runtime's own C++: the innermost JavaScript frame's
+    // return address is the nearest code address above the stack pointer.
+    for (const address of stackWords(pid, sp)) {
+      const caller = code.find(address);
+      if (caller !== undefined) return APP_SCRIPT.exec(caller)?.[1];
+    }
+    return undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Sends SIGSTOP and waits (briefly, blocking: a stall is rare) until the process shows as stopped. */
+function stopped(pid: number): boolean {
+  process.kill(pid, 'SIGSTOP');
+  const wait = new Int32Array(new SharedArrayBuffer(4));
+  for (let waited = 0; waited < STOP_WAIT_MS; waited++) {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The state follows the command name's closing parenthesis: `T` stopped by a signal.
+    if (/^\s*[Tt]/.test(stat.slice(stat.lastIndexOf(')') + 1))) return true;
+    Atomics.wait(wait, 0, 0, 1);
+  }
+  return false;
+}
+
+/** The 8-byte words of the stack from `sp` upwards (the live frames), innermost first. */
+function* stackWords(pid: number, sp: bigint): Generator<bigint> {
+  const buffer = Buffer.alloc(STACK_BYTES);
+  const fd = openSync(`/proc/${pid}/mem`, 'r');
+  let read = 0;
+  try {
+    // A page at a time: a read reaching past the stack's top fails whole.
+    while (read < STACK_BYTES) {
+      const got = readSync(fd, buffer, read, STACK_PAGE - Number((sp + BigInt(read)) % BigInt(STACK_PAGE)), Number(sp) + read);
+      if (got <= 0) break;
+      read += got;
+    }
+  } catch {
+    // The stack's top: what was read is all there is.
+  } finally {
+    closeSync(fd);
+  }
+  for (let offset = 0; offset + 8 <= read; offset += 8) yield buffer.readBigUInt64LE(offset);
+}
+const STACK_PAGE = 4096;
+
+/** The JavaScript functions of a perf map (`<start hex> <size hex> JS:<name> <script>:<line>:<column>`), to look addresses up in. */
+function functionsOf(map: string): { find(address: bigint): string | undefined } {
+  const ranges: Array<{ start: bigint; end: bigint; name: string }> = [];
+  for (const line of map.split('\n')) {
+    const [start, size, ...name] = line.split(' ');
+    if (!start || !size || !name[0]?.startsWith('JS:')) continue;
+    const from = BigInt(`0x${start}`);
+    ranges.push({ start: from, end: from + BigInt(`0x${size}`), name: name.join(' ') });
+  }
+  // A function compiled again gets a line of its own; later lines win where code was reused.
+  ranges.sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
+  return {
+    find(address) {
+      let low = 0;
+      let high = ranges.length - 1;
+      let found: string | undefined;
+      while (low <= high) {
+        const middle = (low + high) >> 1;
+        const range = ranges[middle]!;
+        if (address < range.start) high = middle - 1;
+        else {
+          if (address < range.end) found = range.name;
+          low = middle + 1;
+        }
+      }
+      return found;
+    },
+  };
+}
