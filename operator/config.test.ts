@@ -45,6 +45,7 @@ describe('operatorConfig', () => {
       operatorConfig({
         KUBECONFIG: '/k',
         CW_OPERATOR_PORT: '8081',
+        CW_OPERATOR_HOST: '127.0.0.1',
         POD_NAMESPACE: 'cloudwright',
         HOSTNAME: 'cloudwright-operator-0',
         CW_WATCH_NAMESPACE: 'p1',
@@ -62,6 +63,7 @@ describe('operatorConfig', () => {
     ).toEqual({
       kubeconfig: '/k',
       port: 8081,
+      host: '127.0.0.1',
       leaderElection: { namespace: 'cloudwright' },
       instance: 'cloudwright-operator-0',
       watchNamespace: 'p1',
@@ -83,6 +85,7 @@ describe('operatorConfig', () => {
 
   it.each([
     [{ CW_OPERATOR_PORT: '8081/tcp' }, 'CW_OPERATOR_PORT must be a port number from 1 to 65535, got "8081/tcp"'],
+    [{ CW_OPERATOR_HOST: 'localhost' }, 'CW_OPERATOR_HOST must be an IP address (such as 127.0.0.1), got "localhost"'],
     [{ CW_LEADER_ELECTION: 'off' }, 'CW_LEADER_ELECTION must be true or false (or 1 or 0), got "off"'],
     [{ POD_NAMESPACE: 'a.b' }, 'POD_NAMESPACE must be a Kubernetes namespace name, got "a.b"'],
     [{ CW_WATCH_NAMESPACE: '-p1' }, 'CW_WATCH_NAMESPACE must be a Kubernetes namespace name, got "-p1"'],

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { isHostname, isNamespace } from '../src/config/checks.ts';
 import { dnsEnv, type DnsEnv } from '../src/config/dns-env.ts';
 import { ConfigError, EnvReader, type Env } from '../src/config/env.ts';
@@ -16,6 +17,8 @@ export interface OperatorConfig {
   readonly kubeconfig?: string;
   /** CW_OPERATOR_PORT: metrics and probes (default 8080). */
   readonly port: number;
+  /** CW_OPERATOR_HOST: the address they listen on (default every address, as in a pod; `make dev` keeps them to loopback, out of apps' reach). */
+  readonly host?: string;
   /** Where the leader-election Lease lives (POD_NAMESPACE, default `default`); `false` (CW_LEADER_ELECTION=false): no Lease. */
   readonly leaderElection: false | { readonly namespace: string };
   /** HOSTNAME: the pod name, the reporting instance of Events. */
@@ -85,6 +88,7 @@ export function operatorConfig(env: Env): OperatorConfig {
   const read = new EnvReader(env);
   const kubeconfig = read.optional('KUBECONFIG');
   const port = read.port('CW_OPERATOR_PORT', 8080);
+  const host = read.matching('CW_OPERATOR_HOST', undefined, (v) => isIP(v) !== 0, 'an IP address (such as 127.0.0.1)');
   const leaderElection = read.bool('CW_LEADER_ELECTION', true);
   const podNamespace = read.matching('POD_NAMESPACE', 'default', isNamespace, NAMESPACE);
   const watchNamespace = read.matching('CW_WATCH_NAMESPACE', undefined, isNamespace, NAMESPACE);
@@ -111,6 +115,7 @@ export function operatorConfig(env: Env): OperatorConfig {
   return Object.freeze({
     ...(kubeconfig ? { kubeconfig } : {}),
     port,
+    ...(host ? { host } : {}),
     leaderElection: leaderElection ? Object.freeze({ namespace: podNamespace }) : false,
     instance: read.string('HOSTNAME', ''),
     ...(watchNamespace ? { watchNamespace } : {}),

@@ -66,6 +66,7 @@ export async function main(config: OperatorConfig): Promise<void> {
   const manager = new Manager({
     kube,
     port: config.port,
+    ...(config.host ? { host: config.host } : {}),
     leaderElection: config.leaderElection && { namespace: config.leaderElection.namespace, name: 'cloudwright-operator' },
   });
   const events = new EventRecorder({ writer: eventWriter(kube), component: 'cloudwright-operator', instance: config.instance, log: manager.log });

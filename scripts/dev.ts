@@ -106,7 +106,17 @@ async function main(): Promise<void> {
   // Databases: cw-db restores every database from its bucket before it serves.
   const db = await startDevDb({ minio, stateDir, url: dbUrl });
   track(db.service);
-  const operator = startBinary('cw-operator', { CW_OPERATOR_PORT: String(operatorPort), ...runtimeEnv, ...dns.env, ...s3Env, ...git.operatorEnv, ...db.operatorEnv, ...tls.operatorEnv });
+  // Loopback only: apps reach cw-db's own address (127.0.0.2), and a listener on every address would be there too.
+  const operator = startBinary('cw-operator', {
+    CW_OPERATOR_PORT: String(operatorPort),
+    CW_OPERATOR_HOST: '127.0.0.1',
+    ...runtimeEnv,
+    ...dns.env,
+    ...s3Env,
+    ...git.operatorEnv,
+    ...db.operatorEnv,
+    ...tls.operatorEnv,
+  });
   const apiPort = Number(process.env.CW_API_PORT ?? (await freePort()));
   const api = startBinary('cw-api', {
     CW_API_PORT: String(apiPort),
