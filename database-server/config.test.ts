@@ -26,6 +26,7 @@ describe('databaseServerConfig', () => {
       webSocketsPerDatabase: 100,
       maxBodyBytes: 10 * 1024 * 1024,
       projectMemoryBytes: 64 * MIB,
+      requestMemoryBytes: 256 * MIB,
       contendedStatementMs: 250,
       shards: Math.min(64, availableParallelism()),
       shardMemoryBytes: 256 * MIB,
@@ -70,6 +71,7 @@ describe('databaseServerConfig', () => {
       CW_DB_STREAM_IDLE_TIMEOUT: '1m',
       CW_DB_MAX_BODY_BYTES: '2048',
       CW_DB_PROJECT_MEMORY_MIB: '16',
+      CW_DB_REQUEST_MEMORY_MIB: '64',
       CW_DB_SHARDS: '3',
       CW_DB_SHARD_MEMORY_MIB: '128',
       CW_DB_RESTORE_CONCURRENCY: '2',
@@ -103,6 +105,7 @@ describe('databaseServerConfig', () => {
       streamIdleMs: 60_000,
       maxBodyBytes: 2048,
       projectMemoryBytes: 16 * MIB,
+      requestMemoryBytes: 64 * MIB,
       shards: 3,
       shardMemoryBytes: 128 * MIB,
       restoreConcurrency: 2,
@@ -142,6 +145,7 @@ describe('databaseServerConfig', () => {
 
   it.each([
     [{ CW_DB_PROJECT_MEMORY_MIB: '8' }, 'CW_DB_PROJECT_MEMORY_MIB must hold at least one request body of CW_DB_MAX_BODY_BYTES'],
+    [{ CW_DB_REQUEST_MEMORY_MIB: '32' }, 'CW_DB_REQUEST_MEMORY_MIB must be at least CW_DB_PROJECT_MEMORY_MIB (what one project may hold)'],
     [{ CW_DB_PORT: '80a' }, 'CW_DB_PORT must be a port number from 1 to 65535, got "80a"'],
     [{ CW_DB_ADMIN_PORT: '70000' }, 'CW_DB_ADMIN_PORT must be a port number from 1 to 65535, got "70000"'],
     [{ CW_DB_FLUSH_INTERVAL: 'soon' }, 'CW_DB_FLUSH_INTERVAL must be a duration (milliseconds, or with a unit: 500ms, 20s, 5m, 1h) from 10 ms to 60000 ms, got "soon"'],

@@ -37,6 +37,8 @@ export interface DatabaseServerConfig {
   readonly maxBodyBytes: number;
   /** What one project's requests may hold in the main process: bodies, unread answers, WebSocket cursors and stored SQL. */
   readonly projectMemoryBytes: number;
+  /** CW_DB_REQUEST_MEMORY_MIB: what all projects' requests may hold together in the main process (past it, those holding more than an equal share wait). */
+  readonly requestMemoryBytes: number;
   /** Shard processes the tenants are spread over (docs/databases.md, "Limits and isolation"). */
   readonly shards: number;
   /** SQLite's memory in each shard (`hard_heap_limit`). */
@@ -98,6 +100,8 @@ export function databaseServerConfig(env: Env): DatabaseServerConfig {
   const projectMemoryBytes = read.integer('CW_DB_PROJECT_MEMORY_MIB', 64, { min: 1, max: 64 * 1024 }) * MIB;
   // A project must be able to send at least one request of the largest size.
   if (projectMemoryBytes < maxBodyBytes) throw new ConfigError('CW_DB_PROJECT_MEMORY_MIB must hold at least one request body of CW_DB_MAX_BODY_BYTES');
+  const requestMemoryBytes = read.integer('CW_DB_REQUEST_MEMORY_MIB', 256, { min: 1, max: 256 * 1024 }) * MIB;
+  if (requestMemoryBytes < projectMemoryBytes) throw new ConfigError('CW_DB_REQUEST_MEMORY_MIB must be at least CW_DB_PROJECT_MEMORY_MIB (what one project may hold)');
   return Object.freeze({
     port,
     host: read.string('CW_DB_HOST', '0.0.0.0'),
@@ -115,6 +119,7 @@ export function databaseServerConfig(env: Env): DatabaseServerConfig {
     webSocketsPerDatabase: read.integer('CW_DB_WEBSOCKETS_PER_DATABASE', 100, { min: 1, max: 10_000 }),
     maxBodyBytes,
     projectMemoryBytes,
+    requestMemoryBytes,
     shards: read.integer('CW_DB_SHARDS', Math.min(64, availableParallelism()), { min: 1, max: 64 }),
     shardMemoryBytes: shardMemoryMiB * MIB,
     restoreConcurrency: read.integer('CW_DB_RESTORE_CONCURRENCY', DEFAULT_RESTORE_CONCURRENCY, { min: 1, max: 256 }),

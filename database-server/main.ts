@@ -142,7 +142,7 @@ export async function startDatabaseServer(config: DatabaseServerConfig, log: Log
     streams,
     meter,
     maxBodyBytes: config.maxBodyBytes,
-    memory: new ProjectMemory({ limitBytes: config.projectMemoryBytes, projectOf }),
+    memory: new ProjectMemory({ limitBytes: config.projectMemoryBytes, totalLimitBytes: config.requestMemoryBytes, projectOf }),
     authorize: (request, pathTenant) => directory.authorize(request, pathTenant),
     websocket: {
       authorize: (token, pathTenant) => directory.authorizeToken(token, pathTenant),

@@ -29,6 +29,23 @@ describe('ProjectMemory', () => {
     expect(memory.refusal()).toMatchObject({ code: 'PROJECT_BUSY', message: expect.stringContaining('10 bytes') });
   });
 
+  it('bounds what all projects hold together: past it the projects holding more than an equal share wait, one holding little gets in', () => {
+    // Each project may hold 100; all together 200. Ten projects each within their own bound cannot fill the process.
+    const memory = new ProjectMemory({ limitBytes: 100, totalLimitBytes: 200, projectOf });
+    expect(memory.tryCharge('a-one', 90)).toBe(true);
+    expect(memory.tryCharge('b-one', 90)).toBe(true);
+    // 180 held; 40 more would pass 200, and c would hold more than a third of it (c is the third project).
+    expect(memory.tryCharge('c-one', 40)).toBe(true); // 40 < 200 / 3
+    expect(memory.totalHeld).toBe(220);
+    // Past the total: a and b hold more than a quarter of it each (four projects with d), so they wait; d gets in.
+    expect([memory.tryCharge('a-one', 1), memory.over('a-one'), memory.over('b-one')]).toEqual([false, true, true]);
+    expect(memory.tryCharge('d-one', 10)).toBe(true);
+    expect(memory.refusal().message).toContain('or while all projects’ requests hold 200 bytes, more than an equal share of that'.replace('’', "'"));
+    memory.release('a-one', 90);
+    memory.release('b-one', 90);
+    expect([memory.totalHeld, memory.tryCharge('a-one', 90)]).toEqual([50, true]);
+  });
+
   it('refuses a bound that is not a positive whole number', () => {
     expect(() => new ProjectMemory({ limitBytes: 0 })).toThrow(RangeError);
   });

@@ -4,6 +4,13 @@ import { formatBytes } from '../sql/sql-limits.ts';
 export interface ProjectMemoryOptions {
   /** What one project's requests may hold at once (and what callers not yet authenticated hold together). */
   limitBytes: number;
+  /**
+   * What all projects' requests may hold together (default: no bound past the projects' own). Past it, a project
+   * holding more than an equal share of it (the bound over the projects holding anything) has its next request
+   * refused: many projects, each within its own bound, cannot together fill the process, and the ones holding the
+   * most are held back first while a project holding little still gets in.
+   */
+  totalLimitBytes?: number;
   /** The project a database belongs to (cw-db's tenant directory); default: the database is its own project. */
   projectOf?: (database: string) => string;
 }
@@ -27,13 +34,21 @@ const ANONYMOUS = '';
  */
 export class ProjectMemory {
   readonly limitBytes: number;
+  readonly totalLimitBytes: number;
   readonly #projectOf: (database: string) => string;
   readonly #held = new Map<string, number>();
+  #total = 0;
 
   constructor(options: ProjectMemoryOptions) {
     if (!Number.isInteger(options.limitBytes) || options.limitBytes < 1) throw new RangeError(`limitBytes must be a positive integer, got ${options.limitBytes}`);
     this.limitBytes = options.limitBytes;
+    this.totalLimitBytes = options.totalLimitBytes ?? Number.POSITIVE_INFINITY;
     this.#projectOf = options.projectOf ?? ((database) => database);
+  }
+
+  /** What all projects hold now. */
+  get totalHeld(): number {
+    return this.#total;
   }
 
   /**
@@ -44,7 +59,9 @@ export class ProjectMemory {
     const account = this.#account(database);
     const held = this.#held.get(account) ?? 0;
     if (held + bytes > this.limitBytes) return false;
+    if (this.#total + bytes > this.totalLimitBytes && held + bytes > this.#share(held === 0)) return false;
     this.#held.set(account, held + bytes);
+    this.#total += bytes;
     return true;
   }
 
@@ -52,19 +69,28 @@ export class ProjectMemory {
   charge(database: string | undefined, bytes: number): void {
     const account = this.#account(database);
     this.#held.set(account, (this.#held.get(account) ?? 0) + bytes);
+    this.#total += bytes;
   }
 
   /** Gives back `bytes` charged to the project of `database`. */
   release(database: string | undefined, bytes: number): void {
     const account = this.#account(database);
-    const left = (this.#held.get(account) ?? 0) - bytes;
+    const held = this.#held.get(account) ?? 0;
+    const left = held - bytes;
+    this.#total -= Math.min(held, bytes);
     if (left > 0) this.#held.set(account, left);
     else this.#held.delete(account);
   }
 
-  /** Whether the project of `database` holds more than its bound now: its next request is refused. */
+  /** Whether the project of `database` holds more than its bound now, or more than its share while all hold more than theirs: its next request is refused. */
   over(database: string): boolean {
-    return this.heldBy(database) > this.limitBytes;
+    const held = this.heldBy(database);
+    return held > this.limitBytes || (this.#total > this.totalLimitBytes && held > this.#share(held === 0));
+  }
+
+  /** An equal share of the total bound among the projects holding anything (one more when the asking one holds nothing yet). */
+  #share(newcomer: boolean): number {
+    return this.totalLimitBytes / Math.max(1, this.#held.size + (newcomer ? 1 : 0));
   }
 
   /** What the project of `database` holds now. */
@@ -72,10 +98,11 @@ export class ProjectMemory {
     return this.#held.get(this.#account(database)) ?? 0;
   }
 
-  /** The refusal a request of `database`'s project gets while it holds its bound. */
+  /** The refusal a request gets while its project holds its bound, or its share while all projects' requests hold theirs. */
   refusal(): MemoryRefusal {
+    const share = Number.isFinite(this.totalLimitBytes) ? `, or while all projects' requests hold ${formatBytes(this.totalLimitBytes)}, more than an equal share of that` : '';
     return {
-      message: `This project's requests hold ${formatBytes(this.limitBytes)} of the database server's memory (request bodies being sent, answers not yet read, WebSocket cursors and stored SQL); retry once some are done`,
+      message: `This project's requests hold ${formatBytes(this.limitBytes)} of the database server's memory${share} (request bodies being sent, answers not yet read, WebSocket cursors and stored SQL); retry once some are done`,
       code: 'PROJECT_BUSY',
     };
   }
