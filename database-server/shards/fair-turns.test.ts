@@ -45,6 +45,18 @@ describe('FairTurns', () => {
     expect(turns.othersContend('hog', 0)).toBe(false);
   });
 
+  it('counts the projects contending, by project', async () => {
+    const turns = new FairTurns();
+    await turns.acquire('db-a', 'hog');
+    const waiting = [turns.acquire('db-b', 'victim'), turns.acquire('db-c', 'third'), turns.acquire('db-d', 'third')];
+    expect([turns.contenders('hog', 1_000), turns.contenders('victim', 1_000), turns.contenders('third', 1_000)]).toEqual([2, 2, 2]);
+    for (const turn of waiting) {
+      turns.release();
+      await turn;
+    }
+    turns.release();
+  });
+
   it('gives one turn at a time', async () => {
     const turns = new FairTurns();
     let inside = 0;

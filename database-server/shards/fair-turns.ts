@@ -29,13 +29,19 @@ export class FairTurns {
    * hog takes its turn the neighbour has often just had one and is not waiting yet.)
    */
   othersContend(project: string, withinMs: number): boolean {
-    if (this.#waiting.some((w) => w.project !== project)) return true;
+    return this.contenders(project, withinMs) > 0;
+  }
+
+  /** How many projects other than `project` contend for the shard, as {@link othersContend} counts them. */
+  contenders(project: string, withinMs: number): number {
+    const others = new Set<string>();
+    for (const w of this.#waiting) if (w.project !== project) others.add(w.project);
     const since = performance.now() - withinMs;
     for (const [other, at] of this.#grantedAt) {
       if (at < since) this.#grantedAt.delete(other);
-      else if (other !== project) return true;
+      else if (other !== project) others.add(other);
     }
-    return false;
+    return others.size;
   }
 
   release(): void {

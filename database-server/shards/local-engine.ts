@@ -105,7 +105,7 @@ export class LocalEngine implements DatabaseEngine {
     const take = async () => {
       await this.#turns.acquire(run.tenant, project);
       since = clocks();
-      connection.setStatementCap(this.#time.capFor(project, this.#turns.othersContend(project, CONTENDED_WITHIN_MS)));
+      connection.setStatementCap(this.#time.capFor(project, this.#turns.contenders(project, CONTENDED_WITHIN_MS)));
     };
     const give = () => {
       const now = clocks();

@@ -12,30 +12,37 @@ describe('ShardTime', () => {
     const time = new ShardTime({ halfLifeMs: 1_000, hogMs: 500, capMs: 50, now: () => now });
     time.add('hog', 2_000);
     // Nobody waiting: never capped, however much it used.
-    expect(time.capFor('hog', false)).toBeUndefined();
-    expect(time.capFor('hog', true)).toBe(50);
+    expect(time.capFor('hog', 0)).toBeUndefined();
+    expect(time.capFor('hog', 1)).toBe(50);
     time.add('victim', 100);
     // Another project may use what is left of the budget.
-    expect(time.capFor('victim', true)).toBe(400);
+    expect(time.capFor('victim', 1)).toBe(400);
     // 2 s of use halves each second: past 2 s it is under 500 ms again.
     now = 1_900;
-    expect(time.capFor('hog', true)).toBe(50);
+    expect(time.capFor('hog', 1)).toBe(50);
     now = 3_000;
-    expect(time.capFor('hog', true)).toBe(250);
+    expect(time.capFor('hog', 1)).toBe(250);
   });
 
   it('caps even a fresh project at the budget while another contends, so a new project cannot stall a shard for its whole time limit', () => {
     const time = new ShardTime({ hogMs: 1_000, capMs: 250, now: () => 0 });
-    expect(time.capFor('fresh', false)).toBeUndefined();
-    expect(time.capFor('fresh', true)).toBe(1_000);
+    expect(time.capFor('fresh', 0)).toBeUndefined();
+    expect(time.capFor('fresh', 1)).toBe(1_000);
     time.add('fresh', 900);
-    expect(time.capFor('fresh', true)).toBe(250);
+    expect(time.capFor('fresh', 1)).toBe(250);
+  });
+
+  it('divides the cap among the projects contending, so many of them stall a neighbour about one cap a round, not one each', () => {
+    const time = new ShardTime({ hogMs: 1_000, capMs: 250, now: () => 0 });
+    time.add('hog', 5_000);
+    expect([1, 2, 4, 20].map((n) => time.capFor('hog', n))).toEqual([250, 125, 63, 25]);
+    expect([1, 4].map((n) => time.capFor('fresh', n))).toEqual([1_000, 250]);
   });
 
   it('never caps with a cap of 0', () => {
     const time = new ShardTime({ capMs: 0 });
     time.add('hog', 100_000);
-    expect(time.capFor('hog', true)).toBeUndefined();
+    expect(time.capFor('hog', 1)).toBeUndefined();
   });
 });
 
@@ -93,6 +100,26 @@ describe('a shard shared by a project running long statements', () => {
     expect(neighbour.every((r) => r.type === 'ok')).toBe(true);
     await engine.close();
   }, 30_000);
+
+  it('stalls a neighbour about one cap a round however many projects loop long statements against it', async () => {
+    const hogs = ['h1-a', 'h2-a', 'h3-a', 'h4-a'];
+    const engine = new LocalEngine({ directory: path.join(directory, 'many'), shardTime: new ShardTime({ hogMs: 200, capMs: 200 }) });
+    await Promise.all([...hogs, 'victim-c'].map((tenant) => engine.open(tenant, limits)));
+    let done = false;
+    const looping = hogs.map(async (tenant) => {
+      while (!done) await run(engine, tenant, [SLOW]);
+    });
+    // Let every hog have its turns, then time the neighbour's one-statement requests.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const waits: number[] = [];
+    for (let i = 0; i < 8; i++) waits.push((await run(engine, 'victim-c', ['SELECT 1'])).ms);
+    done = true;
+    await Promise.all(looping);
+    waits.sort((a, b) => a - b);
+    // Four hogs at 200 ms each were 800 ms a round; divided among them, about 200.
+    expect(waits[4]).toBeLessThan(500);
+    await engine.close();
+  }, 60_000);
 
   it('lets a project run long statements to their limit while nobody waits', async () => {
     const engine = new LocalEngine({ directory: path.join(directory, 'alone'), shardTime: new ShardTime({ hogMs: 200, capMs: 50 }) });

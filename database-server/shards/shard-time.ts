@@ -9,6 +9,9 @@ export interface ShardTimeOptions {
   now?: () => number;
 }
 
+/** The least a statement runs before it is cut, however many projects contend: enough to get work done. */
+const MIN_CAP_MS = 25;
+
 interface Use {
   /** Statement time remembered, as of `at`. */
   ms: number;
@@ -46,11 +49,16 @@ export class ShardTime {
     if (this.#use.size > 64) for (const [other, use] of this.#use) if (this.#decayed(use, now) < 1) this.#use.delete(other);
   }
 
-  /** The cap on `project`'s statements as it takes a turn while others contend: what is left of `hogMs` after its recent use, at least `capMs`; none while nobody else does. */
-  capFor(project: string, othersContend: boolean): number | undefined {
-    if (this.capMs === 0 || !othersContend) return undefined;
+  /**
+   * The cap on `project`'s statements as it takes a turn while `contenders` other projects contend: what is left of
+   * `hogMs` after its recent use, at least `capMs`, divided among the contenders (never under {@link MIN_CAP_MS});
+   * none while nobody else does. Divided, because a project waits for a statement of each other one: many projects
+   * made to take turns against one neighbour would otherwise stall it a cap each.
+   */
+  capFor(project: string, contenders: number): number | undefined {
+    if (this.capMs === 0 || contenders < 1) return undefined;
     const left = this.#hogMs - this.#decayed(this.#use.get(project), this.#now());
-    return Math.max(this.capMs, Math.round(left));
+    return Math.max(Math.min(this.capMs, MIN_CAP_MS), Math.round(Math.max(this.capMs, left) / contenders));
   }
 
   #decayed(use: Use | undefined, now: number): number {
