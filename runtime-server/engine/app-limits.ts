@@ -78,6 +78,11 @@ export class AppLimits implements AppLimitsView {
   }
 
   /** The app's quarantine on this replica, or its project's (`project: true`), while it lasts. */
+  /** Whether `key` is neither quarantined nor on probation: a stop did not suspect it (its lost requests may be sent again). */
+  unsuspected(key: string): boolean {
+    return this.quarantine(key) === undefined && !this.#probation.covers(splitKey(key).namespace);
+  }
+
   quarantine(key: string): AppQuarantine | undefined {
     if (this.#quarantines.size === 0) return undefined;
     const own = this.#quarantines.get(key);
