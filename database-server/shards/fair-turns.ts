@@ -29,19 +29,25 @@ export class FairTurns {
    * hog takes its turn the neighbour has often just had one and is not waiting yet.)
    */
   othersContend(project: string, withinMs: number): boolean {
-    return this.contenders(project, withinMs) > 0;
-  }
-
-  /** How many projects other than `project` contend for the shard, as {@link othersContend} counts them. */
-  contenders(project: string, withinMs: number): number {
-    const others = new Set<string>();
-    for (const w of this.#waiting) if (w.project !== project) others.add(w.project);
+    if (this.#waiting.some((w) => w.project !== project)) return true;
     const since = performance.now() - withinMs;
     for (const [other, at] of this.#grantedAt) {
       if (at < since) this.#grantedAt.delete(other);
-      else if (other !== project) others.add(other);
+      else if (other !== project) return true;
     }
-    return others.size;
+    return false;
+  }
+
+  /**
+   * How many projects other than `project` contend for the shard (at least one while any does, as
+   * {@link othersContend} says): those with a request waiting for a turn now. Not those served lately, which on a
+   * busy shard of small queries would be many, none of them waiting long.
+   */
+  contenders(project: string, withinMs: number): number {
+    if (!this.othersContend(project, withinMs)) return 0;
+    const waiting = new Set<string>();
+    for (const w of this.#waiting) if (w.project !== project) waiting.add(w.project);
+    return Math.max(1, waiting.size);
   }
 
   release(): void {
