@@ -167,7 +167,13 @@ export class AppLimits implements AppLimitsView {
     // The thread's own answer, when it gave one, is the app's code that was running: no judging from outside needed.
     const verdict: Verdict = stop.running !== undefined ? { kind: 'blame', app: stop.running } : attribute(pool.evidence(), this.#options.blame);
     const reason: LimitReason | undefined = stop.kind === 'cpu' ? 'CPULimitExceeded' : stop.kind === 'crash' ? undefined : 'MemoryLimitExceeded';
-    this.#options.log.warn(reason ? 'workerd shard stopped at a limit' : 'workerd shard crashed', { shard: stop.generation.shard, kind: stop.kind, detail: stop.detail, verdict, by: stop.running !== undefined ? 'thread' : 'requests' });
+    this.#options.log.warn(reason ? 'workerd shard stopped at a limit' : 'workerd shard crashed', {
+      shard: stop.generation.shard,
+      kind: stop.kind,
+      detail: stop.detail,
+      verdict,
+      by: stop.running !== undefined ? 'thread' : 'requests',
+    });
     if (!reason) return;
     if (verdict.kind === 'unattributed') return;
     const apps = verdict.kind === 'blame' ? [verdict.app] : verdict.apps;
