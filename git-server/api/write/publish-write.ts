@@ -94,10 +94,12 @@ async function packWritten(quarantine: Quarantine): Promise<IndexedPack | undefi
       throw error;
     },
   );
-  const [pack] = await Promise.all([quarantine.indexPack(out, MAX_WRITE_PACK_BYTES), packed]).catch((error: unknown) => {
-    throw refusedByFsck(error) ?? error;
-  });
-  return pack;
+  // Both settled before judging: when index-pack refuses the objects, pack-objects writing to it fails too, and
+  // either failure may come first; index-pack's says why.
+  const [indexed, written] = await Promise.allSettled([quarantine.indexPack(out, MAX_WRITE_PACK_BYTES), packed]);
+  if (indexed.status === 'rejected') throw refusedByFsck(indexed.reason) ?? indexed.reason;
+  if (written.status === 'rejected') throw written.reason;
+  return indexed.value;
 }
 
 /**
