@@ -45,9 +45,6 @@ export interface AppLimitsView {
   why(reason: LimitReason, project?: boolean): string;
 }
 
-/** How long an app spared for a stop counts as suspected: its requests lost in that stop are answered, not sent again. */
-const BLAMED_MS = 30_000;
-
 /** Stops that quarantined apps of one project within {@link PROJECT_STOPS_WINDOW_MS} before all its apps are held back on the replica. */
 export const PROJECT_STOPS = 3;
 /** New releases of one project's rollouts suspended for stopping a shard within the window before the same. */
@@ -71,8 +68,6 @@ export class AppLimits implements AppLimitsView {
   readonly #quarantines: Quarantines;
   readonly #probation: Probation;
   readonly #stops = new Map<ShardStop['kind'], number>();
-  /** Apps blamed for a stop but spared a quarantine (a rollout's release suspended instead), and when. */
-  readonly #blamedAt = new Map<string, number>();
   /** Project → the stops laid on it lately (a quarantining stop, or a release suspended) and when. */
   readonly #projectStops = new Map<string, Map<string, number>>();
 
@@ -83,13 +78,6 @@ export class AppLimits implements AppLimitsView {
   }
 
   /** The app's quarantine on this replica, or its project's (`project: true`), while it lasts. */
-  /** Whether `key` is neither quarantined nor on probation: a stop did not suspect it (its lost requests may be sent again). */
-  unsuspected(key: string): boolean {
-    const blamed = this.#blamedAt.get(key);
-    if (blamed !== undefined && blamed > Date.now() - BLAMED_MS) return false;
-    return this.quarantine(key) === undefined && !this.#probation.covers(splitKey(key).namespace);
-  }
-
   quarantine(key: string): AppQuarantine | undefined {
     if (this.#quarantines.size === 0) return undefined;
     const own = this.#quarantines.get(key);
@@ -216,9 +204,6 @@ export class AppLimits implements AppLimitsView {
 
   /** An app in a rollout whose new release (`build`) may have stopped its shard: that release is suspended (`RuntimeEngine`), the app not quarantined. */
   #suspended(key: string, build: string, reason: LimitReason, stop: ShardStop): void {
-    // Spared, not cleared: its requests lost in the stop are not sent again (the release they ran may be gone).
-    this.#blamedAt.set(key, Date.now());
-    if (this.#blamedAt.size > 1_000) this.#blamedAt.delete(this.#blamedAt.keys().next().value!);
     this.#probation.forget(key);
     this.#options.log.warn('rollout: new release suspended', { app: key, build, reason, detail: stop.detail });
     const now = new Date().toISOString();

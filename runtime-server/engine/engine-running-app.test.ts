@@ -63,7 +63,7 @@ describe('RuntimeEngine asking a stuck thread which app it runs', { timeout: 60_
   /** Runs `attack` while the victim has one request in flight, awaiting a timer; answers that request's status. */
   async function withVictimInFlight(attack: () => Promise<void>): Promise<number> {
     const { pid } = engine.status().shards[0]!;
-    const inFlight = send(port, 'web.victim.apps.test', '/think?ms=1500');
+    const inFlight = send(port, 'web.victim.apps.test', '/think?ms=8000');
     await expect.poll(async () => (await engine.requestStats()).get('victim/web')?.active).toBe(1);
     await attack();
     const status = (await inFlight).status;
@@ -75,8 +75,7 @@ describe('RuntimeEngine asking a stuck thread which app it runs', { timeout: 60_
     const status = await withVictimInFlight(async () => {
       expect((await send(port, 'later.attacker.apps.test', '/after?ms=300')).status).toBe(200);
     });
-    // Its workerd died under it: a GET of an app the stop did not suspect is sent again once the shard restarts.
-    expect(status).toBe(200);
+    expect(status).toBe(503); // restarted under it: the one request the victim loses
     expect(engine.limits.quarantine('attacker/later')).toMatchObject({ reason: 'CPULimitExceeded' });
     expect(engine.limits.quarantine('victim/web')).toBeUndefined();
     expect(engine.limits.onProbation()).toEqual([]);
@@ -84,23 +83,11 @@ describe('RuntimeEngine asking a stuck thread which app it runs', { timeout: 60_
   });
 
   it('lays a loop inside a builtin on the app whose code called it', async () => {
-    const status = await withVictimInFlight(async () => {
+    await withVictimInFlight(async () => {
       expect((await send(port, 'parser.attacker.apps.test', '/parse')).status).toBe(503);
     });
     expect(engine.limits.quarantine('attacker/parser')).toMatchObject({ reason: 'CPULimitExceeded' });
     expect(engine.limits.quarantine('victim/web')).toBeUndefined();
-    expect(status).toBe(200);
-  });
-
-  it('answers 503 to a lost request that changes things (a POST), rather than send it again', async () => {
-    const { pid } = engine.status().shards[0]!;
-    const posted = send(port, 'web.victim.apps.test', '/think?ms=1500', { method: 'POST' });
-    await expect.poll(async () => (await engine.requestStats()).get('victim/web')?.active).toBe(1);
-    expect((await send(port, 'later.attacker.apps.test', '/after?ms=100')).status).toBe(503); // quarantined above
-    await engine.deploy({ project: 'attacker', appId: 'again', buildId: 'attacker', env: {}, hostnames: [] });
-    expect((await send(port, 'again.attacker.apps.test', '/after?ms=100')).status).toBe(200);
-    expect((await posted).status).toBe(503);
-    await expect.poll(() => engine.status().shards[0]!.ready && engine.status().shards[0]!.pid !== pid).toBe(true);
   });
 });
 

@@ -171,7 +171,6 @@ export class RuntimeEngine {
       retryAfterSeconds: options.retryAfterSeconds,
       ...(options.answer ? { answer: options.answer } : {}),
       ...(options.https ? { https: options.https } : {}),
-      resend: (app) => this.#limits.unsuspected(app),
       log: this.#log,
     });
   }

@@ -52,12 +52,6 @@ export interface EntryProxyOptions {
    * Called for every routed request, so it must decide without I/O.
    */
   readonly https?: (req: IncomingMessage, app: string, secure: boolean) => { readonly redirect?: string | undefined; readonly hsts?: string | undefined } | undefined;
-  /**
-   * Whether a request of `app` that changes nothing (GET, HEAD, OPTIONS), whose workerd died under it, is routed
-   * again (once) rather than answered 503: the engine says yes for an app the stop did not suspect (neither
-   * quarantined nor on probation). Default: never.
-   */
-  readonly resend?: (app: string) => boolean;
   readonly log?: RuntimeLogger;
 }
 
@@ -77,15 +71,11 @@ export class EntryProxy {
   readonly #route: EntryProxyOptions['route'];
   readonly #answer: EntryProxyOptions['answer'];
   readonly #https: EntryProxyOptions['https'];
-  readonly #resend: EntryProxyOptions['resend'];
-  /** Requests already sent again after their workerd died under them (once is all). */
-  readonly #resent = new WeakSet<IncomingMessage>();
 
   constructor(options: EntryProxyOptions) {
     this.#route = options.route;
     this.#answer = options.answer;
     this.#https = options.https;
-    this.#resend = options.resend;
     this.#trust = options.trustForwardedHeaders ?? false;
     this.#retryAfter = String(options.retryAfterSeconds ?? 1);
     this.#log = options.log ?? silentRuntimeLogger;
@@ -131,11 +121,6 @@ export class EntryProxy {
       return;
     }
     if (this.#answer?.(req, res)) return;
-    this.#routeAndSend(req, res);
-  };
-
-  /** Routes the request by its host (waiting where its route says to) and sends it on. */
-  #routeAndSend(req: IncomingMessage, res: ServerResponse): void {
     const route = this.#route(hostOf(req));
     if ('pending' in route) {
       if (route.cancel) res.once('close', route.cancel);
@@ -143,7 +128,7 @@ export class EntryProxy {
       return;
     }
     this.#routed(req, res, route);
-  }
+  };
 
   /** Answers a request its route refuses, redirects it by the app's HTTPS policy, or forwards it. */
   #routed(req: IncomingMessage, res: ServerResponse, route: SettledRoute): void {
@@ -252,16 +237,6 @@ export class EntryProxy {
             }
             if (!hasBody && !retried && isClosedByPeer(err)) {
               send(true); // a kept-alive connection had been closed by workerd: once more on a new one
-              return;
-            }
-            if (!hasBody && SAFE_METHODS.has(req.method ?? '') && !this.#resent.has(req) && this.#resend?.(app)) {
-              // Its workerd died under it, stopped for another app's code: a request that changes nothing is routed
-              // again, once, and waits for the shard's restart, as a proxy retries an idempotent request on another
-              // upstream. What was running still counts as running when it died.
-              this.#resent.add(req);
-              lost = true;
-              done(true);
-              this.#routeAndSend(req, res);
               return;
             }
             if (!pool.reportedUnreachable) {
@@ -451,9 +426,6 @@ function responseHeaders(raw: Dispatcher.DispatchController['rawHeaders'], parse
 }
 
 /** undici's error for a connection the peer closed before answering (a kept-alive one workerd had let go). */
-/** Methods that change nothing (RFC 9110 §9.2.1): sent again when their workerd died before answering. */
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
-
 function isClosedByPeer(err: Error): boolean {
   return err.name === 'SocketError' || (err as NodeJS.ErrnoException).code === 'UND_ERR_SOCKET' || (err as NodeJS.ErrnoException).code === 'ECONNRESET';
 }
