@@ -62,7 +62,11 @@ export class Quarantine {
   async indexPack(pack: Readable, maxBytes: number, signal?: AbortSignal, spool?: SpoolMeter): Promise<IndexedPack> {
     const limit = receiveMeter(maxBytes, (max) => new PackTooLargeError(`the pack is larger than ${max} bytes`), spool);
     let tooLarge: Error | undefined;
-    limit.on('error', (error) => (tooLarge = error));
+    // Only the meter's own refusals explain a failure; a "premature close" when git stopped reading (it refused the
+    // pack: its fsck complaint is the error to give) does not.
+    limit.on('error', (error) => {
+      if (error instanceof PackTooLargeError || error.name === 'SpoolFullError') tooLarge = error;
+    });
     const indexed = runGit(['index-pack', '--stdin', '--fix-thin', '--fsck-objects'], { env: this.env, stdin: pack.pipe(limit), signal }).catch((error: unknown) => {
       throw tooLarge ?? error;
     });
