@@ -237,9 +237,10 @@ export class RuntimeEngine {
       askTheThread: this.#s.askTheThread,
       stopped: (stop: ShardStop) =>
         this.#limits.stopped(
-          { ...stop, running: this.#appOfFingerprint(stop.running) },
+          stop,
           (key) => this.#served.get(key)?.live.build.buildId,
           (key) => this.#suspend(key),
+          this.#appOfFingerprint(stop.runningCode),
         ),
     };
     this.#shards = Array.from({ length: this.#shardCount }, (_, i) => new Shard(i, shardContext, { routes: emptyTable, assets: [] }));

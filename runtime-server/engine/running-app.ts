@@ -16,15 +16,21 @@ import { closeSync, openSync, readFileSync, readSync, unlinkSync } from 'node:fs
  */
 export const PERF_MAP_FLAGS: readonly string[] = ['--perf-basic-prof-only-functions', '--interpreted-frames-native-stack'];
 
-/** How a module name carries its app: `cw-<fingerprint>/` before the build's own name. */
-export const APP_SCRIPT_PREFIX = 'cw-';
-const APP_SCRIPT = /\bcw-([0-9a-f]{24})\//;
+/** How a module name carries its app: `cw-<fingerprint>/` before the build's own name (one pattern, read and stripped). */
+const APP_SCRIPT_PREFIX = 'cw-';
+const APP_SCRIPT_SOURCE = String.raw`\bcw-([0-9a-f]{24})\/`;
+const APP_SCRIPT = new RegExp(APP_SCRIPT_SOURCE);
+const APP_SCRIPTS = new RegExp(APP_SCRIPT_SOURCE, 'g');
+
+/** The directory an app's modules are loaded under, named for its code's fingerprint (`worker-code.ts`). */
+export function appScriptDirectory(fingerprint: string): string {
+  return `${APP_SCRIPT_PREFIX}${fingerprint}/`;
+}
 
 /** `text` (an app's log line, stack or load error) in the build's own module names, without the directory the runtime loads them under. */
 export function inBuildNames(text: string): string {
   return text.includes(APP_SCRIPT_PREFIX) ? text.replace(APP_SCRIPTS, '') : text;
 }
-const APP_SCRIPTS = /\bcw-[0-9a-f]{24}\//g;
 
 /** How much of the stack above its pointer is searched for the innermost frame of JavaScript. */
 const STACK_BYTES = 256 * 1024;
@@ -32,7 +38,7 @@ const STACK_BYTES = 256 * 1024;
 const STOP_WAIT_MS = 200;
 
 /** Where V8 writes the perf map of process `pid`. */
-export function perfMapPath(pid: number): string {
+function perfMapPath(pid: number): string {
   return `/tmp/perf-${pid}.map`;
 }
 

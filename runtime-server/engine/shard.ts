@@ -23,11 +23,8 @@ export interface ShardStop {
   readonly detail: string;
   /** The workerd that stopped, with what the entry point saw of its requests (`upstream.pool.evidence()`). */
   readonly generation: Generation;
-  /**
-   * What its thread was running when the watchdog stopped it, asked of the thread (`running-app.ts`): the
-   * fingerprint of an app's code as the shard reports it, the app's key once the engine has looked it up.
-   */
-  readonly running?: string | undefined;
+  /** The fingerprint of the app code its thread was running when the watchdog stopped it, if the thread told (`running-app.ts`). */
+  readonly runningCode?: string | undefined;
 }
 
 export interface ShardContext {
@@ -293,8 +290,8 @@ export class Shard {
     gen.killedFor = kind;
     if (serving) this.#limitRestart = true;
     // Asked only of a thread stuck computing: one whose process outgrew its memory may be in any code.
-    const running = kind === 'cpu' && this.#ctx.askTheThread ? runningFingerprint(gen.proc.pid) : undefined;
-    this.#ctx.stopped({ kind, detail, generation: gen, running });
+    const runningCode = kind === 'cpu' && this.#ctx.askTheThread ? runningFingerprint(gen.proc.pid) : undefined;
+    this.#ctx.stopped({ kind, detail, generation: gen, runningCode });
     gen.proc.kill();
     if (serving) this.#restart(gen, 0);
   }

@@ -4,7 +4,7 @@ import type { ModuleType } from '../../src/app-artifacts/artifact.ts';
 import type { PreparedBuild } from './build-store.ts';
 import type { AppDeployment } from './ports.ts';
 import { effectiveFlags } from '../../src/app-artifacts/compatibility.ts';
-import { APP_SCRIPT_PREFIX } from './running-app.ts';
+import { appScriptDirectory } from './running-app.ts';
 
 /** An app as the runtime serves it: the deployment asked for and its unpacked build. */
 export interface LiveApp {
@@ -37,7 +37,7 @@ export function workerFingerprint(live: LiveApp): string {
 export async function workerCode(live: LiveApp): Promise<WorkerCodeJson> {
   // Every module under a directory named for this code, which its scripts are named after: a stuck thread's code
   // names its app (`running-app.ts`). The build's relative imports resolve inside the directory as before.
-  const prefix = `${APP_SCRIPT_PREFIX}${workerFingerprint(live)}/`;
+  const prefix = appScriptDirectory(workerFingerprint(live));
   const modules: Record<string, Record<string, unknown>> = {};
   for (const m of live.build.modules) {
     const bytes = await readFile(m.file);
