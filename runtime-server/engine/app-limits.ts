@@ -70,11 +70,24 @@ export class AppLimits implements AppLimitsView {
   readonly #stops = new Map<ShardStop['kind'], number>();
   /** Project → the stops laid on it lately (a quarantining stop, or a release suspended) and when. */
   readonly #projectStops = new Map<string, Map<string, number>>();
+  /** A stopped workerd's requests → the project whose code its thread was running (only when the thread told). */
+  readonly #stoppedBy = new WeakMap<UpstreamPool, string>();
 
   constructor(options: AppLimitsOptions) {
     this.#options = options;
     this.#quarantines = new Quarantines({ ...options.quarantine, ...(options.onChange ? { onChange: options.onChange } : {}) });
     this.#probation = new Probation(options.probationMs);
+  }
+
+  /**
+   * Whether a request of `key` that `pool`'s workerd dropped when it was stopped may be sent again: only when the
+   * stopped thread said which code it ran, and that code was another project's. The same project's requests are
+   * not (they may run that code again, a rollout's release say, and stop the shard a second time), nor any when the
+   * stop was judged from the requests in flight (any of them could have been running).
+   */
+  resendable(key: string, pool: UpstreamPool): boolean {
+    const by = this.#stoppedBy.get(pool);
+    return by !== undefined && by !== splitKey(key).namespace && this.quarantine(key) === undefined;
   }
 
   /** The app's quarantine on this replica, or its project's (`project: true`), while it lasts. */
@@ -160,6 +173,7 @@ export class AppLimits implements AppLimitsView {
   stopped(stop: ShardStop, buildOf: (key: string) => string | undefined, spare: (key: string) => string | undefined = () => undefined, running?: string): void {
     this.#stops.set(stop.kind, (this.#stops.get(stop.kind) ?? 0) + 1);
     const pool = stop.generation.upstream.pool;
+    if (running !== undefined && stop.kind === 'cpu') this.#stoppedBy.set(pool, splitKey(running).namespace);
     // The thread's own answer, when it gave one, is the app's code that was running: no judging from outside needed.
     const verdict: Verdict = running !== undefined ? { kind: 'blame', app: running } : attribute(pool.evidence(), this.#options.blame);
     const reason: LimitReason | undefined = stop.kind === 'cpu' ? 'CPULimitExceeded' : stop.kind === 'crash' ? undefined : 'MemoryLimitExceeded';

@@ -53,18 +53,22 @@ describe('RuntimeEngine asking a stuck thread which app it runs', { timeout: 60_
     await engine.start();
     port = engine.address.port;
     await engine.deploy({ project: 'victim', appId: 'web', buildId: 'victim', env: {}, hostnames: [] });
-    for (const appId of ['later', 'parser']) await engine.deploy({ project: 'attacker', appId, buildId: 'attacker', env: {}, hostnames: [] });
+    for (const appId of ['later', 'parser', 'again']) await engine.deploy({ project: 'attacker', appId, buildId: 'attacker', env: {}, hostnames: [] });
+    // The attacker's own app with a slow path, and a third tenant's looping app.
+    await engine.deploy({ project: 'attacker', appId: 'slow', buildId: 'victim', env: {}, hostnames: [] });
+    await engine.deploy({ project: 'rogue', appId: 'later', buildId: 'attacker', env: {}, hostnames: [] });
   }, 60_000);
   afterAll(async () => {
     await engine.stop();
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  /** Runs `attack` while the victim has one request in flight, awaiting a timer; answers that request's status. */
-  async function withVictimInFlight(attack: () => Promise<void>): Promise<number> {
+  /** Runs `attack` while an app (the victim's) has one GET in flight, awaiting a timer; answers that request's status. */
+  async function withVictimInFlight(attack: () => Promise<void>, key = 'victim/web'): Promise<number> {
     const { pid } = engine.status().shards[0]!;
-    const inFlight = send(port, 'web.victim.apps.test', '/think?ms=8000');
-    await expect.poll(async () => (await engine.requestStats()).get('victim/web')?.active).toBe(1);
+    const [project, app] = key.split('/');
+    const inFlight = send(port, `${app}.${project}.apps.test`, '/think?ms=1500');
+    await expect.poll(async () => (await engine.requestStats()).get(key)?.active).toBe(1);
     await attack();
     const status = (await inFlight).status;
     await expect.poll(() => engine.status().shards[0]!.ready && engine.status().shards[0]!.pid !== pid).toBe(true);
@@ -75,19 +79,41 @@ describe('RuntimeEngine asking a stuck thread which app it runs', { timeout: 60_
     const status = await withVictimInFlight(async () => {
       expect((await send(port, 'later.attacker.apps.test', '/after?ms=300')).status).toBe(200);
     });
-    expect(status).toBe(503); // restarted under it: the one request the victim loses
+    // Its workerd died under it: a GET of an app the stop did not suspect is sent again once the shard restarts.
+    expect(status).toBe(200);
     expect(engine.limits.quarantine('attacker/later')).toMatchObject({ reason: 'CPULimitExceeded' });
     expect(engine.limits.quarantine('victim/web')).toBeUndefined();
     expect(engine.limits.onProbation()).toEqual([]);
     expect((await send(port, 'web.victim.apps.test')).status).toBe(200);
   });
 
+  it("answers 503 to a lost GET of the stopped code's own project, rather than send it again", async () => {
+    // Its project's code stopped the shard: sent again, it could run that code again (a rollout's release, say).
+    const status = await withVictimInFlight(async () => {
+      expect((await send(port, 'again.attacker.apps.test', '/after?ms=300')).status).toBe(200);
+    }, 'attacker/slow');
+    expect(engine.limits.quarantine('attacker/again')).toMatchObject({ reason: 'CPULimitExceeded' });
+    expect(engine.limits.quarantine('attacker/slow')).toBeUndefined(); // its project is not held back (yet)
+    expect(status).toBe(503);
+  });
+
   it('lays a loop inside a builtin on the app whose code called it', async () => {
-    await withVictimInFlight(async () => {
+    const status = await withVictimInFlight(async () => {
       expect((await send(port, 'parser.attacker.apps.test', '/parse')).status).toBe(503);
     });
     expect(engine.limits.quarantine('attacker/parser')).toMatchObject({ reason: 'CPULimitExceeded' });
     expect(engine.limits.quarantine('victim/web')).toBeUndefined();
+    expect(status).toBe(200);
+  });
+
+  it('answers 503 to a lost request that changes things (a POST), rather than send it again', async () => {
+    const { pid } = engine.status().shards[0]!;
+    const posted = send(port, 'web.victim.apps.test', '/think?ms=1500', { method: 'POST' });
+    await expect.poll(async () => (await engine.requestStats()).get('victim/web')?.active).toBe(1);
+    expect((await send(port, 'later.rogue.apps.test', '/after?ms=100')).status).toBe(200);
+    expect((await posted).status).toBe(503);
+    expect(engine.limits.quarantine('rogue/later')).toMatchObject({ reason: 'CPULimitExceeded' });
+    await expect.poll(() => engine.status().shards[0]!.ready && engine.status().shards[0]!.pid !== pid).toBe(true);
   });
 });
 

@@ -171,6 +171,7 @@ export class RuntimeEngine {
       retryAfterSeconds: options.retryAfterSeconds,
       ...(options.answer ? { answer: options.answer } : {}),
       ...(options.https ? { https: options.https } : {}),
+      resend: (app, pool) => this.#limits.resendable(app, pool),
       log: this.#log,
     });
   }

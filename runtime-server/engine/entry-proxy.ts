@@ -4,7 +4,7 @@ import { constants as http2Constants, type Http2SecureServer, type Http2Server, 
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { silentRuntimeLogger, type RuntimeLogger } from '../../src/runtime-contract/log.ts';
-import type { Upstream } from './upstream.ts';
+import type { Upstream, UpstreamPool } from './upstream.ts';
 import type { Dispatcher } from 'undici';
 
 // Headers that describe one connection, not the message: never forwarded (RFC 9110 §7.6.1). `expect`
@@ -52,6 +52,12 @@ export interface EntryProxyOptions {
    * Called for every routed request, so it must decide without I/O.
    */
   readonly https?: (req: IncomingMessage, app: string, secure: boolean) => { readonly redirect?: string | undefined; readonly hsts?: string | undefined } | undefined;
+  /**
+   * Whether a request of `app` that changes nothing (GET, HEAD, OPTIONS), which `pool`'s workerd dropped when it
+   * died, is routed again (once) rather than answered 503: the engine says yes when that workerd was stopped for
+   * another project's code (`AppLimits.resendable`). Default: never.
+   */
+  readonly resend?: (app: string, pool: UpstreamPool) => boolean;
   readonly log?: RuntimeLogger;
 }
 
@@ -71,11 +77,15 @@ export class EntryProxy {
   readonly #route: EntryProxyOptions['route'];
   readonly #answer: EntryProxyOptions['answer'];
   readonly #https: EntryProxyOptions['https'];
+  readonly #resend: EntryProxyOptions['resend'];
+  /** Requests already sent again after their workerd died under them (once is all). */
+  readonly #resent = new WeakSet<IncomingMessage>();
 
   constructor(options: EntryProxyOptions) {
     this.#route = options.route;
     this.#answer = options.answer;
     this.#https = options.https;
+    this.#resend = options.resend;
     this.#trust = options.trustForwardedHeaders ?? false;
     this.#retryAfter = String(options.retryAfterSeconds ?? 1);
     this.#log = options.log ?? silentRuntimeLogger;
@@ -121,6 +131,11 @@ export class EntryProxy {
       return;
     }
     if (this.#answer?.(req, res)) return;
+    this.#routeAndSend(req, res);
+  };
+
+  /** Routes the request by its host (waiting where its route says to) and sends it on. */
+  #routeAndSend(req: IncomingMessage, res: ServerResponse): void {
     const route = this.#route(hostOf(req));
     if ('pending' in route) {
       if (route.cancel) res.once('close', route.cancel);
@@ -128,7 +143,7 @@ export class EntryProxy {
       return;
     }
     this.#routed(req, res, route);
-  };
+  }
 
   /** Answers a request its route refuses, redirects it by the app's HTTPS policy, or forwards it. */
   #routed(req: IncomingMessage, res: ServerResponse, route: SettledRoute): void {
@@ -237,6 +252,16 @@ export class EntryProxy {
             }
             if (!hasBody && !retried && isClosedByPeer(err)) {
               send(true); // a kept-alive connection had been closed by workerd: once more on a new one
+              return;
+            }
+            if (!hasBody && SAFE_METHODS.has(req.method ?? '') && !this.#resent.has(req) && this.#resend?.(app, pool)) {
+              // Its workerd died under it, stopped for another tenant's code: a request that changes nothing is
+              // routed again, once, and waits for the shard's restart, as a proxy retries an idempotent request on
+              // another upstream. What was running still counts as running when it died.
+              this.#resent.add(req);
+              lost = true;
+              done(true);
+              this.#routeAndSend(req, res);
               return;
             }
             if (!pool.reportedUnreachable) {
@@ -424,6 +449,9 @@ function responseHeaders(raw: Dispatcher.DispatchController['rawHeaders'], parse
   for (const [name, value] of Object.entries(parsed)) if (!HOP_BY_HOP.has(name) && value !== undefined) out[name] = value;
   return out;
 }
+
+/** Methods that change nothing (RFC 9110 §9.2.1): sent again when their workerd died before answering. */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** undici's error for a connection the peer closed before answering (a kept-alive one workerd had let go). */
 function isClosedByPeer(err: Error): boolean {
