@@ -136,6 +136,10 @@ bench-runtime: setup ## Benchmark the runtime: HTTPS (handshakes vs Node's tls s
 bench-runtime-path: setup ## Benchmark the request path's parts without a control plane, for A/B work: the entry point in front of the worker alone in workerd and of a runtime generation (dispatcher + Worker Loader hop), alternately; CPU per request of each, one request at a time (BENCH_ARGS="--worker render --rounds N")
 	@node --max-semi-space-size=4 bench/runtime-path.ts $(BENCH_ARGS)
 
+.PHONY: bench-runtime-thread-flags
+bench-runtime-thread-flags: setup ## Benchmark what asking a stuck thread which app it runs costs: an app's first request and workerd's CPU per request, with and without the V8 flags it needs, alternately (BENCH_ARGS="--apps N --rounds N")
+	@node bench/runtime-thread-flags.ts $(BENCH_ARGS)
+
 .PHONY: bench-runtime-first-request
 bench-runtime-first-request: setup ## Benchmark an app's first request on a replica that never served it (on demand, from MinIO: fetched, checked, loaded), p50/p99 against issue 45's targets, with a small LRU bound, a burst of one app's first requests and apps with static assets (BENCH_ARGS="--apps N --prepared-apps N")
 	@node bench/runtime-first-request.ts $(BENCH_ARGS)

@@ -1,6 +1,6 @@
 // A stuck shard's thread asked which app it runs (`running-app.ts`), against the real workerd: code an app runs after
 // its answer, or inside a builtin, is laid on that app, not on another project's request that happened to be in flight.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +9,7 @@ import { artifactFromFiles } from './testing/artifact-builder.ts';
 import { send } from './testing/http.ts';
 import { MemoryArtifactSource } from './testing/memory-artifacts.ts';
 import { inBuildNames } from './running-app.ts';
+import { workerFingerprint, type LiveApp } from './worker-code.ts';
 
 /** Answers at once, and `/think?ms=N` after awaiting a timer for N ms (in flight, computing nothing). */
 const VICTIM = `export default {
@@ -40,6 +41,46 @@ export default {
 `,
   'lib/spin.js': 'export function spin() { let n = 0; for (;;) n++; }\n',
 };
+
+/**
+ * A tenant that knows the victim's fingerprint (here: the test's own process computes it) and where workerd's own
+ * code is mapped, and names a function with lines that claim all of that code for the victim, then loops inside a
+ * builtin (where the thread's counter is in workerd's code, not the tenant's).
+ */
+function forger(pid: number, victimFingerprint: string): Uint8Array {
+  const forged: string[] = [];
+  for (const line of readFileSync(`/proc/${pid}/maps`, 'utf8').split('\n')) {
+    const [range, perms, , , , path] = line.split(/\s+/);
+    if (!perms?.includes('x') || !path?.startsWith('/')) continue;
+    const [from, to] = range!.split('-').map((hex) => Number.parseInt(hex, 16));
+    for (let at = from!; at < to!; at += 0x100000) forged.push(`${at.toString(16)} 100000 JS:forged cw-${victimFingerprint}/worker.js:1:1`);
+  }
+  const name = JSON.stringify(`x\n${forged.join('\n')}\ny`);
+  return artifactFromFiles({
+    'worker.js': `const named = { ${name}() { return 1; } };
+export default {
+  fetch() {
+    named[${name}]();
+    const text = JSON.stringify(Array.from({ length: 20000 }, (_, i) => ({ i })));
+    for (;;) JSON.parse(text);
+  },
+};
+`,
+  });
+}
+
+/**
+ * A tenant hiding its own code: every function it runs is named with line breaks that end its script's line early
+ * and start lines of their own, and it loops after its answer (in `waitUntil`), so only the thread can tell.
+ */
+const HIDER = `const spin = { ${JSON.stringify('x\n1 1 JS:y\n2 2 Script:~ z')}: async function () { await scheduler.wait(300); let n = 0; for (;;) n++; } };
+export default {
+  fetch(request, env, ctx) {
+    ctx.waitUntil(spin[${JSON.stringify('x\n1 1 JS:y\n2 2 Script:~ z')}]());
+    return new Response('answered');
+  },
+};
+`;
 
 const artifacts = new MemoryArtifactSource().put('victim', artifactFromFiles({ 'worker.js': VICTIM })).put('attacker', artifactFromFiles(ATTACKER));
 
@@ -75,6 +116,17 @@ describe('RuntimeEngine asking a stuck thread which app it runs', { timeout: 60_
     return status;
   }
 
+  it("keeps workerd's perf map and V8's event logs in its own directory", async () => {
+    const { pid } = engine.status().shards[0]!;
+    expect((await send(port, 'web.victim.apps.test')).status).toBe(200);
+    // V8 opens an event log per isolate (`isolate-<address>-<pid>-v8.log`) in the working directory when asked for a perf map.
+    expect(readdirSync(process.cwd()).filter((name) => name.endsWith(`-${pid}-v8.log`))).toEqual([]);
+    const files = readdirSync(join(dataDir, 'run'), { recursive: true }).map(String);
+    expect(files.filter((name) => name.endsWith(`/perf-${pid}.map`))).toHaveLength(1);
+    expect(files.filter((name) => name.endsWith(`-${pid}-v8.log`)).length).toBeGreaterThanOrEqual(2); // the dispatcher's isolate, the app's
+    expect(existsSync(`/tmp/perf-${pid}.map`)).toBe(false);
+  });
+
   it("lays a loop in waitUntil, after its app's answer, on that app and not on the victim's request in flight", async () => {
     const status = await withVictimInFlight(async () => {
       expect((await send(port, 'later.attacker.apps.test', '/after?ms=300')).status).toBe(200);
@@ -95,6 +147,32 @@ describe('RuntimeEngine asking a stuck thread which app it runs', { timeout: 60_
     expect(engine.limits.quarantine('attacker/again')).toMatchObject({ reason: 'CPULimitExceeded' });
     expect(engine.limits.quarantine('attacker/slow')).toBeUndefined(); // its project is not held back (yet)
     expect(status).toBe(503);
+  });
+
+  it("does not lay a loop on the victim when the looping tenant's function names forge the victim's code", async () => {
+    const { pid } = engine.status().shards[0]!;
+    const victim = workerFingerprint({ app: { project: 'victim', appId: 'web', env: {} }, build: { buildId: 'victim' } } as unknown as LiveApp);
+    artifacts.put('forger', forger(pid!, victim));
+    await engine.deploy({ project: 'forger', appId: 'app', buildId: 'forger', env: {}, hostnames: [] });
+    const status = await withVictimInFlight(async () => {
+      expect((await send(port, 'app.forger.apps.test', '/')).status).toBe(503);
+    });
+    expect(engine.limits.quarantine('victim/web')).toBeUndefined();
+    expect(engine.limits.onProbation()).toEqual([]);
+    expect(engine.limits.quarantine('forger/app')).toMatchObject({ reason: 'CPULimitExceeded' });
+    expect(status).toBe(200);
+  });
+
+  it('lays a loop on the app whose isolate runs it when the app names its functions to hide its script', async () => {
+    artifacts.put('hider', artifactFromFiles({ 'worker.js': HIDER }));
+    await engine.deploy({ project: 'hider', appId: 'app', buildId: 'hider', env: {}, hostnames: [] });
+    const status = await withVictimInFlight(async () => {
+      expect((await send(port, 'app.hider.apps.test', '/')).status).toBe(200);
+    });
+    expect(engine.limits.quarantine('hider/app')).toMatchObject({ reason: 'CPULimitExceeded' });
+    expect(engine.limits.quarantine('victim/web')).toBeUndefined();
+    expect(engine.limits.onProbation()).toEqual([]);
+    expect(status).toBe(200);
   });
 
   it('lays a loop inside a builtin on the app whose code called it', async () => {

@@ -23,7 +23,6 @@ import { startNodeService } from './node-service.ts';
 import type { AppDeployment, ServedApp } from './ports.ts';
 import { RequestStats, type DispatcherStats, type RolloutCounts } from './request-stats.ts';
 import { Shard, type ShardStop } from './shard.ts';
-import { PERF_MAP_FLAGS } from './running-app.ts';
 import { servedTables } from './shard-tables.ts';
 import { shardOf } from './shard-of.ts';
 import { ShardRouter } from './shard-router.ts';
@@ -213,7 +212,8 @@ export class RuntimeEngine {
       startTimeoutMs: this.#s.startTimeoutMs,
       log: this.#log,
       runtimeSocket,
-      v8Flags: [`--max-old-space-size=${this.#s.isolateHeapMb}`, ...(this.#s.askTheThread ? PERF_MAP_FLAGS : [])],
+      v8Flags: [`--max-old-space-size=${this.#s.isolateHeapMb}`],
+      perfMaps: this.#s.askTheThread,
       ...(this.#o.outboundAllow ? { outboundAllow: this.#o.outboundAllow } : {}),
     };
     this.#ctx = ctx;
@@ -241,7 +241,7 @@ export class RuntimeEngine {
           stop,
           (key) => this.#served.get(key)?.live.build.buildId,
           (key) => this.#suspend(key),
-          this.#appOfFingerprint(stop.runningCode),
+          this.#appsOfFingerprints(stop.runningCode),
         ),
     };
     this.#shards = Array.from({ length: this.#shardCount }, (_, i) => new Shard(i, shardContext, { routes: emptyTable, assets: [] }));
@@ -562,11 +562,12 @@ export class RuntimeEngine {
     return this.#generations;
   }
 
-  /** The app whose code has `fingerprint` (a stopped shard's thread was running it), if one still has. */
-  #appOfFingerprint(fingerprint: string | undefined): string | undefined {
-    if (fingerprint === undefined) return undefined;
-    for (const live of this.#code.values()) if (workerFingerprint(live) === fingerprint) return `${live.app.project}/${live.app.appId}`;
-    return undefined;
+  /** The apps whose code has one of `fingerprints` (a stopped shard's thread was running it), those that still have; undefined when none. */
+  #appsOfFingerprints(fingerprints: readonly string[] | undefined): string[] | undefined {
+    if (fingerprints === undefined) return undefined;
+    const apps = new Set<string>();
+    for (const live of this.#code.values()) if (fingerprints.includes(workerFingerprint(live))) apps.add(`${live.app.project}/${live.app.appId}`);
+    return apps.size > 0 ? [...apps] : undefined;
   }
 
   #codeOf(id: string): Promise<ReturnType<typeof workerCode> extends Promise<infer T> ? T | undefined : never> {

@@ -7,6 +7,7 @@ import type { DispatcherStats } from './request-stats.ts';
 import type { RuntimeLogger } from '../../src/runtime-contract/log.ts';
 import { UpstreamPool, type Upstream } from './upstream.ts';
 import { WorkerdProcess } from './workerd-process.ts';
+import { perfMapFlags } from './running-app.ts';
 
 /**
  * One workerd process: the dispatcher with its Worker Loader (apps' isolates are loaded on demand, so code and
@@ -40,6 +41,8 @@ export interface GenerationContext {
   readonly runtimeSocket: string;
   /** V8 flags of every isolate (the heap bound). */
   readonly v8Flags: readonly string[];
+  /** workerd writes V8's perf map into its directory, so a stuck thread can be asked what it runs (`running-app.ts`). */
+  readonly perfMaps?: boolean;
   /** Private addresses apps may reach (CIDRs), asked before each workerd starts (`RuntimeEngineOptions.outboundAllow`). */
   readonly outboundAllow?: () => Promise<readonly string[]>;
 }
@@ -66,7 +69,7 @@ export async function startGeneration(ctx: GenerationContext, id: number, shard:
     entrySocket: `unix:${entrySocket}`,
     controlSocket: `unix:${controlSocket}`,
     runtimeService: `unix:${ctx.runtimeSocket}`,
-    v8Flags: ctx.v8Flags,
+    v8Flags: ctx.perfMaps ? [...ctx.v8Flags, ...perfMapFlags(dir)] : ctx.v8Flags,
     outboundAllow: (await ctx.outboundAllow?.()) ?? [],
   });
   const configPath = join(dir, 'config.capnp');

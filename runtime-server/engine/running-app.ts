@@ -1,20 +1,25 @@
 // Which app's code a stuck workerd shard was running, asked of the thread itself: workerd cannot say which isolate
 // runs, and judging from outside (`blame.ts`) lays a stall on whichever app had a request in flight, though the
-// code looping may be another app's work after its answer (`ctx.waitUntil`). The thread's program counter, and
-// the return addresses on its stack, fall in code V8 compiled; V8 names that code in its perf map (workerd runs with
-// `PERF_MAP_FLAGS`), with the script it came from, and every app's modules are loaded under a
-// name that starts with its code's fingerprint (`worker-code.ts`). The code of a worker cannot choose its script's
-// name, so the answer cannot be forged by a tenant; it can only be missing (code looping in WebAssembly, or a
-// platform without these files), and then the rules of `blame.ts` decide as before.
+// code looping may be another app's work after its answer (`ctx.waitUntil`). The thread's program counter, or the
+// innermost return address on its stack, falls in code V8 compiled for one isolate, and that isolate runs one app's
+// modules (`isolate-code.ts` reads both from what V8 writes, so a tenant cannot forge the answer). It can only be
+// missing (code looping in WebAssembly, or a platform without these files), and then the rules of `blame.ts`
+// decide as before.
 import { closeSync, openSync, readFileSync, readSync, unlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { readIsolateCode } from './isolate-code.ts';
 
 /**
- * The V8 flags that have workerd write `/tmp/perf-<pid>.map` (each compiled JavaScript function: its address and
+ * The V8 flags that have workerd write `<dir>/perf-<pid>.map` (each compiled JavaScript function: its address and
  * name) and give each interpreted function a trampoline of its own there, so a frame of code not compiled yet (a
  * slow loop calling a heavy builtin is never compiled within the CPU bound) has a return address to find too. The
- * trampolines cost about 0.6 KB of code space for each function an app has run.
+ * trampolines cost about 0.6 KB of code space for each function an app has run. The map goes in the workerd's own
+ * directory (V8's default is `/tmp`, where a killed process's map stays). The perf map also turns on V8's event log:
+ * a file per isolate in the working directory, which must be the workerd's directory too (`isolate-code.ts` reads it).
  */
-export const PERF_MAP_FLAGS: readonly string[] = ['--perf-basic-prof-only-functions', '--interpreted-frames-native-stack'];
+export function perfMapFlags(dir: string): string[] {
+  return ['--perf-basic-prof-only-functions', `--perf-basic-prof-path=${dir}`, '--interpreted-frames-native-stack'];
+}
 
 /** How a module name carries its app: `cw-<fingerprint>/` before the build's own name (one pattern, read and stripped). */
 const APP_SCRIPT_PREFIX = 'cw-';
@@ -37,41 +42,44 @@ const STACK_BYTES = 256 * 1024;
 /** How long the process gets to stop once sent SIGSTOP. */
 const STOP_WAIT_MS = 200;
 
-/** Where V8 writes the perf map of process `pid`. */
-function perfMapPath(pid: number): string {
-  return `/tmp/perf-${pid}.map`;
+/** Where V8 writes the perf map of process `pid` started with {@link perfMapFlags}`(dir)`. */
+function perfMapPath(dir: string, pid: number): string {
+  return join(dir, `perf-${pid}.map`);
 }
 
 /** Removes a perf map once its process is gone (it grows with the code compiled, and nothing reads it after). */
-export function removePerfMap(pid: number): void {
+export function removePerfMap(dir: string, pid: number): void {
   try {
-    unlinkSync(perfMapPath(pid));
+    unlinkSync(perfMapPath(dir, pid));
   } catch {
     // Never written (another platform), or removed already.
   }
 }
 
 /**
- * The fingerprint of the app code workerd's JavaScript thread (its main thread) was running, or `undefined` when
- * that cannot be told. Stops the process (SIGSTOP) to read it: the caller kills it next.
+ * The fingerprints of the apps whose modules the isolate workerd's JavaScript thread (its main thread) was running
+ * runs: one, or several where that isolate's chunks cannot be told from another's (a page freed and given to
+ * another isolate), or `undefined` when it cannot be told. `dir` is the workerd's directory (`perfMapFlags`). Stops
+ * the process (SIGSTOP) to read it: the caller kills it next.
  */
-export function runningFingerprint(pid: number): string | undefined {
+export function runningFingerprints(pid: number, dir: string): string[] | undefined {
   try {
     if (!stopped(pid)) return undefined;
     // For a thread stopped outside a system call: `-1 <sp> <pc>`; inside one, the call and its arguments first.
     const fields = readFileSync(`/proc/${pid}/task/${pid}/syscall`, 'utf8').trim().split(' ');
     const [sp, pc] = fields.slice(-2).map((field) => BigInt(field));
     if (sp === undefined || pc === undefined) return undefined;
-    const code = functionsOf(readFileSync(perfMapPath(pid), 'utf8'));
-    const at = code.find(pc);
-    if (at !== undefined) return APP_SCRIPT.exec(at)?.[1];
+    const code = readIsolateCode(dir, pid, readFileSync(perfMapPath(dir, pid), 'latin1'), (script) => APP_SCRIPT.exec(script)?.[1]);
+    let isolates = code.chunkIsolates(Number(pc));
     // In a builtin (a regular expression, JSON.parse) or the runtime's own C++: the innermost JavaScript frame's
-    // return address is the nearest code address above the stack pointer.
-    for (const address of stackWords(pid, sp)) {
-      const caller = code.find(address);
-      if (caller !== undefined) return APP_SCRIPT.exec(caller)?.[1];
+    // return address is the nearest address above the stack pointer in compiled code.
+    for (const word of isolates.length === 0 ? stackWords(pid, sp) : []) {
+      if (word > BigInt(Number.MAX_SAFE_INTEGER)) continue;
+      isolates = code.codeIsolates(Number(word));
+      if (isolates.length > 0) break;
     }
-    return undefined;
+    const apps = code.apps(isolates);
+    return apps.length > 0 ? apps : undefined;
   } catch {
     return undefined;
   }
@@ -110,33 +118,3 @@ function* stackWords(pid: number, sp: bigint): Generator<bigint> {
   for (let offset = 0; offset + 8 <= read; offset += 8) yield buffer.readBigUInt64LE(offset);
 }
 const STACK_PAGE = 4096;
-
-/** The JavaScript functions of a perf map (`<start hex> <size hex> JS:<name> <script>:<line>:<column>`), to look addresses up in. */
-function functionsOf(map: string): { find(address: bigint): string | undefined } {
-  const ranges: Array<{ start: bigint; end: bigint; name: string }> = [];
-  for (const line of map.split('\n')) {
-    const [start, size, ...name] = line.split(' ');
-    if (!start || !size || !name[0]?.startsWith('JS:')) continue;
-    const from = BigInt(`0x${start}`);
-    ranges.push({ start: from, end: from + BigInt(`0x${size}`), name: name.join(' ') });
-  }
-  // A function compiled again gets a line of its own; later lines win where code was reused.
-  ranges.sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
-  return {
-    find(address) {
-      let low = 0;
-      let high = ranges.length - 1;
-      let found: string | undefined;
-      while (low <= high) {
-        const middle = (low + high) >> 1;
-        const range = ranges[middle]!;
-        if (address < range.start) high = middle - 1;
-        else {
-          if (address < range.end) found = range.name;
-          low = middle + 1;
-        }
-      }
-      return found;
-    },
-  };
-}

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { runningFingerprint } from './running-app.ts';
+import { runningFingerprints } from './running-app.ts';
 import { join } from 'node:path';
 import { control } from './control-client.ts';
 import type { GenerationAssets } from './dispatcher/config.ts';
@@ -23,8 +23,8 @@ export interface ShardStop {
   readonly detail: string;
   /** The workerd that stopped, with what the entry point saw of its requests (`upstream.pool.evidence()`). */
   readonly generation: Generation;
-  /** The fingerprint of the app code its thread was running when the watchdog stopped it, if the thread told (`running-app.ts`). */
-  readonly runningCode?: string | undefined;
+  /** The fingerprints of the app code its thread was running when the watchdog stopped it (one, or several where its isolate could not be told apart), if the thread told (`running-app.ts`). */
+  readonly runningCode?: readonly string[] | undefined;
 }
 
 export interface ShardContext {
@@ -290,7 +290,7 @@ export class Shard {
     gen.killedFor = kind;
     if (serving) this.#limitRestart = true;
     // Asked only of a thread stuck computing: one whose process outgrew its memory may be in any code.
-    const runningCode = kind === 'cpu' && this.#ctx.askTheThread ? runningFingerprint(gen.proc.pid) : undefined;
+    const runningCode = kind === 'cpu' && this.#ctx.askTheThread ? runningFingerprints(gen.proc.pid, gen.dir) : undefined;
     this.#ctx.stopped({ kind, detail, generation: gen, runningCode });
     gen.proc.kill();
     if (serving) this.#restart(gen, 0);

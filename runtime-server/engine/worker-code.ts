@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { createHash } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import type { ModuleType } from '../../src/app-artifacts/artifact.ts';
 import type { PreparedBuild } from './build-store.ts';
 import type { AppDeployment } from './ports.ts';
@@ -24,10 +24,17 @@ export interface WorkerCodeJson {
   readonly env: Readonly<Record<string, string>>;
 }
 
+/**
+ * The fingerprints' key, the process's own: an app's modules are named after its fingerprint, which its code can
+ * read (a stack trace), and which names the app a stopped thread was running (`isolate-code.ts`). Keyed, another
+ * tenant cannot compute it from what it may know of an app (its build, an empty environment) to claim its name.
+ */
+const FINGERPRINT_KEY = randomBytes(32);
+
 /** What must be equal for two deployments to run the same isolate: build and environment. */
 export function workerFingerprint(live: LiveApp): string {
   const env = Object.entries(live.app.env).sort(([a], [b]) => (a < b ? -1 : 1));
-  return createHash('sha256')
+  return createHmac('sha256', FINGERPRINT_KEY)
     .update(JSON.stringify([live.app.project, live.app.appId, live.build.buildId, env]))
     .digest('hex')
     .slice(0, 24);

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { removePerfMap } from './running-app.ts';
 import { existsSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { RuntimeLogger } from '../../src/runtime-contract/log.ts';
 
@@ -63,14 +64,14 @@ export class WorkerdProcess {
   #tail = '';
   #hasExited = false;
 
-  private constructor(child: ChildProcess, log: RuntimeLogger) {
+  private constructor(child: ChildProcess, log: RuntimeLogger, dir: string) {
     this.#child = child;
     this.pid = child.pid ?? -1;
     running.add(child);
     child.once('exit', () => {
       running.delete(child);
       this.#hasExited = true;
-      removePerfMap(this.pid);
+      removePerfMap(dir, this.pid);
     });
     // 'close' comes after the output streams end, so `output()` then holds workerd's last words (a fatal error).
     this.exited = new Promise((resolve) => child.once('close', (code, signal) => resolve({ code, signal })));
@@ -93,8 +94,9 @@ export class WorkerdProcess {
   static async start(options: StartWorkerdOptions): Promise<WorkerdProcess> {
     const args = ['serve', options.configPath, 'config', '--control-fd=3', ...(options.experimental ? ['--experimental'] : [])];
     const [command, commandArgs] = workerdCommand(options.binary, args);
-    const child = spawn(command, commandArgs, { stdio: ['ignore', 'pipe', 'pipe', 'pipe'], env: WORKERD_ENV });
-    const proc = new WorkerdProcess(child, options.log);
+    // Its working directory is its own (the generation's): V8 writes its event logs there (`isolate-code.ts`).
+    const child = spawn(command, commandArgs, { stdio: ['ignore', 'pipe', 'pipe', 'pipe'], env: WORKERD_ENV, cwd: dirname(options.configPath) });
+    const proc = new WorkerdProcess(child, options.log, dirname(options.configPath));
     const pending = new Set(options.sockets);
     const control = child.stdio[3];
     let timer: NodeJS.Timeout | undefined;
