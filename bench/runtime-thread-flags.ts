@@ -5,7 +5,7 @@
 // new isolate each), then workerd's CPU per request of a ~300-row render over those apps; the figures of the runs
 // with the flags as a ratio of those without. After a run with them: what a stop reads (the perf map and V8's event
 // logs, their size) and how long reading them takes (`isolate-code.ts`, done while the shard is stopped).
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -86,7 +86,7 @@ function stopReads(runDir: string, pid: number): NonNullable<RunFigures['stopRea
   const dir = join(runDir, map, '..');
   const eventLogBytes = files.filter((name) => name.endsWith(`-${pid}-v8.log`)).reduce((sum, name) => sum + statSync(join(runDir, name)).size, 0);
   const started = performance.now();
-  readIsolateCode(dir, pid, readFileSync(join(runDir, map), 'latin1'), (script) => /cw-([0-9a-f]{24})\//.exec(script)?.[1]).apps([0]);
+  readIsolateCode(dir, pid, join(runDir, map), (script) => /cw-([0-9a-f]{24})\//.exec(script)?.[1]).apps([0]);
   return { perfMapBytes: statSync(join(runDir, map)).size, eventLogBytes, readMs: performance.now() - started };
 }
 

@@ -2,7 +2,9 @@
 // cw-runtime replica splits the app's traffic by the affinity key, and the analysis aborts a failing build.
 // 2,000 distinct keys per step land on the new build within two points of the weight, no key moves back as
 // the weight rises, and neither an operator restart nor a replica restart moves anyone.
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it, onTestFailed } from 'vitest';
 import { ROLLOUT_PROMOTE_ANNOTATION, type RolloutPolicy } from '../src/apis/v1alpha1/rollout.ts';
 import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
 import { EVENTS, loadKubeConnection, objectClient, type KubeObject } from '../src/kube/index.ts';
@@ -186,6 +188,16 @@ describe('gradual rollouts on the real stack', () => {
 
   it('aborts a new build that stops its runtime shard (a loop) with the reason, while the stable build keeps serving', { timeout: 120_000 }, async () => {
     const host = `loop.${namespace}.${BASE_DOMAIN}`;
+    // What the replica said of its stops, should the test fail: the state directory goes with the run.
+    onTestFailed(() => {
+      const log = readFileSync(join(inject('stateDir'), 'cw-runtime-rollouts.log'), 'utf8');
+      console.log(
+        log
+          .split('\n')
+          .filter((line) => /"level":"(warn|error)"|"name":"loop"/.test(line))
+          .join('\n'),
+      );
+    });
     await upload('loop', 'v1', worker('v1'));
     await upload('loop', 'v4', 'export default { fetch() { for (;;) {} } };\n');
     const rollout: RolloutPolicy = { steps: [{ weight: 50, pause: {} }], affinity: { header: 'x-user' } };

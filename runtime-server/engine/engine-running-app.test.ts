@@ -82,6 +82,36 @@ export default {
 };
 `;
 
+/**
+ * WebAssembly `f(n)`: calls itself `n` deep, each frame holding 64 zeroed 64-bit locals (about half a KB), then loops
+ * for ever. Its code is not JavaScript's (no isolate's chunk, no vouched line), and its frames put the JavaScript
+ * that called it half a megabyte up the stack.
+ */
+const DEEP_LOOP_WASM = Buffer.from(
+  [
+    '0061736d01000000', // magic, version 1
+    '01050160017f00', // type: (i32) -> ()
+    '03020100', // one function of that type
+    '07050101660000', // exported as "f"
+    '0a18011601407e', // its body: 64 i64 locals
+    '200045044003400c000b0b', // if n == 0: loop { br 0 }
+    '200041016b10000b', // f(n - 1)
+  ].join(''),
+  'hex',
+);
+const DEEP = {
+  'worker.js': `import deep from './deep.wasm';
+const instance = new WebAssembly.Instance(deep);
+export default {
+  fetch(request, env, ctx) {
+    ctx.waitUntil((async () => { await scheduler.wait(300); instance.exports.f(1000); })());
+    return new Response('answered');
+  },
+};
+`,
+  'deep.wasm': DEEP_LOOP_WASM,
+};
+
 const artifacts = new MemoryArtifactSource().put('victim', artifactFromFiles({ 'worker.js': VICTIM })).put('attacker', artifactFromFiles(ATTACKER));
 
 describe('RuntimeEngine asking a stuck thread which app it runs', { timeout: 60_000 }, () => {
@@ -114,6 +144,14 @@ describe('RuntimeEngine asking a stuck thread which app it runs', { timeout: 60_
     const status = (await inFlight).status;
     await expect.poll(() => engine.status().shards[0]!.ready && engine.status().shards[0]!.pid !== pid).toBe(true);
     return status;
+  }
+
+  /** The loop was laid on `attacker` alone: quarantined, the victim neither quarantined nor on probation, its GET answered. */
+  function expectLaidOn(attacker: string, victimStatus: number): void {
+    expect(engine.limits.quarantine(attacker)).toMatchObject({ reason: 'CPULimitExceeded' });
+    expect(engine.limits.quarantine('victim/web')).toBeUndefined();
+    expect(engine.limits.onProbation()).toEqual([]);
+    expect(victimStatus).toBe(200);
   }
 
   it("keeps workerd's perf map and V8's event logs in its own directory", async () => {
@@ -169,10 +207,27 @@ describe('RuntimeEngine asking a stuck thread which app it runs', { timeout: 60_
     const status = await withVictimInFlight(async () => {
       expect((await send(port, 'app.hider.apps.test', '/')).status).toBe(200);
     });
-    expect(engine.limits.quarantine('hider/app')).toMatchObject({ reason: 'CPULimitExceeded' });
-    expect(engine.limits.quarantine('victim/web')).toBeUndefined();
-    expect(engine.limits.onProbation()).toEqual([]);
-    expect(status).toBe(200);
+    expectLaidOn('hider/app', status);
+  });
+
+  it('lays a loop on its app when the app was deployed again before it began (the old isolate runs on)', async () => {
+    await engine.deploy({ project: 'switcher', appId: 'app', buildId: 'attacker', env: {}, hostnames: [] });
+    const status = await withVictimInFlight(async () => {
+      expect((await send(port, 'app.switcher.apps.test', '/after?ms=800')).status).toBe(200);
+      // A new fingerprint: the code the loop will run in is no longer what the app is served with.
+      await engine.deploy({ project: 'switcher', appId: 'app', buildId: 'attacker', env: { AGAIN: '1' }, hostnames: [] });
+      expect((await send(port, 'app.switcher.apps.test', '/')).status).toBe(200);
+    });
+    expectLaidOn('switcher/app', status);
+  });
+
+  it('lays a loop in WebAssembly deep down the stack on the app whose JavaScript called it', async () => {
+    artifacts.put('deep', artifactFromFiles(DEEP));
+    await engine.deploy({ project: 'deep', appId: 'app', buildId: 'deep', env: {}, hostnames: [] });
+    const status = await withVictimInFlight(async () => {
+      expect((await send(port, 'app.deep.apps.test', '/')).status).toBe(200);
+    });
+    expectLaidOn('deep/app', status);
   });
 
   it('lays a loop inside a builtin on the app whose code called it', async () => {

@@ -48,6 +48,8 @@ import { resolveWorkerdBinary, workerdCompatibilityDate } from '../../src/app-ar
 const LAST_ANSWER_MS = 10;
 /** Requests of one project held at once (waiting for a turn or a restart); more are refused at once. */
 const HELD_PER_PROJECT = 1000;
+/** Fingerprints of code given to isolates remembered (a workerd is replaced after 2,000 isolates by default). */
+const LOADED_CODE_KEPT = 20_000;
 
 /**
  * The runtime engine: serves runtime apps on workerd shards (one process each, the projects spread over them
@@ -85,6 +87,11 @@ export class RuntimeEngine {
   readonly #waiters = new Waiters<ServedApp | undefined>();
   /** Loader id → the app it loads, for the dispatcher's `GET /code/{id}`. */
   readonly #code = new Map<string, LiveApp>();
+  /**
+   * The fingerprint of every code an isolate was given → its app, the latest {@link LOADED_CODE_KEPT}: an isolate of
+   * code since replaced (a deploy, a changed variable) keeps running what it was given, `waitUntil` work included.
+   */
+  readonly #loadedCode = new Map<string, string>();
   readonly #stats = new RequestStats();
   /** Requests the entry point refused itself (quarantine, the shard starting), by app: never seen by a dispatcher. */
   readonly #refusals = new Map<string, number>();
@@ -240,7 +247,7 @@ export class RuntimeEngine {
         this.#limits.stopped(
           stop,
           (key) => this.#served.get(key)?.live.build.buildId,
-          (key) => this.#suspend(key),
+          (key) => this.#suspend(key, stop.runningCode),
           this.#appsOfFingerprints(stop.runningCode),
         ),
     };
@@ -520,15 +527,18 @@ export class RuntimeEngine {
   /**
    * An app blamed for stopping its shard while in a rollout loses its new release on this replica (the likelier
    * cause: the stable release served before it) rather than being quarantined whole; answers that release's
-   * build. Every stop until the pass without it has applied is counted against it; a later stop blamed on the
-   * app, serving its stable release alone, quarantines it as usual.
+   * build. Every stop until the pass without it has applied is counted against it, and so is a stop whose thread
+   * ran the suspended release's code (`running`: a workerd started again after the first stop runs the table it
+   * had until that pass reaches it); a later stop blamed on the app, serving its stable release alone, quarantines
+   * it as usual.
    */
-  #suspend(key: string): string | undefined {
-    const canary = this.#served.get(key)?.canary;
-    if (!canary) return undefined;
-    this.#suspended.set(canary.tag, (this.#suspended.get(canary.tag) ?? 0) + 1);
+  #suspend(key: string, running: readonly string[] | undefined): string | undefined {
+    const served = this.#served.get(key);
+    const release = served?.canary ?? (served?.suspended && running?.includes(served.suspended.fingerprint) ? served.suspended : undefined);
+    if (!release) return undefined;
+    this.#suspended.set(release.tag, (this.#suspended.get(release.tag) ?? 0) + 1);
     this.#kick();
-    return canary.live.build.buildId;
+    return 'live' in release ? release.live.build.buildId : release.buildId;
   }
 
   #firstRequestHost(onDemand: OnDemand): FirstRequestHost {
@@ -562,17 +572,25 @@ export class RuntimeEngine {
     return this.#generations;
   }
 
-  /** The apps whose code has one of `fingerprints` (a stopped shard's thread was running it), those that still have; undefined when none. */
+  /** The apps code with one of `fingerprints` was given for (a stopped shard's thread was running it, a deploy since or not); undefined when none. */
   #appsOfFingerprints(fingerprints: readonly string[] | undefined): string[] | undefined {
     if (fingerprints === undefined) return undefined;
     const apps = new Set<string>();
-    for (const live of this.#code.values()) if (fingerprints.includes(workerFingerprint(live))) apps.add(`${live.app.project}/${live.app.appId}`);
+    for (const fingerprint of fingerprints) {
+      const app = this.#loadedCode.get(fingerprint);
+      if (app !== undefined) apps.add(app);
+    }
     return apps.size > 0 ? [...apps] : undefined;
   }
 
   #codeOf(id: string): Promise<ReturnType<typeof workerCode> extends Promise<infer T> ? T | undefined : never> {
     const live = this.#code.get(id);
-    return live ? workerCode(live) : Promise.resolve(undefined);
+    if (!live) return Promise.resolve(undefined);
+    const fingerprint = workerFingerprint(live);
+    this.#loadedCode.delete(fingerprint);
+    this.#loadedCode.set(fingerprint, `${live.app.project}/${live.app.appId}`);
+    if (this.#loadedCode.size > LOADED_CODE_KEPT) this.#loadedCode.delete(this.#loadedCode.keys().next().value!);
+    return workerCode(live);
   }
 
   #await(key: string): Promise<ServedApp | undefined> {
@@ -681,7 +699,7 @@ export class RuntimeEngine {
         id: this.#gate!.idOf(live, tailed),
         tailed,
         ...(canary && tag !== undefined && !suspended ? { canary: { live: canary, id: this.#gate!.idOf(canary, tailed), tag } } : {}),
-        ...(canary && tag !== undefined && suspended ? { suspended: { buildId: canary.build.buildId, tag } } : {}),
+        ...(canary && tag !== undefined && suspended ? { suspended: { buildId: canary.build.buildId, tag, fingerprint: workerFingerprint(canary) } } : {}),
       });
     } catch (err) {
       plan.failures.set(key, err);

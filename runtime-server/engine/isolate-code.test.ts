@@ -30,8 +30,13 @@ describe('readIsolateCode', () => {
     // Forged by a function name: claims an address no isolate was given, for A's script.
     `300000 ffffff Script:~ cw-${A}/worker.js:1:1`,
     `55aa00000000 1000 Builtin:JsonParse`,
+    // In the chunk both isolates were given: names neither isolate's app.
+    `900000 100 Script:~ cw-${'c'.repeat(24)}/other.js:1:1`,
+    // Larger than any function's code: a forged line, though it starts in a chunk.
+    `100800 2000000 JS:~huge cw-${A}/worker.js:5:1`,
   ].join('\n');
-  const code = readIsolateCode(dir, 7, map, appOf);
+  writeFileSync(join(dir, 'perf-7.map'), map);
+  const code = readIsolateCode(dir, 7, join(dir, 'perf-7.map'), appOf);
 
   it('finds the isolate of an address in its chunks, and the apps its modules belong to', () => {
     expect(code.chunkIsolates(0x100010)).toEqual([0]);
@@ -50,5 +55,19 @@ describe('readIsolateCode', () => {
   it('answers every isolate given a chunk (a page freed and given again), and every app they run', () => {
     expect(code.chunkIsolates(0x900010).sort()).toEqual([0, 1]);
     expect(code.apps(code.chunkIsolates(0x900010)).sort()).toEqual([A, B]);
+  });
+
+  it('ignores code larger than a function can be', () => {
+    expect(code.codeIsolates(0x100900)).toEqual([]);
+    expect(code.codeIsolates(0x1000000)).toEqual([]);
+  });
+
+  it('reads a perf map larger than its read blocks, lines split across them included', () => {
+    // Builtins first (V8 writes about 2,000 of them per isolate), so the app's line falls across a block's end.
+    const filler = Array.from({ length: 40_000 }, (_, i) => `55aa0000${i.toString(16).padStart(4, '0')} 40 Builtin:Filler${i}`).join('\n');
+    writeFileSync(join(dir, 'perf-7.map'), `${filler}\n${map}\n`);
+    const big = readIsolateCode(dir, 7, join(dir, 'perf-7.map'), appOf);
+    expect(big.apps(big.codeIsolates(0x100410))).toEqual([A]);
+    expect(big.apps([1])).toEqual([B]);
   });
 });

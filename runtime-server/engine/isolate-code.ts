@@ -7,40 +7,35 @@
 // placed at random), and could then only name the apps whose fingerprint its author knows: its own (`worker-code.ts`
 // keys fingerprints with a secret of the process). An isolate's apps are read off the top-level code of its modules
 // (`Script:` lines), named after the module, which the runtime names (`cw-<fingerprint>/…`).
-import { readdirSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** An address range of one isolate: a memory chunk V8 gave it, or a piece of its compiled code. */
-interface Span {
-  readonly start: number;
-  readonly end: number;
-  readonly isolate: number;
-}
+/** The bucket of the address index: V8's regular page (`new,MemoryChunk,…,262144`). */
+const BUCKET = 262_144;
+/** Compiled code larger than this is no function's (a line claiming it is forged): not counted. */
+const MAX_CODE_BYTES = 16 * 1024 * 1024;
+/** What is read of the perf map at a time (it is read as a stream: it can outgrow a string). */
+const READ_BLOCK = 1024 * 1024;
 
-/** Spans sorted by start, asked for every span holding an address (chunks of pages freed and reused may overlap). */
+/** Address ranges of isolates, indexed by the page buckets they cover, so a lookup is a map read whatever their sizes. */
 class Spans {
-  readonly #spans: Span[];
-  readonly #longest: number;
+  readonly #buckets = new Map<number, Array<{ start: number; end: number; isolate: number }>>();
 
-  constructor(spans: Span[]) {
-    this.#spans = spans.sort((a, b) => a.start - b.start);
-    this.#longest = spans.reduce((longest, span) => Math.max(longest, span.end - span.start), 0);
+  add(start: number, end: number, isolate: number): void {
+    for (let bucket = Math.floor(start / BUCKET); bucket * BUCKET < end; bucket++) {
+      const spans = this.#buckets.get(bucket);
+      if (spans) spans.push({ start, end, isolate });
+      else this.#buckets.set(bucket, [{ start, end, isolate }]);
+    }
   }
 
-  /** The isolates of the spans holding `address`. */
+  /** The isolates of the ranges holding `address`. */
   isolatesAt(address: number): number[] {
-    let low = 0;
-    let high = this.#spans.length - 1;
-    while (low <= high) {
-      const middle = (low + high) >> 1;
-      if (this.#spans[middle]!.start <= address) low = middle + 1;
-      else high = middle - 1;
+    const found: number[] = [];
+    for (const span of this.#buckets.get(Math.floor(address / BUCKET)) ?? []) {
+      if (span.start <= address && address < span.end && !found.includes(span.isolate)) found.push(span.isolate);
     }
-    const found = new Set<number>();
-    for (let i = high; i >= 0 && address - this.#spans[i]!.start < this.#longest; i--) {
-      if (address < this.#spans[i]!.end) found.add(this.#spans[i]!.isolate);
-    }
-    return [...found];
+    return found;
   }
 }
 
@@ -56,39 +51,60 @@ export interface IsolateCode {
 
 const CHUNK = /^new,MemoryChunk,0x([0-9a-f]+),(\d+)$/gm;
 /** A perf map line of compiled JavaScript: `<start hex> <size hex> JS:<name> <script>:<line>:<column>`, or a module's top level (`Script:`). */
-const CODE = /^([0-9a-f]{1,13}) ([0-9a-f]{1,8}) (JS|Script):(.*)$/gm;
+const CODE = /^([0-9a-f]{1,13}) ([0-9a-f]{1,8}) (JS|Script):(.*)$/;
 
 /**
  * Reads the isolates of workerd `pid` from `dir` (its working directory, where V8 writes an event log per isolate,
- * and its perf map). `appOf` reads an app's fingerprint off a module's name.
+ * and its perf map at `perfMap`). `appOf` reads an app's fingerprint off a module's name.
  */
 export function readIsolateCode(dir: string, pid: number, perfMap: string, appOf: (script: string) => string | undefined): IsolateCode {
   const suffix = `-${pid}-v8.log`;
-  const chunkSpans: Span[] = [];
+  const chunks = new Spans();
   readdirSync(dir)
     .filter((name) => name.startsWith('isolate-') && name.endsWith(suffix))
     .forEach((name, isolate) => {
       for (const [, start, size] of readFileSync(join(dir, name), 'latin1').matchAll(CHUNK)) {
         const from = Number.parseInt(start!, 16);
-        chunkSpans.push({ start: from, end: from + Number(size), isolate });
+        chunks.add(from, from + Number(size), isolate);
       }
     });
-  const chunks = new Spans(chunkSpans);
-  const codeSpans: Span[] = [];
+  const code = new Spans();
   const apps = new Map<number, Set<string>>();
-  for (const [, start, size, kind, name] of perfMap.matchAll(CODE)) {
-    const from = Number.parseInt(start!, 16);
+  for (const line of lines(perfMap)) {
+    const [, start, size, kind, name] = CODE.exec(line) ?? [];
+    if (start === undefined || size === undefined) continue;
+    const from = Number.parseInt(start, 16);
+    const bytes = Number.parseInt(size, 16);
     const isolates = chunks.isolatesAt(from);
-    for (const isolate of isolates) {
-      codeSpans.push({ start: from, end: from + Number.parseInt(size!, 16), isolate });
-      const app = kind === 'Script' ? appOf(name!) : undefined;
-      if (app !== undefined) apps.set(isolate, (apps.get(isolate) ?? new Set()).add(app));
-    }
+    if (isolates.length === 0 || bytes > MAX_CODE_BYTES) continue;
+    for (const isolate of isolates) code.add(from, from + bytes, isolate);
+    // A module's top level names the isolate's app only where one isolate holds its chunk: V8 does not say when it
+    // frees a chunk, and a page freed by one isolate and given to another would lend the first one's apps.
+    const app = kind === 'Script' && isolates.length === 1 ? appOf(name!) : undefined;
+    if (app !== undefined) apps.set(isolates[0]!, (apps.get(isolates[0]!) ?? new Set()).add(app));
   }
-  const code = new Spans(codeSpans);
   return {
     chunkIsolates: (address) => chunks.isolatesAt(address),
     codeIsolates: (address) => code.isolatesAt(address),
     apps: (isolates) => [...new Set(isolates.flatMap((isolate) => [...(apps.get(isolate) ?? [])]))],
   };
+}
+
+/** The lines of the file at `path`, read a block at a time. */
+function* lines(path: string): Generator<string> {
+  const fd = openSync(path, 'r');
+  const buffer = Buffer.alloc(READ_BLOCK);
+  let rest = '';
+  try {
+    for (let got = readSync(fd, buffer); got > 0; got = readSync(fd, buffer)) {
+      const text = rest + buffer.toString('latin1', 0, got);
+      const last = text.lastIndexOf('\n');
+      yield* text.slice(0, last + 1).split('\n');
+      // A line longer than any V8 writes (names are cut at 4 KB) is nobody's code: not kept whole.
+      rest = text.length - last > READ_BLOCK ? '' : text.slice(last + 1);
+    }
+    if (rest) yield rest;
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -37,8 +37,14 @@ export function inBuildNames(text: string): string {
   return text.includes(APP_SCRIPT_PREFIX) ? text.replace(APP_SCRIPTS, '') : text;
 }
 
-/** How much of the stack above its pointer is searched for the innermost frame of JavaScript. */
-const STACK_BYTES = 256 * 1024;
+/**
+ * How much of the stack above its pointer is searched for the innermost frame of JavaScript at most: the whole of
+ * a main thread's stack (8 MiB by default). A tenant's WebAssembly can fill the stack with frames of its own (deep
+ * recursion, a frame of many locals) to push its JavaScript caller far from the pointer.
+ */
+const STACK_BYTES = 64 * 1024 * 1024;
+/** What is read of the stack at a time: most answers are in the first block. */
+const STACK_BLOCK = 64 * 1024;
 /** How long the process gets to stop once sent SIGSTOP. */
 const STOP_WAIT_MS = 200;
 
@@ -69,13 +75,12 @@ export function runningFingerprints(pid: number, dir: string): string[] | undefi
     const fields = readFileSync(`/proc/${pid}/task/${pid}/syscall`, 'utf8').trim().split(' ');
     const [sp, pc] = fields.slice(-2).map((field) => BigInt(field));
     if (sp === undefined || pc === undefined) return undefined;
-    const code = readIsolateCode(dir, pid, readFileSync(perfMapPath(dir, pid), 'latin1'), (script) => APP_SCRIPT.exec(script)?.[1]);
+    const code = readIsolateCode(dir, pid, perfMapPath(dir, pid), (script) => APP_SCRIPT.exec(script)?.[1]);
     let isolates = code.chunkIsolates(Number(pc));
     // In a builtin (a regular expression, JSON.parse) or the runtime's own C++: the innermost JavaScript frame's
     // return address is the nearest address above the stack pointer in compiled code.
     for (const word of isolates.length === 0 ? stackWords(pid, sp) : []) {
-      if (word > BigInt(Number.MAX_SAFE_INTEGER)) continue;
-      isolates = code.codeIsolates(Number(word));
+      isolates = code.codeIsolates(word);
       if (isolates.length > 0) break;
     }
     const apps = code.apps(isolates);
@@ -98,23 +103,35 @@ function stopped(pid: number): boolean {
   return false;
 }
 
-/** The 8-byte words of the stack from `sp` upwards (the live frames), innermost first. */
-function* stackWords(pid: number, sp: bigint): Generator<bigint> {
-  const buffer = Buffer.alloc(STACK_BYTES);
+/**
+ * The 8-byte words of the stack from `sp` up to the top of its mapping (the live frames), innermost first, as
+ * numbers (a word past 2^53 is no address of this machine's user space, and is left out).
+ */
+function* stackWords(pid: number, sp: bigint): Generator<number> {
+  const top = mappingEnd(pid, sp);
+  if (top === undefined) return;
+  const end = Math.min(top, Number(sp) + STACK_BYTES);
+  const buffer = Buffer.alloc(STACK_BLOCK);
   const fd = openSync(`/proc/${pid}/mem`, 'r');
-  let read = 0;
   try {
-    // A page at a time: a read reaching past the stack's top fails whole.
-    while (read < STACK_BYTES) {
-      const got = readSync(fd, buffer, read, STACK_PAGE - Number((sp + BigInt(read)) % BigInt(STACK_PAGE)), Number(sp) + read);
-      if (got <= 0) break;
-      read += got;
+    for (let at = Number(sp); at < end; at += STACK_BLOCK) {
+      const got = readSync(fd, buffer, 0, Math.min(STACK_BLOCK, end - at), at);
+      if (got <= 0) return;
+      for (let offset = 0; offset + 8 <= got; offset += 8) {
+        const high = buffer.readUInt32LE(offset + 4);
+        if (high < 0x200000) yield high * 0x100000000 + buffer.readUInt32LE(offset);
+      }
     }
-  } catch {
-    // The stack's top: what was read is all there is.
   } finally {
     closeSync(fd);
   }
-  for (let offset = 0; offset + 8 <= read; offset += 8) yield buffer.readBigUInt64LE(offset);
 }
-const STACK_PAGE = 4096;
+
+/** The end of the mapping of process `pid` holding `address` (its stack, for the stack pointer), from `/proc/<pid>/maps`. */
+function mappingEnd(pid: number, address: bigint): number | undefined {
+  for (const line of readFileSync(`/proc/${pid}/maps`, 'utf8').split('\n')) {
+    const [from, to] = (line.split(' ', 1)[0] ?? '').split('-').map((hex) => BigInt(`0x${hex || '0'}`));
+    if (from !== undefined && to !== undefined && from <= address && address < to) return Number(to);
+  }
+  return undefined;
+}

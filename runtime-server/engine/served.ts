@@ -13,8 +13,8 @@ export interface Served {
   readonly tailed: boolean;
   /** During a rollout, the new release served beside `live` (`live.app.canary` says its share). */
   readonly canary?: ServedCanary;
-  /** During a rollout whose new release stopped the app's shard: that release, no longer served here. */
-  readonly suspended?: { readonly buildId: string; readonly tag: string };
+  /** During a rollout whose new release stopped the app's shard: that release, no longer served here (`fingerprint`: its code's, `worker-code.ts`). */
+  readonly suspended?: { readonly buildId: string; readonly tag: string; readonly fingerprint: string };
 }
 
 /** A rollout's new release: the deployment with the canary's build and environment, and its loader id. */
