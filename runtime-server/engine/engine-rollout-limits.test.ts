@@ -50,6 +50,9 @@ describe('RuntimeEngine: a rollout whose new release stops its shard', { timeout
     expect((await send(port, HOST, '/', { headers: { 'cw-rollout-build': 'canary' } })).body).toBe('v2');
     const stopped = await send(port, HOST, '/loop', { headers: { 'cw-rollout-build': 'canary' } });
     expect(stopped.status).toBe(503);
+    // Asked again at once, while the shard starts again: served by the stable release, never by the new one (the
+    // fresh workerd starts with the table that no longer has it, not the table the stopped one had).
+    expect((await send(port, HOST, '/', { headers: { 'cw-rollout-build': 'canary' } })).body).toBe('v1');
     await expect.poll(() => engine.served('demo', 'shop')?.canary, { timeout: 20_000 }).toEqual({ buildId: 'v2', weight: 0, suspended: true });
     expect(engine.limits.quarantine(KEY)).toBeUndefined();
     expect(engine.logs.recent(KEY).at(-1)).toMatchObject({ buildId: 'v2', outcome: 'exceededCpu' });

@@ -172,7 +172,10 @@ export class Shard {
   apply(table: ShardTable): Promise<void> {
     return this.#exclusive(async () => {
       const current = this.#current;
-      if (!current?.proc.running || assetsChanged(current, table.assets)) await this.#replace(table);
+      // One killed at a limit is not running, though its exit may not have been seen yet: its replacement starts
+      // with this table (say, the pass that drops the release that stopped it), not with the one it had, and the
+      // restart pending for it finds it replaced.
+      if (!current?.proc.running || current.killedFor !== undefined || assetsChanged(current, table.assets)) await this.#replace(table);
       else if (JSON.stringify(table) !== JSON.stringify(this.#applied)) await push(current, table.routes);
       this.#applied = table;
     });
