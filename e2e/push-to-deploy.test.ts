@@ -5,6 +5,7 @@
 // sweep, every second: the shared test bucket sends no notifications), which wakes the operator; its own pass
 // over the refs comes only every 30 s.
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { AppSource } from '../src/apis/v1alpha1/app-source.ts';
 import type { Repository } from '../src/apis/v1alpha1/repository.ts';
@@ -284,6 +285,12 @@ describe('push to deploy', () => {
     await servedEverywhere([runtime], host('slow'), 'built after a crash', 150_000).catch(async (err: unknown) => {
       // Seen once in ~30 runs (ci-clone-79: a 404 throughout, the app never deployed): say where it stopped.
       const [stuck, app] = await Promise.all([builds.get(project, `slow-${commit.slice(0, 12)}`), apps.get(project, 'slow')]);
+      // What the operators said of it (the killed one's and the new one's, one file): the run's state goes with it.
+      const said = readFileSync(running.find((s) => s.name === `operator-${project}`)!.logPath, 'utf8')
+        .split('\n')
+        .filter((line) => /"level":("warn"|"error"|40|50)|slow-/.test(line))
+        .slice(-80);
+      console.log(said.join('\n'));
       throw new Error(`${String(err)}; the build's status: ${JSON.stringify(stuck?.status)}; the app's spec and status: ${JSON.stringify({ spec: app?.spec, status: app?.status })}`);
     });
     const build = await builds.get(project, `slow-${commit.slice(0, 12)}`);
