@@ -23,7 +23,8 @@ const VICTIM = `export default {
 
 /**
  * A tenant's attacks from a module of its own: `/after?ms=N` answers at once and loops N ms later in \`waitUntil\`
- * (tied to no request); `/parse` loops inside a builtin (the thread's counter is in JSON.parse, not the app's code).
+ * (tied to no request); `/grow?ms=N` grows its heap N ms later, in `waitUntil` too; `/parse` loops inside a builtin (the
+ * thread's counter is in JSON.parse, not the app's code).
  */
 const ATTACKER = {
   'worker.js': `import { spin } from './lib/spin.js';
@@ -32,6 +33,10 @@ export default {
     const url = new URL(request.url);
     if (url.pathname === '/after') {
       ctx.waitUntil((async () => { await scheduler.wait(Number(url.searchParams.get('ms'))); spin(); })());
+      return new Response('answered');
+    }
+    if (url.pathname === '/grow') {
+      ctx.waitUntil((async () => { await scheduler.wait(Number(url.searchParams.get('ms'))); const kept = []; for (;;) kept.push(new Array(1 << 20).fill(1.5)); })());
       return new Response('answered');
     }
     if (url.pathname === '/parse') { const text = JSON.stringify(Array.from({ length: 20000 }, (_, i) => ({ i }))); for (;;) JSON.parse(text); }
@@ -228,6 +233,18 @@ describe('RuntimeEngine asking a stuck thread which app it runs', { timeout: 60_
       expect((await send(port, 'app.deep.apps.test', '/')).status).toBe(200);
     });
     expectLaidOn('deep/app', status);
+  });
+
+  it("lays a heap bound passed in waitUntil, after its app's answer, on that app (V8's last words name the isolate)", async () => {
+    await engine.deploy({ project: 'grower', appId: 'app', buildId: 'attacker', env: {}, hostnames: [] });
+    const status = await withVictimInFlight(async () => {
+      expect((await send(port, 'app.grower.apps.test', '/grow?ms=300')).status).toBe(200);
+    });
+    expect(engine.limits.quarantine('grower/app')).toMatchObject({ reason: 'MemoryLimitExceeded' });
+    expect(engine.limits.quarantine('victim/web')).toBeUndefined();
+    expect(engine.limits.onProbation()).toEqual([]);
+    // workerd ended itself: its requests failed before the verdict, so none is sent again.
+    expect(status).toBe(503);
   });
 
   it('lays a loop inside a builtin on the app whose code called it', async () => {

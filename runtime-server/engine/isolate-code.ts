@@ -47,6 +47,8 @@ export interface IsolateCode {
   codeIsolates(address: number): number[];
   /** The fingerprints of the apps whose modules `isolates` run. */
   apps(isolates: readonly number[]): string[];
+  /** The isolate at address `isolate` (hex, as V8 names its log `isolate-0x<address>-<pid>-v8.log`), if it has a log. */
+  isolateAt(isolate: string): number | undefined;
 }
 
 const CHUNK = /^new,MemoryChunk,0x([0-9a-f]+),(\d+)$/gm;
@@ -60,9 +62,11 @@ const CODE = /^([0-9a-f]{1,13}) ([0-9a-f]{1,8}) (JS|Script):(.*)$/;
 export function readIsolateCode(dir: string, pid: number, perfMap: string, appOf: (script: string) => string | undefined): IsolateCode {
   const suffix = `-${pid}-v8.log`;
   const chunks = new Spans();
+  const named = new Map<string, number>();
   readdirSync(dir)
     .filter((name) => name.startsWith('isolate-') && name.endsWith(suffix))
     .forEach((name, isolate) => {
+      named.set(name.slice('isolate-'.length, -suffix.length), isolate);
       for (const [, start, size] of readFileSync(join(dir, name), 'latin1').matchAll(CHUNK)) {
         const from = Number.parseInt(start!, 16);
         chunks.add(from, from + Number(size), isolate);
@@ -87,6 +91,7 @@ export function readIsolateCode(dir: string, pid: number, perfMap: string, appOf
     chunkIsolates: (address) => chunks.isolatesAt(address),
     codeIsolates: (address) => code.isolatesAt(address),
     apps: (isolates) => [...new Set(isolates.flatMap((isolate) => [...(apps.get(isolate) ?? [])]))],
+    isolateAt: (isolate) => named.get(isolate),
   };
 }
 

@@ -5,7 +5,7 @@
 // modules (`isolate-code.ts` reads both from what V8 writes, so a tenant cannot forge the answer). It can only be
 // missing (code looping in WebAssembly, or a platform without these files), and then the rules of `blame.ts`
 // decide as before.
-import { closeSync, openSync, readFileSync, readSync, unlinkSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { readIsolateCode } from './isolate-code.ts';
 
@@ -53,15 +53,6 @@ function perfMapPath(dir: string, pid: number): string {
   return join(dir, `perf-${pid}.map`);
 }
 
-/** Removes a perf map once its process is gone (it grows with the code compiled, and nothing reads it after). */
-export function removePerfMap(dir: string, pid: number): void {
-  try {
-    unlinkSync(perfMapPath(dir, pid));
-  } catch {
-    // Never written (another platform), or removed already.
-  }
-}
-
 /**
  * The fingerprints of the apps whose modules the isolate workerd's JavaScript thread (its main thread) was running
  * runs: one, or several where that isolate's chunks cannot be told from another's (a page freed and given to
@@ -84,6 +75,24 @@ export function runningFingerprints(pid: number, dir: string): string[] | undefi
       if (isolates.length > 0) break;
     }
     const apps = code.apps(isolates);
+    return apps.length > 0 ? apps : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The fingerprints of the apps whose modules ran in the isolate that passed its heap bound and ended workerd `pid`,
+ * read from workerd's last words (`output`): V8's trace of its last garbage collections names the isolate
+ * (`[<pid>:0x<isolate>] … Mark-Compact …`), whose event log is still in `dir`. Undefined when it cannot be told.
+ */
+export function heapFingerprints(output: string, pid: number, dir: string): string[] | undefined {
+  try {
+    const traced = [...output.matchAll(new RegExp(String.raw`^\[${pid}:(0x[0-9a-f]+)\]\s+\d+ ms: (?:Mark-Compact|Scavenge)`, 'gm'))].at(-1)?.[1];
+    if (traced === undefined) return undefined;
+    const code = readIsolateCode(dir, pid, perfMapPath(dir, pid), (script) => APP_SCRIPT.exec(script)?.[1]);
+    const isolate = code.isolateAt(traced);
+    const apps = isolate === undefined ? [] : code.apps([isolate]);
     return apps.length > 0 ? apps : undefined;
   } catch {
     return undefined;

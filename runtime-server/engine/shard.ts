@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { runningFingerprints } from './running-app.ts';
+import { heapFingerprints, runningFingerprints } from './running-app.ts';
 import { join } from 'node:path';
 import { control } from './control-client.ts';
 import type { GenerationAssets } from './dispatcher/config.ts';
@@ -23,7 +23,7 @@ export interface ShardStop {
   readonly detail: string;
   /** The workerd that stopped, with what the entry point saw of its requests (`upstream.pool.evidence()`). */
   readonly generation: Generation;
-  /** The fingerprints of the app code its thread was running when the watchdog stopped it (one, or several where its isolate could not be told apart), if the thread told (`running-app.ts`). */
+  /** The fingerprints of the app code its thread was running when the watchdog stopped it, or of the isolate that passed its heap bound (one, or several where its isolate could not be told apart), if workerd told (`running-app.ts`). */
   readonly runningCode?: readonly string[] | undefined;
 }
 
@@ -311,7 +311,9 @@ export class Shard {
       signal,
       output: output.slice(-2000),
     });
-    this.#ctx.stopped({ kind: heap ? 'heap' : 'crash', detail: heap ? 'an isolate passed its heap bound' : `workerd exited (${signal ?? `code ${code}`})`, generation: gen });
+    // V8's last words name the isolate that passed its heap bound: its app, as a stuck thread's (`running-app.ts`).
+    const runningCode = heap && this.#ctx.askTheThread ? heapFingerprints(output, gen.proc.pid, gen.dir) : undefined;
+    this.#ctx.stopped({ kind: heap ? 'heap' : 'crash', detail: heap ? 'an isolate passed its heap bound' : `workerd exited (${signal ?? `code ${code}`})`, generation: gen, runningCode });
     // A heap bound reached is an app's doing and contained: no back-off. A crash may repeat: back off.
     this.#restart(gen, heap ? 0 : this.#nextBackoff());
   }

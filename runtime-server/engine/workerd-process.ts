@@ -1,5 +1,4 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { removePerfMap } from './running-app.ts';
 import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -64,14 +63,13 @@ export class WorkerdProcess {
   #tail = '';
   #hasExited = false;
 
-  private constructor(child: ChildProcess, log: RuntimeLogger, dir: string) {
+  private constructor(child: ChildProcess, log: RuntimeLogger) {
     this.#child = child;
     this.pid = child.pid ?? -1;
     running.add(child);
     child.once('exit', () => {
       running.delete(child);
       this.#hasExited = true;
-      removePerfMap(dir, this.pid);
     });
     // 'close' comes after the output streams end, so `output()` then holds workerd's last words (a fatal error).
     this.exited = new Promise((resolve) => child.once('close', (code, signal) => resolve({ code, signal })));
@@ -96,7 +94,7 @@ export class WorkerdProcess {
     const [command, commandArgs] = workerdCommand(options.binary, args);
     // Its working directory is its own (the generation's): V8 writes its event logs there (`isolate-code.ts`).
     const child = spawn(command, commandArgs, { stdio: ['ignore', 'pipe', 'pipe', 'pipe'], env: WORKERD_ENV, cwd: dirname(options.configPath) });
-    const proc = new WorkerdProcess(child, options.log, dirname(options.configPath));
+    const proc = new WorkerdProcess(child, options.log);
     const pending = new Set(options.sockets);
     const control = child.stdio[3];
     let timer: NodeJS.Timeout | undefined;
