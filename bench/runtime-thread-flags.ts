@@ -13,7 +13,7 @@ import { RuntimeEngine } from '../runtime-server/engine/engine.ts';
 import { artifactFromFiles } from '../runtime-server/engine/testing/artifact-builder.ts';
 import { send } from '../runtime-server/engine/testing/http.ts';
 import { MemoryArtifactSource } from '../runtime-server/engine/testing/memory-artifacts.ts';
-import { readIsolateCode } from '../runtime-server/engine/isolate-code.ts';
+import { workerdIsolates } from '../runtime-server/engine/running-app.ts';
 import { cpuSeconds, percentile } from './runtime-kit.ts';
 
 const { values: flags } = parseArgs({
@@ -86,7 +86,7 @@ function stopReads(runDir: string, pid: number): NonNullable<RunFigures['stopRea
   const dir = join(runDir, map, '..');
   const eventLogBytes = files.filter((name) => name.endsWith(`-${pid}-v8.log`)).reduce((sum, name) => sum + statSync(join(runDir, name)).size, 0);
   const started = performance.now();
-  readIsolateCode(dir, pid, join(runDir, map), (script) => /cw-([0-9a-f]{24})\//.exec(script)?.[1]).apps([0]);
+  workerdIsolates(pid, dir).apps([0]);
   return { perfMapBytes: statSync(join(runDir, map)).size, eventLogBytes, readMs: performance.now() - started };
 }
 

@@ -151,6 +151,14 @@ describe('RuntimeEngine asking a stuck thread which app it runs', { timeout: 60_
     return status;
   }
 
+  /** Deploys `buildId` as `<project>/app` and asks it for `path` (answered `answer`) while the victim has a GET in flight; answers the victim's status. */
+  async function attackFrom(project: string, buildId: string, path: string, answer: number): Promise<number> {
+    await engine.deploy({ project, appId: 'app', buildId, env: {}, hostnames: [] });
+    return withVictimInFlight(async () => {
+      expect((await send(port, `app.${project}.apps.test`, path)).status).toBe(answer);
+    });
+  }
+
   /** The loop was laid on `attacker` alone: quarantined, the victim neither quarantined nor on probation, its GET answered. */
   function expectLaidOn(attacker: string, victimStatus: number): void {
     expect(engine.limits.quarantine(attacker)).toMatchObject({ reason: 'CPULimitExceeded' });
@@ -196,10 +204,7 @@ describe('RuntimeEngine asking a stuck thread which app it runs', { timeout: 60_
     const { pid } = engine.status().shards[0]!;
     const victim = workerFingerprint({ app: { project: 'victim', appId: 'web', env: {} }, build: { buildId: 'victim' } } as unknown as LiveApp);
     artifacts.put('forger', forger(pid!, victim));
-    await engine.deploy({ project: 'forger', appId: 'app', buildId: 'forger', env: {}, hostnames: [] });
-    const status = await withVictimInFlight(async () => {
-      expect((await send(port, 'app.forger.apps.test', '/')).status).toBe(503);
-    });
+    const status = await attackFrom('forger', 'forger', '/', 503);
     expect(engine.limits.quarantine('victim/web')).toBeUndefined();
     expect(engine.limits.onProbation()).toEqual([]);
     expect(engine.limits.quarantine('forger/app')).toMatchObject({ reason: 'CPULimitExceeded' });
@@ -208,10 +213,7 @@ describe('RuntimeEngine asking a stuck thread which app it runs', { timeout: 60_
 
   it('lays a loop on the app whose isolate runs it when the app names its functions to hide its script', async () => {
     artifacts.put('hider', artifactFromFiles({ 'worker.js': HIDER }));
-    await engine.deploy({ project: 'hider', appId: 'app', buildId: 'hider', env: {}, hostnames: [] });
-    const status = await withVictimInFlight(async () => {
-      expect((await send(port, 'app.hider.apps.test', '/')).status).toBe(200);
-    });
+    const status = await attackFrom('hider', 'hider', '/', 200);
     expectLaidOn('hider/app', status);
   });
 
@@ -228,18 +230,12 @@ describe('RuntimeEngine asking a stuck thread which app it runs', { timeout: 60_
 
   it('lays a loop in WebAssembly deep down the stack on the app whose JavaScript called it', async () => {
     artifacts.put('deep', artifactFromFiles(DEEP));
-    await engine.deploy({ project: 'deep', appId: 'app', buildId: 'deep', env: {}, hostnames: [] });
-    const status = await withVictimInFlight(async () => {
-      expect((await send(port, 'app.deep.apps.test', '/')).status).toBe(200);
-    });
+    const status = await attackFrom('deep', 'deep', '/', 200);
     expectLaidOn('deep/app', status);
   });
 
   it("lays a heap bound passed in waitUntil, after its app's answer, on that app (V8's last words name the isolate)", async () => {
-    await engine.deploy({ project: 'grower', appId: 'app', buildId: 'attacker', env: {}, hostnames: [] });
-    const status = await withVictimInFlight(async () => {
-      expect((await send(port, 'app.grower.apps.test', '/grow?ms=300')).status).toBe(200);
-    });
+    const status = await attackFrom('grower', 'attacker', '/grow?ms=300', 200);
     expect(engine.limits.quarantine('grower/app')).toMatchObject({ reason: 'MemoryLimitExceeded' });
     expect(engine.limits.quarantine('victim/web')).toBeUndefined();
     expect(engine.limits.onProbation()).toEqual([]);

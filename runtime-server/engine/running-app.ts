@@ -3,11 +3,10 @@
 // code looping may be another app's work after its answer (`ctx.waitUntil`). The thread's program counter, or the
 // innermost return address on its stack, falls in code V8 compiled for one isolate, and that isolate runs one app's
 // modules (`isolate-code.ts` reads both from what V8 writes, so a tenant cannot forge the answer). It can only be
-// missing (code looping in WebAssembly, or a platform without these files), and then the rules of `blame.ts`
-// decide as before.
+// missing (a platform without these files), and then the rules of `blame.ts` decide as before.
 import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { join } from 'node:path';
-import { readIsolateCode } from './isolate-code.ts';
+import { readIsolateCode, type IsolateCode } from './isolate-code.ts';
 
 /**
  * The V8 flags that have workerd write `<dir>/perf-<pid>.map` (each compiled JavaScript function: its address and
@@ -48,9 +47,9 @@ const STACK_BLOCK = 64 * 1024;
 /** How long the process gets to stop once sent SIGSTOP. */
 const STOP_WAIT_MS = 200;
 
-/** Where V8 writes the perf map of process `pid` started with {@link perfMapFlags}`(dir)`. */
-function perfMapPath(dir: string, pid: number): string {
-  return join(dir, `perf-${pid}.map`);
+/** The isolates of workerd `pid` started with {@link perfMapFlags}`(dir)`, from its perf map and event logs in `dir`. */
+export function workerdIsolates(pid: number, dir: string): IsolateCode {
+  return readIsolateCode(dir, pid, join(dir, `perf-${pid}.map`), (script) => APP_SCRIPT.exec(script)?.[1]);
 }
 
 /**
@@ -66,7 +65,7 @@ export function runningFingerprints(pid: number, dir: string): string[] | undefi
     const fields = readFileSync(`/proc/${pid}/task/${pid}/syscall`, 'utf8').trim().split(' ');
     const [sp, pc] = fields.slice(-2).map((field) => BigInt(field));
     if (sp === undefined || pc === undefined) return undefined;
-    const code = readIsolateCode(dir, pid, perfMapPath(dir, pid), (script) => APP_SCRIPT.exec(script)?.[1]);
+    const code = workerdIsolates(pid, dir);
     let isolates = code.chunkIsolates(Number(pc));
     // In a builtin (a regular expression, JSON.parse) or the runtime's own C++: the innermost JavaScript frame's
     // return address is the nearest address above the stack pointer in compiled code.
@@ -90,7 +89,7 @@ export function heapFingerprints(output: string, pid: number, dir: string): stri
   try {
     const traced = [...output.matchAll(new RegExp(String.raw`^\[${pid}:(0x[0-9a-f]+)\]\s+\d+ ms: (?:Mark-Compact|Scavenge)`, 'gm'))].at(-1)?.[1];
     if (traced === undefined) return undefined;
-    const code = readIsolateCode(dir, pid, perfMapPath(dir, pid), (script) => APP_SCRIPT.exec(script)?.[1]);
+    const code = workerdIsolates(pid, dir);
     const isolate = code.isolateAt(traced);
     const apps = isolate === undefined ? [] : code.apps([isolate]);
     return apps.length > 0 ? apps : undefined;
