@@ -168,15 +168,16 @@ export class AppLimits implements AppLimitsView {
    * holds the apps that could have been running to it when they are one project's, or puts them on probation
    * when they are several projects'; a crash blames nobody. `buildOf` names the build an app serves (for its log entry). `spare` is asked first of
    * the app blamed: an app in a rollout loses its new release instead of being quarantined (`RuntimeEngine`).
-   * `running`: the app whose code the stopped thread was running, when the thread told (`running-app.ts`); several
+   * `running`: the app whose code the stopped thread was running, or whose isolate held the memory past the bound,
+   * when that could be told (`running-app.ts`); several
    * when its isolate could not be told apart from another's, who are then judged as suspects are.
    */
   stopped(stop: ShardStop, buildOf: (key: string) => string | undefined, spare: (key: string) => string | undefined = () => undefined, running?: readonly string[]): void {
     this.#stops.set(stop.kind, (this.#stops.get(stop.kind) ?? 0) + 1);
     const pool = stop.generation.upstream.pool;
-    // Only a CPU stop's verdict comes before its requests fail (the runtime kills that workerd; one past its heap
-    // bound ends itself, and its requests fail before its last words are read).
-    if (running?.length === 1 && stop.kind === 'cpu') this.#stoppedBy.set(pool, splitKey(running[0]!).namespace);
+    // Only a watchdog's stop has its verdict before its requests fail (the runtime kills that workerd; one past its
+    // heap bound ends itself, and its requests fail before its last words are read).
+    if (running?.length === 1 && (stop.kind === 'cpu' || stop.kind === 'memory')) this.#stoppedBy.set(pool, splitKey(running[0]!).namespace);
     // The thread's own answer, when it gave one, is the app's code that was running: no judging from outside needed.
     const verdict: Verdict =
       running === undefined ? attribute(pool.evidence(), this.#options.blame) : running.length === 1 ? { kind: 'blame', app: running[0]! } : { kind: 'ambiguous', apps: running };

@@ -23,7 +23,8 @@ const VICTIM = `export default {
 
 /**
  * A tenant's attacks from a module of its own: `/after?ms=N` answers at once and loops N ms later in \`waitUntil\`
- * (tied to no request); `/grow?ms=N` grows its heap N ms later, in `waitUntil` too; `/parse` loops inside a builtin (the
+ * (tied to no request); `/grow?ms=N` grows its heap N ms later, in `waitUntil` too, and `/buffers?ms=N` its ArrayBuffers
+ * (memory outside the heap, which its heap bound does not count: only the shard's bound); `/parse` loops inside a builtin (the
  * thread's counter is in JSON.parse, not the app's code).
  */
 const ATTACKER = {
@@ -37,6 +38,10 @@ export default {
     }
     if (url.pathname === '/grow') {
       ctx.waitUntil((async () => { await scheduler.wait(Number(url.searchParams.get('ms'))); const kept = []; for (;;) kept.push(new Array(1 << 20).fill(1.5)); })());
+      return new Response('answered');
+    }
+    if (url.pathname === '/buffers') {
+      ctx.waitUntil((async () => { await scheduler.wait(Number(url.searchParams.get('ms'))); const kept = []; for (;;) { kept.push(new Uint8Array(8 << 20).fill(1)); await scheduler.wait(5); } })());
       return new Response('answered');
     }
     if (url.pathname === '/parse') { const text = JSON.stringify(Array.from({ length: 20000 }, (_, i) => ({ i }))); for (;;) JSON.parse(text); }
@@ -122,7 +127,9 @@ const artifacts = new MemoryArtifactSource().put('victim', artifactFromFiles({ '
 describe('RuntimeEngine asking a stuck thread which app it runs', { timeout: 60_000 }, () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'cw-rt-run-'));
   // One shard: every project shares the thread.
-  const engine = new RuntimeEngine({ artifacts, dataDir, baseDomain: 'apps.test', publicScheme: 'http', shards: 1, limits: { cpuLimitMs: 300 }, quarantine: { initialMs: 60_000 } });
+  // The shard's memory bound far above what the apps hold but the attack, and no fresh start before it.
+  const limits = { cpuLimitMs: 300, shardMemoryMb: 1024, shardRecycleMb: 0 };
+  const engine = new RuntimeEngine({ artifacts, dataDir, baseDomain: 'apps.test', publicScheme: 'http', shards: 1, limits, quarantine: { initialMs: 60_000 } });
   let port = 0;
 
   beforeAll(async () => {
@@ -241,6 +248,15 @@ describe('RuntimeEngine asking a stuck thread which app it runs', { timeout: 60_
     expect(engine.limits.onProbation()).toEqual([]);
     // workerd ended itself: its requests failed before the verdict, so none is sent again.
     expect(status).toBe(503);
+  });
+
+  it("lays a shard's memory bound passed by ArrayBuffers grown in waitUntil on their app (V8's account of each isolate's memory)", async () => {
+    const status = await attackFrom('hoarder', 'attacker', '/buffers?ms=300', 200);
+    expect(engine.limits.quarantine('hoarder/app')).toMatchObject({ reason: 'MemoryLimitExceeded' });
+    expect(engine.limits.quarantine('victim/web')).toBeUndefined();
+    expect(engine.limits.onProbation()).toEqual([]);
+    // The runtime ended that workerd, with its verdict first: the victim's GET is sent again.
+    expect(status).toBe(200);
   });
 
   it('lays a loop inside a builtin on the app whose code called it', async () => {

@@ -8,6 +8,7 @@ import type { RuntimeLogger } from '../../src/runtime-contract/log.ts';
 import { UpstreamPool, type Upstream } from './upstream.ts';
 import { WorkerdProcess } from './workerd-process.ts';
 import { perfMapFlags } from './running-app.ts';
+import { GC_TRACE_FLAGS } from './isolate-memory.ts';
 
 /**
  * One workerd process: the dispatcher with its Worker Loader (apps' isolates are loaded on demand, so code and
@@ -41,7 +42,10 @@ export interface GenerationContext {
   readonly runtimeSocket: string;
   /** V8 flags of every isolate (the heap bound). */
   readonly v8Flags: readonly string[];
-  /** workerd writes V8's perf map into its directory, so a stuck thread can be asked what it runs (`running-app.ts`). */
+  /**
+   * workerd writes V8's perf map into its directory, so a stuck thread can be asked what it runs (`running-app.ts`),
+   * and traces its garbage collections, so a shard past its memory bound can say which isolate holds it (`isolate-memory.ts`).
+   */
   readonly perfMaps?: boolean;
   /** Private addresses apps may reach (CIDRs), asked before each workerd starts (`RuntimeEngineOptions.outboundAllow`). */
   readonly outboundAllow?: () => Promise<readonly string[]>;
@@ -69,7 +73,7 @@ export async function startGeneration(ctx: GenerationContext, id: number, shard:
     entrySocket: `unix:${entrySocket}`,
     controlSocket: `unix:${controlSocket}`,
     runtimeService: `unix:${ctx.runtimeSocket}`,
-    v8Flags: ctx.perfMaps ? [...ctx.v8Flags, ...perfMapFlags(dir)] : ctx.v8Flags,
+    v8Flags: ctx.perfMaps ? [...ctx.v8Flags, ...perfMapFlags(dir), ...GC_TRACE_FLAGS] : ctx.v8Flags,
     outboundAllow: (await ctx.outboundAllow?.()) ?? [],
   });
   const configPath = join(dir, 'config.capnp');
@@ -83,6 +87,7 @@ export async function startGeneration(ctx: GenerationContext, id: number, shard:
       sockets: [ENTRY_SOCKET, CONTROL_SOCKET],
       startTimeoutMs: ctx.startTimeoutMs,
       log: ctx.log,
+      gcTrace: ctx.perfMaps,
     });
     await writeFile(join(dir, 'pid'), String(proc.pid));
     const pool = new UpstreamPool();

@@ -7,6 +7,7 @@
 import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { readIsolateCode, type IsolateCode } from './isolate-code.ts';
+import type { IsolateMemory } from './isolate-memory.ts';
 
 /**
  * The V8 flags that have workerd write `<dir>/perf-<pid>.map` (each compiled JavaScript function: its address and
@@ -81,16 +82,35 @@ export function runningFingerprints(pid: number, dir: string): string[] | undefi
 }
 
 /**
- * The fingerprints of the apps whose modules ran in the isolate that passed its heap bound and ended workerd `pid`,
- * read from workerd's last words (`output`): V8's trace of its last garbage collections names the isolate
- * (`[<pid>:0x<isolate>] … Mark-Compact …`), whose event log is still in `dir`. Undefined when it cannot be told.
+ * The fingerprints of the apps whose modules ran in the isolate that passed its heap bound and ended workerd `pid`:
+ * the isolate V8 traced a collection of last (`IsolateMemory.lastCollected`), whose event log is still in `dir`.
+ * Undefined when it cannot be told.
  */
-export function heapFingerprints(output: string, pid: number, dir: string): string[] | undefined {
+export function heapFingerprints(memory: IsolateMemory | undefined, pid: number, dir: string): string[] | undefined {
   try {
-    const traced = [...output.matchAll(new RegExp(String.raw`^\[${pid}:(0x[0-9a-f]+)\]\s+\d+ ms: (?:Mark-Compact|Scavenge)`, 'gm'))].at(-1)?.[1];
+    const traced = memory?.lastCollected();
     if (traced === undefined) return undefined;
     const code = workerdIsolates(pid, dir);
     const isolate = code.isolateAt(traced);
+    const apps = isolate === undefined ? [] : code.apps([isolate]);
+    return apps.length > 0 ? apps : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The fingerprints of the apps of the isolate that holds the memory of a workerd past its resident-memory bound
+ * (`boundBytes`): the one that held the most after its last garbage collection (`memory`), if that was at least half
+ * the bound. No isolate of a healthy shard comes near that (each one's heap has its own, far smaller bound), and
+ * when none holds it, the memory is not one isolate's to lay on it. Undefined when it cannot be told.
+ */
+export function memoryFingerprints(memory: IsolateMemory | undefined, pid: number, dir: string, boundBytes: number): string[] | undefined {
+  try {
+    const largest = memory?.largest();
+    if (largest === undefined || largest.bytes * 2 < boundBytes) return undefined;
+    const code = workerdIsolates(pid, dir);
+    const isolate = code.isolateAt(largest.isolate);
     const apps = isolate === undefined ? [] : code.apps([isolate]);
     return apps.length > 0 ? apps : undefined;
   } catch {

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { heapFingerprints, runningFingerprints } from './running-app.ts';
+import { heapFingerprints, memoryFingerprints, runningFingerprints } from './running-app.ts';
 import { join } from 'node:path';
 import { control } from './control-client.ts';
 import type { GenerationAssets } from './dispatcher/config.ts';
@@ -23,7 +23,7 @@ export interface ShardStop {
   readonly detail: string;
   /** The workerd that stopped, with what the entry point saw of its requests (`upstream.pool.evidence()`). */
   readonly generation: Generation;
-  /** The fingerprints of the app code its thread was running when the watchdog stopped it, or of the isolate that passed its heap bound (one, or several where its isolate could not be told apart), if workerd told (`running-app.ts`). */
+  /** The fingerprints of the app code its thread was running when the watchdog stopped it, of the isolate holding the memory past its bound, or of the isolate that passed its heap bound (one, or several where its isolate could not be told apart), if workerd told (`running-app.ts`). */
   readonly runningCode?: readonly string[] | undefined;
 }
 
@@ -292,8 +292,14 @@ export class Shard {
     const serving = gen === this.#current;
     gen.killedFor = kind;
     if (serving) this.#limitRestart = true;
-    // Asked only of a thread stuck computing: one whose process outgrew its memory may be in any code.
-    const runningCode = kind === 'cpu' && this.#ctx.askTheThread ? runningFingerprints(gen.proc.pid, gen.dir) : undefined;
+    // A thread stuck computing is asked what it runs; a process that outgrew its memory may be in any code, so V8's
+    // account of each isolate's memory names the one holding it.
+    const ask = this.#ctx.askTheThread;
+    const runningCode = !ask
+      ? undefined
+      : kind === 'cpu'
+        ? runningFingerprints(gen.proc.pid, gen.dir)
+        : memoryFingerprints(gen.proc.isolateMemory, gen.proc.pid, gen.dir, this.#ctx.watchdog.memoryLimitBytes);
     this.#ctx.stopped({ kind, detail, generation: gen, runningCode });
     gen.proc.kill();
     if (serving) this.#restart(gen, 0);
@@ -311,8 +317,8 @@ export class Shard {
       signal,
       output: output.slice(-2000),
     });
-    // V8's last words name the isolate that passed its heap bound: its app, as a stuck thread's (`running-app.ts`).
-    const runningCode = heap && this.#ctx.askTheThread ? heapFingerprints(output, gen.proc.pid, gen.dir) : undefined;
+    // V8's trace of its last collection names the isolate that passed its heap bound: its app, as a stuck thread's (`running-app.ts`).
+    const runningCode = heap && this.#ctx.askTheThread ? heapFingerprints(gen.proc.isolateMemory, gen.proc.pid, gen.dir) : undefined;
     this.#ctx.stopped({ kind: heap ? 'heap' : 'crash', detail: heap ? 'an isolate passed its heap bound' : `workerd exited (${signal ?? `code ${code}`})`, generation: gen, runningCode });
     // A heap bound reached is an app's doing and contained: no back-off. A crash may repeat: back off.
     this.#restart(gen, heap ? 0 : this.#nextBackoff());

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { RuntimeLogger } from '../../src/runtime-contract/log.ts';
+import { IsolateMemory } from './isolate-memory.ts';
 
 export interface StartWorkerdOptions {
   readonly binary: string;
@@ -12,6 +13,8 @@ export interface StartWorkerdOptions {
   readonly sockets: Iterable<string>;
   readonly startTimeoutMs: number;
   readonly log: RuntimeLogger;
+  /** V8 traces its garbage collections (`GC_TRACE_FLAGS`): the process keeps what each isolate holds (`isolateMemory`). */
+  readonly gcTrace?: boolean;
 }
 
 /**
@@ -59,13 +62,17 @@ export class WorkerdProcess {
   readonly pid: number;
   /** Settles when the process has exited, for whatever reason, and its output has been read to the end. */
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** What each isolate held after its last garbage collection, when V8 traces them (`gcTrace`). */
+  readonly isolateMemory: IsolateMemory | undefined;
   #child: ChildProcess;
   #tail = '';
   #hasExited = false;
 
-  private constructor(child: ChildProcess, log: RuntimeLogger) {
+  private constructor(child: ChildProcess, log: RuntimeLogger, gcTraceDir: string | undefined) {
     this.#child = child;
     this.pid = child.pid ?? -1;
+    const memory = gcTraceDir === undefined ? undefined : new IsolateMemory(this.pid, gcTraceDir);
+    this.isolateMemory = memory;
     running.add(child);
     child.once('exit', () => {
       running.delete(child);
@@ -76,6 +83,7 @@ export class WorkerdProcess {
     const forward = (stream: NodeJS.ReadableStream | null, level: 'info' | 'warn') => {
       if (!stream) return;
       createInterface({ input: stream, crlfDelay: Infinity }).on('line', (line) => {
+        if (memory?.take(line)) return; // V8's trace, for the runtime: not a log line, nor last words
         this.#tail = (this.#tail + line + '\n').slice(-OUTPUT_TAIL);
         log[level](line, { source: 'workerd', pid: this.pid });
       });
@@ -93,8 +101,9 @@ export class WorkerdProcess {
     const args = ['serve', options.configPath, 'config', '--control-fd=3', ...(options.experimental ? ['--experimental'] : [])];
     const [command, commandArgs] = workerdCommand(options.binary, args);
     // Its working directory is its own (the generation's): V8 writes its event logs there (`isolate-code.ts`).
-    const child = spawn(command, commandArgs, { stdio: ['ignore', 'pipe', 'pipe', 'pipe'], env: WORKERD_ENV, cwd: dirname(options.configPath) });
-    const proc = new WorkerdProcess(child, options.log);
+    const cwd = dirname(options.configPath);
+    const child = spawn(command, commandArgs, { stdio: ['ignore', 'pipe', 'pipe', 'pipe'], env: WORKERD_ENV, cwd });
+    const proc = new WorkerdProcess(child, options.log, options.gcTrace ? cwd : undefined);
     const pending = new Set(options.sockets);
     const control = child.stdio[3];
     let timer: NodeJS.Timeout | undefined;
