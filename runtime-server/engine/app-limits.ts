@@ -175,9 +175,8 @@ export class AppLimits implements AppLimitsView {
   stopped(stop: ShardStop, buildOf: (key: string) => string | undefined, spare: (key: string) => string | undefined = () => undefined, running?: readonly string[]): void {
     this.#stops.set(stop.kind, (this.#stops.get(stop.kind) ?? 0) + 1);
     const pool = stop.generation.upstream.pool;
-    // Only a watchdog's stop has its verdict before its requests fail (the runtime kills that workerd; one past its
-    // heap bound ends itself, and its requests fail before its last words are read).
-    if (running?.length === 1 && (stop.kind === 'cpu' || stop.kind === 'memory')) this.#stoppedBy.set(pool, splitKey(running[0]!).namespace);
+    // A request a stop dropped waits for this verdict (`UpstreamPool.afterJudged`), also when its workerd ended itself.
+    if (running?.length === 1 && stop.kind !== 'crash') this.#stoppedBy.set(pool, splitKey(running[0]!).namespace);
     // The thread's own answer, when it gave one, is the app's code that was running: no judging from outside needed.
     const verdict: Verdict =
       running === undefined ? attribute(pool.evidence(), this.#options.blame) : running.length === 1 ? { kind: 'blame', app: running[0]! } : { kind: 'ambiguous', apps: running };

@@ -249,6 +249,29 @@ describe('EntryProxy', () => {
     expect(flakyPosts).toBe(1); // a request with a body is never replayed
   });
 
+  it("waits for its workerd's end to be judged before a dropped GET is sent again or answered 503", async () => {
+    // A workerd that drops every connection, as one that ended itself does before the shard has read its end.
+    const deadPath = join(dir, 'dead.sock');
+    let dropped = 0;
+    const dead = createNetServer((socket) => socket.on('data', () => (dropped += 1) && socket.destroy()));
+    await new Promise<void>((resolve) => dead.listen(deadPath, resolve));
+    servers.push(dead as unknown as Server);
+    const deadUpstream = upstreamAt(deadPath);
+    let stoppedByAnother = false;
+    const { port, switchTo } = await proxy(deadUpstream, { resend: (_app, pool) => pool === deadUpstream.pool && stoppedByAnother });
+    const answer = send(port, 'a.test');
+    // Dropped on a new connection too (the retry for a kept-alive one closed): now it waits for the judgement.
+    await expect.poll(() => dropped).toBe(2);
+    switchTo(a);
+    stoppedByAnother = true;
+    deadUpstream.pool.judged();
+    expect(await answer).toMatchObject({ status: 201, body: 'a:0' });
+    // Judged, and not another tenant's stop: 503 at once.
+    switchTo(deadUpstream);
+    stoppedByAnother = false;
+    expect((await send(port, 'a.test')).status).toBe(503);
+  });
+
   it('replaces client X-Forwarded-* and X-Request-Id unless told to trust them', async () => {
     const spoofed = { 'x-forwarded-for': '10.0.0.1', 'x-forwarded-proto': 'https', 'x-forwarded-host': 'evil.test', 'x-request-id': 'chosen' };
     const { port } = await proxy(a);

@@ -254,26 +254,37 @@ export class EntryProxy {
               send(true); // a kept-alive connection had been closed by workerd: once more on a new one
               return;
             }
-            if (!hasBody && SAFE_METHODS.has(req.method ?? '') && !this.#resent.has(req) && this.#resend?.(app, pool)) {
-              // Its workerd died under it, stopped for another tenant's code: a request that changes nothing is
-              // routed again, once, and waits for the shard's restart, as a proxy retries an idempotent request on
-              // another upstream. What was running still counts as running when it died.
-              this.#resent.add(req);
+            if (!hasBody && SAFE_METHODS.has(req.method ?? '') && !this.#resent.has(req) && this.#resend) {
+              // Its workerd may have died under it, stopped for another tenant's code: a request that changes nothing
+              // is then routed again, once, and waits for the shard's restart, as a proxy retries an idempotent
+              // request on another upstream. The stop is judged first (a workerd past its heap bound ends itself, so
+              // its requests fail before its end is read); meanwhile the request still counts as running.
+              const resend = this.#resend;
               lost = true;
-              done(true);
-              this.#routeAndSend(req, res);
+              void pool.afterJudged(JUDGED_WAIT_MS).then(() => {
+                if (gone() || cutShort) return done(true);
+                if (resend(app, pool)) {
+                  this.#resent.add(req);
+                  lost = true;
+                  done(true);
+                  this.#routeAndSend(req, res);
+                } else unreachable(err);
+              });
               return;
             }
-            if (!pool.reportedUnreachable) {
-              pool.reportedUnreachable = true; // once per generation: a crashed workerd would otherwise log every request
-              this.#log.warn('workerd unreachable', { error: err.message });
-            }
-            lost = true;
-            problem(res, 503, 'Service Unavailable', 'The app is restarting; retry shortly.', { 'retry-after': this.#retryAfter });
-            done(true);
+            unreachable(err);
           },
         },
       );
+    };
+    const unreachable = (err: Error): void => {
+      if (!pool.reportedUnreachable) {
+        pool.reportedUnreachable = true; // once per generation: a crashed workerd would otherwise log every request
+        this.#log.warn('workerd unreachable', { error: err.message });
+      }
+      lost = true;
+      problem(res, 503, 'Service Unavailable', 'The app is restarting; retry shortly.', { 'retry-after': this.#retryAfter });
+      done(true);
     };
     send(false);
     res.once('close', () => {
@@ -452,6 +463,12 @@ function responseHeaders(raw: Dispatcher.DispatchController['rawHeaders'], parse
 
 /** Methods that change nothing (RFC 9110 §9.2.1): sent again when their workerd died before answering. */
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+/**
+ * How long a request its workerd dropped waits for the shard's judgement of that workerd's end before its 503: a
+ * stop's verdict is given before the kill, and the end of a workerd that ended itself is read within milliseconds.
+ * Only a connection dropped by a workerd that lives on waits this long.
+ */
+const JUDGED_WAIT_MS = 1000;
 
 /** undici's error for a connection the peer closed before answering (a kept-alive one workerd had let go). */
 function isClosedByPeer(err: Error): boolean {

@@ -227,7 +227,10 @@ export class Shard {
     this.#limitRestart = false;
     this.loaded = 0;
     this.#watch(gen);
-    void gen.proc.exited.then(({ code, signal }) => this.#exited(gen, code, signal));
+    void gen.proc.exited.then(({ code, signal }) => {
+      this.#exited(gen, code, signal);
+      gen.upstream.pool.judged();
+    });
     this.#ctx.log.info('workerd serving', { shard: this.index, generation: gen.id, pid: gen.proc.pid });
     if (old && old !== gen && !old.retiring) this.#retire(old);
     if (afterStop) this.#settling = true;
@@ -301,6 +304,7 @@ export class Shard {
         ? runningFingerprints(gen.proc.pid, gen.dir)
         : memoryFingerprints(gen.proc.isolateMemory, gen.proc.pid, gen.dir, this.#ctx.watchdog.memoryLimitBytes);
     this.#ctx.stopped({ kind, detail, generation: gen, runningCode });
+    gen.upstream.pool.judged();
     gen.proc.kill();
     if (serving) this.#restart(gen, 0);
   }

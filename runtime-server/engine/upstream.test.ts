@@ -77,3 +77,30 @@ function enterLost(pool: UpstreamPool): WeakRef<object> {
   done(true);
   return new WeakRef(exchange);
 }
+
+describe('UpstreamPool judged', () => {
+  it("resolves a request's wait once the workerd's end is judged, or after its bound when it never is", async () => {
+    vi.useFakeTimers();
+    try {
+      const pool = new UpstreamPool();
+      let bounded = false;
+      void pool.afterJudged(1000).then(() => (bounded = true));
+      await vi.advanceTimersByTimeAsync(999);
+      expect(bounded).toBe(false);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(bounded).toBe(true);
+      let judged = false;
+      void pool.afterJudged(1000).then(() => (judged = true));
+      pool.judged();
+      await vi.advanceTimersByTimeAsync(0);
+      expect(judged).toBe(true);
+      // After it, at once.
+      let after = false;
+      void pool.afterJudged(1000).then(() => (after = true));
+      await vi.advanceTimersByTimeAsync(0);
+      expect(after).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});

@@ -51,6 +51,9 @@ export class UpstreamPool {
   readonly #projectIdle = new Map<string, Set<() => void>>();
   /** Called at the first sign of life after their moment (a request waiting for a turn to pass listens). */
   readonly #outputWaiters = new Set<{ readonly after: number; readonly listener: () => void }>();
+  /** The shard has judged this workerd's end; until then, requests it dropped wait to be decided on (`afterJudged`). */
+  #judged = false;
+  readonly #judgedWaiters = new Set<() => void>();
 
   get inFlight(): number {
     return this.#open.size;
@@ -130,6 +133,32 @@ export class UpstreamPool {
     const prefix = `${project}/`;
     const flights = [...this.#open].filter((f) => f.cut && f.sentAt < sentBefore && f.app.startsWith(prefix));
     return flights.filter((flight) => flight.cut!(refusal)).map((flight) => flight.app);
+  }
+
+  /**
+   * The shard has judged how this workerd ended: a stop's verdict is given (before the runtime kills it), or it exited
+   * and its end was read (one that passed its heap bound ends itself, and its requests fail before that).
+   */
+  judged(): void {
+    this.#judged = true;
+    for (const resolve of this.#judgedWaiters) resolve();
+    this.#judgedWaiters.clear();
+  }
+
+  /** Resolves once {@link judged}, or after `ms` (a workerd that dropped a connection but lives on is never judged). */
+  afterJudged(ms: number): Promise<void> {
+    if (this.#judged) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.#judgedWaiters.delete(done);
+        resolve();
+      }, ms);
+      const done = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      this.#judgedWaiters.add(done);
+    });
   }
 
   /** The workerd answered something (a response head, body bytes, a health check): it is not stuck. */
