@@ -4,7 +4,8 @@
 // one shard, with and without (`limits.askTheThread`), alternately: the first request of apps it never served (a
 // new isolate each), then workerd's CPU per request of a ~300-row render over those apps; the figures of the runs
 // with the flags as a ratio of those without. After a run with them: what a stop reads (the perf map and V8's event
-// logs, their size) and how long reading them takes (`isolate-code.ts`, done while the shard is stopped).
+// logs, their size), how long reading them takes (`isolate-code.ts`, done while the shard is stopped) and the longest
+// pause of the event loop meanwhile (what the other shards wait).
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -40,7 +41,7 @@ interface RunFigures {
   readonly firstMs: number[];
   readonly workerdUsPerRequest: number;
   /** What a stop reads at the end of the run (asking the thread only): the perf map's size, the event logs', and the time to read them. */
-  readonly stopReads?: { readonly perfMapBytes: number; readonly eventLogBytes: number; readonly readMs: number };
+  readonly stopReads?: { readonly perfMapBytes: number; readonly eventLogBytes: number; readonly readMs: number; readonly longestPauseMs: number };
 }
 
 const artifacts = new MemoryArtifactSource();
@@ -71,7 +72,7 @@ async function run(askTheThread: boolean): Promise<RunFigures> {
       requests++;
     }
     const workerdUsPerRequest = ((cpuSeconds(pid) - cpuBefore) * 1e6) / requests;
-    return { firstMs, workerdUsPerRequest, ...(askTheThread ? { stopReads: stopReads(join(dataDir, 'run'), pid) } : {}) };
+    return { firstMs, workerdUsPerRequest, ...(askTheThread ? { stopReads: await stopReads(join(dataDir, 'run'), pid) } : {}) };
   } finally {
     await engine.stop(0);
     rmSync(dataDir, { recursive: true, force: true });
@@ -79,15 +80,26 @@ async function run(askTheThread: boolean): Promise<RunFigures> {
 }
 
 /** The sizes of what asking a stopped thread reads, and how long reading it takes. */
-function stopReads(runDir: string, pid: number): NonNullable<RunFigures['stopReads']> {
+async function stopReads(runDir: string, pid: number): Promise<NonNullable<RunFigures['stopReads']>> {
   const files = readdirSync(runDir, { recursive: true }).map(String);
   const map = files.find((name) => name.endsWith(`/perf-${pid}.map`));
   if (!map) throw new Error(`no perf map of workerd ${pid}`);
   const dir = join(runDir, map, '..');
   const eventLogBytes = files.filter((name) => name.endsWith(`-${pid}-v8.log`)).reduce((sum, name) => sum + statSync(join(runDir, name)).size, 0);
+  // The event loop keeps serving the other shards while it reads: its longest pause is what they wait at most.
+  let last = performance.now();
+  let longestPauseMs = 0;
+  const ticker = setInterval(() => {
+    const now = performance.now();
+    longestPauseMs = Math.max(longestPauseMs, now - last);
+    last = now;
+  }, 1);
   const started = performance.now();
-  workerdIsolates(pid, dir).apps([0]);
-  return { perfMapBytes: statSync(join(runDir, map)).size, eventLogBytes, readMs: performance.now() - started };
+  (await workerdIsolates(pid, dir)).apps([0]);
+  const readMs = performance.now() - started;
+  clearInterval(ticker);
+  longestPauseMs = Math.max(longestPauseMs, performance.now() - last);
+  return { perfMapBytes: statSync(join(runDir, map)).size, eventLogBytes, readMs, longestPauseMs };
 }
 
 const without: RunFigures[] = [];
@@ -97,7 +109,7 @@ for (let round = 1; round <= ROUNDS; round++) {
     const figures = await run(ask);
     (ask ? withFlags : without).push(figures);
     console.log(
-      `round ${round}, ${ask ? 'asking the thread' : 'not asking     '}: first request p50 ${percentile(figures.firstMs, 50).toFixed(1)} ms, max ${Math.max(...figures.firstMs).toFixed(1)} ms; workerd ${figures.workerdUsPerRequest.toFixed(0)} µs a request${figures.stopReads === undefined ? '' : `; a stop reads a ${(figures.stopReads.perfMapBytes / 1024).toFixed(0)} KiB perf map and ${(figures.stopReads.eventLogBytes / 1024).toFixed(0)} KiB of event logs in ${figures.stopReads.readMs.toFixed(0)} ms`}`,
+      `round ${round}, ${ask ? 'asking the thread' : 'not asking     '}: first request p50 ${percentile(figures.firstMs, 50).toFixed(1)} ms, max ${Math.max(...figures.firstMs).toFixed(1)} ms; workerd ${figures.workerdUsPerRequest.toFixed(0)} µs a request${figures.stopReads === undefined ? '' : `; a stop reads a ${(figures.stopReads.perfMapBytes / 1024).toFixed(0)} KiB perf map and ${(figures.stopReads.eventLogBytes / 1024).toFixed(0)} KiB of event logs in ${figures.stopReads.readMs.toFixed(0)} ms, the event loop paused at most ${figures.stopReads.longestPauseMs.toFixed(0)} ms`}`,
     );
   }
 }

@@ -3,8 +3,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { readIsolateCode } from './isolate-code.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readIsolateCode, type IsolateCode } from './isolate-code.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'cw-isolate-code-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -35,8 +35,11 @@ describe('readIsolateCode', () => {
     // Larger than any function's code: a forged line, though it starts in a chunk.
     `100800 2000000 JS:~huge cw-${A}/worker.js:5:1`,
   ].join('\n');
-  writeFileSync(join(dir, 'perf-7.map'), map);
-  const code = readIsolateCode(dir, 7, join(dir, 'perf-7.map'), appOf);
+  let code: IsolateCode;
+  beforeAll(async () => {
+    writeFileSync(join(dir, 'perf-7.map'), map);
+    code = await readIsolateCode(dir, 7, join(dir, 'perf-7.map'), appOf);
+  });
 
   it('finds the isolate of an address in its chunks, and the apps its modules belong to', () => {
     expect(code.chunkIsolates(0x100010)).toEqual([0]);
@@ -62,11 +65,11 @@ describe('readIsolateCode', () => {
     expect(code.codeIsolates(0x1000000)).toEqual([]);
   });
 
-  it('reads a perf map larger than its read blocks, lines split across them included', () => {
+  it('reads a perf map larger than its read blocks, lines split across them included', async () => {
     // Builtins first (V8 writes about 2,000 of them per isolate), so the app's line falls across a block's end.
     const filler = Array.from({ length: 40_000 }, (_, i) => `55aa0000${i.toString(16).padStart(4, '0')} 40 Builtin:Filler${i}`).join('\n');
     writeFileSync(join(dir, 'perf-7.map'), `${filler}\n${map}\n`);
-    const big = readIsolateCode(dir, 7, join(dir, 'perf-7.map'), appOf);
+    const big = await readIsolateCode(dir, 7, join(dir, 'perf-7.map'), appOf);
     expect(big.apps(big.codeIsolates(0x100410))).toEqual([A]);
     expect(big.apps([1])).toEqual([B]);
   });

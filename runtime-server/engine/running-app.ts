@@ -49,7 +49,7 @@ const STACK_BLOCK = 64 * 1024;
 const STOP_WAIT_MS = 200;
 
 /** The isolates of workerd `pid` started with {@link perfMapFlags}`(dir)`, from its perf map and event logs in `dir`. */
-export function workerdIsolates(pid: number, dir: string): IsolateCode {
+export function workerdIsolates(pid: number, dir: string): Promise<IsolateCode> {
   return readIsolateCode(dir, pid, join(dir, `perf-${pid}.map`), (script) => APP_SCRIPT.exec(script)?.[1]);
 }
 
@@ -57,16 +57,17 @@ export function workerdIsolates(pid: number, dir: string): IsolateCode {
  * The fingerprints of the apps whose modules the isolate workerd's JavaScript thread (its main thread) was running
  * runs: one, or several where that isolate's chunks cannot be told from another's (a page freed and given to
  * another isolate), or `undefined` when it cannot be told. `dir` is the workerd's directory (`perfMapFlags`). Stops
- * the process (SIGSTOP) to read it: the caller kills it next.
+ * the process (SIGSTOP) to read it, and it stays stopped while its files are read (asynchronously: other shards are
+ * served meanwhile): the caller kills it next.
  */
-export function runningFingerprints(pid: number, dir: string): string[] | undefined {
+export async function runningFingerprints(pid: number, dir: string): Promise<string[] | undefined> {
   try {
     if (!stopped(pid)) return undefined;
     // For a thread stopped outside a system call: `-1 <sp> <pc>`; inside one, the call and its arguments first.
     const fields = readFileSync(`/proc/${pid}/task/${pid}/syscall`, 'utf8').trim().split(' ');
     const [sp, pc] = fields.slice(-2).map((field) => BigInt(field));
     if (sp === undefined || pc === undefined) return undefined;
-    const code = workerdIsolates(pid, dir);
+    const code = await workerdIsolates(pid, dir);
     let isolates = code.chunkIsolates(Number(pc));
     // In a builtin (a regular expression, JSON.parse) or the runtime's own C++: the innermost JavaScript frame's
     // return address is the nearest address above the stack pointer in compiled code.
@@ -86,11 +87,11 @@ export function runningFingerprints(pid: number, dir: string): string[] | undefi
  * the isolate V8 traced a collection of last (`IsolateMemory.lastCollected`), whose event log is still in `dir`.
  * Undefined when it cannot be told.
  */
-export function heapFingerprints(memory: IsolateMemory | undefined, pid: number, dir: string): string[] | undefined {
+export async function heapFingerprints(memory: IsolateMemory | undefined, pid: number, dir: string): Promise<string[] | undefined> {
   try {
     const traced = memory?.lastCollected();
     if (traced === undefined) return undefined;
-    const code = workerdIsolates(pid, dir);
+    const code = await workerdIsolates(pid, dir);
     const isolate = code.isolateAt(traced);
     const apps = isolate === undefined ? [] : code.apps([isolate]);
     return apps.length > 0 ? apps : undefined;
@@ -105,11 +106,11 @@ export function heapFingerprints(memory: IsolateMemory | undefined, pid: number,
  * the bound. No isolate of a healthy shard comes near that (each one's heap has its own, far smaller bound), and
  * when none holds it, the memory is not one isolate's to lay on it. Undefined when it cannot be told.
  */
-export function memoryFingerprints(memory: IsolateMemory | undefined, pid: number, dir: string, boundBytes: number): string[] | undefined {
+export async function memoryFingerprints(memory: IsolateMemory | undefined, pid: number, dir: string, boundBytes: number): Promise<string[] | undefined> {
   try {
     const largest = memory?.largest();
     if (largest === undefined || largest.bytes * 2 < boundBytes) return undefined;
-    const code = workerdIsolates(pid, dir);
+    const code = await workerdIsolates(pid, dir);
     const isolate = code.isolateAt(largest.isolate);
     const apps = isolate === undefined ? [] : code.apps([isolate]);
     return apps.length > 0 ? apps : undefined;

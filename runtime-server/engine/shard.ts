@@ -227,9 +227,12 @@ export class Shard {
     this.#limitRestart = false;
     this.loaded = 0;
     this.#watch(gen);
-    void gen.proc.exited.then(({ code, signal }) => {
-      this.#exited(gen, code, signal);
-      gen.upstream.pool.judged();
+    void gen.proc.exited.then(async ({ code, signal }) => {
+      try {
+        await this.#exited(gen, code, signal);
+      } finally {
+        gen.upstream.pool.judged();
+      }
     });
     this.#ctx.log.info('workerd serving', { shard: this.index, generation: gen.id, pid: gen.proc.pid });
     if (old && old !== gen && !old.retiring) this.#retire(old);
@@ -287,29 +290,39 @@ export class Shard {
   }
 
   /**
-   * Its watchdog found the workerd stuck or too big: the app to blame is judged now, then it is killed and, if it
-   * was serving, started again at once (a retiring one has a successor already: its requests in flight are lost).
+   * Its watchdog found the workerd stuck or too big: the app to blame is judged, then it is killed and, if it was
+   * serving, started again at once (a retiring one has a successor already: its requests in flight are lost).
    */
   #stuck(gen: Generation, kind: 'cpu' | 'memory', detail: string): void {
     if (this.#stopped || gen.killedFor) return;
     const serving = gen === this.#current;
-    gen.killedFor = kind;
+    gen.killedFor = kind; // from now on requests for its apps wait for the restart (`restartingWithin`)
     if (serving) this.#limitRestart = true;
-    // A thread stuck computing is asked what it runs; a process that outgrew its memory may be in any code, so V8's
-    // account of each isolate's memory names the one holding it.
-    const ask = this.#ctx.askTheThread;
-    const runningCode = !ask
-      ? undefined
-      : kind === 'cpu'
-        ? runningFingerprints(gen.proc.pid, gen.dir)
-        : memoryFingerprints(gen.proc.isolateMemory, gen.proc.pid, gen.dir, this.#ctx.watchdog.memoryLimitBytes);
-    this.#ctx.stopped({ kind, detail, generation: gen, runningCode });
-    gen.upstream.pool.judged();
-    gen.proc.kill();
-    if (serving) this.#restart(gen, 0);
+    void this.#judge(gen, kind).then((runningCode) => {
+      if (!this.#stopped) this.#ctx.stopped({ kind, detail, generation: gen, runningCode });
+      gen.upstream.pool.judged();
+      gen.proc.kill();
+      if (serving) this.#restart(gen, 0);
+    });
   }
 
-  #exited(gen: Generation, code: number | null, signal: NodeJS.Signals | null): void {
+  /**
+   * Which app's code a workerd the watchdog stopped was running, or whose isolate holds its memory (`running-app.ts`).
+   * The workerd is frozen (SIGSTOP) while V8's files are read, so its requests in flight wait for the verdict and a
+   * growing isolate grows no more; the files are read asynchronously, so the other shards are served meanwhile.
+   */
+  async #judge(gen: Generation, kind: 'cpu' | 'memory'): Promise<string[] | undefined> {
+    if (!this.#ctx.askTheThread) return undefined;
+    if (kind === 'cpu') return runningFingerprints(gen.proc.pid, gen.dir);
+    try {
+      process.kill(gen.proc.pid, 'SIGSTOP');
+    } catch {
+      // gone already: its isolates' accounts and files are still there to read
+    }
+    return memoryFingerprints(gen.proc.isolateMemory, gen.proc.pid, gen.dir, this.#ctx.watchdog.memoryLimitBytes);
+  }
+
+  async #exited(gen: Generation, code: number | null, signal: NodeJS.Signals | null): Promise<void> {
     if (gen !== this.#current || gen.retiring || this.#stopped || gen.killedFor) return;
     const output = gen.proc.output();
     const heap = HEAP_EXHAUSTED.test(output);
@@ -322,7 +335,8 @@ export class Shard {
       output: output.slice(-2000),
     });
     // V8's trace of its last collection names the isolate that passed its heap bound: its app, as a stuck thread's (`running-app.ts`).
-    const runningCode = heap && this.#ctx.askTheThread ? heapFingerprints(gen.proc.isolateMemory, gen.proc.pid, gen.dir) : undefined;
+    const runningCode = heap && this.#ctx.askTheThread ? await heapFingerprints(gen.proc.isolateMemory, gen.proc.pid, gen.dir) : undefined;
+    if (this.#stopped) return;
     this.#ctx.stopped({ kind: heap ? 'heap' : 'crash', detail: heap ? 'an isolate passed its heap bound' : `workerd exited (${signal ?? `code ${code}`})`, generation: gen, runningCode });
     // A heap bound reached is an app's doing and contained: no back-off. A crash may repeat: back off.
     this.#restart(gen, heap ? 0 : this.#nextBackoff());
