@@ -68,7 +68,7 @@ export async function restoreEntryInPlace(entry: Entry, at: number, request: str
     if ((await replication.restore(tenant, staged, at, { asked: true })) === null) throw new RestorePointUnavailableError(`Nothing of ${tenant} is in the bucket`);
     const { undoPoint, upload } = await context.streams.takeOver(tenant, RESTORED, async () => {
       const previous = entry.replica;
-      previous?.capture();
+      await previous?.capture();
       await previous?.flush();
       const undoPoint = Math.floor(now());
       // The new generation must start after the undo point, so a restore to it reads the old generation.

@@ -4,8 +4,8 @@ export interface TenantReplicaPort {
   startGeneration(): Promise<{ upload: Promise<void> }>;
   /** The same while the caller holds the tenant lock already (an in-place restore); `upload` settles when the base is in the bucket. */
   startGenerationLocked(): Promise<{ upload: Promise<void> }>;
-  /** Under the tenant lock, after a pipeline that left no transaction open: queues what was committed; answers its stamp (undefined: nothing). */
-  capture(): number | undefined;
+  /** Under the tenant lock, after a pipeline that left no transaction open: queues what was committed; answers its stamp (undefined: nothing). The lock is held until it settles. */
+  capture(): Promise<number | undefined>;
   /** Ships everything captured so far; resolves once it is in the bucket. */
   flush(): Promise<void>;
   /** Checkpoints a large WAL and takes snapshots now and then (takes the tenant lock itself when it must). */

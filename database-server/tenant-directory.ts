@@ -392,7 +392,7 @@ export class TenantDirectory {
             // Shipped while the connection is open: closing it checkpoints and deletes the WAL that queued
             // commits are read from as they upload.
             if (reason !== 'lost') {
-              entry.replica?.capture();
+              await entry.replica?.capture();
               await entry.replica?.flush();
             }
           } finally {
@@ -423,23 +423,27 @@ export class TenantDirectory {
     return true;
   }
 
-  /** The pipeline's afterCommit: queue what was committed; in sync mode the answer waits until it is shipped. */
-  afterCommit(tenant: string): Promise<void> | undefined {
+  /**
+   * The pipeline's afterCommit, under the tenant lock (held until it settles): queues what was committed; in sync
+   * mode the answer waits until it is shipped (`durable`, which needs no lock).
+   */
+  async afterCommit(tenant: string): Promise<{ durable?: Promise<void> }> {
     const entry = this.#tenants.get(tenant);
-    const stamp = entry?.replica?.capture();
-    if (entry?.replica === undefined || stamp === undefined) return undefined;
+    const stamp = await entry?.replica?.capture();
+    if (entry?.replica === undefined || stamp === undefined) return {};
     this.#options.meter.committed(tenant, stamp);
-    if (entry.meta.durability !== 'sync') return undefined;
+    if (entry.meta.durability !== 'sync') return {};
     const cluster = this.#options.cluster;
     // Acknowledged only while the lease is surely held: a successor lists the bucket after that, so it restores
     // every segment acknowledged (cluster/README.md).
     // Under the lease it was captured under: lost and taken back meanwhile, the new epoch's owner (this process, at
     // a new epoch) listed the bucket without this commit's segment, which is then never restored.
-    return entry.replica.flush().then(() => {
+    const durable = entry.replica.flush().then(() => {
       if (cluster && (this.#tenants.get(tenant) !== entry || !cluster.surelyHeld(tenant, entry.fencing?.epoch))) {
         throw new NotOwnerError(`The lease of ${tenant} was lost before the commit was acknowledged`);
       }
     });
+    return { durable };
   }
 
   /**

@@ -46,10 +46,11 @@ export interface PipelineContext {
   afterRequest?: (tenant: string, outcome: PipelineOutcome) => void;
   /**
    * Called under the tenant's lock after a pipeline that left no transaction open, so whatever it committed is
-   * in the WAL (the replication captures it there). A returned promise is awaited after the lock is released and
-   * before the answer is sent: the synchronous durability mode acknowledges a commit only once it is shipped.
+   * in the WAL (the replication captures it there); the lock is released once it settles. Its `durable` is awaited
+   * after that and before the answer is sent: the synchronous durability mode acknowledges a commit only once it
+   * is shipped.
    */
-  afterCommit?: (tenant: string) => Promise<void> | undefined;
+  afterCommit?: (tenant: string) => Promise<{ durable?: Promise<void> }>;
 }
 
 /**
@@ -202,7 +203,7 @@ export async function runOnStream(stream: StreamHandle, caller: PipelineCaller, 
     if (!(error instanceof EngineUnavailableError)) throw error;
     return { kind: 'failed', error: { message: error.message, code: 'DATABASE_RESTARTING' } };
   } finally {
-    if (!stream.inTransaction) durable = context.afterCommit?.(caller.tenant);
+    if (!stream.inTransaction) durable = (await context.afterCommit?.(caller.tenant))?.durable;
     streams.releaseUnlessInTransaction(stream);
   }
   if (durable) {

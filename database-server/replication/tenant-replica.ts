@@ -109,11 +109,13 @@ export class TenantReplica {
   }
 
   /**
-   * Queues the transactions committed since the last capture, stamped with now(). Synchronous, under the tenant
-   * lock, with the connection in autocommit; a stat when nothing was written. Answers the stamp, or undefined when
-   * it found nothing: the last write a user sees must be the time the restore window reaches, not a later reading.
+   * Queues the transactions committed since the last capture, stamped with now(). Under the tenant lock, with the
+   * connection in autocommit; a stat when nothing was written. Answers the stamp, or undefined when it found
+   * nothing: the last write a user sees must be the time the restore window reaches, not a later reading. A big
+   * transaction is read and checksummed a chunk at a time, yielding to the event loop between chunks, so other
+   * tenants' requests are served meanwhile (a gigabyte is about a second's work; this tenant's lock is held).
    */
-  capture(): number | undefined {
+  async capture(): Promise<number | undefined> {
     if (!this.#started) throw new Error('capture before startGeneration');
     const size = walSize(this.#walPath);
     const offset = this.#wal?.offset ?? 0;
@@ -127,7 +129,9 @@ export class TenantReplica {
     const scan = new WalScanner(wal.header, wal.offset, wal.checksum);
     const chunk = Math.max(1, Math.floor(SCAN_CHUNK_BYTES / frameBytes)) * frameBytes;
     const buffer = Buffer.allocUnsafe(Math.min(chunk, end - wal.offset));
-    for (let at = wal.offset; at < end && scan.feed(readWal(this.#walPath, at, Math.min(chunk, end - at), buffer)); at += chunk);
+    for (let at = wal.offset; at < end && scan.feed(readWal(this.#walPath, at, Math.min(chunk, end - at), buffer)); at += chunk) {
+      if (at + chunk < end) await new Promise<void>((resolve) => setImmediate(resolve));
+    }
     if (scan.commits.length === 0) {
       this.#checkSameWal(wal.header);
       return undefined;
@@ -154,7 +158,7 @@ export class TenantReplica {
    * tenant's requests never wait for a big transaction's upload.
    */
   async maintain(checkpoint: Checkpoint): Promise<{ upload?: Promise<void> }> {
-    this.capture();
+    await this.capture();
     const snapshotDue = this.#bytesSinceSnapshot >= this.#snapshotEveryBytes && this.#snapshotting === undefined;
     if (!snapshotDue && walSize(this.#walPath) <= this.#checkpointBytes) return {};
     if (this.#queue.pendingBytes > this.#maxSegmentBytes) return {};
@@ -185,7 +189,7 @@ export class TenantReplica {
    * the file, with a new WAL, when the connection opens again. What it captured is shipped first, as in `maintain`.
    */
   async rest(checkpoint: Checkpoint): Promise<void> {
-    this.capture();
+    await this.capture();
     this.#queue.seal();
     await this.#queue.flush();
     await this.#checkpoint(checkpoint);

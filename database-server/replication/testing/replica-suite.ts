@@ -50,22 +50,22 @@ export function describeReplicaSuite(name: string, makeStore: () => ObjectStore)
 
     it('never restores what a stale owner wrote after its successor took the tenant over', async () => {
       const stale = await fixture({ epoch: 1 });
-      stale.run('CREATE TABLE t (v TEXT)');
-      stale.run("INSERT INTO t VALUES ('first owner')");
+      await stale.run('CREATE TABLE t (v TEXT)');
+      await stale.run("INSERT INTO t VALUES ('first owner')");
       await stale.replica.flush();
 
       // The successor restores what the bucket holds, records where it took over, and writes under epoch 2.
       const { successor, nextSeq } = await takeOver(stale);
       expect(nextSeq).toBe(1);
-      successor.run("INSERT INTO t VALUES ('second owner')");
+      await successor.run("INSERT INTO t VALUES ('second owner')");
       await successor.replica.flush();
 
       // The stale owner, not knowing, goes on: a segment in its generation, then a whole new generation.
       stale.clock.tick(60_000);
-      stale.run("INSERT INTO t VALUES ('stale segment')");
+      await stale.run("INSERT INTO t VALUES ('stale segment')");
       await stale.replica.flush();
       await stale.startGeneration({ epoch: 1 });
-      stale.run("INSERT INTO t VALUES ('stale generation')");
+      await stale.run("INSERT INTO t VALUES ('stale generation')");
       await stale.replica.flush();
 
       expect((await successor.restoreRows()).rows).toEqual(['first owner', 'second owner']);
@@ -81,10 +81,10 @@ export function describeReplicaSuite(name: string, makeStore: () => ObjectStore)
           if (!held) throw new Error('lease lost');
         },
       });
-      f.run('CREATE TABLE t (v TEXT)');
+      await f.run('CREATE TABLE t (v TEXT)');
       await f.replica.flush();
       held = false;
-      f.run("INSERT INTO t VALUES ('unshipped')");
+      await f.run("INSERT INTO t VALUES ('unshipped')");
       await expect(f.replica.flush()).rejects.toThrow('lease lost');
       expect((await f.restoreRows()).rows).toEqual([]);
     });
@@ -92,11 +92,11 @@ export function describeReplicaSuite(name: string, makeStore: () => ObjectStore)
     it('round-trips committed rows through the bucket into a fresh file', async () => {
       const f = await fixture();
       f.clock.tick();
-      expect(f.run('CREATE TABLE t (v TEXT)')).toBe(true);
-      for (let i = 0; i < 20; i++) f.run(`INSERT INTO t VALUES ('row ${i}')`);
+      expect(await f.run('CREATE TABLE t (v TEXT)')).toBe(true);
+      for (let i = 0; i < 20; i++) await f.run(`INSERT INTO t VALUES ('row ${i}')`);
       const last = f.clock.tick();
-      f.run("INSERT INTO t VALUES ('last')");
-      expect(f.replica.capture()).toBeUndefined();
+      await f.run("INSERT INTO t VALUES ('last')");
+      expect(await f.replica.capture()).toBeUndefined();
       await f.replica.flush();
       expect(f.replica.pendingBytes).toBe(0);
 
@@ -107,11 +107,11 @@ export function describeReplicaSuite(name: string, makeStore: () => ObjectStore)
 
     it('restores to a time between two commits: the first only', async () => {
       const f = await fixture();
-      f.run('CREATE TABLE t (v TEXT)');
+      await f.run('CREATE TABLE t (v TEXT)');
       const first = f.clock.tick();
-      f.run("INSERT INTO t VALUES ('a')");
+      await f.run("INSERT INTO t VALUES ('a')");
       f.clock.tick();
-      f.run("INSERT INTO t VALUES ('b')");
+      await f.run("INSERT INTO t VALUES ('b')");
       await f.replica.flush();
 
       expect(await f.restoreRows({ at: first + 500 })).toEqual({ restoredTo: first, rows: ['a'] });
@@ -120,7 +120,7 @@ export function describeReplicaSuite(name: string, makeStore: () => ObjectStore)
 
     it('never ships a rolled-back transaction that spilled into the WAL', async () => {
       const f = await fixture();
-      f.run('CREATE TABLE t (v TEXT)');
+      await f.run('CREATE TABLE t (v TEXT)');
       await f.replica.flush();
       f.db.pragma('cache_size = 10');
       const before = walSize(`${f.dbPath}-wal`);
@@ -129,30 +129,30 @@ export function describeReplicaSuite(name: string, makeStore: () => ObjectStore)
       for (let i = 0; i < 2000; i++) insert.run([`doomed ${i} ${'x'.repeat(200)}`]);
       expect(walSize(`${f.dbPath}-wal`)).toBeGreaterThan(before); // it did spill
       f.db.exec('ROLLBACK');
-      expect(f.replica.capture()).toBeUndefined();
+      expect(await f.replica.capture()).toBeUndefined();
       expect(f.replica.pendingBytes).toBe(0);
 
       // The next commit overwrites part of the spilled frames; only it is shipped.
-      f.run("INSERT INTO t VALUES ('kept')");
+      await f.run("INSERT INTO t VALUES ('kept')");
       await f.replica.flush();
       expect((await f.restoreRows()).rows).toEqual(['kept']);
     });
 
     it('keeps shipping across checkpoints', async () => {
       const f = await fixture({ checkpointBytes: 1 });
-      f.run('CREATE TABLE t (v TEXT)');
-      f.run("INSERT INTO t VALUES ('before')");
+      await f.run('CREATE TABLE t (v TEXT)');
+      await f.run("INSERT INTO t VALUES ('before')");
       await f.replica.flush();
       await (
         await f.replica.maintain(f.checkpoint)
       ).upload;
       expect(walSize(`${f.dbPath}-wal`)).toBe(0);
 
-      f.run("INSERT INTO t VALUES ('after 1')");
+      await f.run("INSERT INTO t VALUES ('after 1')");
       await (
         await f.replica.maintain(f.checkpoint)
       ).upload; // captured, shipped, then checkpointed
-      f.run("INSERT INTO t VALUES ('after 2')");
+      await f.run("INSERT INTO t VALUES ('after 2')");
       await f.replica.flush();
       expect((await f.restoreRows()).rows).toEqual(['before', 'after 1', 'after 2']);
     });
@@ -164,17 +164,17 @@ export function describeReplicaSuite(name: string, makeStore: () => ObjectStore)
       await (
         await f.replica.startGeneration(f.checkpoint)
       ).upload;
-      f.run('CREATE TABLE t (v TEXT)');
+      await f.run('CREATE TABLE t (v TEXT)');
       await f.replica.flush();
       const early = f.clock.tick();
-      f.run("INSERT INTO t VALUES ('one')");
+      await f.run("INSERT INTO t VALUES ('one')");
       await f.replica.flush();
       f.clock.tick();
       await (
         await f.replica.maintain(f.checkpoint)
       ).upload; // snapshot 2: both segments are in it
       f.clock.tick();
-      f.run("INSERT INTO t VALUES ('two')");
+      await f.run("INSERT INTO t VALUES ('two')");
       await f.replica.flush();
 
       counting.reset();
@@ -188,16 +188,16 @@ export function describeReplicaSuite(name: string, makeStore: () => ObjectStore)
 
     it('stops the restore at a gap in the segments', async () => {
       const f = await fixture();
-      f.run('CREATE TABLE t (v TEXT)');
+      await f.run('CREATE TABLE t (v TEXT)');
       await f.replica.flush();
       const first = f.clock.tick();
-      f.run("INSERT INTO t VALUES ('a')");
+      await f.run("INSERT INTO t VALUES ('a')");
       await f.replica.flush();
       f.clock.tick();
-      f.run("INSERT INTO t VALUES ('b')");
+      await f.run("INSERT INTO t VALUES ('b')");
       await f.replica.flush();
       f.clock.tick();
-      f.run("INSERT INTO t VALUES ('c')");
+      await f.run("INSERT INTO t VALUES ('c')");
       await f.replica.flush();
 
       const segments = (await keysUnder(f.store, f.prefix)).filter((k) => k.includes('/segments/'));
@@ -208,15 +208,15 @@ export function describeReplicaSuite(name: string, makeStore: () => ObjectStore)
 
     it('cuts a transaction bigger than a segment into parts, one per segment, and restores it whole', async () => {
       const f = await fixture({ maxSegmentBytes: 64 * 1024 });
-      f.run('CREATE TABLE t (v TEXT)');
+      await f.run('CREATE TABLE t (v TEXT)');
       const before = f.clock.tick();
-      f.run("INSERT INTO t VALUES ('before')");
+      await f.run("INSERT INTO t VALUES ('before')");
       const big = f.clock.tick();
-      f.run(
+      await f.run(
         "INSERT INTO t SELECT 'big ' || value || ' ' || hex(randomblob(500)) FROM json_each((SELECT json_group_array(0) FROM (WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 400) SELECT i FROM n)))",
       );
       f.clock.tick();
-      f.run("INSERT INTO t VALUES ('after')");
+      await f.run("INSERT INTO t VALUES ('after')");
       await f.replica.flush();
 
       const segments = (await keysUnder(f.store, f.prefix)).filter((k) => k.includes('/segments/'));
@@ -236,12 +236,12 @@ export function describeReplicaSuite(name: string, makeStore: () => ObjectStore)
 
     it('a takeover that stops before a cut commit records where its earlier commits were applied from (found in review)', async () => {
       const stale = await fixture({ epoch: 1, maxSegmentBytes: 64 * 1024 });
-      stale.run('CREATE TABLE t (v TEXT)');
+      await stale.run('CREATE TABLE t (v TEXT)');
       await stale.replica.flush();
       stale.clock.tick();
-      stale.run("INSERT INTO t VALUES ('small')"); // queued with the big one: they share a segment
+      await stale.run("INSERT INTO t VALUES ('small')"); // queued with the big one: they share a segment
       stale.clock.tick();
-      stale.run("INSERT INTO t SELECT 'big ' || value || ' ' || hex(randomblob(500)) FROM generate_series(1, 400)");
+      await stale.run("INSERT INTO t SELECT 'big ' || value || ' ' || hex(randomblob(500)) FROM generate_series(1, 400)");
       await stale.replica.flush();
       // The stale owner's upload of the big commit's last part never happened (it lost the lease mid-way).
       const segments = (await keysUnder(stale.store, stale.prefix)).filter((k) => k.includes('/segments/'));
@@ -249,7 +249,7 @@ export function describeReplicaSuite(name: string, makeStore: () => ObjectStore)
 
       const { successor } = await takeOver(stale);
       expect(successor.db.prepare('SELECT v FROM t').pluck().all()).toEqual(['small']); // the successor serves 'small'
-      successor.run("INSERT INTO t VALUES ('second owner')");
+      await successor.run("INSERT INTO t VALUES ('second owner')");
       await successor.replica.flush();
 
       expect((await successor.restoreRows()).rows).toEqual(['small', 'second owner']);
@@ -259,10 +259,10 @@ export function describeReplicaSuite(name: string, makeStore: () => ObjectStore)
 
     it('writes segments without a part of a cut commit as version 1 (read by cw-db before parts), the others as 2', async () => {
       const f = await fixture({ maxSegmentBytes: 64 * 1024 });
-      f.run('CREATE TABLE t (v TEXT)');
+      await f.run('CREATE TABLE t (v TEXT)');
       await f.replica.flush();
-      f.run('INSERT INTO t SELECT hex(randomblob(500)) FROM generate_series(1, 400)');
-      f.run("INSERT INTO t VALUES ('after')");
+      await f.run('INSERT INTO t SELECT hex(randomblob(500)) FROM generate_series(1, 400)');
+      await f.run("INSERT INTO t VALUES ('after')");
       await f.replica.flush();
       const versions: number[] = [];
       for (const key of (await keysUnder(f.store, f.prefix)).filter((k) => k.includes('/segments/')).sort()) {
@@ -274,10 +274,27 @@ export function describeReplicaSuite(name: string, makeStore: () => ObjectStore)
       expect(versions.length).toBeGreaterThan(3);
     });
 
+    it("reads a big transaction's WAL a chunk at a time, serving the event loop between chunks, and queues all of it", async () => {
+      // cw-db's main process serves every tenant: a gigabyte written at once is about a second of checksums.
+      const f = await fixture({ maxSegmentBytes: 64 * 1024 * 1024 });
+      await f.run('CREATE TABLE t (v BLOB)');
+      f.db.exec('INSERT INTO t SELECT randomblob(100000) FROM generate_series(1, 200)'); // some 20 MB of WAL
+      let turns = 0;
+      const ticker = setInterval(() => (turns += 1), 0);
+      try {
+        expect(await f.replica.capture()).toBeDefined();
+      } finally {
+        clearInterval(ticker);
+      }
+      expect(turns).toBeGreaterThanOrEqual(3); // 4 MiB chunks: the loop ran between them
+      await f.replica.flush();
+      expect((await f.restoreRows()).rows).toHaveLength(200);
+    });
+
     it('leaves the checkpoint for later when more than a segment waits to upload, shipping it without the lock first', async () => {
       const f = await fixture({ maxSegmentBytes: 64 * 1024, checkpointBytes: 1 });
-      f.run('CREATE TABLE t (v TEXT)');
-      f.run('INSERT INTO t SELECT hex(randomblob(500)) FROM generate_series(1, 400)');
+      await f.run('CREATE TABLE t (v TEXT)');
+      await f.run('INSERT INTO t SELECT hex(randomblob(500)) FROM generate_series(1, 400)');
       const pending = f.replica.pendingBytes;
       expect(pending).toBeGreaterThan(64 * 1024);
       await f.replica.maintain(f.checkpoint);
@@ -291,9 +308,9 @@ export function describeReplicaSuite(name: string, makeStore: () => ObjectStore)
 
     it('ships nothing read from a WAL emptied behind its back while commits were queued', async () => {
       const f = await fixture();
-      f.run('CREATE TABLE t (v TEXT)');
+      await f.run('CREATE TABLE t (v TEXT)');
       await f.replica.flush();
-      f.run("INSERT INTO t VALUES ('queued')");
+      await f.run("INSERT INTO t VALUES ('queued')");
       f.db.pragma('wal_checkpoint(TRUNCATE)');
       f.db.exec("INSERT INTO t VALUES ('other')");
       await expect(f.replica.flush()).rejects.toThrow(/changed under commits not yet shipped/);
@@ -307,13 +324,13 @@ export function describeReplicaSuite(name: string, makeStore: () => ObjectStore)
       await (
         await f.replica.startGeneration(f.checkpoint)
       ).upload;
-      f.run('CREATE TABLE t (v TEXT)');
-      f.run("INSERT INTO t VALUES ('a')");
+      await f.run('CREATE TABLE t (v TEXT)');
+      await f.run("INSERT INTO t VALUES ('a')");
       // The store takes the write but the answer is lost: the flush fails, the commits stay queued.
       faults.inject({ match: (key) => key.includes('/segments/'), fault: 'lost-response' });
       await expect(f.replica.flush()).rejects.toThrow(/was not written/);
       expect(f.replica.pendingBytes).toBeGreaterThan(0);
-      f.run("INSERT INTO t VALUES ('b')");
+      await f.run("INSERT INTO t VALUES ('b')");
       await f.replica.flush();
 
       const segments = (await keysUnder(f.store, f.prefix)).filter((k) => k.includes('/segments/'));
@@ -323,16 +340,16 @@ export function describeReplicaSuite(name: string, makeStore: () => ObjectStore)
 
     it('refuses to go on when the WAL was checkpointed behind its back', async () => {
       const f = await fixture();
-      f.run('CREATE TABLE t (v TEXT)');
-      for (let i = 0; i < 50; i++) f.run(`INSERT INTO t VALUES ('row ${i}')`);
+      await f.run('CREATE TABLE t (v TEXT)');
+      for (let i = 0; i < 50; i++) await f.run(`INSERT INTO t VALUES ('row ${i}')`);
       f.db.pragma('wal_checkpoint(TRUNCATE)');
       f.db.exec("INSERT INTO t VALUES ('unseen')");
-      expect(() => f.replica.capture()).toThrow(/checkpointed outside maintain|restarted behind the replica/);
+      await expect(f.replica.capture()).rejects.toThrow(/checkpointed outside maintain|restarted behind the replica/);
     });
 
     it('refuses a restore point before the oldest snapshot', async () => {
       const f = await fixture();
-      f.run('CREATE TABLE t (v TEXT)');
+      await f.run('CREATE TABLE t (v TEXT)');
       await f.replica.flush();
       const before = f.clock.time - 1;
       await expect(restoreDatabase({ store: f.store, prefix: f.prefix, tenant: f.tenant, targetPath: `${f.dir}/early.db`, at: before })).rejects.toBeInstanceOf(RestorePointUnavailableError);
@@ -344,9 +361,9 @@ export function describeReplicaSuite(name: string, makeStore: () => ObjectStore)
       expect(await restoreWindow({ store: f.store, prefix: f.prefix, tenant: 'nobody' })).toBeNull();
       expect(await restoreDatabase({ store: f.store, prefix: f.prefix, tenant: 'nobody', targetPath: `${f.dir}/nobody.db` })).toBeNull();
       f.clock.tick();
-      f.run('CREATE TABLE t (v TEXT)');
+      await f.run('CREATE TABLE t (v TEXT)');
       const last = f.clock.tick();
-      f.run("INSERT INTO t VALUES ('a')");
+      await f.run("INSERT INTO t VALUES ('a')");
       await f.replica.flush();
       expect(await restoreWindow({ store: f.store, prefix: f.prefix, tenant: f.tenant })).toEqual({ earliest: start, latest: last });
 
@@ -357,8 +374,8 @@ export function describeReplicaSuite(name: string, makeStore: () => ObjectStore)
 
     it('prunes old generations and keeps the latest state restorable', async () => {
       const f = await fixture();
-      f.run('CREATE TABLE t (v TEXT)');
-      f.run("INSERT INTO t VALUES ('old generation')");
+      await f.run('CREATE TABLE t (v TEXT)');
+      await f.run("INSERT INTO t VALUES ('old generation')");
       await f.replica.flush();
       const oldKeys = await keysUnder(f.store, f.prefix);
 
@@ -366,7 +383,7 @@ export function describeReplicaSuite(name: string, makeStore: () => ObjectStore)
       await f.startGeneration(); // a process restart
       const second = f.clock.time;
       f.clock.tick();
-      f.run("INSERT INTO t VALUES ('new generation')");
+      await f.run("INSERT INTO t VALUES ('new generation')");
       await f.replica.flush();
 
       await pruneReplica({ store: f.store, prefix: f.prefix, tenant: f.tenant, retentionMs: 30_000, now: f.clock.time });

@@ -63,9 +63,9 @@ export class TenantFixture {
   }
 
   /** Runs SQL as one pipeline would, then captures as the lock holder does after it. */
-  run(sql: string): boolean {
+  async run(sql: string): Promise<boolean> {
     this.db.exec(sql);
-    return this.replica.capture() !== undefined;
+    return (await this.replica.capture()) !== undefined;
   }
 
   /** Restores into a fresh file of this fixture's directory and answers its rows of `table`, checked by SQLite. */
