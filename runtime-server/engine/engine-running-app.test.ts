@@ -8,7 +8,7 @@ import { RuntimeEngine } from './engine.ts';
 import { artifactFromFiles } from './testing/artifact-builder.ts';
 import { send } from './testing/http.ts';
 import { MemoryArtifactSource } from './testing/memory-artifacts.ts';
-import { inBuildNames } from './running-app.ts';
+import { inBuildNames, workerdIsolates } from './running-app.ts';
 import { workerFingerprint, type LiveApp } from './worker-code.ts';
 
 /** Answers at once, and `/think?ms=N` after awaiting a timer for N ms (in flight, computing nothing). */
@@ -121,6 +121,38 @@ export default {
 `,
   'deep.wasm': DEEP_LOOP_WASM,
 };
+
+/**
+ * A tenant that guessed where the victim's compiled code lies (here: the test reads it off the perf map) and loops in
+ * WebAssembly with that address in 32 locals of its frame, where the stack is searched for the innermost return address.
+ */
+function guesser(victimCode: number): Uint8Array {
+  const locals = 32;
+  const body = [0x01, locals, 0x7e]; // 32 i64 locals
+  for (let local = 1; local <= locals; local++) body.push(0x20, 0x00, 0x21, local); // each set to the parameter
+  body.push(0x03, 0x40, 0x0c, 0x00, 0x0b, 0x0b); // loop { br 0 }, end
+  const leb = (n: number) => (n < 0x80 ? [n] : [(n & 0x7f) | 0x80, n >> 7]);
+  const code = [0x01, ...leb(body.length), ...body];
+  const wasm = Buffer.from([
+    ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00], // magic, version 1
+    ...[0x01, 0x05, 0x01, 0x60, 0x01, 0x7e, 0x00], // type: (i64) -> ()
+    ...[0x03, 0x02, 0x01, 0x00], // one function of that type
+    ...[0x07, 0x05, 0x01, 0x01, 0x66, 0x00, 0x00], // exported as "f"
+    ...[0x0a, ...leb(code.length), ...code],
+  ]);
+  return artifactFromFiles({
+    'worker.js': `import guess from './guess.wasm';
+const instance = new WebAssembly.Instance(guess);
+export default {
+  fetch(request, env, ctx) {
+    ctx.waitUntil((async () => { await scheduler.wait(300); instance.exports.f(${victimCode}n); })());
+    return new Response('answered');
+  },
+};
+`,
+    'guess.wasm': wasm,
+  });
+}
 
 const artifacts = new MemoryArtifactSource().put('victim', artifactFromFiles({ 'worker.js': VICTIM })).put('attacker', artifactFromFiles(ATTACKER));
 
@@ -239,6 +271,25 @@ describe('RuntimeEngine asking a stuck thread which app it runs', { timeout: 60_
     artifacts.put('deep', artifactFromFiles(DEEP));
     const status = await attackFrom('deep', 'deep', '/', 200);
     expectLaidOn('deep/app', status);
+  });
+
+  it("does not lay a loop on the victim when the looping tenant's WebAssembly holds an address of the victim's code on the stack", async () => {
+    const { pid } = engine.status().shards[0]!;
+    expect((await send(port, 'web.victim.apps.test')).status).toBe(200);
+    const victim = workerFingerprint({ app: { project: 'victim', appId: 'web', env: {} }, build: { buildId: 'victim' } } as unknown as LiveApp);
+    // The guess: inside a function of the victim's that V8's files vouch for (so a word holding it names the victim).
+    const runDir = join(dataDir, 'run');
+    const map = readdirSync(runDir, { recursive: true }).map(String).find((name) => name.endsWith(`/perf-${pid}.map`))!;
+    const code = await workerdIsolates(pid!, join(runDir, map, '..'));
+    const victimCode = readFileSync(join(runDir, map), 'latin1')
+      .split('\n')
+      .filter((line) => line.includes(`cw-${victim}/`) && / JS:/.test(line))
+      .map((line) => Number.parseInt(line.split(' ')[0]!, 16) + 1)
+      .find((address) => code.apps(code.codeIsolates(address)).includes(victim));
+    expect(victimCode).toBeDefined();
+    artifacts.put('guesser', guesser(victimCode!));
+    const status = await attackFrom('guesser', 'guesser', '/', 200);
+    expectLaidOn('guesser/app', status);
   });
 
   it("lays a heap bound passed in waitUntil, after its app's answer, on that app (V8's last collection names the isolate)", async () => {

@@ -70,8 +70,9 @@ export async function runningFingerprints(pid: number, dir: string): Promise<str
     const code = await workerdIsolates(pid, dir);
     let isolates = code.chunkIsolates(Number(pc));
     // In a builtin (a regular expression, JSON.parse) or the runtime's own C++: the innermost JavaScript frame's
-    // return address is the nearest address above the stack pointer in compiled code.
-    for (const word of isolates.length === 0 ? stackWords(pid, sp) : []) {
+    // return address is the nearest address above the stack pointer in compiled code that sits where a call left
+    // one (`returnAddresses`).
+    for (const word of isolates.length === 0 ? returnAddresses(pid, sp) : []) {
       isolates = code.codeIsolates(word);
       if (isolates.length > 0) break;
     }
@@ -133,22 +134,29 @@ function stopped(pid: number): boolean {
 }
 
 /**
- * The 8-byte words of the stack from `sp` up to the top of its mapping (the live frames), innermost first, as
- * numbers (a word past 2^53 is no address of this machine's user space, and is left out).
+ * The words of the stack from `sp` up to the top of its mapping (the live frames), innermost first, that sit where
+ * a call into a frame of V8's leaves its return address: right above the frame pointer the callee saved, which
+ * points further up this stack (V8 keeps that chain in every frame it builds). A word a tenant's code put on the
+ * stack (a WebAssembly local holding a guess of another isolate's code address) would also need a guess of where
+ * the stack lies beside it. As numbers (a word past 2^53 is no address of this machine's user space).
  */
-function* stackWords(pid: number, sp: bigint): Generator<number> {
+function* returnAddresses(pid: number, sp: bigint): Generator<number> {
   const top = mappingEnd(pid, sp);
   if (top === undefined) return;
   const end = Math.min(top, Number(sp) + STACK_BYTES);
   const buffer = Buffer.alloc(STACK_BLOCK);
   const fd = openSync(`/proc/${pid}/mem`, 'r');
+  let below: number | undefined; // the word under the current one
   try {
     for (let at = Number(sp); at < end; at += STACK_BLOCK) {
       const got = readSync(fd, buffer, 0, Math.min(STACK_BLOCK, end - at), at);
       if (got <= 0) return;
       for (let offset = 0; offset + 8 <= got; offset += 8) {
         const high = buffer.readUInt32LE(offset + 4);
-        if (high < 0x200000) yield high * 0x100000000 + buffer.readUInt32LE(offset);
+        const word = high < 0x200000 ? high * 0x100000000 + buffer.readUInt32LE(offset) : undefined;
+        const slot = at + offset;
+        if (word !== undefined && below !== undefined && below > slot && below < top) yield word;
+        below = word;
       }
     }
   } finally {
