@@ -133,12 +133,12 @@ function guesser(victimCode: number): Uint8Array {
   body.push(0x03, 0x40, 0x0c, 0x00, 0x0b, 0x0b); // loop { br 0 }, end
   const leb = (n: number) => (n < 0x80 ? [n] : [(n & 0x7f) | 0x80, n >> 7]);
   const code = [0x01, ...leb(body.length), ...body];
-  const wasm = Buffer.from([
-    ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00], // magic, version 1
-    ...[0x01, 0x05, 0x01, 0x60, 0x01, 0x7e, 0x00], // type: (i64) -> ()
-    ...[0x03, 0x02, 0x01, 0x00], // one function of that type
-    ...[0x07, 0x05, 0x01, 0x01, 0x66, 0x00, 0x00], // exported as "f"
-    ...[0x0a, ...leb(code.length), ...code],
+  const wasm = Buffer.concat([
+    Buffer.from('0061736d01000000', 'hex'), // magic, version 1
+    Buffer.from('01050160017e00', 'hex'), // type: (i64) -> ()
+    Buffer.from('03020100', 'hex'), // one function of that type
+    Buffer.from('07050101660000', 'hex'), // exported as "f"
+    Buffer.from([0x0a, ...leb(code.length), ...code]),
   ]);
   return artifactFromFiles({
     'worker.js': `import guess from './guess.wasm';
@@ -279,7 +279,9 @@ describe('RuntimeEngine asking a stuck thread which app it runs', { timeout: 60_
     const victim = workerFingerprint({ app: { project: 'victim', appId: 'web', env: {} }, build: { buildId: 'victim' } } as unknown as LiveApp);
     // The guess: inside a function of the victim's that V8's files vouch for (so a word holding it names the victim).
     const runDir = join(dataDir, 'run');
-    const map = readdirSync(runDir, { recursive: true }).map(String).find((name) => name.endsWith(`/perf-${pid}.map`))!;
+    const map = readdirSync(runDir, { recursive: true })
+      .map(String)
+      .find((name) => name.endsWith(`/perf-${pid}.map`))!;
     const code = await workerdIsolates(pid!, join(runDir, map, '..'));
     const victimCode = readFileSync(join(runDir, map), 'latin1')
       .split('\n')
