@@ -176,7 +176,8 @@ export class AppLimits implements AppLimitsView {
     this.#stops.set(stop.kind, (this.#stops.get(stop.kind) ?? 0) + 1);
     const pool = stop.generation.upstream.pool;
     // A request a stop dropped waits for this verdict (`UpstreamPool.afterJudged`), also when its workerd ended itself.
-    if (running?.length === 1 && stop.kind !== 'crash') this.#stoppedBy.set(pool, splitKey(running[0]!).namespace);
+    const runningProjects = new Set(running?.map((key) => splitKey(key).namespace));
+    if (runningProjects.size === 1 && stop.kind !== 'crash') this.#stoppedBy.set(pool, [...runningProjects][0]!);
     // The thread's own answer, when it gave one, is the app's code that was running: no judging from outside needed.
     const verdict: Verdict =
       running === undefined ? attribute(pool.evidence(), this.#options.blame) : running.length === 1 ? { kind: 'blame', app: running[0]! } : { kind: 'ambiguous', apps: running };

@@ -306,6 +306,17 @@ describe('RuntimeEngine asking a stuck thread which app it runs', { timeout: 60_
     expectLaidOn('hoarder/app', status, 'MemoryLimitExceeded');
   });
 
+  it("lays a shard's memory bound passed by one project's ArrayBuffers spread over three apps on all three", async () => {
+    for (const appId of ['one', 'two', 'three']) await engine.deploy({ project: 'swarm', appId, buildId: 'attacker', env: {}, hostnames: [] });
+    const status = await withVictimInFlight(async () => {
+      // Each grows a third of the bound, too little to stand out alone.
+      for (const appId of ['one', 'two', 'three']) expect((await send(port, `${appId}.swarm.apps.test`, '/buffers?ms=300')).status).toBe(200);
+    });
+    for (const appId of ['one', 'two', 'three']) expect(engine.limits.quarantine(`swarm/${appId}`)).toMatchObject({ reason: 'MemoryLimitExceeded' });
+    expect(engine.limits.quarantine('victim/web')).toBeUndefined();
+    expect(status).toBe(200);
+  });
+
   it('lays a loop inside a builtin on the app whose code called it', async () => {
     const status = await withVictimInFlight(async () => {
       expect((await send(port, 'parser.attacker.apps.test', '/parse')).status).toBe(503);

@@ -19,6 +19,7 @@ import { defaultHost, normalizeHost } from '../../src/runtime-contract/hosts.ts'
 import { LoadGate } from './load-gate.ts';
 import { LogFollowers } from './log-followers.ts';
 import { silentRuntimeLogger, type RuntimeLogger } from '../../src/runtime-contract/log.ts';
+import { splitKey } from '../../src/kube/types.ts';
 import { startNodeService } from './node-service.ts';
 import type { AppDeployment, ServedApp } from './ports.ts';
 import { RequestStats, type DispatcherStats, type RolloutCounts } from './request-stats.ts';
@@ -243,6 +244,10 @@ export class RuntimeEngine {
         this.#kick(); // a pass with nothing to roll out: collects the builds only the old workerd used
       },
       askTheThread: this.#s.askTheThread,
+      projectOfCode: (fingerprint: string) => {
+        const app = this.#loadedCode.get(fingerprint);
+        return app === undefined ? undefined : splitKey(app).namespace;
+      },
       stopped: (stop: ShardStop) =>
         this.#limits.stopped(
           stop,

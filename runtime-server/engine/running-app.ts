@@ -7,7 +7,7 @@
 import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { readIsolateCode, type IsolateCode } from './isolate-code.ts';
-import type { IsolateMemory } from './isolate-memory.ts';
+import { memoryCulprit, type IsolateMemory } from './isolate-memory.ts';
 
 /**
  * The V8 flags that have workerd write `<dir>/perf-<pid>.map` (each compiled JavaScript function: its address and
@@ -85,12 +85,12 @@ export async function runningFingerprints(pid: number, dir: string): Promise<str
 
 /**
  * The fingerprints of the apps whose modules ran in the isolate that passed its heap bound and ended workerd `pid`:
- * the isolate V8 traced a collection of last (`IsolateMemory.lastCollected`), whose event log is still in `dir`.
+ * the isolate V8 collected last as a last resort (`IsolateMemory.lastResort`), whose event log is still in `dir`.
  * Undefined when it cannot be told.
  */
 export async function heapFingerprints(memory: IsolateMemory | undefined, pid: number, dir: string): Promise<string[] | undefined> {
   try {
-    const traced = memory?.lastCollected();
+    const traced = memory?.lastResort();
     if (traced === undefined) return undefined;
     const code = await workerdIsolates(pid, dir);
     const isolate = code.isolateAt(traced);
@@ -102,19 +102,25 @@ export async function heapFingerprints(memory: IsolateMemory | undefined, pid: n
 }
 
 /**
- * The fingerprints of the apps of the isolate that holds the memory of a workerd past its resident-memory bound
- * (`boundBytes`): the one that held the most after its last garbage collection (`memory`), if that was at least half
- * the bound. No isolate of a healthy shard comes near that (each one's heap has its own, far smaller bound), and
- * when none holds it, the memory is not one isolate's to lay on it. Undefined when it cannot be told.
+ * The fingerprints of the code of the project whose isolates hold the memory of workerd `pid` (`residentBytes`, past
+ * its bound `boundBytes`), by what each isolate held after its last garbage collection (`memory`), when that account
+ * can say (`memoryCulprit`); undefined otherwise. `projectOf` names the project of an app's code fingerprint.
  */
-export async function memoryFingerprints(memory: IsolateMemory | undefined, pid: number, dir: string, boundBytes: number): Promise<string[] | undefined> {
+export async function memoryFingerprints(
+  memory: IsolateMemory | undefined,
+  pid: number,
+  dir: string,
+  limits: { readonly boundBytes: number; readonly residentBytes: number },
+  projectOf: (fingerprint: string) => string | undefined,
+): Promise<string[] | undefined> {
   try {
-    const largest = memory?.largest();
-    if (largest === undefined || largest.bytes * 2 < boundBytes) return undefined;
+    if (memory === undefined || memory.holdings().size === 0) return undefined;
     const code = await workerdIsolates(pid, dir);
-    const isolate = code.isolateAt(largest.isolate);
-    const apps = isolate === undefined ? [] : code.apps([isolate]);
-    return apps.length > 0 ? apps : undefined;
+    const holdings = [...memory.holdings()].map(([address, bytes]) => {
+      const isolate = code.isolateAt(address);
+      return { bytes, fingerprints: isolate === undefined ? [] : code.apps([isolate]) };
+    });
+    return memoryCulprit(holdings, limits.residentBytes, limits.boundBytes, projectOf);
   } catch {
     return undefined;
   }

@@ -53,6 +53,8 @@ export interface ShardContext {
   stopped(stop: ShardStop): void;
   /** Ask a stuck workerd's thread which app's code it runs before it is killed (`running-app.ts`). */
   readonly askTheThread?: boolean;
+  /** The project of the app an app's code fingerprint was loaded for (`worker-code.ts`), to sum a project's isolates' memory. */
+  readonly projectOfCode?: (fingerprint: string) => string | undefined;
 }
 
 /** How many health checks in a row may fail (answered, but not healthy) before the workerd is replaced. */
@@ -319,7 +321,9 @@ export class Shard {
     } catch {
       // gone already: its isolates' accounts and files are still there to read
     }
-    return memoryFingerprints(gen.proc.isolateMemory, gen.proc.pid, gen.dir, this.#ctx.watchdog.memoryLimitBytes);
+    const boundBytes = this.#ctx.watchdog.memoryLimitBytes;
+    const resident = residentBytes(gen.proc.pid, (path) => readFileSync(path, 'utf8')) ?? boundBytes;
+    return memoryFingerprints(gen.proc.isolateMemory, gen.proc.pid, gen.dir, { boundBytes, residentBytes: resident }, this.#ctx.projectOfCode ?? (() => undefined));
   }
 
   async #exited(gen: Generation, code: number | null, signal: NodeJS.Signals | null): Promise<void> {

@@ -28,8 +28,8 @@ function running(pid: number): boolean {
 }
 
 describe('workerd’s life is tied to its parent’s', () => {
-  it('starts workerd under setpriv with a parent-death signal', () => {
-    expect(workerdCommand('/bin/workerd', ['serve', 'c.capnp'])).toEqual(['/usr/bin/setpriv', ['--pdeathsig', 'KILL', '--', '/bin/workerd', 'serve', 'c.capnp']]);
+  it('starts workerd under setpriv with a parent-death signal, its standard output flushed a line at a time', () => {
+    expect(workerdCommand('/bin/workerd', ['serve', 'c.capnp'])).toEqual(['/usr/bin/setpriv', ['--pdeathsig', 'KILL', '--', '/usr/bin/stdbuf', '-oL', '/bin/workerd', 'serve', 'c.capnp']]);
   });
 
   it('workerd ends when the process that started it is killed with SIGKILL', { timeout: 30_000 }, async () => {

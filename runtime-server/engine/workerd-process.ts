@@ -48,10 +48,15 @@ const OUTPUT_TAIL = 16 * 1024;
 // (setpriv execs workerd, so the pid is workerd's). Where there is no setpriv, the exit handler is all there is.
 const running = new Set<ChildProcess>();
 const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((path) => existsSync(path));
+// V8 prints its trace of each garbage collection through C's stdio, which buffers a pipe 4 KiB at a time: the
+// runtime would read each isolate's memory (`isolate-memory.ts`) late, cut mid-line, and a killed workerd's last
+// block never. coreutils' `stdbuf -oL` has stdio flush each line (it execs workerd, whose pid stays the child's).
+const STDBUF = ['/usr/bin/stdbuf', '/bin/stdbuf'].find((path) => existsSync(path));
 
 /** The command line that runs `binary` with `args`, tied to this process's life where the system allows. */
 export function workerdCommand(binary: string, args: readonly string[]): [string, string[]] {
-  return SETPRIV ? [SETPRIV, ['--pdeathsig', 'KILL', '--', binary, ...args]] : [binary, [...args]];
+  const line = STDBUF ? [STDBUF, '-oL', binary, ...args] : [binary, ...args];
+  return SETPRIV ? [SETPRIV, ['--pdeathsig', 'KILL', '--', ...line]] : [line[0]!, line.slice(1)];
 }
 process.once('exit', () => {
   for (const child of running) child.kill('SIGKILL');
