@@ -1,7 +1,13 @@
-import { describe, expect, it } from 'vitest';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { GitCommandError } from '../../../src/git/run-git.ts';
+import { ScratchRepo } from '../../../src/git/testing/scratch-repo.ts';
+import { MemoryObjectStore } from '../../../src/object-store/memory-object-store.ts';
+import { RepoStore, zeroOid } from '../../../src/repo-store/index.ts';
 import { ArchiveTooLargeError } from './archive-file.ts';
-import { sourceError, SourceUnavailableError } from './source-export.ts';
+import { sourceError, SourceExporter, SourceUnavailableError } from './source-export.ts';
 
 describe('sourceError', () => {
   it('fails the build with SourceUnavailable for an archive over the cap, rather than retrying it', () => {
@@ -18,5 +24,51 @@ describe('sourceError', () => {
   it('leaves any other failure as it is (retried)', () => {
     const other = new GitCommandError('git archive', null, 'could not run: ENOENT');
     expect(sourceError(other, 'missing')).toBe(other);
+  });
+});
+
+describe('SourceExporter', () => {
+  const cleanups: (() => Promise<void>)[] = [];
+  afterAll(async () => {
+    for (const cleanup of cleanups) await cleanup();
+  });
+
+  /** A repository in a bucket with one commit on main, and an exporter working in a directory of its own. */
+  async function setUp(): Promise<{ exporter: SourceExporter; artifacts: MemoryObjectStore; repo: string; repoId: string; commit: string; copy: string }> {
+    const repos = new RepoStore({ store: new MemoryObjectStore() });
+    const repo = 'acme/site';
+    await repos.createRepo(repo);
+    const work = await ScratchRepo.create('sha1');
+    cleanups.push(() => work.remove());
+    const commit = await work.commit('main', { 'index.html': '<h1>hi</h1>\n' });
+    const { pack, idx } = await work.pack([commit]);
+    const published = await repos.publish(repo, {
+      kind: 'push',
+      refUpdates: [{ ref: 'refs/heads/main', old: zeroOid('sha1'), new: commit }],
+      pusher: 'alice',
+      requestId: 'r',
+      atomic: true,
+      pack: { body: pack, idx },
+    });
+    expect(published.outcome).toBe('published');
+    const workDir = await mkdtemp(join(tmpdir(), 'cw-export-'));
+    cleanups.push(() => rm(workDir, { recursive: true, force: true }));
+    const artifacts = new MemoryObjectStore();
+    const { repoId } = await repos.readHead(repo);
+    return { exporter: new SourceExporter({ repos, artifacts, workDir }), artifacts, repo, repoId, commit, copy: join(workDir, 'repos', 'acme', 'site.git') };
+  }
+
+  it('makes again a copy whose first sync a kill cut short (git init left HEAD without objects, or a lock), rather than failing every build', async () => {
+    for (const leftover of [{ HEAD: 'ref: refs/heads/main\n' }, { HEAD: 'ref: refs/heads/main\n', 'HEAD.lock': '', 'config.lock': '' }]) {
+      const { exporter, artifacts, repo, repoId, commit, copy } = await setUp();
+      await mkdir(copy, { recursive: true });
+      for (const [name, content] of Object.entries(leftover)) await writeFile(join(copy, name), content);
+      const exported = await exporter.export(repo, repoId, commit, undefined, { key: 'source.tar', format: 'tar' });
+      expect(exported.key).toBe('source.tar');
+      expect((await artifacts.get('source.tar'))?.kind).toBe('object');
+      // Synced once: the next build uses the copy as it is.
+      await exporter.export(repo, repoId, commit, undefined, { key: 'again.tar', format: 'tar' });
+      expect((await artifacts.get('again.tar'))?.kind).toBe('object');
+    }
   });
 });

@@ -3,7 +3,7 @@
 // and the archive put in the artifact bucket, where the build's sandbox fetches it through a presigned URL.
 // The archive goes through a temporary file (archive-file.ts), never whole through memory.
 import { createReadStream } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { syncBareRepo } from '../../../src/git/bare-repo.ts';
 import { GitCommandError, runGit } from '../../../src/git/run-git.ts';
@@ -13,6 +13,9 @@ import type { RepoStore } from '../../../src/repo-store/repo-store.ts';
 import { parseRepoPath } from '../../../src/repo-store/repo-path.ts';
 import { buildObjectsPrefix } from '../../../src/platform/source-builds/build-log.ts';
 import { ArchiveTooLargeError, gitArchiveToFile } from './archive-file.ts';
+
+/** In a repository's copy, the incarnation (`repoId`) the last sync that finished brought it to. */
+const SYNCED_FILE = 'cloudwright-repo-id';
 
 /** Most bytes a commit's source archive may take; a larger one fails the build (SourceUnavailable). */
 export const MAX_SOURCE_ARCHIVE_BYTES = 512 * 1024 * 1024;
@@ -56,7 +59,14 @@ export class SourceExporter {
     await this.#syncs.run(repo, async () => {
       const head = await this.#repos.readHead(repo, { fresh: true });
       if (head.repoId !== repoId) throw new SourceUnavailableError(`the repository ${repo} in the bucket is not the one this project's Repository holds`);
+      // The copy counts once a sync of this incarnation has finished in it (as cw-git's cache does): one whose first
+      // sync an operator's kill cut short (`git init` leaves HEAD without objects/, or a HEAD.lock) is made again,
+      // rather than failing every build of the repository on this operator for as long as its directory lasts.
+      const marker = join(dir, SYNCED_FILE);
+      const synced = await readFile(marker, 'utf8').catch(() => undefined);
+      if (synced !== head.repoId) await rm(dir, { recursive: true, force: true });
       await syncBareRepo({ repos: this.#repos, repo, head, state: head, dir });
+      if (synced !== head.repoId) await writeFile(marker, head.repoId);
     });
     const missingCommit = `commit ${commit} is not in the repository (force-pushed away?)`;
     const describe = await runGit(['-C', dir, 'log', '-1', '--format=%an <%ae>%x00%s', commit]).catch((err: unknown) => Promise.reject(sourceError(err, missingCommit)));
