@@ -300,12 +300,17 @@ export class Shard {
     const serving = gen === this.#current;
     gen.killedFor = kind; // from now on requests for its apps wait for the restart (`restartingWithin`)
     if (serving) this.#limitRestart = true;
-    void this.#judge(gen, kind).then((runningCode) => {
-      if (!this.#stopped) this.#ctx.stopped({ kind, detail, generation: gen, runningCode });
-      gen.upstream.pool.judged();
-      gen.proc.kill();
-      if (serving) this.#restart(gen, 0);
-    });
+    void this.#judge(gen, kind)
+      .catch(() => undefined) // no verdict of the thread's: the requests decide
+      .then((runningCode) => {
+        try {
+          if (!this.#stopped) this.#ctx.stopped({ kind, detail, generation: gen, runningCode });
+        } finally {
+          gen.upstream.pool.judged();
+          gen.proc.kill();
+          if (serving) this.#restart(gen, 0);
+        }
+      });
   }
 
   /**
