@@ -429,8 +429,10 @@ export class TenantDirectory {
    */
   async afterCommit(tenant: string): Promise<{ durable?: Promise<void> }> {
     const entry = this.#tenants.get(tenant);
-    const stamp = await entry?.replica?.capture();
-    if (entry?.replica === undefined || stamp === undefined) return {};
+    // The replica that captured the commit ships it (a restore in place may give the tenant another meanwhile).
+    const replica = entry?.replica;
+    const stamp = await replica?.capture();
+    if (entry === undefined || replica === undefined || stamp === undefined) return {};
     this.#options.meter.committed(tenant, stamp);
     if (entry.meta.durability !== 'sync') return {};
     const cluster = this.#options.cluster;
@@ -438,7 +440,7 @@ export class TenantDirectory {
     // every segment acknowledged (cluster/README.md).
     // Under the lease it was captured under: lost and taken back meanwhile, the new epoch's owner (this process, at
     // a new epoch) listed the bucket without this commit's segment, which is then never restored.
-    const durable = entry.replica.flush().then(() => {
+    const durable = replica.flush().then(() => {
       if (cluster && (this.#tenants.get(tenant) !== entry || !cluster.surelyHeld(tenant, entry.fencing?.epoch))) {
         throw new NotOwnerError(`The lease of ${tenant} was lost before the commit was acknowledged`);
       }

@@ -259,3 +259,25 @@ describe('Hrana v2 over HTTP with @libsql/client', () => {
     expect((await viaPath.execute('SELECT count(*) AS n FROM d')).rows[0]?.n).toBe(0);
   });
 });
+
+describe('a capture after a commit that fails', () => {
+  it("answers that request's failure and frees the tenant's lock: the next request runs", async () => {
+    let failures = 1;
+    const failing = await startEngineTestbed({
+      prefix: 'cw-db-capture-',
+      server: {
+        authorize: (_request, pathTenant) => ({ tenant: pathTenant ?? 'default-tenant' }),
+        streams: new StreamRegistry({ lockTimeoutMs: 2_000 }),
+        afterCommit: () => (failures-- > 0 ? Promise.reject(new Error('the WAL shrank behind the replica')) : Promise.resolve({})),
+      },
+    });
+    try {
+      const db = failing.connect('captured');
+      await expect(db.execute('CREATE TABLE t (n INTEGER)')).rejects.toThrow();
+      // Not SQLITE_BUSY after the lock timeout: the failed request's lock was given back.
+      expect((await db.execute('SELECT count(*) AS n FROM sqlite_schema')).rows[0]?.n).toBe(1);
+    } finally {
+      await failing.close();
+    }
+  });
+});

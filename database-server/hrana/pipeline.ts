@@ -203,8 +203,12 @@ export async function runOnStream(stream: StreamHandle, caller: PipelineCaller, 
     if (!(error instanceof EngineUnavailableError)) throw error;
     return { kind: 'failed', error: { message: error.message, code: 'DATABASE_RESTARTING' } };
   } finally {
-    if (!stream.inTransaction) durable = (await context.afterCommit?.(caller.tenant))?.durable;
-    streams.releaseUnlessInTransaction(stream);
+    try {
+      if (!stream.inTransaction) durable = (await context.afterCommit?.(caller.tenant))?.durable;
+    } finally {
+      // Also when the capture failed: the lock held for good would refuse every later request of the tenant.
+      streams.releaseUnlessInTransaction(stream);
+    }
   }
   if (durable) {
     try {

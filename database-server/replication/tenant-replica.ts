@@ -67,6 +67,8 @@ export class TenantReplica {
   #lastStamp = 0;
   #bytesSinceSnapshot = 0;
   #snapshotting: Promise<void> | undefined;
+  /** The capture under way: captures run one after another (a WebSocket stream closed mid-request frees its lock early). */
+  #capturing: Promise<unknown> = Promise.resolve();
 
   constructor(options: TenantReplicaOptions) {
     this.#store = options.store;
@@ -113,9 +115,19 @@ export class TenantReplica {
    * connection in autocommit; a stat when nothing was written. Answers the stamp, or undefined when it found
    * nothing: the last write a user sees must be the time the restore window reaches, not a later reading. A big
    * transaction is read and checksummed a chunk at a time, yielding to the event loop between chunks, so other
-   * tenants' requests are served meanwhile (a gigabyte is about a second's work; this tenant's lock is held).
+   * tenants' requests are served meanwhile (a gigabyte is about a second's work; this tenant's lock is held). One
+   * runs at a time: a second call waits for the first, so no commit is read twice from the same position.
    */
-  async capture(): Promise<number | undefined> {
+  capture(): Promise<number | undefined> {
+    const run = this.#capturing.then(
+      () => this.#capture(),
+      () => this.#capture(),
+    );
+    this.#capturing = run.catch(() => {});
+    return run;
+  }
+
+  async #capture(): Promise<number | undefined> {
     if (!this.#started) throw new Error('capture before startGeneration');
     const size = walSize(this.#walPath);
     const offset = this.#wal?.offset ?? 0;

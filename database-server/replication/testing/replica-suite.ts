@@ -291,6 +291,20 @@ export function describeReplicaSuite(name: string, makeStore: () => ObjectStore)
       expect((await f.restoreRows()).rows).toHaveLength(200);
     });
 
+    it('runs captures one after another: two asked at once queue each commit once', async () => {
+      // A WebSocket stream closed while its request runs frees the tenant's lock before that request's capture ends.
+      const f = await fixture({ maxSegmentBytes: 64 * 1024 * 1024 });
+      await f.run('CREATE TABLE t (v BLOB)');
+      await f.replica.flush();
+      f.db.exec('INSERT INTO t SELECT randomblob(100000) FROM generate_series(1, 100)'); // some 10 MB of WAL
+      const [first, second] = await Promise.all([f.replica.capture(), f.replica.capture()]);
+      expect(first).toBeDefined();
+      expect(second).toBeUndefined(); // nothing new by then
+      expect(f.replica.pendingBytes).toBeLessThan(walSize(`${f.dbPath}-wal`));
+      await f.replica.flush();
+      expect((await f.restoreRows()).rows).toHaveLength(100);
+    });
+
     it('leaves the checkpoint for later when more than a segment waits to upload, shipping it without the lock first', async () => {
       const f = await fixture({ maxSegmentBytes: 64 * 1024, checkpointBytes: 1 });
       await f.run('CREATE TABLE t (v TEXT)');
