@@ -6,9 +6,10 @@ import type { Generation } from './generation.ts';
 import type { ShardStop } from './shard.ts';
 import { UpstreamPool } from './upstream.ts';
 
-const limits = (createdAt?: (key: string) => number | undefined) =>
+const limits = (createdAt?: (key: string) => number | undefined, memoryAccount = false) =>
   new AppLimits({
     ...(createdAt ? { createdAt } : {}),
+    memoryAccount,
     cpuLimitMs: 500,
     quarantine: { initialMs: 60_000, maxMs: 3_600_000 },
     probationMs: 60_000,
@@ -39,6 +40,37 @@ describe('AppLimits: who is held to a stopped shard', () => {
     expect(l.refusal('q/fresh', 0, pool)).toMatchObject({ status: 503, reason: 'Probation' });
     done();
     expect(l.refusal('t/unrelated', 0, pool)).toBeUndefined();
+  });
+
+  it("lays a memory or heap stop V8's account names nobody for on nobody, not on the requests in flight", () => {
+    const l = limits(undefined, true);
+    for (const kind of ['memory', 'heap'] as const) {
+      const stop = { ...stopWhile(['victim/busy']), kind };
+      l.stopped(stop, () => 'b1');
+      expect(l.quarantine('victim/busy')).toBeUndefined();
+      expect(l.onProbation()).toEqual([]);
+      // Nobody's: nothing is sent again either (any request could run the growth again).
+      expect(l.resendable('victim/busy', stop.generation.upstream.pool)).toBe(false);
+    }
+    // A CPU stop without the thread's answer is still judged from the requests.
+    l.stopped(stopWhile(['victim/busy']), () => 'b1');
+    expect(l.quarantine('victim/busy')).toMatchObject({ reason: 'CPULimitExceeded' });
+  });
+
+  it("quarantines every project V8's account lays a memory stop on, and sends other projects' GETs again", () => {
+    const l = limits(undefined, true);
+    const stop = { ...stopWhile(['victim/busy']), kind: 'memory' as const };
+    l.stopped(
+      stop,
+      () => 'b1',
+      () => undefined,
+      ['grow/a', 'decoy/b'],
+    );
+    expect(l.quarantine('grow/a')).toMatchObject({ reason: 'MemoryLimitExceeded' });
+    expect(l.quarantine('decoy/b')).toMatchObject({ reason: 'MemoryLimitExceeded' });
+    expect(l.onProbation()).toEqual([]);
+    expect(l.resendable('victim/busy', stop.generation.upstream.pool)).toBe(true);
+    expect(l.resendable('grow/other', stop.generation.upstream.pool)).toBe(false);
   });
 
   it("holds each suspect to a stop only one project's apps could have made, and never another project's app", () => {

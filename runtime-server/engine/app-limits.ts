@@ -22,6 +22,11 @@ export interface AppLimitsOptions {
   readonly onChange?: (key: string) => void;
   /** When an app was created (epoch ms), if known: only a project's fresh apps count toward holding it back. */
   readonly createdAt?: (key: string) => number | undefined;
+  /**
+   * V8 tells who holds a shard's memory (`isolate-memory.ts`): a memory or heap stop it lays on nobody is laid on
+   * nobody. Without it (the runtime not asking the thread), the requests in flight decide as for CPU.
+   */
+  readonly memoryAccount?: boolean;
 }
 
 /** An app's quarantine: its own, or (`project`) the one its whole project is under on this replica. */
@@ -70,8 +75,8 @@ export class AppLimits implements AppLimitsView {
   readonly #stops = new Map<ShardStop['kind'], number>();
   /** Project → the stops laid on it lately (a quarantining stop, or a release suspended) and when. */
   readonly #projectStops = new Map<string, Map<string, number>>();
-  /** A stopped workerd's requests → the project whose code its thread was running (only when the thread told). */
-  readonly #stoppedBy = new WeakMap<UpstreamPool, string>();
+  /** A stopped workerd's requests → the projects whose code its thread was running, or whose isolates held its memory (only when V8 told). */
+  readonly #stoppedBy = new WeakMap<UpstreamPool, ReadonlySet<string>>();
 
   constructor(options: AppLimitsOptions) {
     this.#options = options;
@@ -87,7 +92,7 @@ export class AppLimits implements AppLimitsView {
    */
   resendable(key: string, pool: UpstreamPool): boolean {
     const by = this.#stoppedBy.get(pool);
-    return by !== undefined && by !== splitKey(key).namespace && this.quarantine(key) === undefined;
+    return by !== undefined && !by.has(splitKey(key).namespace) && this.quarantine(key) === undefined;
   }
 
   /** The app's quarantine on this replica, or its project's (`project: true`), while it lasts. */
@@ -177,26 +182,54 @@ export class AppLimits implements AppLimitsView {
     const pool = stop.generation.upstream.pool;
     // A request a stop dropped waits for this verdict (`UpstreamPool.afterJudged`), also when its workerd ended itself.
     const runningProjects = new Set(running?.map((key) => splitKey(key).namespace));
-    if (runningProjects.size === 1 && stop.kind !== 'crash') this.#stoppedBy.set(pool, [...runningProjects][0]!);
+    // Memory the account laid on several projects is each one's (each held a quarter of the bound: `memoryCulprit`).
+    const eachTheirs = stop.kind === 'memory' && runningProjects.size > 1;
+    const unaccounted = this.#options.memoryAccount === true && (stop.kind === 'memory' || stop.kind === 'heap');
+    if ((runningProjects.size === 1 || eachTheirs) && stop.kind !== 'crash') this.#stoppedBy.set(pool, runningProjects);
     // The thread's own answer, when it gave one, is the app's code that was running: no judging from outside needed.
+    // Memory has no such evidence outside: an app grows it after its answer as well as before, so a memory or heap
+    // stop V8 did not lay on a project is laid on nobody rather than on the requests in flight (a third hostile run
+    // had busy victims quarantined seven ways: memory V8 counts late or never, two attacking projects).
     const verdict: Verdict =
-      running === undefined ? attribute(pool.evidence(), this.#options.blame) : running.length === 1 ? { kind: 'blame', app: running[0]! } : { kind: 'ambiguous', apps: running };
+      running === undefined
+        ? unaccounted
+          ? { kind: 'unattributed' }
+          : attribute(pool.evidence(), this.#options.blame)
+        : running.length === 1
+          ? { kind: 'blame', app: running[0]! }
+          : { kind: 'ambiguous', apps: running };
     const reason: LimitReason | undefined = stop.kind === 'cpu' ? 'CPULimitExceeded' : stop.kind === 'crash' ? undefined : 'MemoryLimitExceeded';
     this.#options.log.warn(reason ? 'workerd shard stopped at a limit' : 'workerd shard crashed', {
       shard: stop.generation.shard,
       kind: stop.kind,
       detail: stop.detail,
       verdict,
-      by: running !== undefined ? 'thread' : 'requests',
+      by: running !== undefined ? 'thread' : unaccounted ? 'none' : 'requests',
     });
     if (!reason) return;
     if (verdict.kind === 'unattributed') return;
     const apps = verdict.kind === 'blame' ? [verdict.app] : verdict.apps;
     const projects = new Set(apps.map((app) => splitKey(app).namespace));
+    if (eachTheirs) {
+      for (const project of projects)
+        this.#laidOn(
+          apps.filter((app) => splitKey(app).namespace === project),
+          reason,
+          stop,
+          buildOf,
+          spare,
+        );
+      return;
+    }
     if (projects.size > 1) {
       this.#probation.add(apps);
       return;
     }
+    this.#laidOn(apps, reason, stop, buildOf, spare);
+  }
+
+  /** A stop laid on `apps`, all of one project. */
+  #laidOn(apps: readonly string[], reason: LimitReason, stop: ShardStop, buildOf: (key: string) => string | undefined, spare: (key: string) => string | undefined): void {
     // One project's apps alone could have been running: the stop is that project's. An app of it in a rollout
     // loses its new release for it, the likelier cause: then no sibling is quarantined and the stop counts only
     // as that release's, so a rollout that trips the bound (however often before the pass without the release

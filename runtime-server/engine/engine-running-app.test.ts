@@ -24,7 +24,8 @@ const VICTIM = `export default {
 /**
  * A tenant's attacks from a module of its own: `/after?ms=N` answers at once and loops N ms later in \`waitUntil\`
  * (tied to no request); `/grow?ms=N` grows its heap N ms later, in `waitUntil` too, and `/buffers?ms=N` its ArrayBuffers
- * (memory outside the heap, which its heap bound does not count: only the shard's bound); `/parse` loops inside a builtin (the
+ * (memory outside the heap, which its heap bound does not count: only the shard's bound), and `/bodies?ms=N` Response
+ * bodies (memory workerd holds without telling V8); `/parse` loops inside a builtin (the
  * thread's counter is in JSON.parse, not the app's code).
  */
 const ATTACKER = {
@@ -42,6 +43,10 @@ export default {
     }
     if (url.pathname === '/buffers') {
       ctx.waitUntil((async () => { await scheduler.wait(Number(url.searchParams.get('ms'))); const kept = []; for (;;) { kept.push(new Uint8Array(8 << 20).fill(1)); await scheduler.wait(5); } })());
+      return new Response('answered');
+    }
+    if (url.pathname === '/bodies') {
+      ctx.waitUntil((async () => { await scheduler.wait(Number(url.searchParams.get('ms'))); const kept = []; for (;;) { kept.push(new Response(new Uint8Array(8 << 20).fill(1))); await scheduler.wait(5); } })());
       return new Response('answered');
     }
     if (url.pathname === '/parse') { const text = JSON.stringify(Array.from({ length: 20000 }, (_, i) => ({ i }))); for (;;) JSON.parse(text); }
@@ -179,10 +184,10 @@ describe('RuntimeEngine asking a stuck thread which app it runs', { timeout: 60_
   });
 
   /** Runs `attack` while an app (the victim's) has one GET in flight, awaiting a timer; answers that request's status. */
-  async function withVictimInFlight(attack: () => Promise<void>, key = 'victim/web'): Promise<number> {
+  async function withVictimInFlight(attack: () => Promise<void>, key = 'victim/web', thinkMs = 1500): Promise<number> {
     const { pid } = engine.status().shards[0]!;
     const [project, app] = key.split('/');
-    const inFlight = send(port, `${app}.${project}.apps.test`, '/think?ms=1500');
+    const inFlight = send(port, `${app}.${project}.apps.test`, `/think?ms=${thinkMs}`);
     await expect.poll(async () => (await engine.requestStats()).get(key)?.active).toBe(1);
     await attack();
     const status = (await inFlight).status;
@@ -315,6 +320,34 @@ describe('RuntimeEngine asking a stuck thread which app it runs', { timeout: 60_
     for (const appId of ['one', 'two', 'three']) expect(engine.limits.quarantine(`swarm/${appId}`)).toMatchObject({ reason: 'MemoryLimitExceeded' });
     expect(engine.limits.quarantine('victim/web')).toBeUndefined();
     expect(status).toBe(200);
+  });
+
+  it("lays a shard's memory bound passed by two projects growing ArrayBuffers side by side on both", async () => {
+    for (const project of ['left', 'right']) await engine.deploy({ project, appId: 'app', buildId: 'attacker', env: {}, hostnames: [] });
+    const status = await withVictimInFlight(async () => {
+      for (const project of ['left', 'right']) expect((await send(port, `app.${project}.apps.test`, '/buffers?ms=300')).status).toBe(200);
+    });
+    for (const project of ['left', 'right']) expect(engine.limits.quarantine(`${project}/app`)).toMatchObject({ reason: 'MemoryLimitExceeded' });
+    expect(engine.limits.quarantine('victim/web')).toBeUndefined();
+    expect(engine.limits.onProbation()).toEqual([]);
+    expect(status).toBe(200);
+  });
+
+  it("lays a shard's memory bound passed by memory V8 does not count (Response bodies kept) on nobody, not on the victim in flight", async () => {
+    await engine.deploy({ project: 'keeper', appId: 'app', buildId: 'attacker', env: {}, hostnames: [] });
+    // The victim thinks long enough to be in flight whenever the bound is passed.
+    const status = await withVictimInFlight(
+      async () => {
+        expect((await send(port, 'app.keeper.apps.test', '/bodies?ms=300')).status).toBe(200);
+      },
+      'victim/web',
+      10_000,
+    );
+    expect(engine.limits.quarantine('victim/web')).toBeUndefined();
+    expect(engine.limits.quarantine('keeper/app')).toBeUndefined();
+    expect(engine.limits.onProbation()).toEqual([]);
+    // Nobody's stop: nothing is sent again (any request could run the growth again).
+    expect(status).toBe(503);
   });
 
   it('lays a loop inside a builtin on the app whose code called it', async () => {

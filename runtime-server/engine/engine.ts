@@ -155,6 +155,7 @@ export class RuntimeEngine {
       logs: this.logs,
       ...(options.onQuarantine ? { onChange: options.onQuarantine } : {}),
       createdAt: (key) => this.#desired.get(key)?.app.createdAt,
+      memoryAccount: s.askTheThread,
     });
     this.limits = this.#limits;
     this.#held = new HeldRequests({

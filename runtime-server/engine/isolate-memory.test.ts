@@ -68,11 +68,14 @@ describe('memoryCulprit', () => {
     expect(memoryCulprit([dispatcher, ...neighbours, holding(900, 'hog-a')], 2048 * MiB, 2048 * MiB, projectOf)).toEqual(['hog-a']);
   });
 
-  it('says nothing when V8 does not account for the memory, or no project clearly holds it', () => {
+  it('names every project holding a quarter of the bound: two of one tenant sharing the growth, or a decoy beside it', () => {
+    expect(memoryCulprit([dispatcher, holding(900, 'one-a'), holding(800, 'two-a'), holding(30, 'victim-a')], 2048 * MiB, 2048 * MiB, projectOf)).toEqual(['one-a', 'two-a']);
+    expect(memoryCulprit([dispatcher, holding(1300, 'grow-a'), holding(800, 'decoy-a'), holding(30, 'victim-a')], 2100 * MiB, 2048 * MiB, projectOf)).toEqual(['grow-a', 'decoy-a']);
+  });
+
+  it('says nothing when V8 does not account for the memory, or no project holds a quarter of the bound', () => {
     // Memory V8 does not count (response bodies workerd holds): the account explains under half of it.
     expect(memoryCulprit([dispatcher, holding(600, 'big-a'), holding(30, 'victim-a')], 2048 * MiB, 2048 * MiB, projectOf)).toBeUndefined();
-    // Two projects alike.
-    expect(memoryCulprit([dispatcher, holding(900, 'one-a'), holding(800, 'two-a')], 2048 * MiB, 2048 * MiB, projectOf)).toBeUndefined();
     // Nobody holds a quarter of the bound.
     expect(memoryCulprit([dispatcher, holding(300, 'one-a'), holding(50, 'two-a')], 400 * MiB, 2048 * MiB, projectOf)).toBeUndefined();
     // Code of no known project: nobody's.

@@ -75,12 +75,14 @@ export class IsolateMemory {
 }
 
 /**
- * The fingerprints of the code of the project holding a workerd's memory past its resident bound (`boundBytes`), or
+ * The fingerprints of the code of the projects holding a workerd's memory past its resident bound (`boundBytes`), or
  * undefined when V8's account cannot say. It says only when it explains the memory (the isolates together hold at
  * least half of `residentBytes`: memory V8 does not count, such as response bodies workerd holds, leaves the
- * account short), and when one project holds at least a quarter of the bound and twice what any other project holds
- * (summed over its isolates, so a project spreading its memory over several apps is found as one holding all of it).
- * `projectOf` names the project of an app's code fingerprint; an isolate of no app's (the dispatcher's) is nobody's.
+ * account short). The project holding the most is named, with every other project holding at least a quarter of
+ * the bound (two projects of one tenant sharing the growth, or a decoy's memory parked beside it), provided the
+ * first holds that quarter too; each project's figure is summed over its isolates, so a project spreading its memory
+ * over several apps is found as one holding all of it. `projectOf` names the project of an app's code fingerprint;
+ * an isolate of no app's (the dispatcher's) is nobody's.
  */
 export function memoryCulprit(holdings: readonly IsolateHolding[], residentBytes: number, boundBytes: number, projectOf: (fingerprint: string) => string | undefined): string[] | undefined {
   const total = holdings.reduce((sum, holding) => sum + holding.bytes, 0);
@@ -95,7 +97,7 @@ export function memoryCulprit(holdings: readonly IsolateHolding[], residentBytes
     held.fingerprints.push(...holding.fingerprints);
     byProject.set(project, held);
   }
-  const [first, second] = [...byProject.values()].sort((a, b) => b.bytes - a.bytes);
-  if (first === undefined || first.bytes * 4 < boundBytes || first.bytes < 2 * (second?.bytes ?? 0)) return undefined;
-  return [...new Set(first.fingerprints)];
+  const holders = [...byProject.values()].filter((held) => held.bytes * 4 >= boundBytes);
+  if (holders.length === 0) return undefined;
+  return [...new Set(holders.flatMap((held) => held.fingerprints))];
 }
