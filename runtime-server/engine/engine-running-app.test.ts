@@ -49,6 +49,7 @@ export default {
       ctx.waitUntil((async () => { await scheduler.wait(Number(url.searchParams.get('ms'))); const kept = []; for (;;) { kept.push(new Response(new Uint8Array(8 << 20).fill(1))); await scheduler.wait(5); } })());
       return new Response('answered');
     }
+    if (url.pathname === '/print') { for (let i = 0; i < 5000; i++) console.log('line ' + i); return new Response('printed'); }
     if (url.pathname === '/parse') { const text = JSON.stringify(Array.from({ length: 20000 }, (_, i) => ({ i }))); for (;;) JSON.parse(text); }
     return new Response('ok');
   },
@@ -166,7 +167,11 @@ describe('RuntimeEngine asking a stuck thread which app it runs', { timeout: 60_
   // One shard: every project shares the thread.
   // The shard's memory bound far above what the apps hold but the attack, and no fresh start before it.
   const limits = { cpuLimitMs: 300, shardMemoryMb: 1024, shardRecycleMb: 0 };
-  const engine = new RuntimeEngine({ artifacts, dataDir, baseDomain: 'apps.test', publicScheme: 'http', shards: 1, limits, quarantine: { initialMs: 60_000 } });
+  // What reaches the runtime's own log from workerd's output.
+  const workerdLines: string[] = [];
+  const record = (msg: string, fields?: Record<string, unknown>) => void (fields?.source === 'workerd' && workerdLines.push(msg));
+  const log = { debug: record, info: record, warn: record, error: record };
+  const engine = new RuntimeEngine({ artifacts, dataDir, baseDomain: 'apps.test', publicScheme: 'http', shards: 1, limits, quarantine: { initialMs: 60_000 }, log });
   let port = 0;
 
   beforeAll(async () => {
@@ -210,6 +215,25 @@ describe('RuntimeEngine asking a stuck thread which app it runs', { timeout: 60_
     expect(engine.limits.onProbation()).toEqual([]);
     expect(victimStatus).toBe(200);
   }
+
+  it("lets an app's console output into the runtime's own log only up to an allowance a second, and says how much it left out", async () => {
+    workerdLines.length = 0;
+    const started = Date.now();
+    // 5,000 lines a request, until a later second's first line says how many were left out.
+    await expect
+      .poll(
+        async () => {
+          expect((await send(port, 'later.attacker.apps.test', '/print')).status).toBe(200);
+          return workerdLines.includes('workerd printed more lines than the log takes; left out');
+        },
+        { timeout: 20_000, interval: 100 },
+      )
+      .toBe(true);
+    const seconds = Math.ceil((Date.now() - started) / 1000) + 1;
+    const printed = workerdLines.filter((line) => line.startsWith('line ')).length;
+    expect(printed).toBeGreaterThan(0);
+    expect(printed).toBeLessThanOrEqual(200 * seconds);
+  });
 
   it("keeps workerd's perf map and V8's event logs in its own directory", async () => {
     const { pid } = engine.status().shards[0]!;

@@ -4,6 +4,7 @@ import { dirname } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { RuntimeLogger } from '../../src/runtime-contract/log.ts';
 import { IsolateMemory } from './isolate-memory.ts';
+import { LineAllowance } from './line-allowance.ts';
 
 export interface StartWorkerdOptions {
   readonly binary: string;
@@ -85,12 +86,15 @@ export class WorkerdProcess {
     });
     // 'close' comes after the output streams end, so `output()` then holds workerd's last words (a fatal error).
     this.exited = new Promise((resolve) => child.once('close', (code, signal) => resolve({ code, signal })));
+    const allowance = new LineAllowance();
     const forward = (stream: NodeJS.ReadableStream | null, level: 'info' | 'warn') => {
       if (!stream) return;
       createInterface({ input: stream, crlfDelay: Infinity }).on('line', (line) => {
         if (memory?.take(line)) return; // V8's trace, for the runtime: not a log line, nor last words
         this.#tail = (this.#tail + line + '\n').slice(-OUTPUT_TAIL);
-        log[level](line, { source: 'workerd', pid: this.pid });
+        const { log: logged, leftOut } = allowance.take();
+        if (leftOut > 0) log.warn('workerd printed more lines than the log takes; left out', { source: 'workerd', pid: this.pid, lines: leftOut });
+        if (logged) log[level](line, { source: 'workerd', pid: this.pid });
       });
     };
     forward(child.stdout, 'info');
