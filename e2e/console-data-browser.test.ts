@@ -141,10 +141,15 @@ describe('the console’s domains and databases', () => {
     await page.getByRole('link', { name: 'notes' }).click();
     await page.getByRole('heading', { name: 'SQL console' }).waitFor();
 
-    for (const sql of ['create table notes(id integer primary key, body text)', "insert into notes(body) values ('one'), ('two')"]) {
+    // Each answer by its own text: the statement before's "Done:" stays shown until the next answer comes, and taking
+    // it for the insert's let the restore point below fall before the insert (ci-clone-116).
+    for (const [sql, done] of [
+      ['create table notes(id integer primary key, body text)', 'Done: 0 rows changed'],
+      ["insert into notes(body) values ('one'), ('two')", 'Done: 2 rows changed'],
+    ] as const) {
       await page.getByLabel('Statement').fill(sql);
       await page.getByRole('button', { name: 'Run' }).click();
-      await page.getByRole('status').filter({ hasText: 'Done:' }).waitFor();
+      await page.getByRole('status').filter({ hasText: done }).waitFor();
     }
     // The restore below goes back to a whole second (the time input's precision) after these rows were written.
     const withRows = Math.ceil((Date.now() + 1) / 1000) * 1000;
@@ -224,10 +229,13 @@ describe('the console’s domains and databases', () => {
     await quotas.getByText('0 of 2').waitFor();
     await quotas.getByText(/of 1,000$/).waitFor();
 
-    for (const sql of ['create table t(n)', 'insert into t values (1), (2)']) {
+    for (const [sql, done] of [
+      ['create table t(n)', 'Done: 0 rows changed'],
+      ['insert into t values (1), (2)', 'Done: 2 rows changed'],
+    ] as const) {
       await page.getByLabel('Statement').fill(sql);
       await page.getByRole('button', { name: 'Run' }).click();
-      await page.getByRole('status').filter({ hasText: 'Done:' }).waitFor();
+      await page.getByRole('status').filter({ hasText: done }).waitFor();
     }
     await page.getByLabel('Statement').fill('insert into t values (3)');
     await page.getByRole('button', { name: 'Run' }).click();

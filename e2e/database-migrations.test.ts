@@ -114,6 +114,9 @@ describe('migrations on deploy', { timeout: 240_000 }, () => {
     // 1. The first deploy: its first answer already reads the table the migration made.
     const { body: first } = await ok<{ build_id: string }>(200, 'POST', '/apps/journal/deployments', artifact(1, { '0001_init.sql': INIT }), 'application/octet-stream');
     const answers = await answersUntil(1);
+    // The operator records what is served once the replicas' reports say so (they lag the first answers): a build
+    // held for its migrations keeps serving only what is recorded (ci-clone-116 deployed the next one sooner).
+    await waitForApp('build 1 recorded as served', (a) => a.status?.served?.buildId === first.build_id);
     expect(answers[0]).toContain('"first"');
     expect(answers.join('\n')).not.toMatch(/no such table/);
     let status = (await app())?.status;
@@ -123,6 +126,7 @@ describe('migrations on deploy', { timeout: 240_000 }, () => {
     // 2. A second migration: only it runs; both are recorded.
     const { body: second } = await ok<{ build_id: string }>(200, 'POST', '/apps/journal/deployments', artifact(2, { '0001_init.sql': INIT, '0002_tags.sql': TAGS }), 'application/octet-stream');
     await answersUntil(2);
+    await waitForApp('build 2 recorded as served', (a) => a.status?.served?.buildId === second.build_id);
     status = (await app())?.status;
     expect(status?.migrations).toMatchObject({ buildId: second.build_id, phase: 'Applied', applied: ['0002_tags.sql'] });
     const sql = await database(created.database_url);
