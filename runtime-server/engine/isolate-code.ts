@@ -51,8 +51,8 @@ export interface IsolateCode {
   codeIsolates(address: number): number[];
   /** The fingerprints of the apps whose modules `isolates` run. */
   apps(isolates: readonly number[]): string[];
-  /** The isolate at address `isolate` (hex, as V8 names its log `isolate-0x<address>-<pid>-v8.log`), if it has a log. */
-  isolateAt(isolate: string): number | undefined;
+  /** The apps whose modules the isolate at address `isolate` runs (hex, as V8 names its log `isolate-0x<address>-<pid>-v8.log`); none when it has no log. */
+  appsOfIsolate(isolate: string): string[];
 }
 
 const CHUNK = /^new,MemoryChunk,0x([0-9a-f]+),(\d+)$/gm;
@@ -96,7 +96,10 @@ export async function readIsolateCode(dir: string, pid: number, perfMap: string,
     chunkIsolates: (address) => chunks.isolatesAt(address),
     codeIsolates: (address) => code.isolatesAt(address),
     apps: (isolates) => [...new Set(isolates.flatMap((isolate) => [...(apps.get(isolate) ?? [])]))],
-    isolateAt: (isolate) => named.get(isolate),
+    appsOfIsolate: (isolate) => {
+      const index = named.get(isolate);
+      return index === undefined ? [] : [...(apps.get(index) ?? [])];
+    },
   };
 }
 

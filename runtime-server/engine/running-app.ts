@@ -93,8 +93,7 @@ export async function heapFingerprints(memory: IsolateMemory | undefined, pid: n
     const traced = memory?.lastResort();
     if (traced === undefined) return undefined;
     const code = await workerdIsolates(pid, dir);
-    const isolate = code.isolateAt(traced);
-    const apps = isolate === undefined ? [] : code.apps([isolate]);
+    const apps = code.appsOfIsolate(traced);
     return apps.length > 0 ? apps : undefined;
   } catch {
     return undefined;
@@ -116,10 +115,7 @@ export async function memoryFingerprints(
   try {
     if (memory === undefined || memory.holdings().size === 0) return undefined;
     const code = await workerdIsolates(pid, dir);
-    const holdings = [...memory.holdings()].map(([address, bytes]) => {
-      const isolate = code.isolateAt(address);
-      return { bytes, fingerprints: isolate === undefined ? [] : code.apps([isolate]) };
-    });
+    const holdings = [...memory.holdings()].map(([address, bytes]) => ({ bytes, fingerprints: code.appsOfIsolate(address) }));
     return memoryCulprit(holdings, limits.residentBytes, limits.boundBytes, projectOf);
   } catch {
     return undefined;

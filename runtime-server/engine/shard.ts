@@ -301,7 +301,7 @@ export class Shard {
     gen.killedFor = kind; // from now on requests for its apps wait for the restart (`restartingWithin`)
     if (serving) this.#limitRestart = true;
     void this.#judge(gen, kind)
-      .catch(() => undefined) // no verdict of the thread's: the requests decide
+      .catch(() => undefined) // nothing told: `AppLimits.stopped` decides without it
       .then((runningCode) => {
         try {
           if (!this.#stopped) this.#ctx.stopped({ kind, detail, generation: gen, runningCode });
