@@ -7,9 +7,8 @@ import { ADOPT_REPO_ID_ANNOTATION, REPOSITORY_FINALIZER, type Repository } from 
 import { findCondition } from '../../../src/conditions/index.ts';
 import { createInformer, eventWriter, objectClient, waitFor, type Informer } from '../../../src/kube/index.ts';
 import { testConnection, testNamespace } from '../../../src/kube/testing/test-kube.ts';
-import { StoreUnavailableError, type ObjectStore } from '../../../src/object-store/object-store.ts';
 import { S3ObjectStore } from '../../../src/object-store/s3-object-store.ts';
-import { ForwardingObjectStore } from '../../../src/object-store/testing/forwarding-object-store.ts';
+import { SwitchableObjectStore } from '../../../src/object-store/testing/switchable-object-store.ts';
 import { REPOSITORIES } from '../../../src/platform/resources.ts';
 import { emptyStatus, writeStatus, type FsckRecord } from '../../../src/repo-maintenance/index.ts';
 import { RepoNotFoundError, RepoStore, maintenanceStatusKey, parseRepoPath } from '../../../src/repo-store/index.ts';
@@ -20,27 +19,10 @@ import { silentLogger } from '../../../src/logging/log.ts';
 import { objectKeys } from '../../../git-server/repositories/testing/repository-directory-contract.ts';
 import { repositoryController } from './controller.ts';
 
-/** Forwards to the bucket, or fails every call as an unreachable store does, while `down`. */
-class SwitchableStore extends ForwardingObjectStore {
-  down = false;
-  override get(...args: Parameters<ObjectStore['get']>) {
-    return this.down ? Promise.reject(new StoreUnavailableError('get', undefined)) : super.get(...args);
-  }
-  override put(...args: Parameters<ObjectStore['put']>) {
-    return this.down ? Promise.reject(new StoreUnavailableError('put', undefined)) : super.put(...args);
-  }
-  override delete(key: string) {
-    return this.down ? Promise.reject(new StoreUnavailableError('delete', undefined)) : super.delete(key);
-  }
-  override list(...args: Parameters<ObjectStore['list']>) {
-    return this.down ? Promise.reject(new StoreUnavailableError('list', undefined)) : super.list(...args);
-  }
-}
-
 const conn = testConnection();
 const client = objectClient<Repository>(conn, REPOSITORIES);
 const objects = new S3ObjectStore({ config: inject('s3'), bucket: inject('bucket') });
-const switchable = new SwitchableStore(new S3ObjectStore({ config: inject('s3'), bucket: inject('bucket') }));
+const switchable = new SwitchableObjectStore(new S3ObjectStore({ config: inject('s3'), bucket: inject('bucket') }));
 const repos = new RepoStore({ store: objects }); // the test's own view of the bucket
 let ns: { name: string; remove: () => Promise<void> };
 let informer: Informer<Repository>;

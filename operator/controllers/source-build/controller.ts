@@ -9,7 +9,7 @@ import { addFinalizer, runFinalizer } from '../../../src/controller-runtime/fina
 import { WrittenStatus } from '../../../src/controller-runtime/written-status.ts';
 import { objectClient, type Informer, type KubeConnection } from '../../../src/kube/index.ts';
 import type { Logger } from '../../../src/logging/log.ts';
-import type { ObjectStore } from '../../../src/object-store/object-store.ts';
+import { StoreUnavailableError, type ObjectStore } from '../../../src/object-store/object-store.ts';
 import type { ObjectUrlSigner } from '../../../src/object-store/presigned-urls.ts';
 import type { BuildCatalog } from '../../../src/platform/builds.ts';
 import { SOURCE_BUILDS } from '../../../src/platform/resources.ts';
@@ -63,6 +63,8 @@ export function sourceBuildController(deps: SourceBuildControllerDeps): Controll
   /** Runs that ended and await their reconcile (which packs, stores and writes the status), by object key. */
   const results = new Map<string, RunResult>();
   const logs = new Map<string, BuildLogWriter>();
+  /** Since when each build's start has kept failing for another reason than its source (by object key). */
+  const startFailing = new Map<string, number>();
 
   // Merge patches: this controller is the status's one writer, and its reconciles may read a cache behind its own writes.
   // A reconcile starts from the status the last write left, so a later write (the whole status) never puts back an older field.
@@ -109,13 +111,13 @@ export function sourceBuildController(deps: SourceBuildControllerDeps): Controll
       const path = [build.spec.rootDirectory, build.spec.build?.outputDirectory].filter(Boolean).join('/') || undefined;
       log.write(`[cloudwright] no build command: packing ${path ?? 'the repository'} as it is\n`);
       const source = await deps.exporter.export(build.spec.repository, repoId, build.spec.commit, path, { key: outputKey(namespace, name), format: 'tar' });
-      await write(build, { ...build.status, commitMessage: source.commitMessage, author: source.author });
+      await write(build, { ...build.status, message: 'building', commitMessage: source.commitMessage, author: source.author });
       results.set(key, { outcome: 'succeeded' });
       controller.enqueue(key);
       return;
     }
     const source = await deps.exporter.export(build.spec.repository, repoId, build.spec.commit, build.spec.rootDirectory, { key: sourceKey(namespace, name), format: 'tar.gz' });
-    const started = await write(build, { ...build.status, commitMessage: source.commitMessage, author: source.author });
+    const started = await write(build, { ...build.status, message: 'building', commitMessage: source.commitMessage, author: source.author });
     const urlSeconds = urlLifetimeSeconds(deps.limits);
     await deps.runner.run(
       {
@@ -184,6 +186,7 @@ export function sourceBuildController(deps: SourceBuildControllerDeps): Controll
       const cleanup = async (b: SourceBuild) => {
         await deps.runner.stop(runId(b));
         slots.release(key);
+        startFailing.delete(key);
         logs.get(key)?.abandon();
         logs.delete(key);
         await deleteBuildObjects(deps.artifacts, namespace, b.metadata?.name ?? '');
@@ -247,13 +250,44 @@ export function sourceBuildController(deps: SourceBuildControllerDeps): Controll
   const runOrFail = async (key: string, build: SourceBuild, resumed: boolean): Promise<void> => {
     try {
       await start(key, build, resumed);
+      startFailing.delete(key);
     } catch (err) {
-      if (err instanceof SourceUnavailableError) return finish(key, build, failed(build, SourceBuildReasons.SourceUnavailable, err.message));
+      if (err instanceof SourceUnavailableError) {
+        startFailing.delete(key);
+        return finish(key, build, failed(build, SourceBuildReasons.SourceUnavailable, err.message));
+      }
       slots.release(key);
+      const since = startFailing.get(key) ?? now().getTime();
+      startFailing.set(key, since);
+      if (now().getTime() - since >= deps.limits.deadlineSeconds * 1000) {
+        startFailing.delete(key);
+        return giveUp(key, build, failed(build, SourceBuildReasons.RunnerFailed, `the build could not start within its deadline of ${deps.limits.deadlineSeconds} s: ${startFailure(err)}`));
+      }
+      // Said on the build while it is retried, so a user sees why it is not running (the operator's log has the error).
+      await write(build, { ...build.status, message: `could not start yet, retrying: ${startFailure(err)}` }).catch(() => {});
       throw err; // retried with backoff; the run id is the same, so a Job started meanwhile is followed
     }
   };
+
+  /** Ends a build that could not start: as `finish` does, or with its status alone when the bucket refuses its log. */
+  const giveUp = async (key: string, build: SourceBuild, status: SourceBuildStatus): Promise<void> => {
+    try {
+      await finish(key, build, status);
+    } catch (err) {
+      deps.log.warn('a build that could not start ended without its log', { build: key, err });
+      await write(build, { ...status, finishedAt: now().toISOString() });
+      logs.get(key)?.abandon();
+      logs.delete(key);
+      slots.release(key);
+      void deps.events.warning(build, status.reason ?? 'BuildFailed', status.message ?? 'the build failed');
+    }
+  };
   return controller;
+}
+
+/** Why a start failed, in words safe for a user: which part of the platform refused, never its error (addresses, keys). */
+function startFailure(err: unknown): string {
+  return err instanceof StoreUnavailableError ? "the platform's object store is unavailable" : "the platform could not start it (the operator's log says why)";
 }
 
 function failed(build: SourceBuild, reason: string, message: string): SourceBuildStatus {
