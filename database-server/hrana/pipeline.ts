@@ -175,6 +175,7 @@ export async function runOnStream(stream: StreamHandle, caller: PipelineCaller, 
 
   let outcome: PipelineOutcome | undefined;
   let durable: Promise<void> | undefined;
+  stream.running = true;
   try {
     // A read-only caller reads only, also on a stream a writer opened.
     // The quota is looked at under the lock, so requests queued behind one that reached it are refused.
@@ -192,8 +193,10 @@ export async function runOnStream(stream: StreamHandle, caller: PipelineCaller, 
       ...(vacuumRoomBytes === undefined ? {} : { vacuumRoomBytes }),
       requests,
     });
-    streams.ranOn(stream, !outcome.autocommit, outcome.transactionBegan === true);
-    stream.closed = outcome.closed;
+    // Closed meanwhile (its transaction rolled back where its SQL runs): it stays closed, outside any transaction.
+    const closedMeanwhile = stream.closed;
+    streams.ranOn(stream, !closedMeanwhile && !outcome.autocommit, outcome.transactionBegan === true);
+    stream.closed = closedMeanwhile || outcome.closed;
     context.meter?.record(caller.tenant, outcome.counts.rowsRead, outcome.counts.rowsWritten);
     context.afterRequest?.(caller.tenant, outcome);
   } catch (error) {
@@ -207,6 +210,7 @@ export async function runOnStream(stream: StreamHandle, caller: PipelineCaller, 
       if (!stream.inTransaction) durable = (await context.afterCommit?.(caller.tenant))?.durable;
     } finally {
       // Also when the capture failed: the lock held for good would refuse every later request of the tenant.
+      stream.running = false;
       streams.releaseUnlessInTransaction(stream);
     }
   }

@@ -13,6 +13,11 @@ export class StreamHandle {
   readonly project: string;
   readonly readOnly: boolean;
   closed = false;
+  /**
+   * A request runs on it now, holding its tenant's lock: only that request releases the lock, so a close meanwhile
+   * (a restore, the database closing) ends the stream but never hands the lock on while its statement may still run.
+   */
+  running = false;
   /** When its open transaction began (the time a request first left it open); absent outside one. */
   transactionSince: number | undefined;
   /** Why the server ended the stream (an in-place restore), for the client's next request on it. */
@@ -201,7 +206,7 @@ export class StreamRegistry {
 
   /** Releases `stream`'s tenant lock unless its connection is inside a transaction. */
   releaseUnlessInTransaction(stream: StreamHandle): void {
-    if (!stream.closed && stream.inTransaction) return;
+    if (stream.running || (!stream.closed && stream.inTransaction)) return;
     const lock = this.#locks.get(stream.tenant);
     lock?.release(stream);
     if (lock?.idle) this.#locks.delete(stream.tenant);

@@ -19,6 +19,8 @@ const HTTP_STREAM_IDLE_MS = 300;
 const TRANSACTION_LIMIT_MS = 1_500;
 let directory: string;
 let server: HranaServer;
+// WebSocket streams have the registry's transaction time limit, as HTTP streams do.
+const streams = new StreamRegistry({ idleTimeoutMs: HTTP_STREAM_IDLE_MS, lockTimeoutMs: 1_000, transactionTimeoutMs: TRANSACTION_LIMIT_MS });
 const clients: Client[] = [];
 const revoked = new Set<string>();
 
@@ -35,8 +37,7 @@ beforeAll(async () => {
     port: 0,
     engine: new LocalEngine({ directory }),
     authorize: (request, pathTenant) => authorize(/^Bearer (\S+)$/.exec(request.headers.authorization ?? '')?.[1], pathTenant),
-    // WebSocket streams have the registry's transaction time limit, as HTTP streams do.
-    streams: new StreamRegistry({ idleTimeoutMs: HTTP_STREAM_IDLE_MS, lockTimeoutMs: 1_000, transactionTimeoutMs: TRANSACTION_LIMIT_MS }),
+    streams,
     websocket: { authorize, maxConnectionsPerDatabase: 3 },
   });
 });
@@ -55,6 +56,20 @@ function connect(db: string, scheme: 'ws' | 'http' = 'ws', token = `rw-${db}`): 
 
 /** A raw WebSocket of `db` speaking `protocol`: sends messages, collects what the server answers. */
 const raw = (db: string, protocol = 'hrana2'): Promise<RawWebSocket> => openRawWebSocket(`ws://127.0.0.1:${server.port}/v1/${db}`, protocol);
+
+/** A table `t` in `db`, and a raw connection whose stream 1 is inside a transaction that inserted `value` into it. */
+async function openTransaction(name: string, value: string): Promise<{ db: Client; c: RawWebSocket }> {
+  const db = connect(name);
+  await db.execute('CREATE TABLE t (v TEXT)');
+  const c = await raw(name);
+  c.send({ type: 'hello', jwt: `rw-${name}` });
+  await c.next();
+  c.send({ type: 'request', request_id: 1, request: { type: 'open_stream', stream_id: 1 } });
+  c.send({ type: 'request', request_id: 2, request: { type: 'sequence', stream_id: 1, sql: `BEGIN; INSERT INTO t VALUES ('${value}')` } });
+  expect(await c.next()).toMatchObject({ type: 'response_ok', request_id: 1 });
+  expect(await c.next()).toMatchObject({ type: 'response_ok', request_id: 2 });
+  return { db, c };
+}
 
 describe('Hrana over WebSocket', () => {
   it('serves @libsql/client over ws://: statements, batches, and an interactive transaction idle past the HTTP stream limit', async () => {
@@ -118,15 +133,7 @@ describe('Hrana over WebSocket', () => {
   });
 
   it('rolls back a transaction open past its limit and says so on the stream', async () => {
-    const db = connect('slow');
-    await db.execute('CREATE TABLE t (v TEXT)');
-    const c = await raw('slow');
-    c.send({ type: 'hello', jwt: 'rw-slow' });
-    await c.next();
-    c.send({ type: 'request', request_id: 1, request: { type: 'open_stream', stream_id: 1 } });
-    c.send({ type: 'request', request_id: 2, request: { type: 'sequence', stream_id: 1, sql: "BEGIN; INSERT INTO t VALUES ('held')" } });
-    await c.next();
-    await c.next();
+    const { db, c } = await openTransaction('slow', 'held');
     // Others write meanwhile once the limit has ended it (their wait for the lock is bounded at 1 s, so retry).
     const started = Date.now();
     for (;;) {
@@ -141,6 +148,16 @@ describe('Hrana over WebSocket', () => {
     c.send({ type: 'request', request_id: 3, request: { type: 'execute', stream_id: 1, stmt: { sql: 'COMMIT' } } });
     expect(await c.next()).toMatchObject({ type: 'response_error', request_id: 3, error: { code: 'TRANSACTION_TIMEOUT' } });
     expect((await db.execute('SELECT v FROM t')).rows.map((r) => r.v)).toEqual(['other']);
+    c.ws.close();
+  });
+
+  it('answers STREAM_CLOSED on a stream the server ended between requests, never running it outside the transaction it had', async () => {
+    const { db, c } = await openTransaction('ended', 'in the transaction');
+    // The database closes here (deleted, or moved to another replica): its streams end, their transactions rolled back.
+    await streams.closeTenants((tenant) => tenant === 'ended');
+    c.send({ type: 'request', request_id: 3, request: { type: 'execute', stream_id: 1, stmt: { sql: "INSERT INTO t VALUES ('after the end')" } } });
+    expect(await c.next()).toMatchObject({ type: 'response_error', request_id: 3, error: { code: 'STREAM_CLOSED' } });
+    expect((await db.execute('SELECT v FROM t')).rows).toEqual([]);
     c.ws.close();
   });
 

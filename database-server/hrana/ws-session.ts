@@ -15,6 +15,8 @@ const FREEING = new Set(['close_stream', 'close_sql', 'close_cursor']);
 const FREEING_MAX_BYTES = 1024;
 /** What a request in flight is charged at least: its parsed message and its place in the queue, not only its text. */
 const MIN_REQUEST_BYTES = 1024;
+/** What a request on a stream the server ended (the database closed or deleted meanwhile) answers. */
+const STREAM_CLOSED = { message: 'The stream was closed by the server', code: 'STREAM_CLOSED' };
 
 /** What a session needs from its server. */
 export interface WsSessionOptions {
@@ -308,7 +310,7 @@ export class WsSession {
   async #run(id: number, stream: OpenStream, request: Extract<WsRequest, { stream_id: number }>): Promise<void> {
     // The connection went while this waited its turn: nothing runs for it any more.
     if (this.#closed) return;
-    stream.ended ??= stream.handle.endedBy;
+    stream.ended ??= stream.handle.endedBy ?? (stream.handle.closed ? STREAM_CLOSED : undefined);
     if (stream.ended) return this.#fail(id, stream.ended);
     const caller = await this.#o.authorize(this.#token, this.#o.pathTenant);
     if ('status' in caller || caller.tenant !== this.#tenant)
@@ -326,7 +328,7 @@ export class WsSession {
     // instead of two (the close task then finds the stream closed).
     const closeToo = stream.closing === true && stream.pending === 2 && request.type !== 'open_cursor';
     const ran = await runOnStream(stream.handle, caller, closeToo ? [pipelineRequest, { type: 'close' }] : [pipelineRequest], this.#o.context);
-    if (stream.handle.closed && !stream.ended) stream.ended = { message: 'The stream was closed by the server', code: 'STREAM_CLOSED' };
+    if (stream.handle.closed && !stream.ended) stream.ended = STREAM_CLOSED;
     const result: HranaStreamResult = ran.kind === 'ran' ? ran.results[0]! : ran.kind === 'refused' ? ran.result : { type: 'error', error: ran.error };
     if (request.type === 'open_cursor') {
       const entries =

@@ -1,0 +1,75 @@
+// The tenant lock around a request on a stream: a close of the stream while its request runs (an in-place restore,
+// the database closing) ends the stream, and the lock stays with the request until it has finished, commit
+// capture included; it was handed to the next stream while the statement could still run.
+import { describe, expect, it } from 'vitest';
+import type { DatabaseEngine, PipelineOutcome, PipelineRun } from '../shards/engine-port.ts';
+import { runOnStream } from './pipeline.ts';
+import { StreamHandle, StreamRegistry } from './stream-registry.ts';
+
+/** The engine port, faked: each run waits until the test lets it finish, answering as a statement in a transaction would. */
+class GatedEngine {
+  readonly runs: Array<{ run: PipelineRun; finish: (outcome: Partial<PipelineOutcome>) => void }> = [];
+  readonly closed: string[] = [];
+  run(run: PipelineRun): Promise<PipelineOutcome> {
+    return new Promise((resolve) => {
+      this.runs.push({ run, finish: (outcome) => resolve({ results: [], autocommit: true, closed: false, counts: { rowsRead: 0, rowsWritten: 0 }, ...outcome } as PipelineOutcome) });
+    });
+  }
+  closeStream(_tenant: string, stream: string): Promise<void> {
+    this.closed.push(stream);
+    return Promise.resolve();
+  }
+}
+
+const execute = { type: 'execute', stmt: { sql: 'UPDATE t SET n = n + 1' } };
+
+async function until(done: () => boolean): Promise<void> {
+  while (!done()) await new Promise((resolve) => setImmediate(resolve));
+}
+
+describe('a stream closed while its request runs', () => {
+  it('keeps its tenant locked until the request, its capture included, has finished, and stays closed', async () => {
+    const streams = new StreamRegistry({ lockTimeoutMs: 5_000 });
+    const engine = new GatedEngine();
+    streams.endStreamsWith((stream) => engine.closeStream(stream.tenant, stream.id));
+    let captures = 0;
+    let captured: () => void = () => {};
+    const context = {
+      streams,
+      engine: engine as unknown as DatabaseEngine,
+      afterCommit: () => {
+        captures++;
+        return new Promise<{ durable?: Promise<void> }>((resolve) => (captured = () => resolve({})));
+      },
+    };
+    const held = streams.create('db', false) as StreamHandle;
+    streams.hold(held);
+    const running = runOnStream(held, { tenant: 'db' }, [execute], context);
+    await until(() => engine.runs.length === 1);
+
+    // The database closes (a restore, an idle close): the stream is ended while its statement runs.
+    await streams.closeTenants((tenant) => tenant === 'db');
+    expect(engine.closed).toEqual([held.id]);
+    expect(streams.lockFor('db').holder).toBe(held);
+
+    // Another stream of the tenant waits for the lock until the first request has finished, capture included.
+    const next = streams.create('db', false) as StreamHandle;
+    const after = runOnStream(next, { tenant: 'db' }, [execute], context);
+    engine.runs[0]!.finish({ autocommit: false });
+    await until(() => captures === 1);
+    expect(streams.lockFor('db').holder).toBe(held);
+    expect(engine.runs).toHaveLength(1);
+    captured();
+    await expect(running).resolves.toMatchObject({ kind: 'ran' });
+    // The request's answer said a transaction was open, but the close rolled it back: the stream is closed, outside one.
+    expect(held.closed).toBe(true);
+    expect(held.inTransaction).toBe(false);
+    await until(() => engine.runs.length === 2);
+    expect(streams.lockFor('db').holder).toBe(next);
+    engine.runs[1]!.finish({});
+    await until(() => captures === 2);
+    captured();
+    await expect(after).resolves.toMatchObject({ kind: 'ran' });
+    expect(streams.isBusy('db')).toBe(false);
+  });
+});
