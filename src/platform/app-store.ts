@@ -8,6 +8,7 @@ import { ConflictError, NotFoundError } from '../errors.ts';
 import { normalizeHost } from '../runtime-contract/hosts.ts';
 import { sharedIndex } from '../kube/informer-index.ts';
 import { listedHostsOf } from '../runtime-contract/listed-hosts.ts';
+import { servedRecordSettled } from './served-record.ts';
 
 /**
  * How often a write is tried while it keeps losing optimistic-concurrency races. Each race has a winner,
@@ -153,6 +154,14 @@ export class AppStore {
     const key = `${app.metadata?.namespace}/${app.metadata?.name}`;
     const { met } = await waitFor(this.#appCache, key, (cached) => cached?.metadata?.uid !== app.metadata?.uid, timeoutMs);
     return met;
+  }
+
+  /**
+   * Resolves once what the app asks for now is recorded as served or known not to serve (`servedRecordSettled`),
+   * or it is gone, or after `timeoutMs`: a build with migrations is held back, serving what is recorded meanwhile.
+   */
+  async settleServedRecord(project: string, appId: string, timeoutMs: number): Promise<void> {
+    await waitFor(this.#appCache, `${project}/${appId}`, (cached) => cached === undefined || servedRecordSettled(cached), timeoutMs);
   }
 
   /** Resolves once the build cache holds (`present`) or no longer holds the build (bounded). */

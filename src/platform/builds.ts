@@ -20,6 +20,7 @@ import { UploadSpool } from './upload-spool.ts';
 import { withDeployedBy } from './deployed-by.ts';
 import { deployHistoryView, type DeploymentView } from './deploy-history.ts';
 import { withActiveBuild } from './build-migrations.ts';
+import { SERVED_RECORD_WAIT_MS } from './served-record.ts';
 
 /**
  * Builds kept per app: the most recently uploaded ones, as Cloudflare keeps a Worker's 100 most recent
@@ -69,6 +70,8 @@ export interface BuildCatalogOptions {
    * from those objects, not from the deploy's `hostnames`, so a deploy neither writes nor removes them.
    */
   readonly finalizedHostnames?: (project: string, appId: string) => readonly string[];
+  /** How long a build with migrations waits for the release before it to be recorded as served (default {@link SERVED_RECORD_WAIT_MS}). */
+  readonly servedRecordWaitMs?: number;
 }
 
 /** A project's use of its quota on unpacked builds, as its view shows it. */
@@ -103,6 +106,10 @@ export class BuildCatalog {
 
   get #quota(): number {
     return this.#options.projectUnpackedQuota ?? DEFAULT_PROJECT_UNPACKED_QUOTA;
+  }
+
+  get #servedRecordWaitMs(): number {
+    return this.#options.servedRecordWaitMs ?? SERVED_RECORD_WAIT_MS;
   }
 
   /** Each app's active build with the bytes it counts for (cache); a build without its Build counts nothing. */
@@ -220,6 +227,7 @@ export class BuildCatalog {
       if (!activate) {
         return { app_id: appId, build_id: buildId, hosts: hostsOf(app, this.#options.baseDomain, this.#hosts.finalized(project, appId)), uploaded: true };
       }
+      if (artifact.migrations) await this.#store.settleServedRecord(project, appId, this.#servedRecordWaitMs);
       const updated = await this.#store.updateObject(
         project,
         appId,
@@ -264,6 +272,7 @@ export class BuildCatalog {
     if (!(await artifacts.head(artifactKey(project, appId, buildId)))) {
       throw new ConflictError(`The artifact of build ${buildId} is missing from storage; deploy it again instead.`);
     }
+    if (build.spec.migrations && app.spec.activeBuildId !== buildId) await this.#store.settleServedRecord(project, appId, this.#servedRecordWaitMs);
     const updated = await this.#store.updateObject(
       project,
       appId,
