@@ -33,7 +33,7 @@ node_modules/.installed: package-lock.json .tools/bin/node
 	@touch $@
 
 .PHONY: tools
-tools: .tools/bin/node
+tools: .tools/bin/node ## The toolchain alone (Node, the control plane, MinIO, Flux, Python tools, Debian packages)
 	@scripts/setup/system.sh
 	@scripts/setup/python.sh
 	@scripts/setup/go-tools.sh all
@@ -51,7 +51,7 @@ image: setup console ## Build the container image without a daemon (mmdebstrap +
 	@scripts/setup/image.sh
 
 .PHONY: kube-node-tools
-kube-node-tools: setup
+kube-node-tools: setup ## What the local node needs (containerd, runc, CNI, CoreDNS, kube-router; as root)
 	@scripts/setup/kube-node.sh
 
 .PHONY: kube-node
@@ -169,5 +169,5 @@ bench-db: setup ## Benchmark the database engine against sqld (installed into th
 	@node bench/db.ts $(BENCH_ARGS)
 
 .PHONY: clean
-clean: ## Remove local state (.dev/, .tools/ links); the build cache outside the checkout stays
+clean: ## Remove local state: .dev/ (make dev's cluster, buckets and databases), .tools/ links, node_modules; the build cache outside the checkout stays
 	rm -rf .dev .tools node_modules
