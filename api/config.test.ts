@@ -20,6 +20,8 @@ describe('apiConfig', () => {
       settings: { issuer: 'https://id.example.com', clientId: 'cloudwright', clientSecret: 'a-secret', redirectUri: 'https://api.example.com/v1/session/openid/callback', name: 'id.example.com' },
       createUsers: false,
     });
+    // Links are the public URL and a path: the device page too (it was …//device).
+    expect(config.publicUrl).toBe('https://api.example.com');
   });
 
   it('reads where users reach the repository service, without a trailing slash, and refuses what is no URL', () => {

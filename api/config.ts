@@ -86,7 +86,8 @@ export function apiConfig(env: Env): ApiConfig {
   const port = read.port('CW_API_PORT', 8080);
   const metricsPort = read.optional('CW_API_METRICS_PORT') === undefined ? undefined : read.port('CW_API_METRICS_PORT', 0);
   const dependencyCheckMs = read.integer('CW_API_DEPENDENCY_CHECK_SECONDS', 10, { min: 1, max: 300 }) * 1000;
-  const publicUrl = read.url('CW_API_PUBLIC_URL') ?? `http://${host}:${port}`;
+  // Without its trailing slashes: links are made by appending a path (`${publicUrl}/device`).
+  const publicUrl = (read.url('CW_API_PUBLIC_URL') ?? `http://${host}:${port}`).replace(/\/+$/, '');
   const trustProxy = trustProxyFromEnv(read);
   const systemNamespace = read.matching('CW_SYSTEM_NAMESPACE', 'cloudwright-system', isNamespace, 'a Kubernetes namespace name');
   const rateLimit = Object.freeze({
@@ -172,7 +173,7 @@ function openIdFromEnv(read: EnvReader, publicUrl: string): ApiConfig['openId'] 
   if (set === 0) return undefined;
   if (!issuer || !clientId || !clientSecret) throw new ConfigError('CW_OIDC_ISSUER, CW_OIDC_CLIENT_ID and CW_OIDC_CLIENT_SECRET go together: set all three, or none');
   return {
-    settings: { issuer, clientId, clientSecret, redirectUri: `${publicUrl.replace(/\/+$/, '')}/v1/session/openid/callback`, name: read.string('CW_OIDC_NAME', new URL(issuer).hostname) },
+    settings: { issuer, clientId, clientSecret, redirectUri: `${publicUrl}/v1/session/openid/callback`, name: read.string('CW_OIDC_NAME', new URL(issuer).hostname) },
     createUsers: read.bool('CW_OIDC_CREATE_USERS', false),
   };
 }

@@ -5,7 +5,7 @@ import type { StorageBounds } from './storage-budget.ts';
 import type { AnswerLimits } from './sql/sql-limits.ts';
 import type { S3Config } from '../src/object-store/s3-config.ts';
 import { s3ConfigFromEnv } from '../src/object-store/s3-env.ts';
-import type { LogLevel } from '../src/logging/log.ts';
+import { LOG_LEVELS, type LogLevel } from '../src/logging/log.ts';
 
 /** cw-db's settings, all from the environment, read once at start (docs/databases.md, "Running cw-db"). */
 /** Restores from the bucket that run at once by default (`CW_DB_RESTORE_CONCURRENCY`). */
@@ -82,7 +82,6 @@ const MIB = 1024 * 1024;
 /** Daily row quotas are counted in JavaScript numbers: integers stay exact far past this. */
 const MAX_ROWS_PER_DAY = 1_000_000_000_000;
 
-const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const satisfies readonly LogLevel[];
 
 /**
  * Reads the configuration; the answer is frozen.

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { configFailure } from '../src/config/testing/config-failure.ts';
 import { operatorConfig } from './config.ts';
+import { dnsSettingsFromEnv } from './dns-settings.ts';
 
 const SEALING_KEY = Buffer.alloc(32, 7).toString('base64');
 const TLS = { CW_ACME_DIRECTORY_URL: 'https://ca.example/dir', CW_TLS_SEALING_KEY: SEALING_KEY, CW_S3_BUCKET: 'artifacts' };
@@ -36,7 +37,7 @@ describe('operatorConfig', () => {
 
   it("has today's defaults, frozen", () => {
     const config = operatorConfig({});
-    expect(config).toEqual({ port: 8080, leaderElection: { namespace: 'default' }, podNamespace: 'default', instance: '', runtimeUnavailableGraceMs: 30_000, dnsEnv: {} });
+    expect(config).toEqual({ port: 8080, leaderElection: { namespace: 'default' }, logLevel: 'info', podNamespace: 'default', instance: '', runtimeUnavailableGraceMs: 30_000, dnsEnv: {} });
     expect(Object.isFrozen(config)).toBe(true);
   });
 
@@ -46,6 +47,7 @@ describe('operatorConfig', () => {
         KUBECONFIG: '/k',
         CW_OPERATOR_PORT: '8081',
         CW_OPERATOR_HOST: '127.0.0.1',
+        CW_LOG_LEVEL: 'warn',
         POD_NAMESPACE: 'cloudwright',
         HOSTNAME: 'cloudwright-operator-0',
         CW_WATCH_NAMESPACE: 'p1',
@@ -65,6 +67,7 @@ describe('operatorConfig', () => {
       port: 8081,
       host: '127.0.0.1',
       leaderElection: { namespace: 'cloudwright' },
+      logLevel: 'warn',
       instance: 'cloudwright-operator-0',
       watchNamespace: 'p1',
       podNamespace: 'cloudwright',
@@ -75,6 +78,13 @@ describe('operatorConfig', () => {
       git: { bucket: 'git', s3: { endpoint: 'http://127.0.0.1:9000', region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'id', secretAccessKey: 'secret' } } },
       artifacts: { bucket: 'artifacts', s3: { endpoint: 'http://127.0.0.1:9000', region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'id', secretAccessKey: 'secret' } } },
     });
+  });
+
+  it('hands the DNS settings it checked to the DNS controllers, private nameservers and the pending claim included', () => {
+    const dns = dnsSettingsFromEnv(operatorConfig({ CW_DNS_PROVIDER: 'memory', CW_DNS_ALLOW_PRIVATE_NAMESERVERS: '1', CW_DNS_PENDING_CLAIM_DAYS: '2' }).dnsEnv, 'apps.test');
+    expect(dns.delegation.nameservers?.refusal('10.0.0.53')).toBeUndefined();
+    expect(dns.pendingClaimMs).toBe(2 * 24 * 3600 * 1000);
+    dns.close();
   });
 
   it('runs without a Lease given CW_LEADER_ELECTION=false (or 0)', () => {
@@ -94,6 +104,7 @@ describe('operatorConfig', () => {
     [{ CW_RUNTIME_BASE_DOMAIN: 'apps example' }, 'CW_RUNTIME_BASE_DOMAIN must be a host name (such as apps.example.com), got "apps example"'],
     [{ CW_RUNTIME_UNAVAILABLE_GRACE: '1h' }, 'CW_RUNTIME_UNAVAILABLE_GRACE must be a duration (milliseconds, or with a unit: 500ms, 20s, 5m, 1h) from 0 ms to 600000 ms, got "1h"'],
     [{ CW_DNS_PROVIDER: 'bind' }, 'CW_DNS_PROVIDER must be one of route53, memory, got "bind"'],
+    [{ CW_DNS_ALLOW_PRIVATE_NAMESERVERS: 'yes' }, 'CW_DNS_ALLOW_PRIVATE_NAMESERVERS must be true or false (or 1 or 0), got "yes"'],
     [{ CW_GIT_BUCKET: 'git', CW_S3_SECRET_ACCESS_KEY: 'do-not-print-me' }, 'CW_S3_ACCESS_KEY_ID and CW_S3_SECRET_ACCESS_KEY go together (or neither: the default AWS credential chain)'],
     [{ CW_S3_ACCESS_KEY_ID: 'AKIA-NOT-SHOWN', CW_S3_SECRET_ACCESS_KEY: 's', CW_S3_FORCE_PATH_STYLE: 'yes' }, 'CW_S3_FORCE_PATH_STYLE must be true or false (or 1 or 0), got "yes"'],
     [{ CW_ACME_DIRECTORY_URL: 'https://ca.example/dir', CW_S3_BUCKET: 'a' }, 'CW_ACME_DIRECTORY_URL needs CW_TLS_SEALING_KEY (the key certificate keys are sealed with in the bucket)'],

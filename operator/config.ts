@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { isHostname, isNamespace } from '../src/config/checks.ts';
 import { dnsEnv, type DnsEnv } from '../src/config/dns-env.ts';
+import { LOG_LEVELS, type LogLevel } from '../src/logging/log.ts';
 import { ConfigError, EnvReader, type Env } from '../src/config/env.ts';
 import type { S3Config } from '../src/object-store/s3-config.ts';
 import { s3ConfigFromEnv } from '../src/object-store/s3-env.ts';
@@ -21,6 +22,8 @@ export interface OperatorConfig {
   readonly host?: string;
   /** Where the leader-election Lease lives (POD_NAMESPACE, default `default`); `false` (CW_LEADER_ELECTION=false): no Lease. */
   readonly leaderElection: false | { readonly namespace: string };
+  /** CW_LOG_LEVEL (default info). */
+  readonly logLevel: LogLevel;
   /** HOSTNAME: the pod name, the reporting instance of Events. */
   readonly instance: string;
   /** CW_WATCH_NAMESPACE: reconcile this namespace only (and leave cluster-scoped kinds alone). */
@@ -90,6 +93,7 @@ export function operatorConfig(env: Env): OperatorConfig {
   const port = read.port('CW_OPERATOR_PORT', 8080);
   const host = read.matching('CW_OPERATOR_HOST', undefined, (v) => isIP(v) !== 0, 'an IP address (such as 127.0.0.1)');
   const leaderElection = read.bool('CW_LEADER_ELECTION', true);
+  const logLevel = read.oneOf('CW_LOG_LEVEL', LOG_LEVELS, 'info');
   const podNamespace = read.matching('POD_NAMESPACE', 'default', isNamespace, NAMESPACE);
   const watchNamespace = read.matching('CW_WATCH_NAMESPACE', undefined, isNamespace, NAMESPACE);
   const projectRole = read.matching('CW_PROJECT_ROLE', undefined, isObjectName, 'a ClusterRole name');
@@ -117,6 +121,7 @@ export function operatorConfig(env: Env): OperatorConfig {
     port,
     ...(host ? { host } : {}),
     leaderElection: leaderElection ? Object.freeze({ namespace: podNamespace }) : false,
+    logLevel,
     instance: read.string('HOSTNAME', ''),
     ...(watchNamespace ? { watchNamespace } : {}),
     podNamespace,

@@ -82,7 +82,7 @@ export function dnsSettingsFromEnv(env: NodeJS.ProcessEnv, baseDomain: string): 
       timeoutMs,
       // Parent nameservers found through the resolver are named by the tenant's DNS: only public ones are asked.
       nameservers: new TargetPolicy({
-        allowPrivate: env.CW_DNS_ALLOW_PRIVATE_NAMESERVERS === 'true',
+        allowPrivate: env.CW_DNS_ALLOW_PRIVATE_NAMESERVERS === 'true' || env.CW_DNS_ALLOW_PRIVATE_NAMESERVERS === '1',
         settings: { allowHint: 'set CW_DNS_ALLOW_PRIVATE_NAMESERVERS=true to query them', denied: 'the denied ranges' },
       }),
     },

@@ -1,4 +1,5 @@
 import type { Build } from '../src/apis/v1alpha1/build.ts';
+import { createLogger } from '../src/logging/log.ts';
 import type { Project } from '../src/apis/v1alpha1/project.ts';
 import type { Repository } from '../src/apis/v1alpha1/repository.ts';
 import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
@@ -68,6 +69,7 @@ export async function main(config: OperatorConfig): Promise<void> {
     port: config.port,
     ...(config.host ? { host: config.host } : {}),
     leaderElection: config.leaderElection && { namespace: config.leaderElection.namespace, name: 'cloudwright-operator' },
+    log: createLogger({ level: config.logLevel }),
   });
   const events = new EventRecorder({ writer: eventWriter(kube), component: 'cloudwright-operator', instance: config.instance, log: manager.log });
   const common = { kube, registry: manager.registry, events };

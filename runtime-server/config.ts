@@ -9,7 +9,7 @@ import { s3ConfigFromEnv } from '../src/object-store/s3-env.ts';
 import { DEFAULT_REPLICA_LEASE_SECONDS } from '../src/platform/runtime-replicas.ts';
 import { DEFAULT_PROJECT_UNPACKED_QUOTA } from '../src/platform/build-quota.ts';
 import { DEFAULT_PREPARE_CONCURRENCY } from './engine/build-store.ts';
-import type { LogLevel } from '../src/logging/log.ts';
+import { LOG_LEVELS, type LogLevel } from '../src/logging/log.ts';
 import type { ReplicaIdentity } from './replica-publisher.ts';
 import { httpsConfig, type HttpsConfig } from './tls/https-config.ts';
 import { containerMemoryLimit, fittedShardMemoryMb, ownReserveBytes } from './memory-budget.ts';
@@ -89,7 +89,6 @@ export interface OnDemandConfig {
   readonly cacheBytes: number;
 }
 
-const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const satisfies readonly LogLevel[];
 /** The chart's volume for the data directory (`runtime.dataSize`), which it passes as CW_RUNTIME_DATA_DIR_SIZE. */
 export const DEFAULT_DATA_DIR_SIZE = 2 * 1024 ** 3;
 const MIN_DATA_DIR_SIZE = 1024 * 1024;

@@ -30,7 +30,7 @@ const LOCAL_PATH = '^/(?![/\\\\])[\\x21-\\x7e]*$';
 export interface OpenIdRouteOptions {
   policy: SessionPolicy;
   secureCookies: boolean;
-  /** Create a user for an account that matches none (CW_OIDC_CREATE_USERS, default true). */
+  /** Create a user for an account that matches none (CW_OIDC_CREATE_USERS, default false). */
   createUsers: boolean;
   signInRateLimit?: RateLimitOptions;
 }

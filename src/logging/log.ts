@@ -3,6 +3,9 @@ export type LogFields = Record<string, unknown>;
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
+/** The levels, least severe first: what `CW_LOG_LEVEL` may be. */
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const satisfies readonly LogLevel[];
+
 /** A structured logger: one JSON object per line, e.g. `{"level":"info","msg":"…","controller":"…"}`. */
 export interface Logger {
   debug(msg: string, fields?: LogFields): void;
