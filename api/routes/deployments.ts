@@ -73,6 +73,7 @@ export function deploymentRoutes(app: FastifyInstance, builds: BuildCatalog, upl
             hostnames: hostnames === undefined ? undefined : parseDeployHostnames(hostnames),
             maxConcurrentRequests,
             by: byUser(principalOf(request).userId),
+            stored: () => slot.release(),
           });
         } catch (err) {
           // The rest of an oversized upload is not worth reading: close the connection after the answer.

@@ -40,6 +40,8 @@ export interface DeployOptions {
   readonly maxConcurrentRequests?: number | undefined;
   /** Who deploys, for the deploy history (`deployed-by.ts`). */
   readonly by?: string | undefined;
+  /** Called once the upload is read and stored, before anything waits: what bounds uploads being read can let it go. */
+  readonly stored?: (() => void) | undefined;
 }
 
 /** The spec's deploy result; a rollback answers the same shape with `uploaded: false`. */
@@ -212,6 +214,9 @@ export class BuildCatalog {
         throw new ConflictError(`Build ${buildId} is already stored with different content (a digest prefix collision); change the artifact and deploy again.`);
       }
     }
+    // The bytes are in the bucket: the upload's file on disk and its slot go before anything below waits.
+    await spool.dispose();
+    options.stored?.();
     const deployOptions = recordedOptions(hostnames, options.maxConcurrentRequests);
     let recorded: { build: Build; created: boolean } | undefined;
     try {
