@@ -82,7 +82,6 @@ const MIB = 1024 * 1024;
 /** Daily row quotas are counted in JavaScript numbers: integers stay exact far past this. */
 const MAX_ROWS_PER_DAY = 1_000_000_000_000;
 
-
 /**
  * Reads the configuration; the answer is frozen.
  *

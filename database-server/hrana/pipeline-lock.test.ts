@@ -1,6 +1,7 @@
 // The tenant lock around a request on a stream: a close of the stream while its request runs (an in-place restore,
-// the database closing) ends the stream, and the lock stays with the request until it has finished, commit
-// capture included; it was handed to the next stream while the statement could still run.
+// the database closing) ends the stream after the request's statements, never between them, and the lock stays
+// with the request until it has finished, commit capture included; it was handed to the next stream while the
+// statement could still run. A stream closed while its request waited for the lock runs nothing.
 import { describe, expect, it } from 'vitest';
 import type { DatabaseEngine, PipelineOutcome, PipelineRun } from '../shards/engine-port.ts';
 import { runOnStream } from './pipeline.ts';
@@ -47,21 +48,28 @@ describe('a stream closed while its request runs', () => {
     const running = runOnStream(held, { tenant: 'db' }, [execute], context);
     await until(() => engine.runs.length === 1);
 
-    // The database closes (a restore, an idle close): the stream is ended while its statement runs.
-    await streams.closeTenants((tenant) => tenant === 'db');
-    expect(engine.closed).toEqual([held.id]);
+    // The database closes (a restore, a release): the stream is closed while its statement runs. Nothing reaches the
+    // engine meanwhile (a rollback between two of its statements would leave the rest autocommitted).
+    let closed = false;
+    const closing = streams.closeTenants((tenant) => tenant === 'db').then(() => (closed = true));
+    await until(() => held.closed);
+    expect(engine.closed).toEqual([]);
     expect(streams.lockFor('db').holder).toBe(held);
 
     // Another stream of the tenant waits for the lock until the first request has finished, capture included.
     const next = streams.create('db', false) as StreamHandle;
     const after = runOnStream(next, { tenant: 'db' }, [execute], context);
     engine.runs[0]!.finish({ autocommit: false });
+    // The request left a transaction open: its stream is ended where its SQL runs now, after its statements.
     await until(() => captures === 1);
+    expect(engine.closed).toEqual([held.id]);
     expect(streams.lockFor('db').holder).toBe(held);
     expect(engine.runs).toHaveLength(1);
+    expect(closed).toBe(false);
     captured();
     await expect(running).resolves.toMatchObject({ kind: 'ran' });
-    // The request's answer said a transaction was open, but the close rolled it back: the stream is closed, outside one.
+    await closing;
+    // The stream is closed, outside any transaction (what it left open was rolled back).
     expect(held.closed).toBe(true);
     expect(held.inTransaction).toBe(false);
     await until(() => engine.runs.length === 2);
@@ -70,6 +78,27 @@ describe('a stream closed while its request runs', () => {
     await until(() => captures === 2);
     captured();
     await expect(after).resolves.toMatchObject({ kind: 'ran' });
+    expect(streams.isBusy('db')).toBe(false);
+  });
+
+  it('runs nothing on a stream closed while its request waited for the lock, and says why', async () => {
+    const streams = new StreamRegistry({ lockTimeoutMs: 5_000 });
+    const engine = new GatedEngine();
+    streams.endStreamsWith((stream) => engine.closeStream(stream.tenant, stream.id));
+    const context = { streams, engine: engine as unknown as DatabaseEngine };
+    const first = streams.create('db', false) as StreamHandle;
+    const waiting = streams.create('db', false) as StreamHandle;
+    streams.hold(waiting);
+    const running = runOnStream(first, { tenant: 'db' }, [execute], context);
+    await until(() => engine.runs.length === 1);
+    const queued = runOnStream(waiting, { tenant: 'db' }, [execute], context);
+    // The server ends it while it waits (a restore says why).
+    waiting.endedBy = { message: 'restored', code: 'RESTORED' };
+    await streams.close(waiting);
+    engine.runs[0]!.finish({});
+    await running;
+    await expect(queued).resolves.toEqual({ kind: 'refused', result: { type: 'error', error: { message: 'restored', code: 'RESTORED' } } });
+    expect(engine.runs).toHaveLength(1);
     expect(streams.isBusy('db')).toBe(false);
   });
 });

@@ -6,7 +6,7 @@ import type { QuotaRefusal } from '../sql/quota-refusal.ts';
 import { EngineUnavailableError, type DatabaseEngine, type PipelineOutcome } from '../shards/engine-port.ts';
 import { toHranaError } from './stream.ts';
 import { MOVING } from './forward.ts';
-import { StreamHandle, type StreamRegistry } from './stream-registry.ts';
+import { STREAM_CLOSED, StreamHandle, type StreamRegistry } from './stream-registry.ts';
 
 /** The HTTP answer to a pipeline request: JSON unless `body` is a string (sqld answers a bad baton in text). */
 export interface PipelineAnswer {
@@ -158,6 +158,12 @@ export async function runOnStream(stream: StreamHandle, caller: PipelineCaller, 
     await streams.close(stream);
     return { kind: 'refused', result: { type: 'error', error: toHranaError(error) } };
   }
+  if (stream.closed) {
+    // Ended while this waited (a restore, the database closing, its shard lost): nothing runs outside the
+    // transaction its client believes it has.
+    await streams.close(stream);
+    return { kind: 'refused', result: { type: 'error', error: stream.endedBy ?? STREAM_CLOSED } };
+  }
   const unserved = context.unserved?.(caller.tenant);
   if (unserved) {
     await streams.close(stream);
@@ -188,13 +194,16 @@ export async function runOnStream(stream: StreamHandle, caller: PipelineCaller, 
       project: stream.project,
       stream: stream.id,
       mode,
+      ...(stream.inTransaction ? { inTransaction: true } : {}),
       ...(refusal ? { refusal } : {}),
       ...(freeze ? { freeze } : {}),
       ...(vacuumRoomBytes === undefined ? {} : { vacuumRoomBytes }),
       requests,
     });
-    // Closed meanwhile (its transaction rolled back where its SQL runs): it stays closed, outside any transaction.
+    // Closed meanwhile: ended where its SQL runs now, after this request's statements (what it left open is rolled
+    // back), and it stays closed, outside any transaction.
     const closedMeanwhile = stream.closed;
+    if (closedMeanwhile && !outcome.closed) await engine.closeStream(caller.tenant, stream.id).catch(() => {});
     streams.ranOn(stream, !closedMeanwhile && !outcome.autocommit, outcome.transactionBegan === true);
     stream.closed = closedMeanwhile || outcome.closed;
     context.meter?.record(caller.tenant, outcome.counts.rowsRead, outcome.counts.rowsWritten);
@@ -210,8 +219,7 @@ export async function runOnStream(stream: StreamHandle, caller: PipelineCaller, 
       if (!stream.inTransaction) durable = (await context.afterCommit?.(caller.tenant))?.durable;
     } finally {
       // Also when the capture failed: the lock held for good would refuse every later request of the tenant.
-      stream.running = false;
-      streams.releaseUnlessInTransaction(stream);
+      streams.runEnded(stream);
     }
   }
   if (durable) {

@@ -14,10 +14,13 @@ export class StreamHandle {
   readonly readOnly: boolean;
   closed = false;
   /**
-   * A request runs on it now, holding its tenant's lock: only that request releases the lock, so a close meanwhile
-   * (a restore, the database closing) ends the stream but never hands the lock on while its statement may still run.
+   * A request runs on it now, holding its tenant's lock. A close meanwhile (a restore, the database closing) marks
+   * it closed and leaves the rest to that request: it ends the stream where its SQL runs after its own statements
+   * (never between two of them), then releases the lock (`runOnStream`, `runEnded`).
    */
   running = false;
+  /** Closes waiting for the running request to end the stream. */
+  readonly closers: Array<() => void> = [];
   /** When its open transaction began (the time a request first left it open); absent outside one. */
   transactionSince: number | undefined;
   /** Why the server ended the stream (an in-place restore), for the client's next request on it. */
@@ -39,6 +42,9 @@ export interface HranaEnd {
   message: string;
   code: string;
 }
+
+/** What a request on a stream the server ended answers, when it gave no other reason. */
+export const STREAM_CLOSED: HranaEnd = { message: 'The stream was closed by the server', code: 'STREAM_CLOSED' };
 
 /** How a baton lookup ended: the stream, or why there is none (`endedBy`: the server ended it, saying why). */
 export type TakeResult = { stream: StreamHandle } | { missing: 'unknown' | 'expired'; endedBy?: HranaEnd };
@@ -219,11 +225,23 @@ export class StreamRegistry {
   async close(stream: StreamHandle): Promise<void> {
     this.#held.delete(stream);
     this.#uncount(stream);
+    if (stream.running) {
+      // Its request ends it after its statements and releases the lock: this resolves then.
+      stream.closed = true;
+      return new Promise((resolve) => stream.closers.push(resolve));
+    }
     if (stream.closed) return this.releaseUnlessInTransaction(stream);
     stream.closed = true;
     await this.#end(stream).catch(() => {});
     stream.transactionSince = undefined;
     this.releaseUnlessInTransaction(stream);
+  }
+
+  /** A request on `stream` has ended (`runOnStream`): its tenant's lock goes unless its transaction goes on, and the closes that waited resolve. */
+  runEnded(stream: StreamHandle): void {
+    stream.running = false;
+    this.releaseUnlessInTransaction(stream);
+    for (const resolve of stream.closers.splice(0)) resolve();
   }
 
   /** Closes streams idle past the timeout (rolling back and releasing their lock) and forgets old tombstones. */

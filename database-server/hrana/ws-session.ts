@@ -2,7 +2,7 @@ import type { HranaBatchStep, HranaError, HranaStmt, HranaStreamRequest, HranaSt
 import type { Refusal } from './http-server.ts';
 import { onlyFinishes, runOnStream, tooManyStatements, type PipelineCaller, type PipelineContext } from './pipeline.ts';
 import type { ProjectMemory } from './project-memory.ts';
-import { StreamHandle } from './stream-registry.ts';
+import { STREAM_CLOSED, StreamHandle } from './stream-registry.ts';
 import { cursorEntries, type CursorEntry, type WsClientMsg, type WsRequest, type WsResponse, type WsServerMsg } from './ws-protocol.ts';
 
 // What one connection may hold: streams, stored SQL texts (count and bytes), and entries of one fetch.
@@ -15,8 +15,6 @@ const FREEING = new Set(['close_stream', 'close_sql', 'close_cursor']);
 const FREEING_MAX_BYTES = 1024;
 /** What a request in flight is charged at least: its parsed message and its place in the queue, not only its text. */
 const MIN_REQUEST_BYTES = 1024;
-/** What a request on a stream the server ended (the database closed or deleted meanwhile) answers. */
-const STREAM_CLOSED = { message: 'The stream was closed by the server', code: 'STREAM_CLOSED' };
 
 /** What a session needs from its server. */
 export interface WsSessionOptions {
@@ -328,7 +326,7 @@ export class WsSession {
     // instead of two (the close task then finds the stream closed).
     const closeToo = stream.closing === true && stream.pending === 2 && request.type !== 'open_cursor';
     const ran = await runOnStream(stream.handle, caller, closeToo ? [pipelineRequest, { type: 'close' }] : [pipelineRequest], this.#o.context);
-    if (stream.handle.closed && !stream.ended) stream.ended = STREAM_CLOSED;
+    if (stream.handle.closed && !stream.ended) stream.ended = stream.handle.endedBy ?? STREAM_CLOSED;
     const result: HranaStreamResult = ran.kind === 'ran' ? ran.results[0]! : ran.kind === 'refused' ? ran.result : { type: 'error', error: ran.error };
     if (request.type === 'open_cursor') {
       const entries =

@@ -13,6 +13,11 @@ export interface PipelineRun {
   /** The stream's id (not its baton: batons stay in the main process). */
   stream: string;
   mode: SqlMode;
+  /**
+   * The stream left a transaction open at its last request: an engine that does not know the stream lost it (its
+   * shard restarted), and answers the requests STREAM_CLOSED rather than run them outside that transaction.
+   */
+  inTransaction?: boolean;
   /** A daily quota the tenant reached: what its statements are refused (absent: nothing is). */
   refusal?: QuotaRefusal;
   /** Why the tenant's database may not grow now (absent: it may, up to its size quota). */

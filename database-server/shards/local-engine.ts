@@ -70,6 +70,10 @@ export class LocalEngine implements DatabaseEngine {
   async run(run: PipelineRun): Promise<PipelineOutcome> {
     const counts: StatementCounts = { rowsRead: 0, rowsWritten: 0 };
     let stream = this.#streams.get(run.stream);
+    if (stream === undefined && run.inTransaction) {
+      const lost: HranaStreamResult = { type: 'error', error: { message: 'The stream was closed by the server (its database restarted): its transaction was rolled back', code: 'STREAM_CLOSED' } };
+      return { results: run.requests.map(() => lost), autocommit: true, closed: true, counts };
+    }
     if (stream === undefined) {
       stream = new Stream({ tenant: run.tenant, engine: this.#sql, storedSql: { memory: this.#storedSql, project: run.project ?? run.tenant } });
       this.#streams.set(run.stream, stream);
