@@ -44,7 +44,12 @@ export interface SourceBuildControllerDeps {
   registry: Registry;
   log: Logger;
   now?: () => Date;
+  /** How long after its push a build whose start keeps failing for the platform's sake fails (default {@link START_DEADLINE_MS}). */
+  startDeadlineMs?: number;
 }
+
+/** A build the platform could not start (its object store, the apiserver) within a day of its push fails, as a CI's queued job does. */
+export const START_DEADLINE_MS = 24 * 3600 * 1000;
 
 /**
  * Runs each SourceBuild once, through the build runner (a Job, or a local process), and is the only writer of
@@ -55,6 +60,7 @@ export interface SourceBuildControllerDeps {
  */
 export function sourceBuildController(deps: SourceBuildControllerDeps): Controller<SourceBuild> {
   const now = deps.now ?? (() => new Date());
+  const startDeadlineMs = deps.startDeadlineMs ?? START_DEADLINE_MS;
   const client = objectClient<SourceBuild>(deps.kube, SOURCE_BUILDS);
   // A slot freed (a build finished, was deleted, or could not start): the builds waiting for one are looked at again.
   const slots = new BuildSlots(deps.concurrency ?? { total: 2, perProject: 1 }, () => {
@@ -63,8 +69,6 @@ export function sourceBuildController(deps: SourceBuildControllerDeps): Controll
   /** Runs that ended and await their reconcile (which packs, stores and writes the status), by object key. */
   const results = new Map<string, RunResult>();
   const logs = new Map<string, BuildLogWriter>();
-  /** Since when each build's start has kept failing for another reason than its source (by object key). */
-  const startFailing = new Map<string, number>();
 
   // Merge patches: this controller is the status's one writer, and its reconciles may read a cache behind its own writes.
   // A reconcile starts from the status the last write left, so a later write (the whole status) never puts back an older field.
@@ -186,7 +190,6 @@ export function sourceBuildController(deps: SourceBuildControllerDeps): Controll
       const cleanup = async (b: SourceBuild) => {
         await deps.runner.stop(runId(b));
         slots.release(key);
-        startFailing.delete(key);
         logs.get(key)?.abandon();
         logs.delete(key);
         await deleteBuildObjects(deps.artifacts, namespace, b.metadata?.name ?? '');
@@ -250,18 +253,15 @@ export function sourceBuildController(deps: SourceBuildControllerDeps): Controll
   const runOrFail = async (key: string, build: SourceBuild, resumed: boolean): Promise<void> => {
     try {
       await start(key, build, resumed);
-      startFailing.delete(key);
     } catch (err) {
-      if (err instanceof SourceUnavailableError) {
-        startFailing.delete(key);
-        return finish(key, build, failed(build, SourceBuildReasons.SourceUnavailable, err.message));
-      }
+      if (err instanceof SourceUnavailableError) return finish(key, build, failed(build, SourceBuildReasons.SourceUnavailable, err.message));
       slots.release(key);
-      const since = startFailing.get(key) ?? now().getTime();
-      startFailing.set(key, since);
-      if (now().getTime() - since >= deps.limits.deadlineSeconds * 1000) {
-        startFailing.delete(key);
-        return giveUp(key, build, failed(build, SourceBuildReasons.RunnerFailed, `the build could not start within its deadline of ${deps.limits.deadlineSeconds} s: ${startFailure(err)}`));
+      // Counted from the push (the build's creation), as a CI's queued jobs are: an outage shorter than that fails
+      // no build, and an operator restart does not start the count again.
+      const queuedMs = now().getTime() - Date.parse(build.metadata?.creationTimestamp ?? '');
+      if (queuedMs >= startDeadlineMs) {
+        await deps.runner.stop(runId(build)).catch(() => {}); // a run followed again after a restart goes with it
+        return giveUp(key, build, failed(build, SourceBuildReasons.RunnerFailed, `the build could not start within ${duration(startDeadlineMs)} of its push: ${startFailure(err)}`));
       }
       // Said on the build while it is retried, so a user sees why it is not running (the operator's log has the error).
       await write(build, { ...build.status, message: `could not start yet, retrying: ${startFailure(err)}` }).catch(() => {});
@@ -283,6 +283,11 @@ export function sourceBuildController(deps: SourceBuildControllerDeps): Controll
     }
   };
   return controller;
+}
+
+/** `24 h`, `3 s`: a deadline as the message says it. */
+function duration(ms: number): string {
+  return ms >= 3600_000 ? `${ms / 3600_000} h` : `${ms / 1000} s`;
 }
 
 /** Why a start failed, in words safe for a user: which part of the platform refused, never its error (addresses, keys). */
