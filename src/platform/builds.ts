@@ -215,7 +215,7 @@ export class BuildCatalog {
       }
     }
     // The bytes are in the bucket: the upload's file on disk and its slot go before anything below waits.
-    await spool.dispose();
+    await spool.dispose().catch(() => {}); // tried again once the deploy ends
     options.stored?.();
     const deployOptions = recordedOptions(hostnames, options.maxConcurrentRequests);
     let recorded: { build: Build; created: boolean } | undefined;
@@ -232,7 +232,7 @@ export class BuildCatalog {
       if (!activate) {
         return { app_id: appId, build_id: buildId, hosts: hostsOf(app, this.#options.baseDomain, this.#hosts.finalized(project, appId)), uploaded: true };
       }
-      if (artifact.migrations) await this.#store.settleServedRecord(project, appId, this.#servedRecordWaitMs);
+      if (artifact.migrations && app.spec.activeBuildId !== buildId) await this.#store.settleServedRecord(project, appId, this.#servedRecordWaitMs);
       const updated = await this.#store.updateObject(
         project,
         appId,

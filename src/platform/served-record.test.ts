@@ -24,6 +24,7 @@ describe('servedRecordSettled: whether a build with migrations may follow what t
     ['nothing recorded yet (a first deploy converging)', app({}, { conditions: [deployed('False', 'RollingOut')] }), false],
     ['nothing said of this generation yet', app({}, { served: older, conditions: [deployed('True', 'Serving', 3)] }), false],
     ['the current build failed to load', app({}, { served: older, conditions: [deployed('False', 'BuildFailed')] }), true],
+    ["the operator's cache of Builds a moment behind the deploy", app({}, { served: older, conditions: [deployed('False', 'BuildNotFound')] }), false],
     ['no runtime replica runs', app({}, { conditions: [deployed('Unknown', 'RuntimeUnavailable')] }), true],
     ['a rollout policy (its stable release serves meanwhile)', app({ rollout: { steps: [{ weight: 10 }] } } as Partial<RuntimeApp['spec']>, { served: older }), true],
     ['the current spec held for its own migrations', app({ migrations: { buildId: 'b2', checksum: 'c', database: 'notes' } }, { served: older }), true],

@@ -5,6 +5,8 @@ import { migrationsPending, releaseOf } from '../runtime-contract/releases.ts';
 /** How long a deploy of a build with migrations waits for the release before it to be recorded as served. */
 export const SERVED_RECORD_WAIT_MS = 10_000;
 
+const WAIT_FOR = new Set(['RollingOut', 'BuildNotFound']);
+
 /**
  * Whether a build with migrations may follow what `app` asks for now without waiting: while its migrations run,
  * the replicas serve the release the operator recorded as served (`status.served`, `servingPlan`), which lags
@@ -18,6 +20,7 @@ export function servedRecordSettled(app: RuntimeApp): boolean {
   if (!current || app.spec.rollout || migrationsPending(app)) return true;
   if (app.status?.served?.release === current.release) return true;
   const deployed = findCondition(app.status?.conditions, 'Deployed');
-  // RollingOut (the operator's reason while replicas converge) is the one not-yet-served state worth waiting for.
-  return deployed?.observedGeneration === app.metadata?.generation && deployed?.status !== 'True' && deployed?.reason !== 'RollingOut';
+  // RollingOut (the operator's reason while replicas converge) and BuildNotFound (its cache of Builds a moment behind
+  // the deploy's) are the not-yet-served states worth waiting for.
+  return deployed?.observedGeneration === app.metadata?.generation && deployed?.status !== 'True' && !WAIT_FOR.has(deployed?.reason ?? '');
 }
