@@ -44,7 +44,8 @@ export function addPushToDeploy(options: PushToDeployOptions): void {
   const common = { kube, events, registry: manager.registry };
   const apps = manager.informer<RuntimeApp>(RUNTIME_APPS, scope);
   const store = new AppStore(kube, apps, manager.informer<Build>(BUILDS, scope));
-  const catalog = new BuildCatalog(store, { baseDomain: options.baseDomain, artifacts: options.artifacts, projectUnpackedQuota: settings.projectUnpackedQuota });
+  // servedRecordWaitMs 0: a controller worker does not wait on another controller (builds come minutes apart).
+  const catalog = new BuildCatalog(store, { baseDomain: options.baseDomain, artifacts: options.artifacts, projectUnpackedQuota: settings.projectUnpackedQuota, servedRecordWaitMs: 0 });
   const builds = manager.informer<SourceBuild>(SOURCE_BUILDS, scope);
   const repositories = manager.informer<Repository>(REPOSITORIES, scope);
   const runner = runnerFor(settings, options.jobRunner);

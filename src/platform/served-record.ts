@@ -10,14 +10,14 @@ const WAIT_FOR = new Set(['RollingOut', 'BuildNotFound']);
 /**
  * Whether a build with migrations may follow what `app` asks for now without waiting: while its migrations run,
  * the replicas serve the release the operator recorded as served (`status.served`, `servingPlan`), which lags
- * the replicas' first answers by their reports. Settled: nothing active; a rollout policy (its stable release
- * serves meanwhile); the current spec held for its own migrations (what is recorded serves, as it will then);
+ * the replicas' first answers by their reports. Settled: nothing active; a rollout the operator recorded (its
+ * stable release serves meanwhile); the current spec held for its own migrations (what is recorded serves, as it will then);
  * the current release recorded as served; or the operator said at this generation that it is not served
  * (a failed build, no runtime): nothing better than what is recorded would serve.
  */
 export function servedRecordSettled(app: RuntimeApp): boolean {
   const current = releaseOf(app.spec);
-  if (!current || app.spec.rollout || migrationsPending(app)) return true;
+  if (!current || (app.spec.rollout && app.status?.rollout) || migrationsPending(app)) return true;
   if (app.status?.served?.release === current.release) return true;
   const deployed = findCondition(app.status?.conditions, 'Deployed');
   // RollingOut (the operator's reason while replicas converge) and BuildNotFound (its cache of Builds a moment behind
