@@ -2,6 +2,18 @@ import { describe, expect, it } from 'vitest';
 import { MemoryObjectStore } from '../../object-store/memory-object-store.ts';
 import { BuildLogWriter, deleteBuildLog, deleteBuildObjects, MAX_BUILD_LOG_BYTES, readBuildLog } from './build-log.ts';
 
+/** The whole log of build `p/b`, read chunk by chunk to its end. */
+async function wholeLog(store: MemoryObjectStore): Promise<string> {
+  let text = '';
+  let cursor: string | undefined;
+  for (;;) {
+    const read = await readBuildLog(store, 'p', 'b', cursor);
+    text += read.text;
+    cursor = read.cursor;
+    if (read.end) return text;
+  }
+}
+
 describe('build logs', () => {
   it('are read back in order, followed from a cursor, and end with the build', async () => {
     const store = new MemoryObjectStore();
@@ -69,16 +81,40 @@ describe('build logs', () => {
     const line = `${'x'.repeat(1023)}\n`;
     for (let i = 0; i < MAX_BUILD_LOG_BYTES / 1024 + 100; i++) log.write(line);
     await log.finish({ state: 'Succeeded' });
-    let text = '';
-    let cursor: string | undefined;
-    for (;;) {
-      const read = await readBuildLog(store, 'p', 'b', cursor);
-      text += read.text;
-      cursor = read.cursor;
-      if (read.end) break;
-    }
+    const text = await wholeLog(store);
     expect(text.length).toBeLessThan(MAX_BUILD_LOG_BYTES + 200);
     expect(text).toMatch(/the rest of the build's output is left out\n$/);
+  });
+
+  it('stays bounded while a chunk is being uploaded: what is in flight counts (a slow bucket let 7.27 MB through)', async () => {
+    const store = new MemoryObjectStore();
+    const put = store.put.bind(store);
+    let uploading: (() => void) | undefined;
+    const log = new BuildLogWriter(
+      Object.assign(store, {
+        // Each upload waits until the test lets it through, as a slow bucket does while the build prints on.
+        put: (...args: Parameters<MemoryObjectStore['put']>) => new Promise<void>((resolve) => (uploading = resolve)).then(() => put(...args)),
+      }),
+      'p',
+      'b',
+    );
+    const line = `${'x'.repeat(1023)}\n`;
+    for (let round = 0; round < 3; round++) {
+      for (let i = 0; i < MAX_BUILD_LOG_BYTES / 1024; i++) log.write(line);
+      await new Promise((resolve) => setImmediate(resolve));
+      uploading?.();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    const finished = log.finish({ state: 'Succeeded' });
+    while (uploading) {
+      const next = uploading;
+      uploading = undefined;
+      next();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await finished;
+    const text = await wholeLog(store);
+    expect(text.length).toBeLessThan(MAX_BUILD_LOG_BYTES + 200);
   });
 
   it('are deleted with the build’s other objects', async () => {

@@ -38,6 +38,8 @@ export class BuildLogWriter {
   readonly #prefix: string;
   #pending: string[] = [];
   #pendingBytes = 0;
+  /** Bytes of the chunk being uploaded: counted against the bound as much as those written. */
+  #uploading = 0;
   #written = 0;
   #next = 0;
   #truncated = false;
@@ -54,7 +56,7 @@ export class BuildLogWriter {
   write(text: string): void {
     if (this.#truncated) return;
     const bytes = Buffer.byteLength(text);
-    if (this.#written + this.#pendingBytes + bytes > MAX_BUILD_LOG_BYTES) {
+    if (this.#written + this.#uploading + this.#pendingBytes + bytes > MAX_BUILD_LOG_BYTES) {
       this.#truncated = true;
       this.#pending.push(`\n[cloudwright] the log passed ${MAX_BUILD_LOG_BYTES} bytes; the rest of the build's output is left out\n`);
     } else {
@@ -80,6 +82,7 @@ export class BuildLogWriter {
     const bytes = this.#pendingBytes;
     this.#pending = [];
     this.#pendingBytes = 0;
+    this.#uploading = bytes;
     try {
       await this.#store.put(chunkKey(this.#prefix, this.#next), parts.join(''), { contentType: 'text/plain; charset=utf-8' });
     } catch {
@@ -87,6 +90,8 @@ export class BuildLogWriter {
       this.#pendingBytes += bytes;
       this.#timer ??= setTimeout(() => void this.flush(), FLUSH_INTERVAL_MS);
       return; // kept, and tried again with the next flush
+    } finally {
+      this.#uploading = 0;
     }
     this.#written += bytes;
     this.#next += 1;
