@@ -26,8 +26,16 @@ describe('servedRecordSettled: whether a build with migrations may follow what t
     ['the current build failed to load', app({}, { served: older, conditions: [deployed('False', 'BuildFailed')] }), true],
     ["the operator's cache of Builds a moment behind the deploy", app({}, { served: older, conditions: [deployed('False', 'BuildNotFound')] }), false],
     ['no runtime replica runs', app({}, { conditions: [deployed('Unknown', 'RuntimeUnavailable')] }), true],
-    ['a rollout recorded (its stable release serves meanwhile)', app({ rollout: { steps: [{ weight: 10 }] } } as Partial<RuntimeApp['spec']>, { served: older, rollout: { phase: 'Succeeded', stable: older, step: 1, weight: 100 } } as RuntimeApp['status']), true],
-    ['a rollout policy the operator has not recorded a rollout of yet', app({ rollout: { steps: [{ weight: 10 }] } } as Partial<RuntimeApp['spec']>, { conditions: [deployed('False', 'RollingOut')] }), false],
+    [
+      'a rollout recorded (its stable release serves meanwhile)',
+      app({ rollout: { steps: [{ weight: 10 }] } } as Partial<RuntimeApp['spec']>, { served: older, rollout: { phase: 'Succeeded', stable: older, step: 1, weight: 100 } } as RuntimeApp['status']),
+      true,
+    ],
+    [
+      'a rollout policy the operator has not recorded a rollout of yet',
+      app({ rollout: { steps: [{ weight: 10 }] } } as Partial<RuntimeApp['spec']>, { conditions: [deployed('False', 'RollingOut')] }),
+      false,
+    ],
     ['the current spec held for its own migrations', app({ migrations: { buildId: 'b2', checksum: 'c', database: 'notes' } }, { served: older }), true],
   ])('%s: %s', (_case, given, settled) => {
     expect(servedRecordSettled(given)).toBe(settled);
