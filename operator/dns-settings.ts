@@ -4,6 +4,7 @@
 import type { RuntimeTarget } from '../src/dns/app-records.ts';
 import type { DelegationCheckOptions } from '../src/dns/delegation.ts';
 import { TargetPolicy } from '../src/target-policy.ts';
+import { EnvReader } from '../src/config/env.ts';
 import { MemoryDnsProvider } from '../src/dns/memory-provider.ts';
 import type { DnsProvider } from '../src/dns/provider.ts';
 import { Route53Provider } from '../src/dns/route53-provider.ts';
@@ -82,7 +83,7 @@ export function dnsSettingsFromEnv(env: NodeJS.ProcessEnv, baseDomain: string): 
       timeoutMs,
       // Parent nameservers found through the resolver are named by the tenant's DNS: only public ones are asked.
       nameservers: new TargetPolicy({
-        allowPrivate: env.CW_DNS_ALLOW_PRIVATE_NAMESERVERS === 'true' || env.CW_DNS_ALLOW_PRIVATE_NAMESERVERS === '1',
+        allowPrivate: new EnvReader(env).bool('CW_DNS_ALLOW_PRIVATE_NAMESERVERS', false),
         settings: { allowHint: 'set CW_DNS_ALLOW_PRIVATE_NAMESERVERS=true to query them', denied: 'the denied ranges' },
       }),
     },

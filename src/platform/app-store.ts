@@ -161,7 +161,7 @@ export class AppStore {
    * or it is gone, or after `timeoutMs`: a build with migrations is held back, serving what is recorded meanwhile.
    */
   async settleServedRecord(project: string, appId: string, timeoutMs: number): Promise<void> {
-    await waitFor(this.#appCache, `${project}/${appId}`, (cached) => cached === undefined || servedRecordSettled(cached), timeoutMs);
+    await settle(this.#appCache, `${project}/${appId}`, (cached) => cached === undefined || servedRecordSettled(cached), timeoutMs);
   }
 
   /** Resolves once the build cache holds (`present`) or no longer holds the build (bounded). */
