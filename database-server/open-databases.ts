@@ -110,9 +110,9 @@ export function trackOpenDatabases(engine: DatabaseEngine, open: OpenDatabases):
       await engine.open(tenant, limits);
       open.used(tenant);
     },
-    async run(run) {
+    async run(run, cancel) {
       open.used(run.tenant);
-      return engine.run(run);
+      return engine.run(run, cancel);
     },
     closeStream: (tenant, stream) => engine.closeStream(tenant, stream),
     async checkpoint(tenant) {

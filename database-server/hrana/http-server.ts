@@ -120,8 +120,10 @@ async function serve(request: IncomingMessage, response: ServerResponse, options
   // Whether the client is gone, and what its answer is charged until then: known from the start, since the
   // connection may close at any await below (the answer is then neither charged nor kept).
   const exchange = { gone: false, answer: { tenant: '', bytes: 0 } };
+  const gone = new AbortController();
   response.once('close', () => {
     exchange.gone = true;
+    gone.abort();
     memory.release(exchange.answer.tenant, exchange.answer.bytes);
     exchange.answer.bytes = 0;
   });
@@ -170,7 +172,7 @@ async function serve(request: IncomingMessage, response: ServerResponse, options
     // A small body was read whatever the project holds: it runs only if the project is within its bound, or if it
     // only frees (ends its transaction, closes its stream).
     if (memory.over(caller.tenant) && !onlyFinishes(requestsOf(body))) return void send(response, busy(memory), { 'retry-after': '1' });
-    const answer = await handlePipeline({ ...caller, body }, context);
+    const answer = await handlePipeline({ ...caller, body, gone: gone.signal }, context);
     const bytes = send(response, answer);
     if (exchange.gone) return;
     memory.charge(caller.tenant, bytes);

@@ -4,7 +4,8 @@
 // statement could still run. A stream closed while its request waited for the lock runs nothing.
 import { describe, expect, it } from 'vitest';
 import type { DatabaseEngine, PipelineOutcome, PipelineRun } from '../shards/engine-port.ts';
-import { runOnStream } from './pipeline.ts';
+import { ProjectSlots } from '../shards/project-slots.ts';
+import { handlePipeline, runOnStream } from './pipeline.ts';
 import { StreamHandle, StreamRegistry } from './stream-registry.ts';
 
 /** The engine port, faked: each run waits until the test lets it finish, answering as a statement in a transaction would. */
@@ -22,7 +23,35 @@ class GatedEngine {
   }
 }
 
+/** The gated engine behind a shard's places for running requests, as the shard pool has them. */
+class SlottedEngine extends GatedEngine {
+  readonly slots: ProjectSlots;
+  constructor(places: number) {
+    super();
+    this.slots = new ProjectSlots(places);
+  }
+  override async run(run: PipelineRun, cancel?: AbortSignal): Promise<PipelineOutcome> {
+    const release = await this.slots.acquire(run.project ?? run.tenant, cancel);
+    try {
+      return await super.run(run);
+    } finally {
+      release();
+    }
+  }
+}
+
 const execute = { type: 'execute', stmt: { sql: 'UPDATE t SET n = n + 1' } };
+
+/** A shard of one place, taken by the `hog` database's request (running until the test finishes it). */
+async function shardTakenByHog() {
+  const streams = new StreamRegistry({ lockTimeoutMs: 5_000 });
+  const engine = new SlottedEngine(1);
+  streams.endStreamsWith((stream) => engine.closeStream(stream.tenant, stream.id));
+  const context = { streams, engine: engine as unknown as DatabaseEngine };
+  const hog = runOnStream(streams.create('hog', false) as StreamHandle, { tenant: 'hog' }, [execute], context);
+  await until(() => engine.runs.length === 1);
+  return { streams, engine, context, hog };
+}
 
 async function until(done: () => boolean): Promise<void> {
   while (!done()) await new Promise((resolve) => setImmediate(resolve));
@@ -100,5 +129,39 @@ describe('a stream closed while its request runs', () => {
     await expect(queued).resolves.toEqual({ kind: 'refused', result: { type: 'error', error: { message: 'restored', code: 'RESTORED' } } });
     expect(engine.runs).toHaveLength(1);
     expect(streams.isBusy('db')).toBe(false);
+  });
+
+  it('runs nothing for a request still waiting for its shard when its stream closes (a WebSocket connection gone), and frees the lock', async () => {
+    const { streams, engine, context, hog } = await shardTakenByHog();
+    const stream = streams.create('db', false) as StreamHandle;
+    streams.hold(stream);
+    const waiting = runOnStream(stream, { tenant: 'db' }, [execute], context);
+    await until(() => engine.slots.waiting === 1);
+
+    let closed = false;
+    const closing = streams.close(stream).then(() => (closed = true));
+    await expect(waiting).resolves.toEqual({ kind: 'refused', result: { type: 'error', error: { message: 'The stream was closed by the server', code: 'STREAM_CLOSED' } } });
+    await closing;
+    expect(closed).toBe(true);
+    expect(engine.closed).toEqual([stream.id]);
+    expect(engine.slots.waiting).toBe(0);
+    expect(streams.isBusy('db')).toBe(false);
+    engine.runs[0]!.finish({});
+    await hog;
+    expect(engine.runs.map((r) => r.run.tenant)).toEqual(['hog']);
+  });
+
+  it('runs nothing for an HTTP pipeline whose client went while it waited for its shard, and parks no stream', async () => {
+    const { streams, engine, context, hog } = await shardTakenByHog();
+    const gone = new AbortController();
+    const answer = handlePipeline({ tenant: 'db', body: { baton: null, requests: [execute] }, gone: gone.signal }, context);
+    await until(() => engine.slots.waiting === 1);
+    gone.abort();
+    await expect(answer).resolves.toMatchObject({ status: 200, body: { baton: null, results: [{ type: 'error', error: { code: 'STREAM_CLOSED' } }] } });
+    expect(engine.slots.waiting).toBe(0);
+    expect(streams.isBusy('db')).toBe(false);
+    engine.runs[0]!.finish({});
+    await hog;
+    expect(engine.runs.map((r) => r.run.tenant)).toEqual(['hog']);
   });
 });

@@ -3,7 +3,7 @@ import { SqlError } from '../sql/sql-error.ts';
 import type { UsageMeter } from '../sql/usage-meter.ts';
 import type { GrowthFreeze } from '../sql/growth-freeze.ts';
 import type { QuotaRefusal } from '../sql/quota-refusal.ts';
-import { EngineUnavailableError, type DatabaseEngine, type PipelineOutcome } from '../shards/engine-port.ts';
+import { EngineUnavailableError, RunNotStartedError, type DatabaseEngine, type PipelineOutcome } from '../shards/engine-port.ts';
 import { toHranaError } from './stream.ts';
 import { MOVING } from './forward.ts';
 import { STREAM_CLOSED, StreamHandle, type StreamRegistry } from './stream-registry.ts';
@@ -58,7 +58,7 @@ export interface PipelineContext {
  * the requests in order where the tenant's SQL runs (a failing request answers an error and does not stop the
  * next ones), then parks the stream under a new baton, or answers a null baton when a `close` ended it.
  */
-export async function handlePipeline(request: PipelineCaller & { body: unknown }, context: PipelineContext): Promise<PipelineAnswer> {
+export async function handlePipeline(request: PipelineCaller & { body: unknown; gone?: AbortSignal }, context: PipelineContext): Promise<PipelineAnswer> {
   const { streams } = context;
   const body = request.body as Partial<HranaPipelineRequest> | null;
   if (typeof body !== 'object' || body === null || !Array.isArray(body.requests)) {
@@ -84,10 +84,15 @@ export async function handlePipeline(request: PipelineCaller & { body: unknown }
     stream = taken.stream;
   }
 
+  // A client gone before its answer never gets the baton: the stream is closed, so a request still waiting for the
+  // tenant's lock or its shard's place runs nothing, and one running ends the stream after its statements.
+  const onGone = () => void streams.close(stream);
+  request.gone?.addEventListener('abort', onGone, { once: true });
   let ran: StreamRun;
   try {
     ran = await runOnStream(stream, request, body.requests, context);
   } finally {
+    request.gone?.removeEventListener('abort', onGone);
     // Ended (a close, the engine lost it, a failure): it is not parked, and no longer counts as the project's.
     if (stream.closed) streams.ended(stream);
   }
@@ -189,17 +194,20 @@ export async function runOnStream(stream: StreamHandle, caller: PipelineCaller, 
     const freeze = context.growth?.(caller.tenant);
     const vacuumRoomBytes = context.vacuumRoom?.();
     const mode = stream.readOnly || caller.readOnly ? 'read-only' : 'read-write';
-    outcome = await engine.run({
-      tenant: caller.tenant,
-      project: stream.project,
-      stream: stream.id,
-      mode,
-      ...(stream.inTransaction ? { inTransaction: true } : {}),
-      ...(refusal ? { refusal } : {}),
-      ...(freeze ? { freeze } : {}),
-      ...(vacuumRoomBytes === undefined ? {} : { vacuumRoomBytes }),
-      requests,
-    });
+    outcome = await engine.run(
+      {
+        tenant: caller.tenant,
+        project: stream.project,
+        stream: stream.id,
+        mode,
+        ...(stream.inTransaction ? { inTransaction: true } : {}),
+        ...(refusal ? { refusal } : {}),
+        ...(freeze ? { freeze } : {}),
+        ...(vacuumRoomBytes === undefined ? {} : { vacuumRoomBytes }),
+        requests,
+      },
+      stream.cancel.signal,
+    );
     // Closed meanwhile: ended where its SQL runs now, after this request's statements (what it left open is rolled
     // back), and it stays closed, outside any transaction.
     const closedMeanwhile = stream.closed;
@@ -209,6 +217,13 @@ export async function runOnStream(stream: StreamHandle, caller: PipelineCaller, 
     context.meter?.record(caller.tenant, outcome.counts.rowsRead, outcome.counts.rowsWritten);
     context.afterRequest?.(caller.tenant, outcome);
   } catch (error) {
+    if (error instanceof RunNotStartedError) {
+      // Closed while it waited for a place in its shard (its client went): nothing ran; end the stream where its
+      // SQL runs, as the close left that to this request.
+      await engine.closeStream(caller.tenant, stream.id).catch(() => {});
+      streams.ranOn(stream, false);
+      return { kind: 'refused', result: { type: 'error', error: stream.endedBy ?? STREAM_CLOSED } };
+    }
     // The engine lost the stream (its shard restarted): what it had open is rolled back.
     stream.closed = true;
     streams.ranOn(stream, false);

@@ -21,6 +21,8 @@ export class StreamHandle {
   running = false;
   /** Closes waiting for the running request to end the stream. */
   readonly closers: Array<() => void> = [];
+  /** Aborted when a close marks the stream while its request runs: a request still waiting for its shard's place gives it up. */
+  readonly cancel = new AbortController();
   /** When its open transaction began (the time a request first left it open); absent outside one. */
   transactionSince: number | undefined;
   /** Why the server ended the stream (an in-place restore), for the client's next request on it. */
@@ -228,6 +230,7 @@ export class StreamRegistry {
     if (stream.running) {
       // Its request ends it after its statements and releases the lock: this resolves then.
       stream.closed = true;
+      stream.cancel.abort();
       return new Promise((resolve) => stream.closers.push(resolve));
     }
     if (stream.closed) return this.releaseUnlessInTransaction(stream);

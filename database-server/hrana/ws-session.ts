@@ -161,7 +161,9 @@ export class WsSession {
     for (const stream of this.#streams.values()) this.#dropCursor(stream);
     const streams = [...this.#streams.values()];
     this.#streams.clear();
-    await Promise.all(streams.map((s) => s.queue.then(() => this.#o.context.streams.close(s.handle))));
+    // At once, not after the queued requests: those run nothing now (#run), and a request running or waiting for its
+    // shard's place is told by the close (it gives the place up, or ends the stream after its statements).
+    await Promise.all(streams.map((s) => this.#o.context.streams.close(s.handle)));
   }
 
   /**

@@ -50,8 +50,11 @@ export interface DatabaseEngine {
   databasePath(tenant: string): string;
   /** Opens `tenant`'s database (creating it) under `limits`; called again to change its limits. */
   open(tenant: string, limits: DatabaseLimits): Promise<void>;
-  /** Runs a pipeline's requests. Rejects (`EngineUnavailableError`) only when the engine itself failed meanwhile. */
-  run(run: PipelineRun): Promise<PipelineOutcome>;
+  /**
+   * Runs a pipeline's requests. Rejects (`EngineUnavailableError`) only when the engine itself failed meanwhile, or
+   * (`RunNotStartedError`) when `cancel` was aborted while the run still waited for a place to run: none of it ran.
+   */
+  run(run: PipelineRun, cancel?: AbortSignal): Promise<PipelineOutcome>;
   /** Ends a stream, rolling back the transaction it left open. */
   closeStream(tenant: string, stream: string): Promise<void>;
   /** `PRAGMA wal_checkpoint(TRUNCATE)` on the tenant's connection; only under the tenant lock. */
@@ -65,6 +68,14 @@ export interface DatabaseEngine {
    */
   onRestart(listener: (affected: (tenant: string) => boolean) => void): void;
   close(): Promise<void>;
+}
+
+/** The run was cancelled before any of it ran (its stream closed while it waited for a place in its shard). */
+export class RunNotStartedError extends Error {
+  override readonly name = 'RunNotStartedError';
+  constructor() {
+    super('The run was cancelled before it started');
+  }
 }
 
 /** The engine could not run the request (a shard process died or is starting again); retrying later may work. */

@@ -18,6 +18,20 @@ describe('FairTurns', () => {
     expect(order).toEqual(['a', 'b', 'c', 'a', 'b', 'a', 'b']);
   });
 
+  it("takes turns by project first: one project's many databases get one turn a round between them, as another's one does", async () => {
+    const turns = new FairTurns();
+    const order: string[] = [];
+    const work = async (tenant: string, project: string) => {
+      for (let i = 0; i < 2; i++) {
+        await turns.acquire(tenant, project);
+        order.push(tenant);
+        turns.release();
+      }
+    };
+    await Promise.all([work('h1', 'hog'), work('h2', 'hog'), work('h3', 'hog'), work('v', 'victim')]);
+    expect(order).toEqual(['h1', 'v', 'h2', 'v', 'h3', 'h1', 'h2', 'h3']);
+  });
+
   it('lets a database that was waiting go before one whose next request came after it', async () => {
     const turns = new FairTurns();
     const order: string[] = [];

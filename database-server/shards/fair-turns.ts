@@ -1,15 +1,17 @@
 /**
- * Turns at a shard's one thread, a statement each. A waiting database that was served least recently goes first,
- * so a database with requests queued back to back (its next one arrives as its last one ends) cannot go ahead of
- * another that was already waiting: a request waits for at most one statement of each other database with work
- * on the shard. Turns are handed out from `setImmediate`, after the event loop has read the requests already
+ * Turns at a shard's one thread, a statement each. The waiting project that was served least recently goes first,
+ * and within it its database served least recently, so a database with requests queued back to back (its next one
+ * arrives as its last one ends) cannot go ahead of another that was already waiting, nor a project's many databases
+ * ahead of another project's one: a request waits for at most one statement of each other project with work on the
+ * shard (the statement cap is shared out by project too, shard-time.ts). Turns are handed out from `setImmediate`, after the event loop has read the requests already
  * sent, so a request that arrived during a long statement is among the candidates when it ends.
  */
 export class FairTurns {
   #holder: string | undefined;
   readonly #waiting: { tenant: string; project: string; grant: () => void }[] = [];
-  // When each database was last given a turn (a counter, not a clock).
+  // When each database, and each project, was last given a turn (a counter, not a clock).
   readonly #served = new Map<string, number>();
+  readonly #projectServed = new Map<string, number>();
   /** When each project was last given a turn (its latest last: a Map keeps insertion order). */
   readonly #grantedAt = new Map<string, number>();
   #turns = 0;
@@ -55,7 +57,7 @@ export class FairTurns {
     this.#schedule();
   }
 
-  /** Forgets when `tenant` was served (its database closed). */
+  /** Forgets when `tenant` was served (its database closed). A project's turn count stays: one number per project. */
   forget(tenant: string): void {
     this.#served.delete(tenant);
   }
@@ -71,13 +73,17 @@ export class FairTurns {
 
   #dispatch(): void {
     if (this.#holder !== undefined || this.#waiting.length === 0) return;
+    const rank = (w: { tenant: string; project: string }) => [this.#projectServed.get(w.project) ?? -1, this.#served.get(w.tenant) ?? -1] as const;
     let next = 0;
+    let best = rank(this.#waiting[0]!);
     for (let i = 1; i < this.#waiting.length; i++) {
-      if ((this.#served.get(this.#waiting[i]!.tenant) ?? -1) < (this.#served.get(this.#waiting[next]!.tenant) ?? -1)) next = i;
+      const candidate = rank(this.#waiting[i]!);
+      if (candidate[0] < best[0] || (candidate[0] === best[0] && candidate[1] < best[1])) [next, best] = [i, candidate];
     }
     const [chosen] = this.#waiting.splice(next, 1);
     this.#holder = chosen!.tenant;
     this.#served.set(chosen!.tenant, ++this.#turns);
+    this.#projectServed.set(chosen!.project, this.#turns);
     this.#grantedAt.delete(chosen!.project);
     this.#grantedAt.set(chosen!.project, performance.now());
     chosen!.grant();

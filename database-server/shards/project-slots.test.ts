@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { RunNotStartedError } from './engine-port.ts';
 import { ProjectSlots } from './project-slots.ts';
 
 /** Whether `promise` has settled by the next turn of the event loop's microtasks. */
@@ -11,6 +12,29 @@ async function settled(promise: Promise<unknown>): Promise<boolean> {
 }
 
 describe('ProjectSlots', () => {
+  it('gives up a waiting place when its run is cancelled: nothing held, and the freed slot goes to the next one', async () => {
+    const slots = new ProjectSlots(1);
+    const holder = await slots.acquire('a');
+    const cancel = new AbortController();
+    const gone = slots.acquire('b', cancel.signal);
+    const next = slots.acquire('c');
+    cancel.abort();
+    await expect(gone).rejects.toBeInstanceOf(RunNotStartedError);
+    expect(slots.waiting).toBe(1);
+    holder();
+    expect(await settled(next)).toBe(true);
+    expect([slots.heldBy('b'), slots.heldBy('c')]).toEqual([0, 1]);
+    // Cancelled before it asked: refused at once. Cancelled once granted: the slot stays held until released.
+    await expect(slots.acquire('d', AbortSignal.abort())).rejects.toBeInstanceOf(RunNotStartedError);
+    (await next)();
+    const late = new AbortController();
+    const release = await slots.acquire('e', late.signal);
+    late.abort();
+    expect(slots.heldBy('e')).toBe(1);
+    release();
+    expect(slots.running).toBe(0);
+  });
+
   it('lets one project take every slot while nobody else waits', async () => {
     const slots = new ProjectSlots(4);
     const held = await Promise.all([1, 2, 3, 4].map(() => slots.acquire('greedy')));

@@ -1,3 +1,5 @@
+import { RunNotStartedError } from './engine-port.ts';
+
 /**
  * A shard's slots for running requests, shared out between projects: while requests of other projects wait, a
  * project holds at most half of them, and a freed slot goes to the longest-waiting request of a project under that
@@ -17,16 +19,40 @@ export class ProjectSlots {
     this.#share = Math.max(1, Math.floor(slots / 2));
   }
 
-  /** Resolves with the release function once a slot is held for `project`; call it exactly once. */
-  async acquire(project: string): Promise<() => void> {
+  /**
+   * Resolves with the release function once a slot is held for `project`; call it exactly once. Rejects with
+   * `RunNotStartedError`, holding nothing, when `cancel` is aborted before a slot is granted (a client gone).
+   */
+  async acquire(project: string, cancel?: AbortSignal): Promise<() => void> {
+    if (cancel?.aborted) throw new RunNotStartedError();
     if (this.#free > 0 && (this.#underShare(project) || this.#waiting.length === 0)) this.#take(project);
-    else await new Promise<void>((grant) => this.#waiting.push({ project, grant }));
+    else await this.#wait(project, cancel);
     let released = false;
     return () => {
       if (released) return;
       released = true;
       this.#release(project);
     };
+  }
+
+  #wait(project: string, cancel: AbortSignal | undefined): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const waiter = {
+        project,
+        grant: () => {
+          cancel?.removeEventListener('abort', onAbort);
+          resolve();
+        },
+      };
+      const onAbort = () => {
+        const at = this.#waiting.indexOf(waiter);
+        if (at === -1) return; // granted already
+        this.#waiting.splice(at, 1);
+        reject(new RunNotStartedError());
+      };
+      cancel?.addEventListener('abort', onAbort, { once: true });
+      this.#waiting.push(waiter);
+    });
   }
 
   /** Requests holding a slot now. */

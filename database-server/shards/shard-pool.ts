@@ -110,11 +110,11 @@ export class ShardPool implements DatabaseEngine {
     await this.#call(tenant, { op: 'open', tenant, limits });
   }
 
-  async run(run: PipelineRun): Promise<PipelineOutcome> {
+  async run(run: PipelineRun, cancel?: AbortSignal): Promise<PipelineOutcome> {
     const shard = this.#shards[this.shardOf(run.tenant)]!;
     // At most so many pipelines in a shard at once; the others wait here, a project's beyond its share behind others'.
     const project = run.project ?? this.#options.projectOf?.(run.tenant) ?? run.tenant;
-    const release = await shard.slots.acquire(project);
+    const release = await shard.slots.acquire(project, cancel);
     try {
       return (await this.#call(run.tenant, { op: 'run', run: { ...run, project } })) as PipelineOutcome;
     } finally {
