@@ -1,6 +1,7 @@
 // The `cw-git` HTTP surface: plugins first, then every route, registered explicitly. `serve.ts` builds the
 // dependencies from the configuration and owns listening and drain.
 import { SpoolBudget, type SpoolBounds } from './plumbing/spool-budget.ts';
+import { StorageQuota } from './plumbing/storage-quota.ts';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { requestId, requestIdOptions } from '../src/fastify-plugins/request-id.ts';
 import type { ObjectStore } from '../src/object-store/object-store.ts';
@@ -87,6 +88,8 @@ export interface GitServerLimits {
   keepaliveMs: number;
   /** What pushes, LFS uploads and URL imports being received may hold on the cache's disk, per owner and in all. Default 5 GiB and 8 GiB. */
   spool: SpoolBounds;
+  /** What one repository may store in the bucket, packs and LFS objects together (`quota.repository_max_size`). Default 10 GiB. */
+  maxRepositoryBytes: number;
 }
 
 const DEFAULT_LIMITS: GitServerLimits = {
@@ -95,11 +98,13 @@ const DEFAULT_LIMITS: GitServerLimits = {
   maxLfsObjectBytes: 5 * 1024 ** 3,
   keepaliveMs: 5000,
   spool: { perOwnerBytes: 5 * 1024 ** 3, totalBytes: 8 * 1024 ** 3 },
+  maxRepositoryBytes: 10 * 1024 ** 3,
 };
 
 export async function buildGitServer(deps: GitServerDependencies, options: FastifyServerOptions = {}): Promise<FastifyInstance> {
   const limits = { ...DEFAULT_LIMITS, ...deps.limits };
   const spool = new SpoolBudget(limits.spool);
+  const quota = new StorageQuota(deps.objects, limits.maxRepositoryBytes);
   const app = Fastify({
     bodyLimit: 64 * 1024,
     // A connection silent this long is dropped, so a client that stalls mid-push cannot hold an index-pack
@@ -126,7 +131,7 @@ export async function buildGitServer(deps: GitServerDependencies, options: Fasti
   const serving = deps.serve ?? true;
   if (serving) repositoryRoutes(app, deps);
   eventsNotifyRoute(app, deps.events);
-  if (serving) gitHttpRoutes(app, { ...deps, maxPackBytes: limits.maxPackBytes, maxFetchRequestBytes: limits.maxFetchRequestBytes, keepaliveMs: limits.keepaliveMs, spool });
+  if (serving) gitHttpRoutes(app, { ...deps, maxPackBytes: limits.maxPackBytes, maxFetchRequestBytes: limits.maxFetchRequestBytes, keepaliveMs: limits.keepaliveMs, spool, quota });
   repoApiRoutes(
     app,
     {
@@ -139,6 +144,7 @@ export async function buildGitServer(deps: GitServerDependencies, options: Fasti
       importSources: deps.importSources ?? [],
       urlImports: urlImports(deps),
       spool,
+      quota,
       tasks: deps.tasks ?? new TaskRegistry({ instance: hostname(), log: app.log }),
       ...(deps.maintenance ? { maintenance: deps.maintenance } : {}),
       ...(deps.webhooks ? { webhooks: deps.webhooks } : {}),
@@ -158,6 +164,7 @@ export async function buildGitServer(deps: GitServerDependencies, options: Fasti
       maxObjectBytes: limits.maxLfsObjectBytes,
       spoolDir: deps.cache.tmpDir,
       spool,
+      quota: { reserve: async (repo, bytes) => quota.reserve(repo, await deps.repos.readHead(repo.full), bytes) },
     });
   }
   return app;

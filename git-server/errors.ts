@@ -40,6 +40,7 @@ const BY_STATUS: Readonly<Record<number, string>> = {
   429: 'rate_limited',
   431: 'headers_too_large',
   503: 'unavailable',
+  507: 'insufficient_storage',
 };
 
 /**

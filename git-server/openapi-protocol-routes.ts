@@ -26,6 +26,7 @@ const GIT_PROTOCOL = Type.Object({
 });
 const DRAINING = 'or the instance is draining (`draining`, `Retry-After: 15`)';
 const STORE = 'The object store cannot be reached (`store_unavailable`, `Retry-After`)';
+const QUOTA = 'its storage quota, packs and LFS objects together (`storage_quota_exceeded`, `quota.repository_max_size`)';
 const REPO_NOT_FOUND = errorAnswer('The repository does not exist (`repository_not_found`).');
 const BAD_REPO_NAME = errorAnswer('The path names no repository (`invalid_repository_name`: 1-100 of `A-Z a-z 0-9 . _ -` per segment).');
 const REPO_REACH = 'The token lacks the scope (`forbidden`), or reaches only other repositories (`forbidden`).';
@@ -191,6 +192,7 @@ export const PROTOCOL_ROUTES: Readonly<Record<string, RouteDescription>> = {
       409: errorAnswer('A `hash_algo` other than `sha256` (`unsupported_hash_algo`).'),
       422: errorAnswer('A body its schema refuses (`invalid_request`), or `transfers` without `basic` (`unsupported_transfer`).'),
       503: errorAnswer(`${STORE}, ${DRAINING}.`, RETRY_AFTER),
+      507: errorAnswer(`The objects to upload would take the repository past ${QUOTA}.`),
     },
   },
   'POST /{owner}/{repo}/info/lfs/verify': {
@@ -248,6 +250,7 @@ export const PROTOCOL_ROUTES: Readonly<Record<string, RouteDescription>> = {
         '`oid` is not SHA-256 hex (`invalid_oid`), `size` is not a whole number (`invalid_request`), or the body’s size (`size_mismatch`) or SHA-256 (`checksum_mismatch`) is not the announced one.',
       ),
       503: errorAnswer(`${STORE}, ${DRAINING}.`, RETRY_AFTER),
+      507: errorAnswer(`The object would take the repository past ${QUOTA}; nothing was stored.`),
     },
   },
 };

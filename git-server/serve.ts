@@ -86,7 +86,11 @@ export async function startService(config: GitServiceConfig, options: StartOptio
       ...(events.waker ? { events: events.waker } : {}),
       ...(events.webhooks ? { webhooks: events.webhooks } : {}),
       ...(config.server.publicUrl ? { publicUrl: config.server.publicUrl } : {}),
-      limits: { spool: { totalBytes: config.cache.spoolMaxBytes, perOwnerBytes: config.cache.spoolMaxBytesPerOwner }, ...options.limits },
+      limits: {
+        spool: { totalBytes: config.cache.spoolMaxBytes, perOwnerBytes: config.cache.spoolMaxBytesPerOwner },
+        maxRepositoryBytes: config.quota.repositoryMaxBytes,
+        ...options.limits,
+      },
     },
     { logger: { level: options.logLevel ?? config.environment.logLevel, redact: ['req.headers.authorization'] } },
   );

@@ -1,4 +1,5 @@
 import type { SpoolBudget } from '../plumbing/spool-budget.ts';
+import type { StorageQuota } from '../plumbing/storage-quota.ts';
 import type { FastifyInstance } from 'fastify';
 import type { RepoCache } from '../plumbing/repo-cache.ts';
 import type { ObjectStore } from '../../src/object-store/object-store.ts';
@@ -42,6 +43,8 @@ export interface RepoApiDependencies {
   readonly urlImports?: UrlImports;
   /** What is being received onto the disk, per owner and in all: a URL import's fetch counts as a push does. */
   readonly spool?: SpoolBudget;
+  /** What each repository may store (packs and LFS objects): a write whose pack would pass it answers 507. */
+  readonly quota?: StorageQuota;
   /** This instance's tasks: `POST /ops/{op}` starts them, `/tasks` lists and follows them. */
   readonly tasks: TaskRegistry;
   /** Runs checkpoint, compact, gc and fsck for `POST /ops/{op}`; absent: those answer 501 (`sync` still runs). */

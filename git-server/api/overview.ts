@@ -6,6 +6,7 @@ import { Type, type Static } from 'typebox';
 import { repoOverview, type RepoOverview } from '../../src/repo-maintenance/overview.ts';
 import { parseUrlRepoPath } from '../../src/repo-store/index.ts';
 import type { RepoApiDependencies } from './dependencies.ts';
+import type { StoredBytes } from '../plumbing/storage-quota.ts';
 import type { RepoParams } from './repo-read.ts';
 import { ErrorBodySchema, RepoParamsSchema } from './schemas.ts';
 
@@ -19,6 +20,16 @@ export const RepoOverviewBody = Type.Object({
   head_seq: Seq('The newest log entry.'),
   log_start: Seq('The oldest log entry kept (older ones are folded into a checkpoint).'),
   packs: Type.Object({ count: Count('Live packs: a fetch reads each.'), bytes: Count('Their size.') }),
+  storage: Type.Optional(
+    Type.Object(
+      {
+        bytes: Count('What the repository stores: its live packs with their indexes, and its LFS objects.'),
+        lfs_bytes: Count('Its LFS objects (listed at most a minute ago).'),
+        quota_bytes: Count('What it may store (`quota.repository_max_size`); a push or upload past it is refused.'),
+      },
+      { description: 'What the storage quota counts. Absent when the server has no quota.' },
+    ),
+  ),
   checkpoint: Type.Union([Type.Object({ seq: Seq('The seq it holds the state of.'), at: At }), Type.Null()], { description: 'The newest checkpoint; null before the first.' }),
   entries_since_checkpoint: Count('Log entries a reader replays on top of the checkpoint.'),
   last_compaction: Type.Union(
@@ -83,20 +94,21 @@ export function overviewRoutes(scope: FastifyInstance, deps: RepoApiDependencies
       const path = parseUrlRepoPath(owner, repo);
       if (!deps.objects) throw new Error('the overview needs the object store (RepoApiDependencies.objects)');
       const head = await deps.repos.readHead(path.full);
-      const overview = await repoOverview(deps.objects, path, head);
+      const [overview, stored] = await Promise.all([repoOverview(deps.objects, path, head), deps.quota?.stored(path, head)]);
       reply.header('cache-control', 'no-store');
-      return overviewBody(overview);
+      return overviewBody(overview, stored);
     },
   });
 }
 
-export function overviewBody(o: RepoOverview): RepoOverviewBody {
+export function overviewBody(o: RepoOverview, stored?: StoredBytes): RepoOverviewBody {
   const c = o.lastCompaction;
   return {
     repo: o.repo,
     head_seq: o.headSeq,
     log_start: o.logStart,
     packs: { count: o.packs.count, bytes: o.packs.bytes },
+    ...(stored ? { storage: { bytes: stored.packs + stored.lfs, lfs_bytes: stored.lfs, quota_bytes: stored.quota } } : {}),
     checkpoint: o.checkpoint && { seq: o.checkpoint.seq, at: o.checkpoint.at },
     entries_since_checkpoint: o.entriesSinceCheckpoint,
     last_compaction: c && {

@@ -12,3 +12,10 @@ export const ErrorBodySchema = Type.Object({
   message: Type.String({ description: 'What went wrong, for people.' }),
   retryable: Type.Boolean({ description: 'True when the same request may succeed later (store_unavailable, draining).' }),
 });
+
+/** The 507 of a write that would store new objects past the repository's storage quota. */
+export const STORAGE_QUOTA_ERROR = {
+  507: Type.Object(ErrorBodySchema.properties, {
+    description: 'The objects this write adds would take the repository past `quota.repository_max_size` (`storage_quota_exceeded`); nothing was stored.',
+  }),
+};

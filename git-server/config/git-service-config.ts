@@ -73,6 +73,10 @@ export interface GitServiceConfig {
     spoolMaxBytes: number;
     spoolMaxBytesPerOwner: number;
   };
+  quota: {
+    /** What one repository may store in the bucket: its live packs and LFS objects together (git-server/plumbing/storage-quota.ts). */
+    repositoryMaxBytes: number;
+  };
   maintenance: {
     intervalMs: number;
     /** Log entries are retired only behind a checkpoint at least this old (and the events cursor). */

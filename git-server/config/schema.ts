@@ -89,6 +89,7 @@ export const FIELDS = {
   'cache.evict_interval': duration('1m'),
   'cache.spool_max_size': byteSize('8GiB'),
   'cache.spool_max_size_per_owner': byteSize('5GiB'),
+  'quota.repository_max_size': byteSize('10GiB'),
   'maintenance.interval': duration('1m'),
   'maintenance.log_retention': duration('7d'),
   'maintenance.grace_period': duration('1h'),

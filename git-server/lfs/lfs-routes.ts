@@ -14,6 +14,7 @@ import { actionLinks } from './links.ts';
 import { isOid } from './oid.ts';
 import { receiveObject } from './receive-object.ts';
 import type { SpoolBudget } from '../plumbing/spool-budget.ts';
+import type { QuotaReservation } from '../plumbing/storage-quota.ts';
 
 /** What the LFS routes need. */
 export interface LfsDependencies {
@@ -27,6 +28,8 @@ export interface LfsDependencies {
   readonly spoolDir?: string;
   /** What uploads being received may hold on the disk, per owner and in all (shared with pushes). */
   readonly spool: SpoolBudget;
+  /** What each repository may store: counts `bytes` as being written, or throws `StorageQuotaError` (507). */
+  readonly quota?: { reserve(repo: RepoPath, bytes: number): Promise<QuotaReservation> };
 }
 
 /** The media type of LFS API requests and answers. */
@@ -83,6 +86,9 @@ export function lfsRoutes(app: FastifyInstance, deps: LfsDependencies): void {
         }
         const repo = await repoOf(request.params);
         const answer = await answerBatch(body, { objects: deps.objects, repo, links: actionLinks(request, repo, deps.publicUrl), maxObjectBytes });
+        // Refused here, before a byte is sent, when the objects to upload cannot fit; each PUT is counted again.
+        const uploading = answer.objects.reduce((sum, object) => sum + (object.actions?.upload ? object.size : 0), 0);
+        if (uploading > 0) (await deps.quota?.reserve(repo, uploading))?.release();
         return lfsJson(reply).send(answer);
       },
     );
@@ -130,6 +136,8 @@ export function lfsRoutes(app: FastifyInstance, deps: LfsDependencies): void {
         if (size !== undefined && !/^\d{1,16}$/.test(size)) throw new LfsError(422, 'invalid_request', 'The size parameter must be a whole number of bytes.');
         const body = request.body instanceof Readable ? request.body : Readable.from([]);
         // The announced size is counted before a byte is read, so an upload past the budget is refused at once.
+        const quota = deps.quota;
+        if (declared > 0) (await quota?.reserve(repo, declared))?.release();
         const spool = deps.spool.open(repo.owner);
         try {
           spool.reach(declared);
@@ -141,6 +149,7 @@ export function lfsRoutes(app: FastifyInstance, deps: LfsDependencies): void {
             spoolDir,
             spool,
             ...(size === undefined ? {} : { expectedSize: Number(size) }),
+            ...(quota ? { admit: (bytes: number) => quota.reserve(repo, bytes) } : {}),
           });
         } finally {
           spool.release();

@@ -10,6 +10,7 @@ import type { ObjectStore } from '../../src/object-store/object-store.ts';
 import { lfsObjectKey, type RepoPath } from '../../src/repo-store/index.ts';
 import { LfsError, tooLarge } from './lfs-errors.ts';
 import { receiveMeter, type SpoolMeter } from '../plumbing/spool-budget.ts';
+import type { QuotaReservation } from '../plumbing/storage-quota.ts';
 
 export interface ReceiveObject {
   repo: RepoPath;
@@ -22,6 +23,8 @@ export interface ReceiveObject {
   spoolDir: string;
   /** Counts the spooled bytes against what the owner's and every receive may hold at once (spool-budget.ts). */
   spool?: SpoolMeter;
+  /** Counts the verified body against the repository's storage quota before it is stored; throws to refuse it. */
+  admit?: (bytes: number) => Promise<QuotaReservation>;
 }
 
 /**
@@ -33,6 +36,7 @@ export async function receiveObject(objects: ObjectStore, input: ReceiveObject):
   const spool = join(input.spoolDir, `cw-git-lfs-${randomBytes(8).toString('hex')}.tmp`);
   const hash = createHash('sha256');
   const measure = receiveMeter(input.maxBytes, tooLarge, input.spool, (chunk) => hash.update(chunk));
+  let reservation: QuotaReservation | undefined;
   try {
     await pipeline(input.body, measure, createWriteStream(spool, { flags: 'wx', mode: 0o600 }));
     const size = measure.received;
@@ -41,8 +45,12 @@ export async function receiveObject(objects: ObjectStore, input: ReceiveObject):
     }
     const digest = hash.digest('hex');
     if (digest !== input.oid) throw new LfsError(422, 'checksum_mismatch', `The upload's SHA-256 is ${digest}, not the object id ${input.oid}.`);
+    if (input.admit) {
+      if (await objects.head(lfsObjectKey(input.repo, input.oid))) return; // stored already: it adds nothing to count
+      reservation = await input.admit(size);
+    }
     // If-None-Match: content-addressed, so an object already there (a concurrent upload of the same file) is the same.
-    await objects.put(
+    const put = await objects.put(
       lfsObjectKey(input.repo, input.oid),
       { length: size, open: () => createReadStream(spool) },
       {
@@ -51,7 +59,9 @@ export async function receiveObject(objects: ObjectStore, input: ReceiveObject):
         contentType: 'application/octet-stream',
       },
     );
+    if (put.kind === 'written') reservation?.lfsStored();
   } finally {
+    reservation?.release();
     await rm(spool, { force: true });
   }
 }

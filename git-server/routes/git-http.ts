@@ -16,6 +16,7 @@ import { sendError } from '../errors.ts';
 import type { ServiceMetrics } from '../metrics.ts';
 import { PushResponse } from './push-response.ts';
 import type { SpoolBudget } from '../plumbing/spool-budget.ts';
+import type { StorageQuota } from '../plumbing/storage-quota.ts';
 import { principalOf, requireScope } from '../auth/index.ts';
 
 export interface GitHttpDependencies {
@@ -30,6 +31,8 @@ export interface GitHttpDependencies {
   readonly keepaliveMs: number;
   /** What pushes, LFS uploads and URL imports being received may hold on the disk, per owner and in all. */
   readonly spool: SpoolBudget;
+  /** What each repository may store: a push whose pack would pass it is refused. */
+  readonly quota?: StorageQuota;
 }
 
 interface RepoParams {
@@ -121,6 +124,7 @@ export function gitHttpRoutes(app: FastifyInstance, deps: GitHttpDependencies): 
             cache: deps.cache,
             maxPackBytes: deps.maxPackBytes,
             spool,
+            ...(deps.quota ? { quota: deps.quota } : {}),
             onRefused: (reason) => deps.metrics.pushRefused.inc({ reason }),
             onLocalApplyFailed: (error) => {
               deps.metrics.publishLocalApplyFailed.inc();

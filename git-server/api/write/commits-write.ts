@@ -22,7 +22,7 @@ import { isValidRefName, parseUrlRepoPath, PublishContentionError, zeroOid, type
 import type { ErrorDetails } from '../../errors.ts';
 import type { RepoApiDependencies } from '../dependencies.ts';
 import type { RepoParams } from '../repo-read.ts';
-import { ErrorBodySchema, RepoParamsSchema } from '../schemas.ts';
+import { ErrorBodySchema, RepoParamsSchema, STORAGE_QUOTA_ERROR } from '../schemas.ts';
 import { publishWrite, type WriteRequest } from './publish-write.ts';
 import { PathConflictBody, RefMismatchError, RefNameConflictError } from './write-errors.ts';
 
@@ -142,7 +142,7 @@ export function commitsWriteRoutes(scope: FastifyInstance, deps: RepoApiDependen
       summary: 'Commit a batch of file changes on a branch',
       params: RepoParamsSchema,
       body: CommitRequest,
-      response: { 201: CommitResult, 400: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchema, 409: PathConflictBody, 413: ErrorBodySchema, 503: ErrorBodySchema },
+      response: { 201: CommitResult, 400: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchema, 409: PathConflictBody, 413: ErrorBodySchema, 503: ErrorBodySchema, ...STORAGE_QUOTA_ERROR },
     },
     handler: async (request, reply) => reply.code(201).send(await commit(deps, request, request.body as CommitRequest)),
   });

@@ -24,7 +24,7 @@ import { fetchRemote, listRemote, type SourceCredentials } from '../../import/re
 import { parseSourceUrl } from '../../import/source-url.ts';
 import type { RepoApiDependencies, UrlImports } from '../dependencies.ts';
 import type { RepoParams } from '../repo-read.ts';
-import { ErrorBodySchema, RepoParamsSchema } from '../schemas.ts';
+import { ErrorBodySchema, RepoParamsSchema, STORAGE_QUOTA_ERROR } from '../schemas.ts';
 import { ImportReceipts, type ImportReceipt } from './import-receipt.ts';
 import { checkSnapshot, importedRefs, InvalidSnapshotError, ImportSnapshot, sameRefs, snapshotOf, SnapshotStaleError } from './import-snapshot.ts';
 import { allowedSource, NotPristineError, ObjectFormatMismatchError, OPERATION_KEY, SourceNotAllowedError } from './operation.ts';
@@ -128,7 +128,7 @@ export function importWriteRoutes(scope: FastifyInstance, deps: RepoApiDependenc
       summary: 'Import pinned complete history into a pristine repository',
       params: RepoParamsSchema,
       body: ImportRequest,
-      response: { 200: ImportResult, 201: ImportResult, ...errors },
+      response: { 200: ImportResult, 201: ImportResult, ...errors, ...STORAGE_QUOTA_ERROR },
     },
     handler: async (request, reply) => {
       const result = await importSnapshot(deps, request, request.body as ImportRequest);

@@ -19,7 +19,7 @@ import { runGit } from '../../../src/git/run-git.ts';
 import { isValidRefName, parseUrlRepoPath, zeroOid, type RepoHead } from '../../../src/repo-store/index.ts';
 import type { RepoApiDependencies } from '../dependencies.ts';
 import type { RepoParams } from '../repo-read.ts';
-import { ErrorBodySchema, RepoParamsSchema } from '../schemas.ts';
+import { ErrorBodySchema, RepoParamsSchema, STORAGE_QUOTA_ERROR } from '../schemas.ts';
 import { allowedSource, NotPristineError, ObjectFormatMismatchError, OPERATION_KEY } from './operation.ts';
 import { publishWrite } from './publish-write.ts';
 
@@ -103,6 +103,7 @@ export function initializeWriteRoutes(scope: FastifyInstance, deps: RepoApiDepen
         404: ErrorBodySchema,
         409: ErrorBodySchema,
         422: ErrorBodySchema,
+        ...STORAGE_QUOTA_ERROR,
       },
     },
     handler: async (request, reply) => {

@@ -10,7 +10,7 @@ import { BadRequestError } from '../../../src/errors.ts';
 import { principalOf } from '../../auth/git-auth.ts';
 import type { RepoApiDependencies } from '../dependencies.ts';
 import type { RepoParams } from '../repo-read.ts';
-import { ErrorBodySchema, RepoParamsSchema } from '../schemas.ts';
+import { ErrorBodySchema, RepoParamsSchema, STORAGE_QUOTA_ERROR } from '../schemas.ts';
 import { BranchNotFoundError, MergeConflictBody, MergeConflictError, NotFastForwardError, UnrelatedHistoriesError } from './merge-errors.ts';
 import { RefMismatchError } from './write-errors.ts';
 import { publishWrite } from './publish-write.ts';
@@ -61,7 +61,7 @@ export function mergesWriteRoutes(scope: FastifyInstance, deps: RepoApiDependenc
       summary: 'Merge a revision into a branch (merge, squash or fast-forward-only), moving it from expected_base_oid',
       params: RepoParamsSchema,
       body: MergeRequestBody,
-      response: { 200: AlreadyMerged, 201: MergeCreated, 400: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchema, 409: MergeConflictBody },
+      response: { 200: AlreadyMerged, 201: MergeCreated, 400: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchema, 409: MergeConflictBody, ...STORAGE_QUOTA_ERROR },
     },
     handler: async (request, reply) => {
       const { owner, repo } = request.params as RepoParams;

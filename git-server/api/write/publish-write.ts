@@ -6,6 +6,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { Quarantine, type IndexedPack } from '../../plumbing/quarantine.ts';
+import type { QuotaReservation } from '../../plumbing/storage-quota.ts';
 import { applyLocally, packUpload } from '../../plumbing/receive-pack/receive-pack.ts';
 import { GitCommandError, runGit } from '../../../src/git/run-git.ts';
 import { InvalidChangeError } from '../../plumbing/write/changes.ts';
@@ -52,6 +53,7 @@ export const publishWrite: PublishWrite = async (deps, request) => {
   const repo = parseRepoPath(request.repo).full;
   const release = deps.cache.hold(repo);
   let quarantine: Quarantine | undefined;
+  let reservation: QuotaReservation | undefined;
   try {
     // Fresh whatever wal.freshness_ttl says: a force update's "current value" and the objects built on it must
     // be the bucket's, not a copy a few seconds old.
@@ -61,6 +63,8 @@ export const publishWrite: PublishWrite = async (deps, request) => {
     const refUpdates = await request.build({ dir, env, head });
     if (refUpdates.length === 0) return { outcome: 'unchanged', head, refs: [] };
     const pack = await packWritten(quarantine);
+    // Throws StorageQuotaError (507) before the pack reaches the bucket.
+    reservation = pack ? await deps.quota?.reserve(parseRepoPath(repo), head, pack.packBytes + pack.idxBytes) : undefined;
     const result = await deps.repos.publish(repo, {
       kind: 'ref_update',
       refUpdates,
@@ -74,6 +78,7 @@ export const publishWrite: PublishWrite = async (deps, request) => {
     if (result.outcome === 'published' && pack) await applyLocally(deps.cache, repo, quarantine, pack, (error) => deps.onLocalApplyFailed?.(repo, error));
     return result;
   } finally {
+    reservation?.release();
     await quarantine?.dispose();
     release();
   }

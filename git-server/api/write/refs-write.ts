@@ -13,7 +13,7 @@ import { isValidRefName, parseUrlRepoPath, PublishContentionError, zeroOid, type
 import { isOid } from '../../../src/repo-store/refs.ts';
 import type { RepoApiDependencies } from '../dependencies.ts';
 import type { RepoParams } from '../repo-read.ts';
-import { ErrorBodySchema, RepoParamsSchema } from '../schemas.ts';
+import { ErrorBodySchema, RepoParamsSchema, STORAGE_QUOTA_ERROR } from '../schemas.ts';
 import { FORCE_DEADLINE_MS } from './commits-write.ts';
 import { publishWrite, type WriteRequest } from './publish-write.ts';
 import { InvalidWriteError, RefConflictBody, RefMismatchError, RefNameConflictError, RefNotFoundError } from './write-errors.ts';
@@ -134,7 +134,7 @@ export function refsWriteRoutes(scope: FastifyInstance, deps: RepoApiDependencie
       summary: 'Create an annotated tag',
       params: RepoParamsSchema,
       body: TagCreateBody,
-      response: { 201: RefWriteResult, 400: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchema, 409: RefConflictBody },
+      response: { 201: RefWriteResult, 400: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchema, 409: RefConflictBody, ...STORAGE_QUOTA_ERROR },
     },
     handler: async (request, reply) => {
       const body = request.body as TagCreateBody;

@@ -3,11 +3,12 @@
 import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import type { RefResult, RefUpdate, RepoStore } from '../../../src/repo-store/index.ts';
-import { isValidRefName, zeroOid } from '../../../src/repo-store/index.ts';
+import { isValidRefName, parseRepoPath, zeroOid } from '../../../src/repo-store/index.ts';
 import { isOid } from '../../../src/repo-store/refs.ts';
 import { PktReader } from '../pkt-line.ts';
 import { PackTooLargeError, Quarantine, type IndexedPack } from '../quarantine.ts';
 import { SpoolFullError, type SpoolMeter } from '../spool-budget.ts';
+import { StorageQuotaError, type QuotaReservation, type StorageQuota } from '../storage-quota.ts';
 import type { RepoCache } from '../repo-cache.ts';
 import { GitCommandError } from '../../../src/git/run-git.ts';
 import { isConnected, objectTypes } from './connectivity.ts';
@@ -18,7 +19,7 @@ import { readReceivePackRequest, type RefCommand } from './request.ts';
 const HEAD_MAX_AGE_MS = 30_000;
 
 /** Why a push (or part of one) was refused: the `reason` label of `service_push_refused_total`. */
-export type RefusalReason = 'body' | 'spool' | 'unpack' | 'connectivity' | 'invalid' | 'stale';
+export type RefusalReason = 'body' | 'spool' | 'unpack' | 'connectivity' | 'invalid' | 'stale' | 'quota';
 
 export interface ReceivePackOptions {
   readonly repos: RepoStore;
@@ -27,6 +28,8 @@ export interface ReceivePackOptions {
   readonly maxPackBytes: number;
   /** Counts the pack against what the owner's and every receive may hold on the disk at once (spool-budget.ts). */
   readonly spool?: SpoolMeter;
+  /** What the repository may store: a pack that would pass it is refused (storage-quota.ts). */
+  readonly quota?: StorageQuota;
   readonly onRefused?: (reason: RefusalReason) => void;
   /** A published pack could not be moved into the cached copy (`service_publish_local_apply_failed_total`). */
   readonly onLocalApplyFailed?: (error: unknown) => void;
@@ -74,6 +77,7 @@ export async function receivePack(input: PushInput, options: ReceivePackOptions)
   }
 
   let quarantine: Quarantine | undefined;
+  let reservation: QuotaReservation | undefined;
   try {
     let pack: IndexedPack | undefined;
     if (request.commands.some((c) => c.new !== zero)) {
@@ -97,12 +101,26 @@ export async function receivePack(input: PushInput, options: ReceivePackOptions)
       for (const command of request.commands) if (!verdicts.has(command.ref)) refuse(command.ref, 'atomic push failure', 'invalid');
     }
 
+    let stored = pack && pack.objects > 0 ? pack : undefined;
+    const progress: string[] = [];
+    if (stored && options.quota) {
+      try {
+        reservation = await options.quota.reserve(parseRepoPath(input.repo), head, stored.packBytes + stored.idxBytes);
+      } catch (error) {
+        if (!(error instanceof StorageQuotaError)) throw error;
+        // Deletions need no pack and go on (they are how a repository gets back under its quota); git shows the
+        // reason beside each refused ref (`[remote rejected] main -> main (over the storage quota)`), the message as `remote:` lines.
+        for (const command of request.commands) if (atomic || command.new !== zero) refuse(command.ref, 'over the storage quota', 'quota');
+        progress.push(error.message);
+        stored = undefined;
+      }
+    }
     const updates: RefUpdate[] = request.commands.filter((c) => !verdicts.has(c.ref)).map((c) => ({ ref: c.ref, old: c.old, new: c.new }));
-    if (updates.length === 0) return { body: report('ok') };
+    if (updates.length === 0) return { body: report('ok', progress) };
     const result = await options.repos.publish(input.repo, {
       kind: 'push',
       refUpdates: updates,
-      pack: pack && pack.objects > 0 ? packUpload(pack) : undefined,
+      pack: stored ? packUpload(stored) : undefined,
       pusher: input.pusher,
       requestId: input.requestId,
       atomic,
@@ -110,11 +128,12 @@ export async function receivePack(input: PushInput, options: ReceivePackOptions)
       headMaxAgeMs: HEAD_MAX_AGE_MS,
     });
     for (const ref of result.refs) if (ref.status === 'rejected') refuse(ref.ref, rejection(ref), 'stale');
-    if (result.outcome !== 'published') return { body: report('ok') };
-    if (pack && quarantine) await applyLocally(options.cache, input.repo, quarantine, pack, options.onLocalApplyFailed);
-    const progress = request.capabilities.has('quiet') ? [] : [`cloudwright: published as seq ${result.seq}`];
+    if (result.outcome !== 'published') return { body: report('ok', progress) };
+    if (stored && quarantine) await applyLocally(options.cache, input.repo, quarantine, stored, options.onLocalApplyFailed);
+    if (!request.capabilities.has('quiet')) progress.push(`cloudwright: published as seq ${result.seq}`);
     return { body: report('ok', progress), seq: result.seq };
   } finally {
+    reservation?.release();
     await quarantine?.dispose();
   }
 }
