@@ -8,23 +8,32 @@ export class KubeApiError extends Error {
   readonly reason: string | undefined;
   /** The `Retry-After` the apiserver sent, in seconds. */
   readonly retryAfterSeconds: number | undefined;
+  /** What an Invalid answer found, field by field (`Status.details.causes`), without the messages that quote values. */
+  readonly causes: readonly StatusCause[];
 
-  constructor(code: number, message: string, reason?: string, retryAfterSeconds?: number) {
+  constructor(code: number, message: string, reason?: string, retryAfterSeconds?: number, causes: readonly StatusCause[] = []) {
     super(message);
     this.code = code;
     this.reason = reason;
     this.retryAfterSeconds = retryAfterSeconds;
+    this.causes = causes;
   }
 
   /** Builds the error from a response body, which is a `Status` object when the apiserver produced it. */
   static fromResponse(code: number, body: unknown, retryAfterSeconds?: number): KubeApiError {
     const status = parseStatus(body);
     const message = status?.message ?? `apiserver answered HTTP ${code}`;
-    return new KubeApiError(code, message, status?.reason, retryAfterSeconds);
+    return new KubeApiError(code, message, status?.reason, retryAfterSeconds, status?.causes);
   }
 }
 
-function parseStatus(body: unknown): { message?: string; reason?: string } | undefined {
+/** One of `Status.details.causes`: the field (`spec.template.spec.containers[0].env[2].name`) and the kind of fault (`FieldValueInvalid`). */
+export interface StatusCause {
+  readonly field?: string;
+  readonly reason?: string;
+}
+
+function parseStatus(body: unknown): { message?: string; reason?: string; causes?: StatusCause[] } | undefined {
   let value = body;
   if (typeof value === 'string') {
     try {
@@ -34,11 +43,18 @@ function parseStatus(body: unknown): { message?: string; reason?: string } | und
     }
   }
   if (typeof value !== 'object' || value === null) return undefined;
-  const { message, reason } = value as Record<string, unknown>;
+  const { message, reason, details } = value as Record<string, unknown>;
+  const causes = (details as { causes?: unknown } | undefined)?.causes;
   return {
     ...(typeof message === 'string' ? { message } : {}),
     ...(typeof reason === 'string' ? { reason } : {}),
+    ...(Array.isArray(causes) ? { causes: causes.slice(0, 20).map(statusCause) } : {}),
   };
+}
+
+function statusCause(value: unknown): StatusCause {
+  const { field, reason } = (typeof value === 'object' && value !== null ? value : {}) as Record<string, unknown>;
+  return { ...(typeof field === 'string' ? { field: field.slice(0, 300) } : {}), ...(typeof reason === 'string' ? { reason: reason.slice(0, 100) } : {}) };
 }
 
 /**

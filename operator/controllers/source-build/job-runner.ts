@@ -1,12 +1,25 @@
 // BuildRunner on Kubernetes Jobs: one Job per run id in the builds namespace (build-job.ts says what its pod
 // gets), watched through informers on that namespace's build Jobs and pods; the pod's log followed to
 // `events.log`, the end read from the Job's conditions and the pod's final state (job-outcome.ts).
-import { createInformer, followPodLog, isAlreadyExists, JOBS, objectClient, PODS, type Informer, type KubeConnection, type ObjectClient, type PodLogFollow } from '../../../src/kube/index.ts';
+import {
+  createInformer,
+  followPodLog,
+  isAlreadyExists,
+  JOBS,
+  KubeApiError,
+  objectClient,
+  PODS,
+  type Informer,
+  type KubeConnection,
+  type ObjectClient,
+  type PodLogFollow,
+} from '../../../src/kube/index.ts';
 import type { Logger } from '../../../src/logging/log.ts';
 import { BUILD_CONTAINER, BUILD_SELECTOR, buildJob, checkRunSpec, JOB_NAME_LABEL, jobName, type BuildJobSettings, type Job } from './build-job.ts';
 import type { BuildRunner, BuildRunSpec, RunEvents, RunResult } from './build-runner.ts';
 import { containerStarted, containerState, runOutcome, type BuildPod } from './job-outcome.ts';
 import { foreignJob, isRunJob } from './job-ownership.ts';
+import { jobRefusal } from './job-refusal.ts';
 import { LogBudget } from './log-budget.ts';
 
 /** How long the end of a run waits for the rest of its log once the Job has ended. */
@@ -85,9 +98,15 @@ export class JobRunner implements BuildRunner {
       return;
     }
     if (!this.#jobs.get(this.#key(name))) {
+      const job = buildJob(spec, this.#settings);
       try {
-        await this.#jobClient.create(buildJob(spec, this.#settings));
+        await this.#jobClient.create(job);
       } catch (err) {
+        // What the build asks makes a Job the apiserver refuses (invalid, or too large): no retry can help.
+        if (err instanceof KubeApiError && (err.code === 422 || err.code === 413)) {
+          events.finished({ outcome: 'failed', reason: 'RunnerFailed', message: jobRefusal(err, job) });
+          return;
+        }
         // A Job of this name exists (an operator restart, or a watch that has not shown it yet): followed once
         // #check has seen it is this run's.
         if (!isAlreadyExists(err)) throw err;
