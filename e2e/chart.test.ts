@@ -71,7 +71,7 @@ import { mayDo, person, serviceAccount } from './harness/access-review.ts';
 import { createTestNamespace } from './harness/namespace.ts';
 import { freePort, killHard, startService, waitForHttp, type Service } from './harness/process.ts';
 import { eventually, packWorker } from './harness/runtime-stack.ts';
-import { repoRoot, toolPath } from './harness/tools.ts';
+import { CHART_KUBE_VERSION, repoRoot, toolPath } from './harness/tools.ts';
 
 const kubeconfig = inject('kubeconfig');
 const conn = loadKubeConnection(kubeconfig);
@@ -241,7 +241,7 @@ function apiServerUrl(): string {
 /** `helm template` of the chart into `namespace` with `values` (strings as strings, the rest as YAML); rejects with helm's message. */
 async function helmTemplate(namespace: string, values: Record<string, string | number | boolean>): Promise<string> {
   const sets = Object.entries(values).flatMap(([key, value]) => [typeof value === 'string' ? '--set-string' : '--set', `${key}=${value}`]);
-  const { stdout } = await promisify(execFile)(toolPath('helm'), ['template', RELEASE, chartDir, '--namespace', namespace, ...sets], { maxBuffer: 16 << 20 });
+  const { stdout } = await promisify(execFile)(toolPath('helm'), ['template', RELEASE, chartDir, '--namespace', namespace, '--kube-version', CHART_KUBE_VERSION, ...sets], { maxBuffer: 16 << 20 });
   return stdout;
 }
 

@@ -15,7 +15,7 @@ import { WebhookReceiver } from '../git-server/events/testing/webhook-receiver.t
 import { WebhooksTestbed } from '../git-server/events/testing/webhooks-testbed.ts';
 import { mayDo, serviceAccount } from './harness/access-review.ts';
 import { createTestNamespace } from './harness/namespace.ts';
-import { repoRoot, toolPath } from './harness/tools.ts';
+import { CHART_KUBE_VERSION, repoRoot, toolPath } from './harness/tools.ts';
 
 const RBAC: Record<string, ResourceRef> = {
   ServiceAccount: { group: '', version: 'v1', plural: 'serviceaccounts', kind: 'ServiceAccount', namespaced: true },
@@ -31,7 +31,18 @@ afterAll(async () => {
 async function chartRbac(namespace: string, webhookNamespace: string): Promise<KubeObject[]> {
   const values = ['api.publicUrl=https://api.example.com', 'runtime.baseDomain=apps.example.com', 'database.publicUrl=https://db.example.com', `git.webhookNamespace=${webhookNamespace}`];
   // The NetworkPolicies need the apiserver's address, which a render without a cluster cannot look up; this test is about RBAC.
-  const args = ['template', 'cw', join(repoRoot, 'charts/cloudwright'), '--namespace', namespace, ...values.flatMap((v) => ['--set-string', v]), '--set', 'networkPolicy.enabled=false'];
+  const args = [
+    'template',
+    'cw',
+    join(repoRoot, 'charts/cloudwright'),
+    '--namespace',
+    namespace,
+    '--kube-version',
+    CHART_KUBE_VERSION,
+    ...values.flatMap((v) => ['--set-string', v]),
+    '--set',
+    'networkPolicy.enabled=false',
+  ];
   const { stdout } = await promisify(execFile)(toolPath('helm'), args, { maxBuffer: 16 << 20 });
   return parseAllDocuments(stdout)
     .map((d) => d.toJS() as KubeObject)

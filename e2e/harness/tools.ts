@@ -6,6 +6,12 @@ import { fileURLToPath } from 'node:url';
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /**
+ * The Kubernetes version `helm template` renders the chart for: the oldest its `kubeVersion` allows, so the tests
+ * prove it renders there (helm built from source assumes 1.20 without a cluster to ask).
+ */
+export const CHART_KUBE_VERSION = '1.35.0';
+
+/**
  * Path of a tool provisioned by `make setup` into .tools/bin (links into the machine-wide cache).
  * `CW_TOOL_<NAME>` overrides it, for running against binaries built elsewhere.
  */
