@@ -101,25 +101,33 @@ describe('a shard shared by a project running long statements', () => {
     await engine.close();
   }, 30_000);
 
-  it('stalls a neighbour about one cap a round however many projects loop long statements against it', async () => {
-    const hogs = ['h1-a', 'h2-a', 'h3-a', 'h4-a'];
-    const engine = new LocalEngine({ directory: path.join(directory, 'many'), shardTime: new ShardTime({ hogMs: 200, capMs: 200 }) });
-    await Promise.all([...hogs, 'victim-c'].map((tenant) => engine.open(tenant, limits)));
-    let done = false;
-    const looping = hogs.map(async (tenant) => {
-      while (!done) await run(engine, tenant, [SLOW]);
-    });
-    // Let every hog have its turns, then time the neighbour's one-statement requests.
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
-    const waits: number[] = [];
-    for (let i = 0; i < 8; i++) waits.push((await run(engine, 'victim-c', ['SELECT 1'])).ms);
-    done = true;
-    await Promise.all(looping);
-    waits.sort((a, b) => a - b);
-    // Four hogs at 200 ms each were 800 ms a round; divided among them, about 200.
-    expect(waits[4]).toBeLessThan(500);
-    await engine.close();
-  }, 60_000);
+  // Tenants are `<project>-<database>`: four projects of one database each, then three of three databases each
+  // (a project's databases share its turns; by database, the neighbour waited for nine statements a round).
+  it.each([
+    { what: 'projects', hogs: ['h1-a', 'h2-a', 'h3-a', 'h4-a'] },
+    { what: 'projects of several databases', hogs: ['h1-a', 'h1-b', 'h1-c', 'h2-a', 'h2-b', 'h2-c', 'h3-a', 'h3-b', 'h3-c'] },
+  ])(
+    'stalls a neighbour about one cap a round however many $what loop long statements against it',
+    async ({ hogs }) => {
+      const engine = new LocalEngine({ directory: path.join(directory, `many-${hogs.length}`), shardTime: new ShardTime({ hogMs: 200, capMs: 200 }) });
+      await Promise.all([...hogs, 'victim-c'].map((tenant) => engine.open(tenant, limits)));
+      let done = false;
+      const looping = hogs.map(async (tenant) => {
+        while (!done) await run(engine, tenant, [SLOW]);
+      });
+      // Let every hog have its turns, then time the neighbour's one-statement requests.
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      const waits: number[] = [];
+      for (let i = 0; i < 8; i++) waits.push((await run(engine, 'victim-c', ['SELECT 1'])).ms);
+      done = true;
+      await Promise.all(looping);
+      waits.sort((a, b) => a - b);
+      // Four projects at 200 ms each were 800 ms a round; the cap divided among them, about 200.
+      expect(waits[4]).toBeLessThan(500);
+      await engine.close();
+    },
+    60_000,
+  );
 
   it('lets a project run long statements to their limit while nobody waits', async () => {
     const engine = new LocalEngine({ directory: path.join(directory, 'alone'), shardTime: new ShardTime({ hogMs: 200, capMs: 50 }) });
