@@ -104,7 +104,7 @@ const DEFAULT_LIMITS: GitServerLimits = {
 export async function buildGitServer(deps: GitServerDependencies, options: FastifyServerOptions = {}): Promise<FastifyInstance> {
   const limits = { ...DEFAULT_LIMITS, ...deps.limits };
   const spool = new SpoolBudget(limits.spool);
-  const quota = new StorageQuota(deps.objects, limits.maxRepositoryBytes);
+  const quota = new StorageQuota(deps.objects, limits.maxRepositoryBytes, (repo) => deps.repos.readHead(repo.full));
   const app = Fastify({
     bodyLimit: 64 * 1024,
     // A connection silent this long is dropped, so a client that stalls mid-push cannot hold an index-pack
@@ -164,7 +164,7 @@ export async function buildGitServer(deps: GitServerDependencies, options: Fasti
       maxObjectBytes: limits.maxLfsObjectBytes,
       spoolDir: deps.cache.tmpDir,
       spool,
-      quota: { reserve: async (repo, bytes) => quota.reserve(repo, await deps.repos.readHead(repo.full), bytes) },
+      quota,
     });
   }
   return app;

@@ -164,4 +164,32 @@ describe('a stream closed while its request runs', () => {
     await hog;
     expect(engine.runs.map((r) => r.run.tenant)).toEqual(['hog']);
   });
+
+  it('ends in the engine a stream closed while its commit is captured', async () => {
+    const streams = new StreamRegistry({ lockTimeoutMs: 5_000 });
+    const engine = new GatedEngine();
+    streams.endStreamsWith((stream) => engine.closeStream(stream.tenant, stream.id));
+    let captured: () => void = () => {};
+    let capturing = false;
+    const context = {
+      streams,
+      engine: engine as unknown as DatabaseEngine,
+      afterCommit: () => {
+        capturing = true;
+        return new Promise<{ durable?: Promise<void> }>((resolve) => (captured = () => resolve({})));
+      },
+    };
+    const stream = streams.create('db', false) as StreamHandle;
+    streams.hold(stream);
+    const running = runOnStream(stream, { tenant: 'db' }, [execute], context);
+    await until(() => engine.runs.length === 1);
+    engine.runs[0]!.finish({});
+    await until(() => capturing);
+    const closing = streams.close(stream);
+    captured();
+    await expect(running).resolves.toMatchObject({ kind: 'ran' });
+    await closing;
+    expect(engine.closed).toEqual([stream.id]);
+    expect(streams.isBusy('db')).toBe(false);
+  });
 });

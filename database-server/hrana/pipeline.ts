@@ -88,6 +88,7 @@ export async function handlePipeline(request: PipelineCaller & { body: unknown; 
   // tenant's lock or its shard's place runs nothing, and one running ends the stream after its statements.
   const onGone = () => void streams.close(stream);
   request.gone?.addEventListener('abort', onGone, { once: true });
+  if (request.gone?.aborted) onGone(); // gone before the listener was there
   let ran: StreamRun;
   try {
     ran = await runOnStream(stream, request, body.requests, context);
@@ -186,6 +187,9 @@ export async function runOnStream(stream: StreamHandle, caller: PipelineCaller, 
 
   let outcome: PipelineOutcome | undefined;
   let durable: Promise<void> | undefined;
+  // Whether the engine's stream is over: ended by the request or for it, or lost, or never started.
+  let engineEnded = false;
+  let started = true;
   stream.running = true;
   try {
     // A read-only caller reads only, also on a stream a writer opened.
@@ -212,14 +216,17 @@ export async function runOnStream(stream: StreamHandle, caller: PipelineCaller, 
     // back), and it stays closed, outside any transaction.
     const closedMeanwhile = stream.closed;
     if (closedMeanwhile && !outcome.closed) await engine.closeStream(caller.tenant, stream.id).catch(() => {});
+    engineEnded = closedMeanwhile || outcome.closed;
     streams.ranOn(stream, !closedMeanwhile && !outcome.autocommit, outcome.transactionBegan === true);
     stream.closed = closedMeanwhile || outcome.closed;
     context.meter?.record(caller.tenant, outcome.counts.rowsRead, outcome.counts.rowsWritten);
     context.afterRequest?.(caller.tenant, outcome);
   } catch (error) {
+    engineEnded = true;
     if (error instanceof RunNotStartedError) {
       // Closed while it waited for a place in its shard (its client went): nothing ran; end the stream where its
       // SQL runs, as the close left that to this request.
+      started = false;
       await engine.closeStream(caller.tenant, stream.id).catch(() => {});
       streams.ranOn(stream, false);
       return { kind: 'refused', result: { type: 'error', error: stream.endedBy ?? STREAM_CLOSED } };
@@ -231,7 +238,10 @@ export async function runOnStream(stream: StreamHandle, caller: PipelineCaller, 
     return { kind: 'failed', error: { message: error.message, code: 'DATABASE_RESTARTING' } };
   } finally {
     try {
-      if (!stream.inTransaction) durable = (await context.afterCommit?.(caller.tenant))?.durable;
+      if (started && !stream.inTransaction) durable = (await context.afterCommit?.(caller.tenant))?.durable;
+      if (outcome === undefined) void durable?.catch(() => {}); // the answers without a result never await it
+      // Closed while its commit was captured: ended where its SQL runs now, as the close left that to this request.
+      if (stream.closed && !engineEnded) await engine.closeStream(caller.tenant, stream.id).catch(() => {});
     } finally {
       // Also when the capture failed: the lock held for good would refuse every later request of the tenant.
       streams.runEnded(stream);

@@ -69,6 +69,8 @@ export class WsSession {
   #token: string | undefined;
   #tenant: string | undefined;
   readonly #streams = new Map<number, OpenStream>();
+  /** Streams a close_stream took out of `#streams` whose close waits behind their queued requests. */
+  readonly #closing = new Set<OpenStream>();
   readonly #cursors = new Map<number, number>();
   readonly #sql = new Map<number, string>();
   #sqlBytes = 0;
@@ -159,8 +161,9 @@ export class WsSession {
     this.#sqlBytes = 0;
     this.#sql.clear();
     for (const stream of this.#streams.values()) this.#dropCursor(stream);
-    const streams = [...this.#streams.values()];
+    const streams = [...this.#streams.values(), ...this.#closing];
     this.#streams.clear();
+    this.#closing.clear();
     // At once, not after the queued requests: those run nothing now (#run), and a request running or waiting for its
     // shard's place is told by the close (it gives the place up, or ends the stream after its statements).
     await Promise.all(streams.map((s) => this.#o.context.streams.close(s.handle)));
@@ -221,6 +224,7 @@ export class WsSession {
         const stream = this.#streams.get(request.stream_id);
         if (!stream) return this.#ok(id, { type: 'close_stream' });
         this.#streams.delete(request.stream_id);
+        this.#closing.add(stream);
         this.#dropCursor(stream);
         stream.closing = true;
         return this.#enqueue(stream, async () => {
@@ -228,6 +232,7 @@ export class WsSession {
           this.#dropCursor(stream);
           for (const cursor of stream.cursorIds) if (this.#cursors.get(cursor) === request.stream_id) this.#cursors.delete(cursor);
           await this.#o.context.streams.close(stream.handle);
+          this.#closing.delete(stream);
           this.#ok(id, { type: 'close_stream' });
         });
       }

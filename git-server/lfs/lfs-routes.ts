@@ -129,7 +129,7 @@ export function lfsRoutes(app: FastifyInstance, deps: LfsDependencies): void {
       uploads.removeAllContentTypeParsers();
       uploads.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
       uploads.put<{ Params: ObjectParams; Querystring: { size?: string } }>('/:owner/:repo/info/lfs/objects/:oid', { config: { scope: 'write', drains: true } }, async (request, reply) => {
-        const { repo } = await objectOf(request.params);
+        const { repo, key } = await objectOf(request.params);
         const declared = Number(request.headers['content-length'] ?? 0);
         if (declared > maxObjectBytes) throw tooLarge(maxObjectBytes);
         const size = request.query.size;
@@ -137,7 +137,8 @@ export function lfsRoutes(app: FastifyInstance, deps: LfsDependencies): void {
         const body = request.body instanceof Readable ? request.body : Readable.from([]);
         // The announced size is counted before a byte is read, so an upload past the budget is refused at once.
         const quota = deps.quota;
-        if (declared > 0) (await quota?.reserve(repo, declared))?.release();
+        // Refused before a byte is read when the announced length cannot fit (an object stored already adds nothing).
+        if (quota && declared > 0 && !(await deps.objects.head(key))) (await quota.reserve(repo, declared)).release();
         const spool = deps.spool.open(repo.owner);
         try {
           spool.reach(declared);

@@ -10,7 +10,7 @@ import { Registry } from 'prom-client';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { S3ObjectStore } from '../../src/object-store/s3-object-store.ts';
-import { lfsObjectKey, parseRepoPath, RepoStore } from '../../src/repo-store/index.ts';
+import { lfsObjectKey, parseRepoPath, repoPrefix, RepoStore } from '../../src/repo-store/index.ts';
 import { GitClient } from '../../e2e/harness/git-client.ts';
 import { buildGitServer } from '../app.ts';
 import { mintToken } from '../auth/index.ts';
@@ -86,6 +86,17 @@ describe('a repository storage quota', () => {
     const mixed = await git.run(['push', remote, 'main', ':side'], { cwd: work, okCodes: [1] });
     expect(mixed.stderr.toString()).toMatch(/- \[deleted\]\s+side/);
     expect(await headOf('refs/heads/side')).toBeUndefined();
+  });
+
+  it('stores no pack for a push whose every update is refused: such packs would be in no head, counted by no quota', async () => {
+    const packs = async () => (await objects.list(`${repoPrefix(parseRepoPath(REPO))}packs/`)).items.length;
+    const before = await packs();
+    await git.run(['reset', '-q', '--hard', (await headOf('refs/heads/main'))!], { cwd: work }); // a push within the quota
+    await git.commit(work, 'conflicting', { 'c.txt': noise(8 * 1024) });
+    // refs/heads/main/x cannot exist beside refs/heads/main: refused by the log whatever the quota says.
+    const refused = await git.run(['push', remote, 'HEAD:refs/heads/main/x'], { cwd: work, okCodes: [1] });
+    expect(refused.stderr.toString()).toMatch(/\[remote rejected\].*conflicts with/);
+    expect(await packs()).toBe(before);
   });
 
   it('answers a JSON API write past the quota 507 storage_quota_exceeded, and stores nothing', async () => {

@@ -48,14 +48,18 @@ const LFS_TOTALS_KEPT = 10_000;
 export class StorageQuota {
   readonly maxBytes: number;
   readonly #objects: ObjectStore;
+  readonly #readHead: (repo: RepoPath) => Promise<RepoHead>;
   readonly #now: () => number;
   readonly #lfsTotals = new Lru<{ bytes: number; at: number }>(LFS_TOTALS_KEPT);
   /** Bytes of this instance's writes in progress, per repository: counted so parallel writes cannot all fit. */
   readonly #inFlight = new Map<string, number>();
+  readonly #listings = new Map<string, Promise<number>>();
 
-  constructor(objects: ObjectStore, maxBytes: number, now: () => number = Date.now) {
+  /** `readHead`: the repository's head as the store has it now (a write reserves against the newest, not the one it began with). */
+  constructor(objects: ObjectStore, maxBytes: number, readHead: (repo: RepoPath) => Promise<RepoHead>, now: () => number = Date.now) {
     this.#objects = objects;
     this.maxBytes = maxBytes;
+    this.#readHead = readHead;
     this.#now = now;
   }
 
@@ -65,11 +69,12 @@ export class StorageQuota {
   }
 
   /**
-   * Counts `bytes` as being written to `repo` whose head is `head`; throws `StorageQuotaError` when what it
-   * stores, what is in flight and `bytes` together pass the quota. Release the reservation when the write ends.
+   * Counts `bytes` as being written to `repo`; throws `StorageQuotaError` when what it stores (by its newest head:
+   * a write published meanwhile counts, as one still in flight does), what is in flight and `bytes` together pass
+   * the quota. Release the reservation when the write ends.
    */
-  async reserve(repo: RepoPath, head: RepoHead, bytes: number): Promise<QuotaReservation> {
-    const lfs = await this.#lfsTotal(repo);
+  async reserve(repo: RepoPath, bytes: number): Promise<QuotaReservation> {
+    const [head, lfs] = await Promise.all([this.#readHead(repo), this.#lfsTotal(repo)]);
     const held = packBytes(head) + lfs + (this.#inFlight.get(repo.full) ?? 0);
     if (held + bytes > this.maxBytes) throw new StorageQuotaError(repo.full, held, bytes, this.maxBytes);
     this.#add(repo.full, bytes);
@@ -93,9 +98,19 @@ export class StorageQuota {
     else this.#inFlight.delete(repo);
   }
 
-  async #lfsTotal(repo: RepoPath): Promise<number> {
+  #lfsTotal(repo: RepoPath): Promise<number> {
     const known = this.#lfsTotals.get(repo.full);
-    if (known && this.#now() - known.at < LFS_TOTAL_TTL_MS) return known.bytes;
+    if (known && this.#now() - known.at < LFS_TOTAL_TTL_MS) return Promise.resolve(known.bytes);
+    // One listing at a time per repository: the writes that find the total old share it.
+    let listing = this.#listings.get(repo.full);
+    if (!listing) {
+      listing = this.#listLfs(repo).finally(() => this.#listings.delete(repo.full));
+      this.#listings.set(repo.full, listing);
+    }
+    return listing;
+  }
+
+  async #listLfs(repo: RepoPath): Promise<number> {
     const at = this.#now();
     const prefix = `${repoPrefix(repo)}lfs/`;
     let bytes = 0;

@@ -88,9 +88,19 @@ const REBASE_AFTER = 4;
 export async function publish(ctx: PublishContext, repo: RepoPath, request: PublishRequest): Promise<PublishResult> {
   if (request.refUpdates.length === 0) throw new InvalidPublishError('a publish needs at least one ref update');
   checkRefUpdates(request.refUpdates); // before the upload; the oid length once the head tells the format
-  // The pack does not depend on the head: its upload overlaps the manifest read (and any wait for the lock).
-  const upload = request.pack ? uploadPack(ctx.store, repo, request.pack) : Promise.resolve(null);
-  upload.catch(() => {}); // observed below; a rejected publish only waits for it to settle
+  // The pack does not depend on the head: its upload overlaps the manifest read (and any wait for the lock). Not
+  // when the head this process read lately refuses every update: a rejected publish leaves its pack in the bucket
+  // in no head, where no storage quota counts it, so such a pack goes up only once a round accepts an update.
+  let upload: Promise<PackRef | null> | undefined;
+  const startUpload = (): Promise<PackRef | null> => {
+    if (!upload) {
+      upload = request.pack ? uploadPack(ctx.store, repo, request.pack) : Promise.resolve(null);
+      upload.catch(() => {}); // observed below; a rejected publish only waits for it to settle
+    }
+    return upload;
+  };
+  const known = request.headMaxAgeMs === undefined ? undefined : ctx.heads.cachedWithin(repo, request.headMaxAgeMs);
+  if (!known || !refusesEvery(known, request)) void startUpload();
 
   return ctx.lock.run(repo.full, async () => {
     const recent = request.headMaxAgeMs === undefined ? undefined : ctx.heads.cachedWithin(repo, request.headMaxAgeMs);
@@ -115,7 +125,7 @@ export async function publish(ctx: PublishContext, repo: RepoPath, request: Publ
         continue;
       }
       if (verdict.accepted.length === 0) {
-        await upload.then(
+        await upload?.then(
           () => {},
           () => {},
         );
@@ -132,7 +142,7 @@ export async function publish(ctx: PublishContext, repo: RepoPath, request: Publ
         requestId: request.requestId,
         nonce,
         refUpdates: verdict.accepted,
-        pack: await upload,
+        pack: await startUpload(),
       };
       const claim = await claimSlot(ctx, repo, entry);
       if (claim.kind === 'claimed') {
@@ -153,6 +163,13 @@ export async function publish(ctx: PublishContext, repo: RepoPath, request: Publ
     }
     throw new PublishContentionError(repo.full);
   });
+}
+
+/** Whether `head` refuses every update of `request` (all stale, conflicting or no-ops; a pristine-only publish onto refs). */
+function refusesEvery(head: RepoHead, request: PublishRequest): boolean {
+  checkRefUpdates(request.refUpdates, head.objectFormat);
+  if (request.onlyIfNoRefs && head.refs.size > 0) return true;
+  return validateRefUpdates(head.refs, request.refUpdates, request.atomic, head.objectFormat).accepted.length === 0;
 }
 
 /**

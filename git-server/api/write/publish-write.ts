@@ -64,7 +64,7 @@ export const publishWrite: PublishWrite = async (deps, request) => {
     if (refUpdates.length === 0) return { outcome: 'unchanged', head, refs: [] };
     const pack = await packWritten(quarantine);
     // Throws StorageQuotaError (507) before the pack reaches the bucket.
-    reservation = pack ? await deps.quota?.reserve(parseRepoPath(repo), head, pack.packBytes + pack.idxBytes) : undefined;
+    reservation = pack ? await deps.quota?.reserve(parseRepoPath(repo), pack.packBytes + pack.idxBytes) : undefined;
     const result = await deps.repos.publish(repo, {
       kind: 'ref_update',
       refUpdates,

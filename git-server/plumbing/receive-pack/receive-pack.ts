@@ -105,12 +105,12 @@ export async function receivePack(input: PushInput, options: ReceivePackOptions)
     const progress: string[] = [];
     if (stored && options.quota) {
       try {
-        reservation = await options.quota.reserve(parseRepoPath(input.repo), head, stored.packBytes + stored.idxBytes);
+        reservation = await options.quota.reserve(parseRepoPath(input.repo), stored.packBytes + stored.idxBytes);
       } catch (error) {
         if (!(error instanceof StorageQuotaError)) throw error;
-        // Deletions need no pack and go on (they are how a repository gets back under its quota); git shows the
-        // reason beside each refused ref (`[remote rejected] main -> main (over the storage quota)`), the message as `remote:` lines.
-        for (const command of request.commands) if (atomic || command.new !== zero) refuse(command.ref, 'over the storage quota', 'quota');
+        // Deletions need no pack and go on; git shows the reason beside each refused ref (`[remote rejected] main ->
+        // main (over the storage quota)`), the message as `remote:` lines. A ref refused already keeps its reason.
+        for (const command of request.commands) if (!verdicts.has(command.ref) && (atomic || command.new !== zero)) refuse(command.ref, 'over the storage quota', 'quota');
         progress.push(error.message);
         stored = undefined;
       }

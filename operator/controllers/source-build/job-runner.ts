@@ -104,7 +104,10 @@ export class JobRunner implements BuildRunner {
       } catch (err) {
         // What the build asks makes a Job the apiserver refuses (invalid, or too large): no retry can help.
         if (err instanceof KubeApiError && (err.code === 422 || err.code === 413)) {
-          events.finished({ outcome: 'failed', reason: 'RunnerFailed', message: jobRefusal(err, job) });
+          const message = jobRefusal(err, job);
+          // For an administrator too: a refusal of what the platform's settings put in every Job fails every build.
+          this.#log.warn('the apiserver refused a build Job', { job: name, refusal: message });
+          events.finished({ outcome: 'failed', reason: 'RunnerFailed', message });
           return;
         }
         // A Job of this name exists (an operator restart, or a watch that has not shown it yet): followed once
