@@ -101,7 +101,9 @@ export async function receivePack(input: PushInput, options: ReceivePackOptions)
       for (const command of request.commands) if (!verdicts.has(command.ref)) refuse(command.ref, 'atomic push failure', 'invalid');
     }
 
-    let stored = pack && pack.objects > 0 ? pack : undefined;
+    // The pack goes up only for updates still accepted that need it (deletions do not).
+    const needsPack = request.commands.some((c) => !verdicts.has(c.ref) && c.new !== zero);
+    let stored = pack && pack.objects > 0 && needsPack ? pack : undefined;
     const progress: string[] = [];
     if (stored && options.quota) {
       try {
