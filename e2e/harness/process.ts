@@ -1,9 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, existsSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fetch, type Dispatcher } from 'undici';
 import { portOwner } from './port-owner.ts';
+
+export { freePort } from './free-port.ts';
 
 /** A child process started by the harness, with its output going to a log file. */
 export interface Service {
@@ -147,18 +148,6 @@ export async function waitForHttp(service: Service, url: string, timeoutMs: numb
     await sleep(100);
   }
   throw new Error(`${service.name}: ${url} not answering within ${timeoutMs} ms${taken ? `, port ${port} being another process's` : ''} (log: ${service.logPath})`);
-}
-
-/** A TCP port on 127.0.0.1 that was free a moment ago. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
 }
 
 /**
