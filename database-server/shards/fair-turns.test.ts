@@ -72,6 +72,27 @@ describe('FairTurns', () => {
     turns.release();
   });
 
+  it('forgets a project with the last of its databases, so what a shard remembers stays bounded by what it has open', async () => {
+    const turns = new FairTurns();
+    for (let p = 0; p < 200; p++) {
+      for (const db of ['a', 'b']) {
+        await turns.acquire(`${p}-${db}`, `project-${p}`);
+        turns.release();
+      }
+    }
+    expect(turns.remembered).toEqual({ databases: 400, projects: 200 });
+    for (let p = 0; p < 200; p++) turns.forget(`${p}-a`);
+    expect(turns.remembered).toEqual({ databases: 200, projects: 200 });
+    for (let p = 0; p < 200; p++) turns.forget(`${p}-b`);
+    expect(turns.remembered).toEqual({ databases: 0, projects: 0 });
+    // A database forgotten twice, or never served, changes nothing.
+    turns.forget('0-a');
+    turns.forget('never');
+    await turns.acquire('x', 'project-x');
+    turns.release();
+    expect(turns.remembered).toEqual({ databases: 1, projects: 1 });
+  });
+
   it('gives one turn at a time', async () => {
     const turns = new FairTurns();
     let inside = 0;

@@ -12,6 +12,9 @@ export class FairTurns {
   // When each database, and each project, was last given a turn (a counter, not a clock).
   readonly #served = new Map<string, number>();
   readonly #projectServed = new Map<string, number>();
+  /** Each remembered database's project, and how many remembered databases each project has: a project is forgotten with its last one. */
+  readonly #projectOf = new Map<string, string>();
+  readonly #databases = new Map<string, number>();
   /** When each project was last given a turn (its latest last: a Map keeps insertion order). */
   readonly #grantedAt = new Map<string, number>();
   #turns = 0;
@@ -57,9 +60,24 @@ export class FairTurns {
     this.#schedule();
   }
 
-  /** Forgets when `tenant` was served (its database closed). A project's turn count stays: one number per project. */
+  /**
+   * Forgets when `tenant` was served (its database closed), and its project with the last of its databases: a shard
+   * sees many projects come and go, and what it remembers stays bounded by the databases it has open.
+   */
   forget(tenant: string): void {
     this.#served.delete(tenant);
+    const project = this.#projectOf.get(tenant);
+    if (project === undefined) return;
+    this.#projectOf.delete(tenant);
+    const left = (this.#databases.get(project) ?? 1) - 1;
+    if (left > 0) return void this.#databases.set(project, left);
+    this.#databases.delete(project);
+    this.#projectServed.delete(project);
+  }
+
+  /** How many databases and projects the turns remember (for tests: those of the databases open on the shard). */
+  get remembered(): { databases: number; projects: number } {
+    return { databases: this.#served.size, projects: this.#projectServed.size };
   }
 
   #schedule(): void {
@@ -82,6 +100,10 @@ export class FairTurns {
     }
     const [chosen] = this.#waiting.splice(next, 1);
     this.#holder = chosen!.tenant;
+    if (!this.#projectOf.has(chosen!.tenant)) {
+      this.#projectOf.set(chosen!.tenant, chosen!.project);
+      this.#databases.set(chosen!.project, (this.#databases.get(chosen!.project) ?? 0) + 1);
+    }
     this.#served.set(chosen!.tenant, ++this.#turns);
     this.#projectServed.set(chosen!.project, this.#turns);
     this.#grantedAt.delete(chosen!.project);
