@@ -16,6 +16,7 @@ import type { S3Config } from '../src/object-store/s3-config.ts';
 import { S3UrlSigner } from '../src/object-store/s3-presigned-urls.ts';
 import { AppStore } from '../src/platform/app-store.ts';
 import { BuildCatalog } from '../src/platform/builds.ts';
+import { LocalBuildRunner } from './controllers/source-build/local-runner.ts';
 import { APP_SOURCES, BUILDS, DATABASES, REPOSITORIES, RUNTIME_APPS, SOURCE_BUILDS } from '../src/platform/resources.ts';
 import type { RepoStore } from '../src/repo-store/repo-store.ts';
 import type { BuildSettings } from './build-env.ts';
@@ -49,6 +50,9 @@ export function addPushToDeploy(options: PushToDeployOptions): void {
   const builds = manager.informer<SourceBuild>(SOURCE_BUILDS, scope);
   const repositories = manager.informer<Repository>(REPOSITORIES, scope);
   const runner = runnerFor(settings, options.jobRunner);
+  if (runner instanceof LocalBuildRunner && !runner.contained) {
+    manager.log.warn('builds run as local processes without a PID namespace of their own (unshare failed): a process a build detaches with setsid outlives it');
+  }
   manager.add(
     appSourceController({
       ...common,

@@ -103,6 +103,25 @@ describe('LocalBuildRunner', { timeout: 60_000 }, () => {
     expect(result.outcome === 'failed' && result.message).toContain('128 MiB of memory');
   });
 
+  it('leaves no process behind when the build ends, not even one that left its process group with setsid', async () => {
+    expect(runner.contained).toBe(true);
+    const marker = `sleep 300.${process.pid}${Date.now() % 100_000}`;
+    const escaped = () => {
+      try {
+        return execFileSync('pgrep', ['-f', marker], { encoding: 'utf8' }).trim();
+      } catch {
+        return ''; // pgrep exits 1 when nothing matches
+      }
+    };
+    const { result, log } = await run(
+      runner,
+      spec('detached', { command: `setsid sh -c 'exec ${marker}' > /dev/null 2>&1 < /dev/null & sleep 0.5; pgrep -f '${marker}' > /dev/null && echo detached` }),
+    );
+    expect(result).toEqual({ outcome: 'succeeded' });
+    expect(log).toContain('detached\n');
+    await expect.poll(escaped, { timeout: 5_000 }).toBe('');
+  });
+
   it('stops a running build on request', async () => {
     const { result } = await run(runner, spec('stopped', { command: 'sleep 60' }), (log) => {
       if (log.includes('running: sleep 60')) void runner.stop('stopped');

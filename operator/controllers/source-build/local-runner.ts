@@ -1,10 +1,13 @@
 // The local build runner: the builder script as a child process of the operator, for `make dev` and the faster
 // tests, where there is no node to run a Job on. Same inputs and outputs as a Job (the presigned URLs, the
 // command, the environment); bounded by a deadline (the process group is killed), CPU time and file size
-// (rlimits), memory (the group's resident set, read from /proc every half second) and the workspace's size
-// (every few seconds). What it does not isolate, unlike a Job's sandbox: the build runs as the operator's user,
-// sees the operator's filesystem and network, and shares its machine. docs/push-to-deploy.md says so.
-import { spawn, type ChildProcess } from 'node:child_process';
+// (rlimits), memory (the resident set of its processes, read from /proc every half second) and the workspace's
+// size (every few seconds). Where the machine allows it, the build runs in a PID namespace of its own, so no
+// process it starts outlives it (one that left the process group with `setsid` included). What it does not
+// isolate, unlike a Job's sandbox: the build runs as the operator's user, sees the operator's filesystem and
+// network, and shares its machine. docs/push-to-deploy.md says so.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { constants } from 'node:os';
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -27,9 +30,14 @@ export class LocalBuildRunner implements BuildRunner {
   readonly kind = 'local';
   readonly #workDir: string;
   readonly #running = new Map<string, Running>();
+  /** Whether builds run in a PID namespace of their own (else a process that leaves their group outlives them). */
+  readonly contained: boolean;
+  readonly #namespace: readonly string[];
 
   constructor(options: { workDir: string }) {
     this.#workDir = options.workDir;
+    this.#namespace = pidNamespace();
+    this.contained = this.#namespace.length > 0;
   }
 
   async run(spec: BuildRunSpec, events: RunEvents): Promise<void> {
@@ -50,9 +58,15 @@ export class LocalBuildRunner implements BuildRunner {
       ...(spec.command ? { [BUILDER_ENV.command]: spec.command } : {}),
     };
     const cpuSeconds = Math.max(1, Math.ceil((spec.limits.deadlineSeconds * spec.limits.cpuMillis) / 1000));
-    const limits = [`--cpu=${cpuSeconds}`, `--fsize=${spec.limits.diskBytes}`, '--nofile=4096', '--core=0'];
-    // setpriv: the build dies with the operator; prlimit: the rlimits; its own process group, killed whole.
-    const child = spawn('setpriv', ['--pdeathsig', 'KILL', '--', 'prlimit', ...limits, '--', process.execPath, '-e', BUILDER_SCRIPT], {
+    // The hard CPU limit a little past the soft one: SIGXCPU (a limit the result names) comes before SIGKILL.
+    const limits = [`--cpu=${cpuSeconds}:${cpuSeconds + 5}`, `--fsize=${spec.limits.diskBytes}`, '--nofile=4096', '--core=0'];
+    // setpriv: the build dies with the operator; the namespace (when there is one): everything the build starts
+    // dies with it; prlimit: the rlimits; its own process group, killed whole. In the namespace a shell is its
+    // first process, since the first process of a PID namespace ignores signals such as SIGXCPU: it reports the
+    // builder's end as an exit status (128 + the signal's number when one ended it).
+    const builder = ['prlimit', ...limits, '--', process.execPath, '-e', BUILDER_SCRIPT];
+    const contained = this.contained ? [...this.#namespace, 'sh', '-c', '"$@"; exit $?', 'sh', ...builder] : builder;
+    const child = spawn('setpriv', ['--pdeathsig', 'KILL', '--', ...contained], {
       cwd: workspace,
       env,
       detached: true,
@@ -71,7 +85,7 @@ export class LocalBuildRunner implements BuildRunner {
       spec.limits.deadlineSeconds * 1000,
     );
     const memory = setInterval(() => {
-      void groupResidentBytes(child.pid).then((bytes) => {
+      void residentBytes(child.pid).then((bytes) => {
         if (bytes > spec.limits.memoryBytes) kill({ outcome: 'failed', reason: 'ResourceLimitExceeded', message: `the build used more than its ${mib(spec.limits.memoryBytes)} MiB of memory` });
       });
     }, MEMORY_CHECK_MS);
@@ -114,7 +128,10 @@ const REASONS: Record<number, [RunFailureReason, string]> = {
   [BUILDER_EXIT.uploadFailed]: ['RunnerFailed', 'the output could not be uploaded'],
 };
 
-function resultOf(code: number | null, signal: NodeJS.Signals | null, spec: BuildRunSpec): RunResult {
+function resultOf(exitCode: number | null, exitSignal: NodeJS.Signals | null, spec: BuildRunSpec): RunResult {
+  // The namespace's shell reports a builder ended by a signal as 128 + its number.
+  const bySignal = exitCode !== null && exitCode > 128 ? (Object.entries(constants.signals).find(([, n]) => n === exitCode - 128)?.[0] as NodeJS.Signals | undefined) : undefined;
+  const [code, signal] = bySignal ? [null, bySignal] : [exitCode, exitSignal];
   if (code === 0) return { outcome: 'succeeded' };
   if (signal === 'SIGXCPU') return { outcome: 'failed', reason: 'ResourceLimitExceeded', message: `the build used more CPU time than its bound` };
   if (signal === 'SIGXFSZ') return { outcome: 'failed', reason: 'ResourceLimitExceeded', message: `the build wrote a file larger than its ${mib(spec.limits.diskBytes)} MiB of disk` };
@@ -125,18 +142,50 @@ function resultOf(code: number | null, signal: NodeJS.Signals | null, spec: Buil
 
 const mib = (bytes: number) => Math.round(bytes / 1024 / 1024);
 
-/** Resident bytes of every process in the group led by `pid` (the builder, the shell, npm and its children). */
-async function groupResidentBytes(pid: number | undefined): Promise<number> {
+/**
+ * Resident bytes of the build's processes: those in the group led by `pid` (the builder, the shell, npm and its
+ * children) and every descendant of `pid`, in a group of its own or not (in the namespace, a process whose parent
+ * ended is adopted by the namespace's first process, still a descendant).
+ */
+async function residentBytes(pid: number | undefined): Promise<number> {
   if (pid === undefined) return 0;
-  let total = 0;
+  const processes: { pid: number; ppid: number; pgrp: number; rss: number }[] = [];
   for (const entry of await readdir('/proc').catch(() => [] as string[])) {
     if (!/^\d+$/.test(entry)) continue;
     const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
+    if (!stat) continue;
     // Fields after the command name (which may hold spaces): state ppid pgrp … rss is field 24 (index 21 after it).
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(fields[2]) === pid) total += Number(fields[21] ?? 0) * PAGE_BYTES;
+    processes.push({ pid: Number(entry), ppid: Number(fields[1]), pgrp: Number(fields[2]), rss: Number(fields[21] ?? 0) * PAGE_BYTES });
   }
-  return total;
+  const build = new Set([pid]);
+  // Parents may be listed after their children: repeat until no process joins.
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const p of processes) {
+      if (!build.has(p.pid) && (p.pgrp === pid || build.has(p.ppid))) {
+        build.add(p.pid);
+        grew = true;
+      }
+    }
+  }
+  return processes.reduce((sum, p) => sum + (build.has(p.pid) ? p.rss : 0), 0);
+}
+
+/**
+ * The command that runs a build in a PID namespace of its own, killed whole when its first process ends (with
+ * `--kill-child`, when `unshare` itself is killed too): as root a PID namespace, otherwise inside a user namespace
+ * that maps the operator's user to itself. Empty where neither works (no `unshare`, user namespaces turned off).
+ */
+function pidNamespace(): readonly string[] {
+  const asRoot = process.getuid?.() === 0;
+  const command = ['unshare', ...(asRoot ? [] : ['--user', '--map-current-user']), '--pid', '--fork', '--kill-child'];
+  try {
+    execFileSync(command[0]!, [...command.slice(1), 'true'], { stdio: 'ignore', timeout: 10_000 });
+    return command;
+  } catch {
+    return [];
+  }
 }
 
 const execFileAsync = promisify(execFile);
