@@ -8,7 +8,10 @@ import { ScratchRepo } from '../src/git/testing/scratch-repo.ts';
 import { ensureBucket } from '../src/object-store/s3-buckets.ts';
 import { S3ObjectStore } from '../src/object-store/s3-object-store.ts';
 import { Lease, RepoMaintenance, silentContext, UnitInterruptedError, type MaintenanceOp } from '../src/repo-maintenance/index.ts';
-import { parseRepoPath, pendingKey, RepoStore, zeroOid } from '../src/repo-store/index.ts';
+import { listAll } from '../src/object-store/list-all.ts';
+import { decodeMarker } from '../src/repo-store/pending.ts';
+import { parseRepoPath, pendingKey, RepoStore, zeroOid, type RepoPath } from '../src/repo-store/index.ts';
+import { repoPrefix } from '../src/repo-store/layout.ts';
 import { Maintainer, type TaskOutcome } from './maintainer.ts';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -19,14 +22,14 @@ afterAll(async () => {
 // A bucket of its own: a pass maintains every marked repository of its bucket, other tests' ones included.
 const bucket = `${inject('bucket')}-maintainer`.slice(0, 63);
 
-async function setup(host: string) {
+async function setup(host: string, { graceMs = 0, now = () => new Date() }: { graceMs?: number; now?: () => Date } = {}) {
   await ensureBucket(inject('s3'), bucket);
   const store = new S3ObjectStore({ config: inject('s3'), bucket, registry: new Registry() });
   cleanups.push(async () => store.destroy());
   const repos = new RepoStore({ store, registry: new Registry() });
   const workDir = await mkdtemp(join(tmpdir(), 'cw-maintainer-'));
   cleanups.push(() => rm(workDir, { recursive: true, force: true }));
-  const maintenance = new RepoMaintenance({ repos, store, host, workDir, graceMs: 0 });
+  const maintenance = new RepoMaintenance({ repos, store, host, workDir, graceMs, now });
   const registry = new Registry();
   const ran: { repo: string; op: MaintenanceOp }[] = [];
   const runTask = async (repo: string, op: MaintenanceOp): Promise<TaskOutcome> => {
@@ -38,7 +41,7 @@ async function setup(host: string) {
       return err instanceof UnitInterruptedError ? 'interrupted' : 'failed';
     }
   };
-  const maintainer = new Maintainer({ repos, store, context: { workDir, now: () => new Date() }, host, intervalMs: 60_000, registry, log: pino({ level: 'silent' }), runTask });
+  const maintainer = new Maintainer({ repos, store, context: { workDir, now, graceMs }, host, intervalMs: 60_000, registry, log: pino({ level: 'silent' }), runTask });
   return { store, repos, maintainer, registry, ran };
 }
 
@@ -53,6 +56,13 @@ async function push(repos: RepoStore, repo: string, n: number): Promise<void> {
     await repos.publish(repo, { kind: 'push', refUpdates: [{ ref: 'refs/heads/main', old, new: oid }], pack: { body: built.pack, idx: built.idx }, pusher: 't', requestId: `r${i}`, atomic: true });
     old = oid;
   }
+}
+
+/** The `.pack` objects in the repository's bucket prefix, listed or not. */
+async function packsInBucket(store: S3ObjectStore, repo: RepoPath): Promise<string[]> {
+  const packs: string[] = [];
+  for await (const item of listAll(store, `${repoPrefix(repo)}packs/`)) if (item.key.endsWith('.pack')) packs.push(item.key);
+  return packs;
 }
 
 const metric = async (registry: Registry, name: string) => (await registry.getSingleMetric(name)?.get())?.values ?? [];
@@ -90,5 +100,55 @@ describe('the maintainer', () => {
     expect(await store.head(pendingKey(path))).toBeDefined();
     await lease.release();
     expect((await maintainer.pass()).repos.find((r) => r.repo === repo)?.outcome).toBe('done');
+  });
+
+  it('deletes the pack of a push that lost, once its grace period is over: the lost push marks the repository, the marker waits for the period', async () => {
+    const graceMs = 60 * 60 * 1000;
+    let clock = Date.now();
+    const { store, repos, maintainer } = await setup('maint-c', { graceMs, now: () => new Date(clock) });
+    const repo = `lost${Math.random().toString(36).slice(2, 10)}/app`;
+    const path = parseRepoPath(repo);
+    await repos.createRepo(repo);
+    await push(repos, repo, 1);
+    await maintainer.pass();
+    expect(await store.head(pendingKey(path))).toBeUndefined();
+
+    // A push whose old value went stale before its turn: its pack was uploaded, and no entry names it.
+    const scratch = await ScratchRepo.create();
+    cleanups.push(() => scratch.remove());
+    const oid = await scratch.commit('main', { lost: 'lost\n' });
+    const built = await scratch.pack([oid], []);
+    const lost = await repos.publish(repo, {
+      kind: 'push',
+      refUpdates: [{ ref: 'refs/heads/main', old: zeroOid('sha1'), new: oid }],
+      pack: { body: built.pack, idx: built.idx },
+      pusher: 't',
+      requestId: 'lost',
+      atomic: true,
+    });
+    expect(lost.outcome).toBe('rejected');
+    const listed = (await repos.readHead(repo, { fresh: true })).packs.map((p) => p.sha256);
+    const orphans = (await packsInBucket(store, path)).filter((key) => !listed.some((sha256) => key.endsWith(`${sha256}.pack`)));
+    expect(orphans).toHaveLength(1);
+    const marker = await store.get(pendingKey(path));
+    expect(marker?.kind === 'object' && decodeMarker(marker.body).reasons).toEqual(['orphaned-pack']);
+
+    // gc runs, keeps the young pack, and the marker comes back with the time it is due.
+    const first = await maintainer.pass();
+    expect(first.repos.find((r) => r.repo === repo)).toEqual({ repo, ran: ['fsck', 'gc'], outcome: 'waiting' });
+    expect(await packsInBucket(store, path)).toEqual(expect.arrayContaining(orphans));
+    const waiting = await store.get(pendingKey(path));
+    const dueAt = waiting?.kind === 'object' ? decodeMarker(waiting.body).dueAt : undefined;
+    expect(dueAt?.getTime()).toBeGreaterThan(clock + graceMs - 10 * 60_000);
+    expect(dueAt?.getTime()).toBeLessThanOrEqual(clock + graceMs + 60_000);
+    // Before then, a pass does nothing for it.
+    expect((await maintainer.pass()).repos.find((r) => r.repo === repo)).toEqual({ repo, ran: [], outcome: 'waiting' });
+
+    clock += graceMs + 2 * 60_000;
+    const due = await maintainer.pass();
+    expect(due.repos.find((r) => r.repo === repo)).toEqual({ repo, ran: ['gc'], outcome: 'done' });
+    expect(await packsInBucket(store, path)).not.toEqual(expect.arrayContaining(orphans));
+    expect(await store.head(pendingKey(path))).toBeUndefined();
+    expect((await repos.readHead(repo, { fresh: true })).refs.get('refs/heads/main')).toBeDefined();
   });
 });

@@ -1,8 +1,9 @@
 // The `maintain` role: every `maintenance.interval` a pass writes this maintainer's heartbeat, lists the
 // pending markers, and runs on each marked repository the units that are due (checkpoint, compaction, fsck,
 // gc), each as a task of this instance. A marker is deleted only when its units all succeeded and no writer
-// replaced it meanwhile. Any number of maintainers may run: the repository lease keeps them apart, and a
-// repository another maintainer holds is skipped until the next pass.
+// replaced it meanwhile; while packs no head lists wait out their grace period it is put back with the time they
+// are due, so gc comes back for them. Any number of maintainers may run: the repository lease keeps them apart,
+// and a repository another maintainer holds is skipped until the next pass.
 import type { FastifyBaseLogger } from 'fastify';
 import { Gauge, type Registry } from 'prom-client';
 import type { ObjectStore } from '../src/object-store/object-store.ts';
@@ -10,7 +11,7 @@ import { readLease, readStatus, writeHeartbeat, type MaintenanceOp } from '../sr
 import { dropIdleWorkingCopies } from '../src/repo-maintenance/working-copy.ts';
 import type { MaintenanceContext } from '../src/repo-maintenance/context.ts';
 import { parseRepoPath, RepoNotFoundError, type PendingMarker, type RepoHead } from '../src/repo-store/index.ts';
-import { dueNow } from '../src/repo-store/pending.ts';
+import { decodeMarker, dueNow, encodeWaitingMarker } from '../src/repo-store/pending.ts';
 import type { RepoStore } from '../src/repo-store/repo-store.ts';
 
 /** A repository whose last fsck is older than this gets one on its next marked pass. */
@@ -25,7 +26,7 @@ export type TaskOutcome = 'succeeded' | 'failed' | 'interrupted';
 export interface MaintainerOptions {
   readonly repos: RepoStore;
   readonly store: ObjectStore;
-  readonly context: Pick<MaintenanceContext, 'workDir' | 'now'>;
+  readonly context: Pick<MaintenanceContext, 'workDir' | 'now' | 'graceMs'>;
   readonly host: string;
   readonly intervalMs: number;
   readonly registry: Registry;
@@ -36,7 +37,8 @@ export interface MaintainerOptions {
 
 export interface PassReport {
   readonly markers: number;
-  readonly repos: readonly { readonly repo: string; readonly ran: readonly MaintenanceOp[]; readonly outcome: 'done' | 'skipped' | 'failed' | 'interrupted' | 'gone' }[];
+  /** `waiting`: the marker asks to be come back to later (packs whose grace period has not ended). */
+  readonly repos: readonly { readonly repo: string; readonly ran: readonly MaintenanceOp[]; readonly outcome: 'done' | 'waiting' | 'skipped' | 'failed' | 'interrupted' | 'gone' }[];
 }
 
 export class Maintainer {
@@ -108,8 +110,10 @@ export class Maintainer {
   async #maintain(marker: PendingMarker): Promise<PassReport['repos'][number]> {
     const { repos, store, context, runTask, log } = this.#options;
     const repo = marker.repo;
-    const seen = await store.head(marker.key);
-    if (!seen) return { repo, ran: [], outcome: 'done' };
+    const seen = await store.get(marker.key);
+    if (seen?.kind !== 'object') return { repo, ran: [], outcome: 'done' };
+    const asked = decodeMarker(seen.body);
+    if (asked.dueAt && asked.dueAt > context.now()) return { repo, ran: [], outcome: 'waiting' };
     let head: RepoHead;
     try {
       head = await repos.readHead(repo, { fresh: true });
@@ -120,7 +124,7 @@ export class Maintainer {
     }
     const path = parseRepoPath(repo);
     if (await readLease(store, path, context.now())) return { repo, ran: [], outcome: 'skipped' };
-    const ops = dueUnits(head, await readStatus(store, path, head.repoId), context.now());
+    const ops = dueUnits(head, await readStatus(store, path, head.repoId), context.now(), { graceMs: context.graceMs, orphanedPack: asked.reasons.includes('orphaned-pack') });
     const ran: MaintenanceOp[] = [];
     for (const op of ops) {
       if (this.#stopped) return { repo, ran, outcome: 'interrupted' };
@@ -131,6 +135,13 @@ export class Maintainer {
         return { repo, ran, outcome: outcome === 'interrupted' ? 'interrupted' : 'failed' };
       }
     }
+    // Packs no head lists (retired, or uploaded by a publish that lost) wait out their grace period: come back then.
+    const waiting = (await readStatus(store, path, head.repoId)).retiredPacks.map((r) => Date.parse(r.at) + context.graceMs);
+    if (waiting.length > 0) {
+      // Only over the marker read: a writer that marked the repository meanwhile keeps its marker (due now).
+      await store.put(marker.key, encodeWaitingMarker(path, new Date(Math.min(...waiting)), context.now()), { ifMatch: seen.etag, contentType: 'application/json' });
+      return { repo, ran, outcome: 'waiting' };
+    }
     // A writer that crossed a threshold while we worked replaced the marker: keep the new one.
     const now = await store.head(marker.key);
     if (now?.etag === seen.etag) await store.delete(marker.key);
@@ -138,15 +149,24 @@ export class Maintainer {
   }
 }
 
-/** The units a marked repository needs, in the order they run. */
-export function dueUnits(head: RepoHead, status: { fsck: { at: string } | null; retiredPacks: readonly unknown[] }, now: Date): MaintenanceOp[] {
+/**
+ * The units a marked repository needs, in the order they run: gc among them when a compaction leaves packs behind,
+ * a retired pack's grace period has ended, a publish left a pack in no entry, or folded log entries may remain.
+ */
+export function dueUnits(
+  head: RepoHead,
+  status: { fsck: { at: string } | null; retiredPacks: readonly { at: string }[] },
+  now: Date,
+  marked: { graceMs: number; orphanedPack: boolean },
+): MaintenanceOp[] {
   const ops: MaintenanceOp[] = [];
   const due = dueNow(head);
   if (due.checkpoint) ops.push('checkpoint');
   const compact = due.compaction;
   if (compact) ops.push('compact');
   if (compact || !status.fsck || now.getTime() - Date.parse(status.fsck.at) >= FSCK_EVERY_MS) ops.push('fsck');
-  if (compact || status.retiredPacks.length > 0 || head.logStart > 1) ops.push('gc');
+  const retiredDue = status.retiredPacks.some((r) => now.getTime() - Date.parse(r.at) >= marked.graceMs);
+  if (compact || retiredDue || marked.orphanedPack || head.logStart > 1) ops.push('gc');
   return ops;
 }
 

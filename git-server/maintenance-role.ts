@@ -52,7 +52,7 @@ export function maintenanceRole(options: { config: GitServiceConfig; repos: Repo
       maintainer = new Maintainer({
         repos,
         store: objects,
-        context: { workDir: join(config.cache.dir, 'maintain'), now: () => new Date() },
+        context: { workDir: join(config.cache.dir, 'maintain'), now: () => new Date(), graceMs: config.maintenance.gracePeriodMs },
         host: tasks.instance,
         intervalMs: config.maintenance.intervalMs,
         registry,

@@ -2,7 +2,8 @@
 // hold every object of every retained state: compaction keeps all of them); every pack written or retired
 // less than the grace period ago (a publish between its pack upload and its log entry, a reader still on an
 // old manifest); log entries from `logStart` on; checkpoints from the one `logStart` relies on. LFS objects are
-// left alone (blobs reference them by content, which only a walk of every blob could tell).
+// left alone (blobs reference them by content, which only a walk of every blob could tell). A pack kept only for
+// its youth is recorded with the retired ones, so that the maintainer comes back for it when its period ends.
 //
 // The head gc decides on is rolled forward first: a log entry past the head is decided history whose pack no
 // manifest lists yet (its writer died before its manifest swap), and the next publish would commit it onto a
@@ -44,12 +45,14 @@ export async function runGc(ctx: MaintenanceContext, repoName: string, _head: Re
   unit.progress(1, 3, 'listing packs and log entries');
   const retiredRecently = new Set(status.retiredPacks.filter((r) => young(r.at)).map((r) => r.sha256));
   const candidatePacks: { key: string; sha256: string; size: number }[] = [];
+  const youngUnlisted = new Map<string, string>();
   for await (const item of listAll(ctx.store, `${repoPrefix(repo)}packs/`)) {
     const match = PACK_OBJECT.exec(item.key.slice(`${repoPrefix(repo)}packs/`.length));
     if (!match) continue;
     const sha256 = match[1] as string;
-    if (referenced.has(sha256) || retiredRecently.has(sha256) || young(item.lastModified)) continue;
-    candidatePacks.push({ key: item.key, sha256, size: item.size });
+    if (referenced.has(sha256) || retiredRecently.has(sha256)) continue;
+    if (young(item.lastModified)) youngUnlisted.set(sha256, item.lastModified.toISOString());
+    else candidatePacks.push({ key: item.key, sha256, size: item.size });
   }
   for (const seq of await foldedLogSeqs(ctx, repo, head)) doomed.push({ key: logKey(repo, seq), size: 0 });
   stop();
@@ -68,7 +71,8 @@ export async function runGc(ctx: MaintenanceContext, repoName: string, _head: Re
     deletedBytes += batch.reduce((sum, item) => sum + item.size, 0);
     unit.progress(Math.min(i + DELETES_AT_ONCE, doomed.length), doomed.length, 'deleting');
   }
-  const retiredPacks = status.retiredPacks.filter((r) => retiredRecently.has(r.sha256));
+  // Still young: retired by a compaction, or written by a publish that may yet name it (or never will).
+  const retiredPacks = [...status.retiredPacks.filter((r) => retiredRecently.has(r.sha256)), ...[...youngUnlisted].filter(([sha256]) => !live.has(sha256)).map(([sha256, at]) => ({ sha256, at }))];
   const summary = `deleted ${doomed.length} objects (${deletedBytes} bytes of packs)`;
   unit.log(summary);
   return { result: { summary }, status: { ...status, retiredPacks, gc: { at, outcome: 'succeeded', deletedObjects: doomed.length, deletedBytes } } };

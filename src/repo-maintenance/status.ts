@@ -43,7 +43,10 @@ export interface GcRecord {
   readonly deletedBytes: number;
 }
 
-/** A pack compaction took out of the live set; its bucket object stays until the grace period has passed. */
+/**
+ * A pack no head lists whose bucket object stays until the grace period has passed: one compaction took out of the
+ * live set, or one gc found unlisted but younger than the period (a publish's upload, named by no entry yet or ever).
+ */
 export interface RetiredPack {
   readonly sha256: string;
   readonly at: string;

@@ -1,7 +1,9 @@
 // Maintenance markers: `pending/<owner>/<repo>.json`, put by a writer whose publish made maintenance due
-// (a checkpoint every CHECKPOINT_EVERY entries, a compaction every COMPACT_EVERY live packs). Hints only:
-// a lost marker delays maintenance until the next one or the maintainer's own sweep. Rate: one PUT per
-// CHECKPOINT_EVERY publishes at most, plus one per COMPACT_EVERY packs.
+// (a checkpoint every CHECKPOINT_EVERY entries, a compaction every COMPACT_EVERY live packs) or left a pack in
+// the bucket that no log entry names (a push that lost its race: gc must delete it once its grace period ends).
+// The maintainer rewrites a marker with `dueAt` while packs no head lists wait out that period. Hints only: a
+// lost marker delays maintenance until the next one. Rate: one PUT per CHECKPOINT_EVERY publishes at most, plus
+// one per COMPACT_EVERY packs, plus one per lost push.
 import { Counter, type Registry } from 'prom-client';
 import type { ObjectStore } from '../object-store/object-store.ts';
 import { listAll } from '../object-store/list-all.ts';
@@ -14,7 +16,7 @@ import { seqToString } from './seq.ts';
 export const CHECKPOINT_EVERY = 64;
 export const COMPACT_EVERY = 16;
 
-export type MaintenanceReason = 'checkpoint' | 'compaction';
+export type MaintenanceReason = 'checkpoint' | 'compaction' | 'orphaned-pack' | 'retired-packs';
 
 /** Log entries since the manifest's checkpoint: what a checkpoint would fold. */
 export function entriesSinceCheckpoint(m: Pick<Manifest, 'seq' | 'checkpoint'>): number {
@@ -62,12 +64,47 @@ export function failureCounter(registry: Registry): Counter {
 export async function markPending(store: ObjectStore, registry: Registry, repo: RepoPath, before: Manifest, after: Manifest, now: Date): Promise<void> {
   const reasons = maintenanceDue(before, after);
   if (reasons.length === 0) return;
+  await putMarker(store, registry, repo, { reasons, seq: after.seq }, now);
+}
+
+/**
+ * Puts the marker for a pack a publish uploaded and then wrote into no log entry (its updates were refused by the
+ * time it got its turn, or it lost every round): only gc deletes it, and gc runs on marked repositories.
+ */
+export async function markOrphanedPack(store: ObjectStore, registry: Registry, repo: RepoPath, now: Date): Promise<void> {
+  await putMarker(store, registry, repo, { reasons: ['orphaned-pack'] }, now);
+}
+
+async function putMarker(store: ObjectStore, registry: Registry, repo: RepoPath, marker: { reasons: MaintenanceReason[]; seq?: number }, now: Date): Promise<void> {
   try {
-    const body = encodeJson({ schema: SCHEMA_VERSION, repo: repo.full, seq: seqToString(after.seq), reasons, at: now.toISOString() });
+    const body = encodeJson({ schema: SCHEMA_VERSION, repo: repo.full, ...(marker.seq === undefined ? {} : { seq: seqToString(marker.seq) }), reasons: marker.reasons, at: now.toISOString() });
     await store.put(pendingKey(repo), body, { contentType: 'application/json' });
   } catch {
     failureCounter(registry).inc();
   }
+}
+
+/** What a marker asks for: its reasons, and the time before which nothing is due (a marker the maintainer rewrote). */
+export interface MarkerRequest {
+  readonly reasons: readonly MaintenanceReason[];
+  readonly dueAt?: Date;
+}
+
+/** Reads a marker's body leniently (a hint: whatever cannot be read asks for nothing in particular). */
+export function decodeMarker(body: Uint8Array): MarkerRequest {
+  try {
+    const value = JSON.parse(Buffer.from(body).toString('utf8')) as { reasons?: unknown; dueAt?: unknown };
+    const reasons = Array.isArray(value.reasons) ? (value.reasons.filter((r) => typeof r === 'string') as MaintenanceReason[]) : [];
+    const dueAt = typeof value.dueAt === 'string' && !Number.isNaN(Date.parse(value.dueAt)) ? new Date(value.dueAt) : undefined;
+    return { reasons, ...(dueAt ? { dueAt } : {}) };
+  } catch {
+    return { reasons: [] };
+  }
+}
+
+/** A marker the maintainer puts back for packs no head lists, to come back for them at `dueAt`. */
+export function encodeWaitingMarker(repo: RepoPath, dueAt: Date, now: Date): Uint8Array {
+  return encodeJson({ schema: SCHEMA_VERSION, repo: repo.full, reasons: ['retired-packs'], at: now.toISOString(), dueAt: dueAt.toISOString() });
 }
 
 /** Every marker (for `cw-git wal pending` and the maintainer). A LIST: not for a hot path. */

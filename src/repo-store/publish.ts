@@ -21,7 +21,7 @@ import { logKey, manifestKey, packIndexKey, packKey } from './layout.ts';
 import { encodeLogEntry, type EntryKind, type LogEntry, type PackRef } from './log-entry.ts';
 import type { LogReader } from './log-reader.ts';
 import { encodeManifest, manifestAt } from './manifest.ts';
-import { markPending } from './pending.ts';
+import { markOrphanedPack, markPending } from './pending.ts';
 import { checkRefUpdates, rejectAll, validateRefUpdates, type RefResult, type RefUpdate } from './refs.ts';
 import type { RepoPath } from './repo-path.ts';
 import { applyEntries } from './state.ts';
@@ -101,68 +101,78 @@ export async function publish(ctx: PublishContext, repo: RepoPath, request: Publ
   };
   const known = request.headMaxAgeMs === undefined ? undefined : ctx.heads.cachedWithin(repo, request.headMaxAgeMs);
   if (!known || !refusesEvery(known, request)) void startUpload();
+  // Whether the uploaded pack is named by a log entry this publish wrote: if not, it lies in the bucket in no
+  // head, and the repository is marked so that gc deletes it once its grace period is over.
+  let packInEntry = false;
+  try {
+    return await ctx.lock.run(repo.full, async () => {
+      const recent = request.headMaxAgeMs === undefined ? undefined : ctx.heads.cachedWithin(repo, request.headMaxAgeMs);
+      const start = recent ?? (await ctx.heads.read(repo, true));
+      // Whether `base` came from the store within this publish: only then may a rejection be answered.
+      let confirmed = recent === undefined;
+      checkRefUpdates(request.refUpdates, start.objectFormat);
+      const nonce = randomBytes(16).toString('hex');
+      let base = start;
+      let prepared: LogEntry[] = []; // entries past base.seq that others wrote and nobody committed yet
+      let lost = 0;
 
-  return ctx.lock.run(repo.full, async () => {
-    const recent = request.headMaxAgeMs === undefined ? undefined : ctx.heads.cachedWithin(repo, request.headMaxAgeMs);
-    const start = recent ?? (await ctx.heads.read(repo, true));
-    // Whether `base` came from the store within this publish: only then may a rejection be answered.
-    let confirmed = recent === undefined;
-    checkRefUpdates(request.refUpdates, start.objectFormat);
-    const nonce = randomBytes(16).toString('hex');
-    let base = start;
-    let prepared: LogEntry[] = []; // entries past base.seq that others wrote and nobody committed yet
-    let lost = 0;
-
-    for (let round = 0; round < ctx.maxRounds; round++) {
-      const state = applyEntries(base, prepared);
-      const verdict =
-        request.onlyIfNoRefs && state.refs.size > 0 ? rejectAll(request.refUpdates, 'not pristine') : validateRefUpdates(state.refs, request.refUpdates, request.atomic, base.objectFormat);
-      if (verdict.rejected && !confirmed) {
-        // The remembered head may be behind the store: an old value that looks stale may be current.
-        base = await readFresh(ctx, repo, base);
-        prepared = [];
-        confirmed = true;
-        continue;
+      for (let round = 0; round < ctx.maxRounds; round++) {
+        const state = applyEntries(base, prepared);
+        const verdict =
+          request.onlyIfNoRefs && state.refs.size > 0 ? rejectAll(request.refUpdates, 'not pristine') : validateRefUpdates(state.refs, request.refUpdates, request.atomic, base.objectFormat);
+        if (verdict.rejected && !confirmed) {
+          // The remembered head may be behind the store: an old value that looks stale may be current.
+          base = await readFresh(ctx, repo, base);
+          prepared = [];
+          confirmed = true;
+          continue;
+        }
+        if (verdict.accepted.length === 0) {
+          await upload?.then(
+            () => {},
+            () => {},
+          );
+          // A rejection seen against prepared entries must be visible to the client's next fetch: commit them.
+          const head = prepared.length > 0 ? await commit(ctx, repo, base, prepared) : base;
+          return { outcome: verdict.rejected ? 'rejected' : 'unchanged', head, refs: verdict.results };
+        }
+        const entry: LogEntry = {
+          repoId: base.repoId,
+          seq: state.seq + 1,
+          kind: request.kind,
+          at: ctx.now().toISOString(),
+          pusher: request.pusher,
+          requestId: request.requestId,
+          nonce,
+          refUpdates: verdict.accepted,
+          pack: await startUpload(),
+        };
+        const claim = await claimSlot(ctx, repo, entry);
+        if (claim.kind === 'claimed') {
+          packInEntry = true;
+          const head = await commit(ctx, repo, base, [...prepared, claim.entry]).catch((err: unknown) => {
+            if (err instanceof RepoNotFoundError || err instanceof PublishOutcomeUnknownError) throw err;
+            throw new PublishIncompleteError(repo.full, err);
+          });
+          await markPending(ctx.store, ctx.registry, repo, start, head, ctx.now());
+          return { outcome: 'published', seq: claim.entry.seq, head, refs: verdict.results };
+        }
+        if (claim.kind === 'taken') prepared.push(claim.entry);
+        if (++lost % REBASE_AFTER === 0) {
+          const fresh = await readFresh(ctx, repo, base);
+          prepared = prepared.filter((e) => e.seq > fresh.seq);
+          base = fresh;
+          confirmed = true;
+        }
       }
-      if (verdict.accepted.length === 0) {
-        await upload?.then(
-          () => {},
-          () => {},
-        );
-        // A rejection seen against prepared entries must be visible to the client's next fetch: commit them.
-        const head = prepared.length > 0 ? await commit(ctx, repo, base, prepared) : base;
-        return { outcome: verdict.rejected ? 'rejected' : 'unchanged', head, refs: verdict.results };
-      }
-      const entry: LogEntry = {
-        repoId: base.repoId,
-        seq: state.seq + 1,
-        kind: request.kind,
-        at: ctx.now().toISOString(),
-        pusher: request.pusher,
-        requestId: request.requestId,
-        nonce,
-        refUpdates: verdict.accepted,
-        pack: await startUpload(),
-      };
-      const claim = await claimSlot(ctx, repo, entry);
-      if (claim.kind === 'claimed') {
-        const head = await commit(ctx, repo, base, [...prepared, claim.entry]).catch((err: unknown) => {
-          if (err instanceof RepoNotFoundError || err instanceof PublishOutcomeUnknownError) throw err;
-          throw new PublishIncompleteError(repo.full, err);
-        });
-        await markPending(ctx.store, ctx.registry, repo, start, head, ctx.now());
-        return { outcome: 'published', seq: claim.entry.seq, head, refs: verdict.results };
-      }
-      if (claim.kind === 'taken') prepared.push(claim.entry);
-      if (++lost % REBASE_AFTER === 0) {
-        const fresh = await readFresh(ctx, repo, base);
-        prepared = prepared.filter((e) => e.seq > fresh.seq);
-        base = fresh;
-        confirmed = true;
-      }
+      throw new PublishContentionError(repo.full);
+    });
+  } finally {
+    if (upload && request.pack && !packInEntry) {
+      await upload.catch(() => null);
+      await markOrphanedPack(ctx.store, ctx.registry, repo, ctx.now());
     }
-    throw new PublishContentionError(repo.full);
-  });
+  }
 }
 
 /** Whether `head` refuses every update of `request` (all stale, conflicting or no-ops; a pristine-only publish onto refs). */
