@@ -90,6 +90,8 @@ export interface GitServerLimits {
   spool: SpoolBounds;
   /** What one repository may store in the bucket, packs and LFS objects together (`quota.repository_max_size`). Default 10 GiB. */
   maxRepositoryBytes: number;
+  /** What all repositories of one owner may store together (`quota.owner_max_size`). Default 50 GiB. */
+  maxOwnerBytes: number;
 }
 
 const DEFAULT_LIMITS: GitServerLimits = {
@@ -99,12 +101,13 @@ const DEFAULT_LIMITS: GitServerLimits = {
   keepaliveMs: 5000,
   spool: { perOwnerBytes: 5 * 1024 ** 3, totalBytes: 8 * 1024 ** 3 },
   maxRepositoryBytes: 10 * 1024 ** 3,
+  maxOwnerBytes: 50 * 1024 ** 3,
 };
 
 export async function buildGitServer(deps: GitServerDependencies, options: FastifyServerOptions = {}): Promise<FastifyInstance> {
   const limits = { ...DEFAULT_LIMITS, ...deps.limits };
   const spool = new SpoolBudget(limits.spool);
-  const quota = new StorageQuota(deps.objects, limits.maxRepositoryBytes, (repo) => deps.repos.readHead(repo.full));
+  const quota = new StorageQuota(deps.objects, { repositoryMaxBytes: limits.maxRepositoryBytes, ownerMaxBytes: limits.maxOwnerBytes }, (repo) => deps.repos.readHead(repo.full));
   const app = Fastify({
     bodyLimit: 64 * 1024,
     // A connection silent this long is dropped, so a client that stalls mid-push cannot hold an index-pack
@@ -129,7 +132,7 @@ export async function buildGitServer(deps: GitServerDependencies, options: Fasti
   discoveryRoutes(app);
   healthRoutes(app, deps.drain, deps.metrics);
   const serving = deps.serve ?? true;
-  if (serving) repositoryRoutes(app, deps);
+  if (serving) repositoryRoutes(app, { ...deps, quota });
   eventsNotifyRoute(app, deps.events);
   if (serving) gitHttpRoutes(app, { ...deps, maxPackBytes: limits.maxPackBytes, maxFetchRequestBytes: limits.maxFetchRequestBytes, keepaliveMs: limits.keepaliveMs, spool, quota });
   repoApiRoutes(

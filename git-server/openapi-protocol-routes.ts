@@ -26,7 +26,7 @@ const GIT_PROTOCOL = Type.Object({
 });
 const DRAINING = 'or the instance is draining (`draining`, `Retry-After: 15`)';
 const STORE = 'The object store cannot be reached (`store_unavailable`, `Retry-After`)';
-const QUOTA = 'its storage quota, packs and LFS objects together (`storage_quota_exceeded`, `quota.repository_max_size`)';
+const QUOTA = "its storage quota, packs and LFS objects together, or its owner's (`storage_quota_exceeded`, `quota.repository_max_size`, `quota.owner_max_size`)";
 const REPO_NOT_FOUND = errorAnswer('The repository does not exist (`repository_not_found`).');
 const BAD_REPO_NAME = errorAnswer('The path names no repository (`invalid_repository_name`: 1-100 of `A-Z a-z 0-9 . _ -` per segment).');
 const REPO_REACH = 'The token lacks the scope (`forbidden`), or reaches only other repositories (`forbidden`).';

@@ -89,6 +89,7 @@ export async function startService(config: GitServiceConfig, options: StartOptio
       limits: {
         spool: { totalBytes: config.cache.spoolMaxBytes, perOwnerBytes: config.cache.spoolMaxBytesPerOwner },
         maxRepositoryBytes: config.quota.repositoryMaxBytes,
+        maxOwnerBytes: config.quota.ownerMaxBytes,
         ...options.limits,
       },
     },

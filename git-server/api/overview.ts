@@ -26,6 +26,8 @@ export const RepoOverviewBody = Type.Object({
         bytes: Count('What the repository stores: its live packs with their indexes, and its LFS objects.'),
         lfs_bytes: Count('Its LFS objects (listed at most a minute ago).'),
         quota_bytes: Count('What it may store (`quota.repository_max_size`); a push or upload past it is refused.'),
+        owner_bytes: Count('What all repositories of its owner store together (the others as counted at most a minute ago).'),
+        owner_quota_bytes: Count('What they may store together (`quota.owner_max_size`); a push or upload past it is refused.'),
       },
       { description: 'What the storage quota counts. Absent when the server has no quota.' },
     ),
@@ -108,7 +110,7 @@ export function overviewBody(o: RepoOverview, stored?: StoredBytes): RepoOvervie
     head_seq: o.headSeq,
     log_start: o.logStart,
     packs: { count: o.packs.count, bytes: o.packs.bytes },
-    ...(stored ? { storage: { bytes: stored.packs + stored.lfs, lfs_bytes: stored.lfs, quota_bytes: stored.quota } } : {}),
+    ...(stored ? { storage: { bytes: stored.packs + stored.lfs, lfs_bytes: stored.lfs, quota_bytes: stored.quota, owner_bytes: stored.owner.bytes, owner_quota_bytes: stored.owner.quota } } : {}),
     checkpoint: o.checkpoint && { seq: o.checkpoint.seq, at: o.checkpoint.at },
     entries_since_checkpoint: o.entriesSinceCheckpoint,
     last_compaction: c && {

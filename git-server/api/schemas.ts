@@ -16,6 +16,7 @@ export const ErrorBodySchema = Type.Object({
 /** The 507 of a write that would store new objects past the repository's storage quota. */
 export const STORAGE_QUOTA_ERROR = {
   507: Type.Object(ErrorBodySchema.properties, {
-    description: 'The objects this write adds would take the repository past `quota.repository_max_size` (`storage_quota_exceeded`); nothing was stored.',
+    description:
+      "The objects this write adds would take the repository past `quota.repository_max_size`, or its owner's repositories together past `quota.owner_max_size` (`storage_quota_exceeded`); nothing was stored.",
   }),
 };

@@ -76,6 +76,8 @@ export interface GitServiceConfig {
   quota: {
     /** What one repository may store in the bucket: its live packs and LFS objects together (git-server/plumbing/storage-quota.ts). */
     repositoryMaxBytes: number;
+    /** What all repositories of one owner (a project's) may store together. */
+    ownerMaxBytes: number;
   };
   maintenance: {
     intervalMs: number;

@@ -90,6 +90,7 @@ export const FIELDS = {
   'cache.spool_max_size': byteSize('8GiB'),
   'cache.spool_max_size_per_owner': byteSize('5GiB'),
   'quota.repository_max_size': byteSize('10GiB'),
+  'quota.owner_max_size': byteSize('50GiB'),
   'maintenance.interval': duration('1m'),
   'maintenance.log_retention': duration('7d'),
   'maintenance.grace_period': duration('1h'),

@@ -35,9 +35,10 @@ let remote: string;
 let git: GitClient;
 let work: string;
 
-beforeAll(async () => {
+/** A cw-git on the bucket with `limits`, listening; answers it and its base URL for stock git (the token in it). */
+async function gitServer(limits: { maxRepositoryBytes: number; maxOwnerBytes?: number }): Promise<{ server: FastifyInstance; base: string }> {
   const repos = new RepoStore({ store: objects });
-  app = await buildGitServer({
+  const server = await buildGitServer({
     repos,
     objects,
     cache: new RepoCache({ repos, dir: await mkdtemp(join(tmpdir(), 'cw-quota-')) }),
@@ -45,11 +46,17 @@ beforeAll(async () => {
     auth: { tokenSecret: SECRET },
     metrics: new ServiceMetrics(new Registry()),
     drain: new DrainState(),
-    limits: { maxRepositoryBytes: QUOTA },
+    limits,
   });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const address = app.server.address();
-  remote = `http://git:${token}@127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/${REPO}`;
+  await server.listen({ host: '127.0.0.1', port: 0 });
+  const address = server.server.address();
+  return { server, base: `http://git:${token}@127.0.0.1:${typeof address === 'object' && address ? address.port : 0}` };
+}
+
+beforeAll(async () => {
+  const started = await gitServer({ maxRepositoryBytes: QUOTA });
+  app = started.server;
+  remote = `${started.base}/${REPO}`;
   expect((await app.inject({ method: 'PUT', url: `/${REPO}`, headers: auth })).statusCode).toBe(201);
   git = await GitClient.create();
   work = await git.workdir('site');
@@ -153,5 +160,56 @@ describe('a repository storage quota', () => {
     expect(chunked.statusCode).toBe(507);
     expect(await objects.head(lfsObjectKey(parseRepoPath(REPO), sha256(over)))).toBeUndefined();
     expect((await overview()).storage.lfs_bytes).toBe(fits.length);
+  });
+});
+
+describe("an owner's storage quota", () => {
+  const OWNER = `owner-${randomBytes(4).toString('hex')}`;
+  const OWNER_QUOTA = 150 * 1024;
+  let owned: FastifyInstance;
+  let base: string;
+
+  beforeAll(async () => {
+    const started = await gitServer({ maxRepositoryBytes: 10 * 1024 ** 2, maxOwnerBytes: OWNER_QUOTA });
+    owned = started.server;
+    base = `${started.base}/${OWNER}`;
+    for (const name of ['a', 'b']) expect((await owned.inject({ method: 'PUT', url: `/${OWNER}/${name}`, headers: auth })).statusCode).toBe(201);
+  });
+  afterAll(async () => {
+    await owned?.close();
+  });
+
+  it("refuses a push to one repository that would take the owner's repositories past their quota together, and takes it once another is deleted", async () => {
+    const first = await git.workdir('owner-a');
+    await git.run(['init', '-q'], { cwd: first });
+    await git.commit(first, 'a', { 'a.txt': noise(120 * 1024) });
+    await git.run(['push', '-q', `${base}/a`, 'main'], { cwd: first });
+
+    const second = await git.workdir('owner-b');
+    await git.run(['init', '-q'], { cwd: second });
+    const pushed = await git.commit(second, 'b', { 'b.txt': noise(120 * 1024) });
+    const refused = await git.run(['push', `${base}/b`, 'main'], { cwd: second, okCodes: [1] });
+    const stderr = refused.stderr.toString();
+    expect(stderr).toMatch(/\[remote rejected\]\s+main -> main \(over the storage quota\)/);
+    expect(stderr).toContain(`remote: The repositories of ${OWNER} would pass their storage quota of 150.0 KiB together`);
+    // Repository b alone is far from its own quota: the owner's is what refused it, and the overview says so.
+    const storage = (await owned.inject({ method: 'GET', url: `/${OWNER}/b/api/overview`, headers: auth })).json<{ storage: Record<string, number> }>().storage;
+    expect(storage).toMatchObject({ bytes: 0, quota_bytes: 10 * 1024 ** 2, owner_quota_bytes: OWNER_QUOTA });
+    expect(storage.owner_bytes).toBeGreaterThan(80 * 1024);
+    // An LFS upload to b is refused the same way.
+    const blob = randomBytes(100 * 1024);
+    const put = await owned.inject({ method: 'PUT', url: `/${OWNER}/b/info/lfs/objects/${sha256(blob)}`, headers: { ...auth, 'content-type': 'application/octet-stream' }, payload: blob });
+    expect(put.statusCode).toBe(507);
+    expect(put.json()).toMatchObject({ error: 'storage_quota_exceeded', message: expect.stringContaining(`The repositories of ${OWNER}`) });
+    // Another owner's repository is not held back by this one's.
+    const elsewhere = `other-${randomBytes(4).toString('hex')}/c`;
+    expect((await owned.inject({ method: 'PUT', url: `/${elsewhere}`, headers: auth })).statusCode).toBe(201);
+    expect(
+      (await owned.inject({ method: 'PUT', url: `/${elsewhere}/info/lfs/objects/${sha256(blob)}`, headers: { ...auth, 'content-type': 'application/octet-stream' }, payload: blob })).statusCode,
+    ).toBe(200);
+
+    expect((await owned.inject({ method: 'DELETE', url: `/${OWNER}/a`, headers: auth })).statusCode).toBe(204);
+    await git.run(['push', '-q', `${base}/b`, 'main'], { cwd: second });
+    expect((await git.out(['ls-remote', `${base}/b`, 'refs/heads/main'])).split('\t')[0]).toBe(pushed);
   });
 });

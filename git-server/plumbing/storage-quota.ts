@@ -1,12 +1,14 @@
 // What one repository may keep in the bucket: its live packs and its LFS objects together, at most
-// `quota.repository_max_size`. Without it one tenant's pushes and LFS uploads fill the bucket every tenant shares
-// (the fourth hostile run stored 3.5 GB in 75 s). Every write that stores something new (a push's pack, a JSON
-// API write's pack, an LFS upload) reserves its bytes here first; a reservation past the quota is refused with
-// `StorageQuotaError` (507) before anything reaches the bucket.
+// `quota.repository_max_size`; and what all repositories of one owner (a project's) may keep together, at most
+// `quota.owner_max_size`, since a tenant can make many repositories. Without them one tenant's pushes and LFS
+// uploads fill the bucket every tenant shares (the fourth hostile run stored 3.5 GB in 75 s). Every write that
+// stores something new (a push's pack, a JSON API write's pack, an LFS upload) reserves its bytes here first; a
+// reservation past either quota is refused with `StorageQuotaError` (507) before anything reaches the bucket.
 import { PublicError } from '../../src/errors.ts';
 import type { ObjectStore } from '../../src/object-store/object-store.ts';
 import { Lru } from '../../src/repo-store/lru.ts';
-import { repoPrefix, type RepoHead, type RepoPath } from '../../src/repo-store/index.ts';
+import { listAllPrefixes } from '../../src/object-store/list-all.ts';
+import { parseRepoPath, repoPrefix, RepoNotFoundError, type RepoHead, type RepoPath } from '../../src/repo-store/index.ts';
 import { formatBytes } from '../cli/format.ts';
 
 /** A repository's bytes in the bucket, as the quota counts them. */
@@ -17,6 +19,16 @@ export interface StoredBytes {
   readonly lfs: number;
   /** What `quota.repository_max_size` allows. */
   readonly quota: number;
+  /** What the owner's repositories store together (the others as of at most `OWNER_TOTAL_TTL_MS` ago), and may. */
+  readonly owner: { readonly bytes: number; readonly quota: number };
+}
+
+/** The two quotas. */
+export interface StorageLimits {
+  /** `quota.repository_max_size`. */
+  readonly repositoryMaxBytes: number;
+  /** `quota.owner_max_size`. */
+  readonly ownerMaxBytes: number;
 }
 
 /** A write's bytes counted as in flight until it ends: `stored` for LFS bytes that reached the bucket. */
@@ -31,10 +43,12 @@ export interface QuotaReservation {
 export class StorageQuotaError extends PublicError {
   override readonly name = 'StorageQuotaError';
   readonly code = 'storage_quota_exceeded';
-  constructor(repo: string, stored: number, adding: number, quota: number) {
+  constructor(repo: RepoPath, stored: number, adding: number, quota: number, of: 'repository' | 'owner' = 'repository') {
     super(
       507,
-      `${repo} would pass its storage quota of ${formatBytes(quota)}: it stores ${formatBytes(stored)} (packs and LFS objects, writes in progress included) and this write adds ${formatBytes(adding)}. Objects are kept as long as the repository exists (compaction keeps unreachable ones); an administrator can raise quota.repository_max_size.`,
+      of === 'repository'
+        ? `${repo.full} would pass its storage quota of ${formatBytes(quota)}: it stores ${formatBytes(stored)} (packs and LFS objects, writes in progress included) and this write adds ${formatBytes(adding)}. Objects are kept as long as the repository exists (compaction keeps unreachable ones); an administrator can raise quota.repository_max_size.`
+        : `The repositories of ${repo.owner} would pass their storage quota of ${formatBytes(quota)} together: they store ${formatBytes(stored)} (packs and LFS objects, writes in progress included) and this write to ${repo.full} adds ${formatBytes(adding)}. Delete a repository of ${repo.owner} to make room; an administrator can raise quota.owner_max_size.`,
     );
   }
 }
@@ -43,10 +57,24 @@ export class StorageQuotaError extends PublicError {
 export const LFS_TOTAL_TTL_MS = 60_000;
 /** Repositories whose LFS total one instance remembers. */
 const LFS_TOTALS_KEPT = 10_000;
+/** How long an owner's total is trusted before its repositories are read again (writes this instance ends are added to it meanwhile). */
+export const OWNER_TOTAL_TTL_MS = 60_000;
+/** Owners whose total one instance remembers. */
+const OWNER_TOTALS_KEPT = 10_000;
+/** Repositories of an owner read at once while its total is counted. */
+const OWNER_READS_AT_ONCE = 8;
+
+/** What an owner's repositories store, each as of the count that began at `at`, with the writes ended since added. */
+interface OwnerTotal {
+  readonly at: number;
+  bytes: number;
+  readonly byRepo: Map<string, number>;
+}
 
 /** The git server's count of what each repository stores, and the gate every storing write passes. */
 export class StorageQuota {
   readonly maxBytes: number;
+  readonly ownerMaxBytes: number;
   readonly #objects: ObjectStore;
   readonly #readHead: (repo: RepoPath) => Promise<RepoHead>;
   readonly #now: () => number;
@@ -54,18 +82,25 @@ export class StorageQuota {
   /** Bytes of this instance's writes in progress, per repository: counted so parallel writes cannot all fit. */
   readonly #inFlight = new Map<string, number>();
   readonly #listings = new Map<string, Promise<number>>();
+  readonly #ownerTotals = new Lru<OwnerTotal>(OWNER_TOTALS_KEPT);
+  readonly #ownerCounts = new Map<string, Promise<OwnerTotal>>();
+  /** Bytes of this instance's writes in progress, per owner. */
+  readonly #ownerInFlight = new Map<string, number>();
 
   /** `readHead`: the repository's head as the store has it now (a write reserves against the newest, not the one it began with). */
-  constructor(objects: ObjectStore, maxBytes: number, readHead: (repo: RepoPath) => Promise<RepoHead>, now: () => number = Date.now) {
+  constructor(objects: ObjectStore, limits: StorageLimits, readHead: (repo: RepoPath) => Promise<RepoHead>, now: () => number = Date.now) {
     this.#objects = objects;
-    this.maxBytes = maxBytes;
+    this.maxBytes = limits.repositoryMaxBytes;
+    this.ownerMaxBytes = limits.ownerMaxBytes;
     this.#readHead = readHead;
     this.#now = now;
   }
 
-  /** What `repo` stores now (`head` is its current head). */
+  /** What `repo` stores now (`head` is its current head), and its owner's repositories together. */
   async stored(repo: RepoPath, head: RepoHead): Promise<StoredBytes> {
-    return { packs: packBytes(head), lfs: await this.#lfsTotal(repo), quota: this.maxBytes };
+    const [lfs, owner] = await Promise.all([this.#lfsTotal(repo), this.#ownerTotal(repo.owner)]);
+    const own = packBytes(head) + lfs;
+    return { packs: packBytes(head), lfs, quota: this.maxBytes, owner: { bytes: owner.bytes - (owner.byRepo.get(repo.full) ?? 0) + own, quota: this.ownerMaxBytes } };
   }
 
   /**
@@ -74,10 +109,15 @@ export class StorageQuota {
    * the quota. Release the reservation when the write ends.
    */
   async reserve(repo: RepoPath, bytes: number): Promise<QuotaReservation> {
-    const [head, lfs] = await Promise.all([this.#readHead(repo), this.#lfsTotal(repo)]);
-    const held = packBytes(head) + lfs + (this.#inFlight.get(repo.full) ?? 0);
-    if (held + bytes > this.maxBytes) throw new StorageQuotaError(repo.full, held, bytes, this.maxBytes);
-    this.#add(repo.full, bytes);
+    const [head, lfs, owner] = await Promise.all([this.#readHead(repo), this.#lfsTotal(repo), this.#ownerTotal(repo.owner)]);
+    const own = packBytes(head) + lfs;
+    const held = own + (this.#inFlight.get(repo.full) ?? 0);
+    if (held + bytes > this.maxBytes) throw new StorageQuotaError(repo, held, bytes, this.maxBytes);
+    // The other repositories as last counted (with the writes ended since), this one as it is now.
+    const ownerHeld = owner.bytes - (owner.byRepo.get(repo.full) ?? 0) + own + (this.#ownerInFlight.get(repo.owner) ?? 0);
+    if (ownerHeld + bytes > this.ownerMaxBytes) throw new StorageQuotaError(repo, ownerHeld, bytes, this.ownerMaxBytes, 'owner');
+    add(this.#inFlight, repo.full, bytes);
+    add(this.#ownerInFlight, repo.owner, bytes);
     let released = false;
     return {
       lfsStored: () => {
@@ -87,15 +127,56 @@ export class StorageQuota {
       release: () => {
         if (released) return;
         released = true;
-        this.#add(repo.full, -bytes);
+        add(this.#inFlight, repo.full, -bytes);
+        add(this.#ownerInFlight, repo.owner, -bytes);
+        // Counted as stored until the owner's next count, which sees it if it was (a failed write is overcounted till then).
+        const total = this.#ownerTotals.get(repo.owner);
+        if (total) {
+          total.bytes += bytes;
+          total.byRepo.set(repo.full, (total.byRepo.get(repo.full) ?? 0) + bytes);
+        }
       },
     };
   }
 
-  #add(repo: string, bytes: number): void {
-    const next = (this.#inFlight.get(repo) ?? 0) + bytes;
-    if (next > 0) this.#inFlight.set(repo, next);
-    else this.#inFlight.delete(repo);
+  /** `repo` and everything it stored are gone (deleted through this instance): its owner has that much room again at once. */
+  repositoryDeleted(repo: RepoPath): void {
+    this.#lfsTotals.set(repo.full, { bytes: 0, at: this.#now() });
+    const total = this.#ownerTotals.get(repo.owner);
+    if (!total) return;
+    total.bytes -= total.byRepo.get(repo.full) ?? 0;
+    total.byRepo.delete(repo.full);
+  }
+
+  #ownerTotal(owner: string): Promise<OwnerTotal> {
+    const known = this.#ownerTotals.get(owner);
+    if (known && this.#now() - known.at < OWNER_TOTAL_TTL_MS) return Promise.resolve(known);
+    let counting = this.#ownerCounts.get(owner);
+    if (!counting) {
+      counting = this.#countOwner(owner).finally(() => this.#ownerCounts.delete(owner));
+      this.#ownerCounts.set(owner, counting);
+    }
+    return counting;
+  }
+
+  /** Reads every repository of `owner` in the bucket: its head's packs and its LFS total. */
+  async #countOwner(owner: string): Promise<OwnerTotal> {
+    const total: OwnerTotal = { at: this.#now(), bytes: 0, byRepo: new Map() };
+    const names: string[] = [];
+    for await (const prefix of listAllPrefixes(this.#objects, `repos/${owner}/`)) names.push(prefix.slice(`repos/${owner}/`.length, -1));
+    for (let i = 0; i < names.length; i += OWNER_READS_AT_ONCE) {
+      await Promise.all(
+        names.slice(i, i + OWNER_READS_AT_ONCE).map(async (name) => {
+          const repo = parseRepoPath(`${owner}/${name}`);
+          const [head, lfs] = await Promise.all([this.#readHead(repo).catch(notFoundAsEmpty), this.#lfsTotal(repo)]);
+          const bytes = packBytes(head) + lfs;
+          total.byRepo.set(repo.full, bytes);
+          total.bytes += bytes;
+        }),
+      );
+    }
+    this.#ownerTotals.set(owner, total);
+    return total;
   }
 
   #lfsTotal(repo: RepoPath): Promise<number> {
@@ -123,6 +204,18 @@ export class StorageQuota {
     this.#lfsTotals.set(repo.full, { bytes, at });
     return bytes;
   }
+}
+
+function add(counts: Map<string, number>, key: string, bytes: number): void {
+  const next = (counts.get(key) ?? 0) + bytes;
+  if (next > 0) counts.set(key, next);
+  else counts.delete(key);
+}
+
+/** A prefix without a head (a repository being created or deleted) holds no live packs; its LFS objects still count. */
+function notFoundAsEmpty(err: unknown): Pick<RepoHead, 'packs'> {
+  if (err instanceof RepoNotFoundError) return { packs: [] };
+  throw err;
 }
 
 /** A head's live packs with their indexes. */

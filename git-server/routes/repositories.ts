@@ -5,6 +5,7 @@ import { Type } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { BranchName } from '../../src/apis/v1alpha1/repository.ts';
 import type { RepoCache } from '../plumbing/repo-cache.ts';
+import type { StorageQuota } from '../plumbing/storage-quota.ts';
 import type { RepoStore } from '../../src/repo-store/index.ts';
 import { parseRepoPath } from '../../src/repo-store/index.ts';
 import type { RepositoryDirectory } from '../repositories/repository-directory.ts';
@@ -14,6 +15,7 @@ export interface RepositoryRouteDependencies {
   readonly directory: RepositoryDirectory;
   readonly repos: RepoStore;
   readonly cache: RepoCache;
+  readonly quota?: Pick<StorageQuota, 'repositoryDeleted'>;
 }
 
 const CreateBody = Type.Union([Type.Object({ default_branch: Type.Optional(BranchName) }, { additionalProperties: false }), Type.Null()]);
@@ -39,6 +41,7 @@ export function repositoryRoutes(app: FastifyInstance, deps: RepositoryRouteDepe
     const { project } = principalOf(request);
     await deps.directory.delete(path, project ? { namespace: project } : {});
     await deps.cache.evict(`${path.owner}/${path.name}`);
+    deps.quota?.repositoryDeleted(path);
     return reply.code(204).send();
   });
 }
