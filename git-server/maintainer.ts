@@ -6,7 +6,7 @@
 // and a repository another maintainer holds is skipped until the next pass.
 import type { FastifyBaseLogger } from 'fastify';
 import { Gauge, type Registry } from 'prom-client';
-import type { ObjectStore } from '../src/object-store/object-store.ts';
+import type { GetResult, ObjectStore } from '../src/object-store/object-store.ts';
 import { readLease, readStatus, writeHeartbeat, type MaintenanceOp } from '../src/repo-maintenance/index.ts';
 import { dropIdleWorkingCopies } from '../src/repo-maintenance/working-copy.ts';
 import type { MaintenanceContext } from '../src/repo-maintenance/context.ts';
@@ -16,8 +16,10 @@ import type { RepoStore } from '../src/repo-store/repo-store.ts';
 
 /** A repository whose last fsck is older than this gets one on its next marked pass. */
 const FSCK_EVERY_MS = 24 * 60 * 60 * 1000;
-/** Markers handled per pass (oldest keys first); the rest wait for the next pass. */
+/** Markers due handled per pass (in key order); the rest wait for the next pass. Waiting ones do not count. */
 const MARKERS_PER_PASS = 1000;
+/** Markers read at once to tell the due from the waiting. */
+const MARKER_READS_AT_ONCE = 16;
 /** Working copies unused this long are deleted. */
 const WORKING_COPY_IDLE_MS = 24 * 60 * 60 * 1000;
 
@@ -99,18 +101,23 @@ export class Maintainer {
     const markers = await repos.listPending();
     this.#pending.set(markers.length);
     const report: PassReport['repos'][number][] = [];
-    for (const marker of markers.slice(0, MARKERS_PER_PASS)) {
-      if (this.#stopped) break;
-      report.push(await this.#maintain(marker));
+    let handled = 0;
+    for (let i = 0; i < markers.length && handled < MARKERS_PER_PASS && !this.#stopped; i += MARKER_READS_AT_ONCE) {
+      const read = await Promise.all(markers.slice(i, i + MARKER_READS_AT_ONCE).map(async (marker) => ({ marker, seen: await store.get(marker.key) })));
+      for (const { marker, seen } of read) {
+        if (this.#stopped || handled >= MARKERS_PER_PASS) break;
+        const outcome = await this.#maintain(marker, seen);
+        report.push(outcome);
+        if (!(outcome.outcome === 'waiting' && outcome.ran.length === 0)) handled++;
+      }
     }
     await dropIdleWorkingCopies(context, WORKING_COPY_IDLE_MS);
     return { markers: markers.length, repos: report };
   }
 
-  async #maintain(marker: PendingMarker): Promise<PassReport['repos'][number]> {
+  async #maintain(marker: PendingMarker, seen: GetResult | undefined): Promise<PassReport['repos'][number]> {
     const { repos, store, context, runTask, log } = this.#options;
     const repo = marker.repo;
-    const seen = await store.get(marker.key);
     if (seen?.kind !== 'object') return { repo, ran: [], outcome: 'done' };
     const asked = decodeMarker(seen.body);
     if (asked.dueAt && asked.dueAt > context.now()) return { repo, ran: [], outcome: 'waiting' };
@@ -138,8 +145,10 @@ export class Maintainer {
     // Packs no head lists (retired, or uploaded by a publish that lost) wait out their grace period: come back then.
     const waiting = (await readStatus(store, path, head.repoId)).retiredPacks.map((r) => Date.parse(r.at) + context.graceMs);
     if (waiting.length > 0) {
+      // Never due before the next pass: a record gc could not clear yet must not make every pass run it.
+      const dueAt = Math.max(Math.min(...waiting), context.now().getTime() + this.#options.intervalMs);
       // Only over the marker read: a writer that marked the repository meanwhile keeps its marker (due now).
-      await store.put(marker.key, encodeWaitingMarker(path, new Date(Math.min(...waiting)), context.now()), { ifMatch: seen.etag, contentType: 'application/json' });
+      await store.put(marker.key, encodeWaitingMarker(path, new Date(dueAt), context.now()), { ifMatch: seen.etag, contentType: 'application/json' });
       return { repo, ran, outcome: 'waiting' };
     }
     // A writer that crossed a threshold while we worked replaced the marker: keep the new one.

@@ -79,9 +79,14 @@ describe('StorageQuota', () => {
 
     const first = await quota.reserve(repo, 1000);
     await expect(quota.reserve(repo, 200)).rejects.toThrow(/^The repositories of acme would pass their storage quota of .* together: they store 1\.9 KiB .* this write to acme\/site adds 200 B/);
-    // Ended, the write counts as stored for every other repository of the owner until the owner is counted again.
+    // A reservation that stored nothing (an LFS batch's check, a failed write) stops counting when it ends.
     first.release();
     const third = parseRepoPath('acme/third');
+    (await quota.reserve(third, 1100)).release();
+    // A published one counts for every other repository of the owner until the owner is counted again.
+    const again = await quota.reserve(repo, 1000);
+    again.published();
+    again.release();
     await expect(quota.reserve(third, 200)).rejects.toMatchObject({ status: 507, code: 'storage_quota_exceeded' });
     // The count a minute later reads what was published: the write landed.
     current.head = head([{ size: 1000, idxSize: 0 }]);
@@ -89,6 +94,6 @@ describe('StorageQuota', () => {
     now += OWNER_TOTAL_TTL_MS;
     (await quota.reserve(third, 100)).release();
     await expect(quota.reserve(third, 101)).rejects.toBeInstanceOf(StorageQuotaError);
-    expect((await quota.stored(repo, current.head)).owner).toEqual({ bytes: 2000, quota: 2000 });
+    expect((await quota.stored(repo, current.head)).owner).toEqual({ bytes: 1900, quota: 2000 });
   });
 });

@@ -8,7 +8,8 @@ import { PublicError } from '../../src/errors.ts';
 import type { ObjectStore } from '../../src/object-store/object-store.ts';
 import { Lru } from '../../src/repo-store/lru.ts';
 import { listAllPrefixes } from '../../src/object-store/list-all.ts';
-import { parseRepoPath, repoPrefix, RepoNotFoundError, type RepoHead, type RepoPath } from '../../src/repo-store/index.ts';
+import { StoreUnavailableError } from '../../src/object-store/object-store.ts';
+import { parseRepoPath, repoPrefix, type RepoHead, type RepoPath } from '../../src/repo-store/index.ts';
 import { formatBytes } from '../cli/format.ts';
 
 /** A repository's bytes in the bucket, as the quota counts them. */
@@ -31,10 +32,12 @@ export interface StorageLimits {
   readonly ownerMaxBytes: number;
 }
 
-/** A write's bytes counted as in flight until it ends: `stored` for LFS bytes that reached the bucket. */
+/** A write's bytes counted as in flight until it ends; what it stored counts from then on. */
 export interface QuotaReservation {
-  /** The LFS object is in the bucket: count it in the repository's LFS total from now on. */
+  /** The LFS object is in the bucket: count it in the repository's LFS total and its owner's from now on. */
   lfsStored(): void;
+  /** The pack is in a published head: count it in the owner's total until the owner is counted again. */
+  published(): void;
   /** The write ended (published, stored or failed): stop counting its bytes as in flight. Idempotent. */
   release(): void;
 }
@@ -64,11 +67,17 @@ const OWNER_TOTALS_KEPT = 10_000;
 /** Repositories of an owner read at once while its total is counted. */
 const OWNER_READS_AT_ONCE = 8;
 
-/** What an owner's repositories store, each as of the count that began at `at`, with the writes ended since added. */
-interface OwnerTotal {
+/** What each repository of an owner stored, as of the count that began at `at`. */
+interface OwnerCount {
   readonly at: number;
-  bytes: number;
   readonly byRepo: Map<string, number>;
+}
+
+/** A write this instance stored, counted for its owner until a count that began after it. */
+interface StoredWrite {
+  readonly repo: string;
+  readonly bytes: number;
+  readonly at: number;
 }
 
 /** The git server's count of what each repository stores, and the gate every storing write passes. */
@@ -82,10 +91,12 @@ export class StorageQuota {
   /** Bytes of this instance's writes in progress, per repository: counted so parallel writes cannot all fit. */
   readonly #inFlight = new Map<string, number>();
   readonly #listings = new Map<string, Promise<number>>();
-  readonly #ownerTotals = new Lru<OwnerTotal>(OWNER_TOTALS_KEPT);
-  readonly #ownerCounts = new Map<string, Promise<OwnerTotal>>();
+  readonly #ownerCounts = new Lru<OwnerCount>(OWNER_TOTALS_KEPT);
+  readonly #counting = new Map<string, Promise<OwnerCount>>();
   /** Bytes of this instance's writes in progress, per owner. */
   readonly #ownerInFlight = new Map<string, number>();
+  /** Per owner, what this instance stored since the owner's last count began (or while it ran). */
+  readonly #storedSince = new Lru<StoredWrite[]>(OWNER_TOTALS_KEPT);
 
   /** `readHead`: the repository's head as the store has it now (a write reserves against the newest, not the one it began with). */
   constructor(objects: ObjectStore, limits: StorageLimits, readHead: (repo: RepoPath) => Promise<RepoHead>, now: () => number = Date.now) {
@@ -98,9 +109,9 @@ export class StorageQuota {
 
   /** What `repo` stores now (`head` is its current head), and its owner's repositories together. */
   async stored(repo: RepoPath, head: RepoHead): Promise<StoredBytes> {
-    const [lfs, owner] = await Promise.all([this.#lfsTotal(repo), this.#ownerTotal(repo.owner)]);
+    const [lfs, count] = await Promise.all([this.#lfsTotal(repo), this.#ownerCount(repo.owner)]);
     const own = packBytes(head) + lfs;
-    return { packs: packBytes(head), lfs, quota: this.maxBytes, owner: { bytes: owner.bytes - (owner.byRepo.get(repo.full) ?? 0) + own, quota: this.ownerMaxBytes } };
+    return { packs: packBytes(head), lfs, quota: this.maxBytes, owner: { bytes: this.#others(repo, count) + own, quota: this.ownerMaxBytes } };
   }
 
   /**
@@ -109,32 +120,38 @@ export class StorageQuota {
    * the quota. Release the reservation when the write ends.
    */
   async reserve(repo: RepoPath, bytes: number): Promise<QuotaReservation> {
-    const [head, lfs, owner] = await Promise.all([this.#readHead(repo), this.#lfsTotal(repo), this.#ownerTotal(repo.owner)]);
+    const [head, lfs, count] = await Promise.all([this.#readHead(repo), this.#lfsTotal(repo), this.#ownerCount(repo.owner)]);
     const own = packBytes(head) + lfs;
     const held = own + (this.#inFlight.get(repo.full) ?? 0);
     if (held + bytes > this.maxBytes) throw new StorageQuotaError(repo, held, bytes, this.maxBytes);
-    // The other repositories as last counted (with the writes ended since), this one as it is now.
-    const ownerHeld = owner.bytes - (owner.byRepo.get(repo.full) ?? 0) + own + (this.#ownerInFlight.get(repo.owner) ?? 0);
+    // The other repositories as last counted (with what this instance stored since), this one as it is now.
+    const ownerHeld = this.#others(repo, count) + own + (this.#ownerInFlight.get(repo.owner) ?? 0);
     if (ownerHeld + bytes > this.ownerMaxBytes) throw new StorageQuotaError(repo, ownerHeld, bytes, this.ownerMaxBytes, 'owner');
     add(this.#inFlight, repo.full, bytes);
     add(this.#ownerInFlight, repo.owner, bytes);
     let released = false;
+    let stored = false;
+    // Only what reached the bucket counts on for the owner (a reservation that was only a check, or a failed
+    // write, stops counting when it ends).
+    const store = () => {
+      if (stored) return;
+      stored = true;
+      const since = this.#storedSince.get(repo.owner) ?? [];
+      since.push({ repo: repo.full, bytes, at: this.#now() });
+      this.#storedSince.set(repo.owner, since);
+    };
     return {
       lfsStored: () => {
         const total = this.#lfsTotals.get(repo.full);
         if (total) this.#lfsTotals.set(repo.full, { bytes: total.bytes + bytes, at: total.at });
+        store();
       },
+      published: store,
       release: () => {
         if (released) return;
         released = true;
         add(this.#inFlight, repo.full, -bytes);
         add(this.#ownerInFlight, repo.owner, -bytes);
-        // Counted as stored until the owner's next count, which sees it if it was (a failed write is overcounted till then).
-        const total = this.#ownerTotals.get(repo.owner);
-        if (total) {
-          total.bytes += bytes;
-          total.byRepo.set(repo.full, (total.byRepo.get(repo.full) ?? 0) + bytes);
-        }
       },
     };
   }
@@ -142,41 +159,57 @@ export class StorageQuota {
   /** `repo` and everything it stored are gone (deleted through this instance): its owner has that much room again at once. */
   repositoryDeleted(repo: RepoPath): void {
     this.#lfsTotals.set(repo.full, { bytes: 0, at: this.#now() });
-    const total = this.#ownerTotals.get(repo.owner);
-    if (!total) return;
-    total.bytes -= total.byRepo.get(repo.full) ?? 0;
-    total.byRepo.delete(repo.full);
+    this.#ownerCounts.get(repo.owner)?.byRepo.delete(repo.full);
+    const since = this.#storedSince.get(repo.owner);
+    if (since)
+      this.#storedSince.set(
+        repo.owner,
+        since.filter((w) => w.repo !== repo.full),
+      );
   }
 
-  #ownerTotal(owner: string): Promise<OwnerTotal> {
-    const known = this.#ownerTotals.get(owner);
+  /** What the repositories of `repo`'s owner other than `repo` store: as counted, and what this instance stored since. */
+  #others(repo: RepoPath, count: OwnerCount): number {
+    let bytes = 0;
+    for (const [name, counted] of count.byRepo) if (name !== repo.full) bytes += counted;
+    for (const write of this.#storedSince.get(repo.owner) ?? []) if (write.repo !== repo.full && write.at >= count.at) bytes += write.bytes;
+    return bytes;
+  }
+
+  #ownerCount(owner: string): Promise<OwnerCount> {
+    const known = this.#ownerCounts.get(owner);
     if (known && this.#now() - known.at < OWNER_TOTAL_TTL_MS) return Promise.resolve(known);
-    let counting = this.#ownerCounts.get(owner);
+    let counting = this.#counting.get(owner);
     if (!counting) {
-      counting = this.#countOwner(owner).finally(() => this.#ownerCounts.delete(owner));
-      this.#ownerCounts.set(owner, counting);
+      counting = this.#countOwner(owner).finally(() => this.#counting.delete(owner));
+      this.#counting.set(owner, counting);
     }
     return counting;
   }
 
-  /** Reads every repository of `owner` in the bucket: its head's packs and its LFS total. */
-  async #countOwner(owner: string): Promise<OwnerTotal> {
-    const total: OwnerTotal = { at: this.#now(), bytes: 0, byRepo: new Map() };
+  /**
+   * Reads every repository of `owner` in the bucket: its head's packs and its LFS total. A repository whose head
+   * cannot be read (being deleted, or damaged) counts its LFS objects alone; the store out of reach fails the count,
+   * and the write with it (503, retryable).
+   */
+  async #countOwner(owner: string): Promise<OwnerCount> {
+    const count: OwnerCount = { at: this.#now(), byRepo: new Map() };
     const names: string[] = [];
     for await (const prefix of listAllPrefixes(this.#objects, `repos/${owner}/`)) names.push(prefix.slice(`repos/${owner}/`.length, -1));
     for (let i = 0; i < names.length; i += OWNER_READS_AT_ONCE) {
       await Promise.all(
         names.slice(i, i + OWNER_READS_AT_ONCE).map(async (name) => {
           const repo = parseRepoPath(`${owner}/${name}`);
-          const [head, lfs] = await Promise.all([this.#readHead(repo).catch(notFoundAsEmpty), this.#lfsTotal(repo)]);
-          const bytes = packBytes(head) + lfs;
-          total.byRepo.set(repo.full, bytes);
-          total.bytes += bytes;
+          const [head, lfs] = await Promise.all([this.#readHead(repo).catch(unreadableAsEmpty), this.#lfsTotal(repo)]);
+          count.byRepo.set(repo.full, packBytes(head) + lfs);
         }),
       );
     }
-    this.#ownerTotals.set(owner, total);
-    return total;
+    this.#ownerCounts.set(owner, count);
+    // What was stored before the count began is in it (if it was published); later writes still count on their own.
+    const since = this.#storedSince.get(owner)?.filter((w) => w.at >= count.at) ?? [];
+    this.#storedSince.set(owner, since);
+    return count;
   }
 
   #lfsTotal(repo: RepoPath): Promise<number> {
@@ -212,10 +245,10 @@ function add(counts: Map<string, number>, key: string, bytes: number): void {
   else counts.delete(key);
 }
 
-/** A prefix without a head (a repository being created or deleted) holds no live packs; its LFS objects still count. */
-function notFoundAsEmpty(err: unknown): Pick<RepoHead, 'packs'> {
-  if (err instanceof RepoNotFoundError) return { packs: [] };
-  throw err;
+/** A prefix without a readable head (being created or deleted, or damaged) counts no packs; its LFS objects still count. */
+function unreadableAsEmpty(err: unknown): Pick<RepoHead, 'packs'> {
+  if (err instanceof StoreUnavailableError) throw err;
+  return { packs: [] };
 }
 
 /** A head's live packs with their indexes. */

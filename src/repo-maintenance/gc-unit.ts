@@ -44,15 +44,26 @@ export async function runGc(ctx: MaintenanceContext, repoName: string, _head: Re
 
   unit.progress(1, 3, 'listing packs and log entries');
   const retiredRecently = new Set(status.retiredPacks.filter((r) => young(r.at)).map((r) => r.sha256));
-  const candidatePacks: { key: string; sha256: string; size: number }[] = [];
-  const youngUnlisted = new Map<string, string>();
+  // A pack and its index go together, young while either is: a publish that sends a pack again rewrites the pack
+  // (publish.ts) and keeps the index there.
+  const unlisted = new Map<string, { items: { key: string; size: number }[]; newest: Date }>();
   for await (const item of listAll(ctx.store, `${repoPrefix(repo)}packs/`)) {
     const match = PACK_OBJECT.exec(item.key.slice(`${repoPrefix(repo)}packs/`.length));
     if (!match) continue;
     const sha256 = match[1] as string;
     if (referenced.has(sha256) || retiredRecently.has(sha256)) continue;
-    if (young(item.lastModified)) youngUnlisted.set(sha256, item.lastModified.toISOString());
-    else candidatePacks.push({ key: item.key, sha256, size: item.size });
+    const known = unlisted.get(sha256);
+    if (!known) unlisted.set(sha256, { items: [{ key: item.key, size: item.size }], newest: item.lastModified });
+    else {
+      known.items.push({ key: item.key, size: item.size });
+      if (item.lastModified > known.newest) known.newest = item.lastModified;
+    }
+  }
+  const candidatePacks: { key: string; sha256: string; size: number }[] = [];
+  const youngUnlisted = new Map<string, string>();
+  for (const [sha256, { items, newest }] of unlisted) {
+    if (young(newest)) youngUnlisted.set(sha256, newest.toISOString());
+    else for (const item of items) candidatePacks.push({ ...item, sha256 });
   }
   for (const seq of await foldedLogSeqs(ctx, repo, head)) doomed.push({ key: logKey(repo, seq), size: 0 });
   stop();
@@ -71,8 +82,15 @@ export async function runGc(ctx: MaintenanceContext, repoName: string, _head: Re
     deletedBytes += batch.reduce((sum, item) => sum + item.size, 0);
     unit.progress(Math.min(i + DELETES_AT_ONCE, doomed.length), doomed.length, 'deleting');
   }
-  // Still young: retired by a compaction, or written by a publish that may yet name it (or never will).
-  const retiredPacks = [...status.retiredPacks.filter((r) => retiredRecently.has(r.sha256)), ...[...youngUnlisted].filter(([sha256]) => !live.has(sha256)).map(([sha256, at]) => ({ sha256, at }))];
+  // Still young: retired by a compaction, or written by a publish that may yet name it (or never will). One record
+  // a pack, its latest: an older one of the same pack would be due while the pack is still kept.
+  const latest = new Map<string, string>();
+  const kept = [...status.retiredPacks.filter((r) => young(r.at)), ...[...youngUnlisted].filter(([sha256]) => !live.has(sha256)).map(([sha256, at]) => ({ sha256, at }))];
+  for (const r of kept) {
+    const known = latest.get(r.sha256);
+    if (known === undefined || Date.parse(r.at) > Date.parse(known)) latest.set(r.sha256, r.at);
+  }
+  const retiredPacks = [...latest].map(([sha256, at]) => ({ sha256, at }));
   const summary = `deleted ${doomed.length} objects (${deletedBytes} bytes of packs)`;
   unit.log(summary);
   return { result: { summary }, status: { ...status, retiredPacks, gc: { at, outcome: 'succeeded', deletedObjects: doomed.length, deletedBytes } } };

@@ -75,10 +75,24 @@ export async function markOrphanedPack(store: ObjectStore, registry: Registry, r
   await putMarker(store, registry, repo, { reasons: ['orphaned-pack'] }, now);
 }
 
+/**
+ * Puts the marker with `marker.reasons` added to those of the marker already there (a checkpoint's marker must not
+ * drop the orphaned pack another publish marked, which only gc collects), by compare-and-swap on the one read; a
+ * due time the maintainer set goes: the repository has work now.
+ */
 async function putMarker(store: ObjectStore, registry: Registry, repo: RepoPath, marker: { reasons: MaintenanceReason[]; seq?: number }, now: Date): Promise<void> {
+  const key = pendingKey(repo);
   try {
-    const body = encodeJson({ schema: SCHEMA_VERSION, repo: repo.full, ...(marker.seq === undefined ? {} : { seq: seqToString(marker.seq) }), reasons: marker.reasons, at: now.toISOString() });
-    await store.put(pendingKey(repo), body, { contentType: 'application/json' });
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const current = await store.get(key);
+      const before = current?.kind === 'object' ? decodeMarker(current.body).reasons : [];
+      const reasons = [...new Set([...before.filter((r) => r !== 'retired-packs'), ...marker.reasons])];
+      const body = encodeJson({ schema: SCHEMA_VERSION, repo: repo.full, ...(marker.seq === undefined ? {} : { seq: seqToString(marker.seq) }), reasons, at: now.toISOString() });
+      const put = await store.put(key, body, { contentType: 'application/json', ...(current ? { ifMatch: current.etag } : { ifNoneMatch: '*' }) });
+      if (put.kind === 'written') return;
+    }
+    // Writers kept replacing it: one of them marked the repository, which is what matters; this reason may be lost.
+    failureCounter(registry).inc();
   } catch {
     failureCounter(registry).inc();
   }

@@ -271,11 +271,19 @@ async function uploadPack(store: ObjectStore, repo: RepoPath, pack: PackUpload):
   const sha256 = pack.sha256 ?? (await bodySha256(pack.body));
   if (!SHA256.test(sha256)) throw new InvalidPublishError('the pack sha256 must be 64 lowercase hex digits');
   const idx = pack.idx;
-  const [, idxSize] = await Promise.all([
-    store.put(packKey(repo, sha256), pack.body, { ifNoneMatch: '*', sha256, contentType: 'application/x-git-packed-objects' }),
-    idx === undefined ? null : uploadIndex(store, packIndexKey(repo, sha256), idx),
-  ]);
+  const [, idxSize] = await Promise.all([putPack(store, packKey(repo, sha256), pack.body, sha256), idx === undefined ? null : uploadIndex(store, packIndexKey(repo, sha256), idx)]);
   return { sha256, size: bodyLength(pack.body), idxSize };
+}
+
+/**
+ * Puts the pack, content-addressed. One already there (the same push sent again, after a first try that lost and
+ * left it in no head) is written again all the same: gc deletes a pack no head lists once it is older than the
+ * grace period, which counts from the object's last write, and this publish is about to name it.
+ */
+async function putPack(store: ObjectStore, key: string, body: PutBody, sha256: string): Promise<void> {
+  const options = { sha256, contentType: 'application/x-git-packed-objects' };
+  const put = await store.put(key, body, { ...options, ifNoneMatch: '*' });
+  if (put.kind !== 'written') await store.put(key, body, options);
 }
 
 async function uploadIndex(store: ObjectStore, key: string, idx: PutBody): Promise<number> {

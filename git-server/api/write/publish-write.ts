@@ -75,6 +75,7 @@ export const publishWrite: PublishWrite = async (deps, request) => {
       headMaxAgeMs: HEAD_MAX_AGE_MS,
       ...(request.onlyIfNoRefs ? { onlyIfNoRefs: true } : {}),
     });
+    if (result.outcome === 'published') reservation?.published();
     if (result.outcome === 'published' && pack) await applyLocally(deps.cache, repo, quarantine, pack, (error) => deps.onLocalApplyFailed?.(repo, error));
     return result;
   } finally {

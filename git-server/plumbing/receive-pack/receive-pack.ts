@@ -131,6 +131,7 @@ export async function receivePack(input: PushInput, options: ReceivePackOptions)
     });
     for (const ref of result.refs) if (ref.status === 'rejected') refuse(ref.ref, rejection(ref), 'stale');
     if (result.outcome !== 'published') return { body: report('ok', progress) };
+    reservation?.published();
     if (stored && quarantine) await applyLocally(options.cache, input.repo, quarantine, stored, options.onLocalApplyFailed);
     if (!request.capabilities.has('quiet')) progress.push(`cloudwright: published as seq ${result.seq}`);
     return { body: report('ok', progress), seq: result.seq };
