@@ -174,18 +174,25 @@ async function residentBytes(pid: number | undefined): Promise<number> {
 
 /**
  * The command that runs a build in a PID namespace of its own, killed whole when its first process ends (with
- * `--kill-child`, when `unshare` itself is killed too): as root a PID namespace, otherwise inside a user namespace
- * that maps the operator's user to itself. Empty where neither works (no `unshare`, user namespaces turned off).
+ * `--kill-child`, when `unshare` itself is killed too): inside a user namespace that maps the operator's user to
+ * itself (so even an operator running as root gives its builds no capability over the machine's namespaces: no
+ * `nsenter` back out), else, as root where user namespaces are turned off, a PID namespace alone. Empty where
+ * neither works.
  */
 function pidNamespace(): readonly string[] {
-  const asRoot = process.getuid?.() === 0;
-  const command = ['unshare', ...(asRoot ? [] : ['--user', '--map-current-user']), '--pid', '--fork', '--kill-child'];
-  try {
-    execFileSync(command[0]!, [...command.slice(1), 'true'], { stdio: 'ignore', timeout: 10_000 });
-    return command;
-  } catch {
-    return [];
+  const pid = ['--pid', '--fork', '--kill-child'];
+  for (const command of [
+    ['unshare', '--user', '--map-current-user', ...pid],
+    ['unshare', ...pid],
+  ]) {
+    try {
+      execFileSync(command[0]!, [...command.slice(1), 'true'], { stdio: 'ignore', timeout: 10_000 });
+      return command;
+    } catch {
+      // the next, or none
+    }
   }
+  return [];
 }
 
 const execFileAsync = promisify(execFile);
