@@ -34,7 +34,8 @@ export interface DatabaseServer {
   close(): Promise<void>;
 }
 
-// A shard's JavaScript heap: its pipelines' answers (at most PIPELINES_PER_SHARD × CW_DB_MAX_RESPONSE_BYTES) and
+// A shard's JavaScript heap: its pipelines' answers (at most 1.5 × PIPELINES_PER_SHARD × CW_DB_MAX_RESPONSE_BYTES, with the
+// places lent beyond them: shards/project-slots.ts) and
 // request bodies, with room to spare; SQLite's memory is bounded apart (CW_DB_SHARD_MEMORY_MIB).
 const SHARD_HEAP_MIB = 512;
 const PIPELINES_PER_SHARD = 8;

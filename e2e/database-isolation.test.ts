@@ -223,7 +223,7 @@ describe('one tenant on a shared cw-db', { timeout: 60_000 }, () => {
     await client.execute('DELETE FROM t');
   });
 
-  it("takes every request slot of its shard with long batches from eight databases of one project: another project's request waits for one of them to run its time, no more", async () => {
+  it("takes every request slot of its shard with long batches from eight databases of one project: another project's request is lent a place at once and waits for a statement of theirs, not a batch", async () => {
     const batchers = Array.from({ length: 8 }, (_, i) => tenantOn(0, `batcher${i}`));
     for (const tenant of batchers) await provision(tenant, undefined, 'batchers');
     // Six statements each running to its 1 s limit, taking turns with the seven others' in the shard: some 50 s a request.
@@ -240,8 +240,9 @@ describe('one tenant on a shared cw-db', { timeout: 60_000 }, () => {
     await connect(neighbour).execute('SELECT count(*) FROM secret');
     const waited = performance.now() - started;
     process.stdout.write(`database-isolation: a request behind 8 long batches of one project: ${waited.toFixed(0)} ms\n`);
-    // At most one batch's time plus a round of the shard's turns (a statement each) and its own statement.
-    expect(waited).toBeLessThan(REQUEST_LIMIT_MS + 10 * STATEMENT_LIMIT_MS);
+    // Lent a place beyond the eight at once, it waits for no batch to end: only for a statement of the batchers'
+    // project (they take turns by project) and its own, never for a batch's time (REQUEST_LIMIT_MS).
+    expect(waited).toBeLessThan(REQUEST_LIMIT_MS);
     for (const answer of await attack) expect(answer.results.some((r) => r.type === 'error' && /one request may run/.test(r.error?.message ?? ''))).toBe(true);
   });
 

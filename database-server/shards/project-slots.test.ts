@@ -15,6 +15,7 @@ describe('ProjectSlots', () => {
   it('gives up a waiting place when its run is cancelled: nothing held, and the freed slot goes to the next one', async () => {
     const slots = new ProjectSlots(1);
     const holder = await slots.acquire('a');
+    const lent = await slots.acquire('x'); // the one slot lent beyond the shard's one
     const cancel = new AbortController();
     const gone = slots.acquire('b', cancel.signal);
     const next = slots.acquire('c');
@@ -32,6 +33,7 @@ describe('ProjectSlots', () => {
     late.abort();
     expect(slots.heldBy('e')).toBe(1);
     release();
+    lent();
     expect(slots.running).toBe(0);
   });
 
@@ -45,11 +47,38 @@ describe('ProjectSlots', () => {
     expect(await settled(fifth)).toBe(true);
   });
 
+  it('lends a project holding no slot one beyond a shard another project filled, at once, up to half as many again', async () => {
+    const slots = new ProjectSlots(4);
+    const greedy = await Promise.all([1, 2, 3, 4].map(() => slots.acquire('greedy')));
+    const moreGreedy = slots.acquire('greedy');
+    const victims = await Promise.all(['v1', 'v2'].map((v) => slots.acquire(v)));
+    expect(slots.running).toBe(6);
+    // A project that holds one already, or one past the lent half, waits.
+    const [v1Again, v3] = [slots.acquire('v1'), slots.acquire('v3')];
+    expect(await Promise.all([moreGreedy, v1Again, v3].map(settled))).toEqual([false, false, false]);
+    // A lent slot given back is lent again to a project holding none (v1, holding none once it gave it back, asked
+    // first); the holder's own queue waits for one of its own to end.
+    victims[0]!();
+    expect(await Promise.all([v1Again, v3, moreGreedy].map(settled))).toEqual([true, false, false]);
+    victims[1]!();
+    expect(await Promise.all([v3, moreGreedy].map(settled))).toEqual([true, false]);
+    expect(slots.running).toBe(6);
+    (await v1Again)();
+    (await v3)();
+    expect(await settled(moreGreedy)).toBe(false);
+    greedy[0]!();
+    expect(await settled(moreGreedy)).toBe(true);
+    expect(slots.running).toBe(4);
+  });
+
   it("gives a freed slot to another project's request before the holder's own queue, until the holder is down to half", async () => {
     const slots = new ProjectSlots(4);
     const greedy = await Promise.all([1, 2, 3, 4].map(() => slots.acquire('greedy')));
     const moreGreedy = [slots.acquire('greedy'), slots.acquire('greedy')];
+    // The victim holds a (lent) slot already, so its second request waits like the holder's.
+    const lent = await slots.acquire('victim');
     const victim = slots.acquire('victim');
+    lent();
     greedy[0]!();
     // The victim came after the holder's own queued requests, and goes first.
     expect(await settled(victim)).toBe(true);

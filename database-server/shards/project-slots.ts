@@ -3,12 +3,15 @@ import { RunNotStartedError } from './engine-port.ts';
 /**
  * A shard's slots for running requests, shared out between projects: while requests of other projects wait, a
  * project holds at most half of them, and a freed slot goes to the longest-waiting request of a project under that
- * share. A project may take more when nobody else waits (a free slot never idles), so one project's many
- * databases delay another project's request by at most the time one of its requests runs (CW_DB_MAX_REQUEST_TIME),
- * not by the queue of its own requests.
+ * share. A project may take more when nobody else waits (a free slot never idles). A project that holds no slot
+ * and finds them all taken is lent one beyond them at once, up to half as many again in all: so one project's
+ * many databases, having taken every slot while the shard was quiet, do not make another project's request wait for
+ * one of theirs to end (CW_DB_MAX_REQUEST_TIME); it takes turns with them a statement at a time (fair-turns.ts).
+ * The lent slots are what bounds the shard's running requests (and its answers' memory): 1.5 × its slots.
  */
 export class ProjectSlots {
   readonly #share: number;
+  /** Slots free now; below zero while slots are lent beyond the shard's count. */
   #free: number;
   readonly #held = new Map<string, number>();
   readonly #waiting: { project: string; grant: () => void }[] = [];
@@ -26,6 +29,7 @@ export class ProjectSlots {
   async acquire(project: string, cancel?: AbortSignal): Promise<() => void> {
     if (cancel?.aborted) throw new RunNotStartedError();
     if (this.#free > 0 && (this.#underShare(project) || this.#waiting.length === 0)) this.#take(project);
+    else if (this.#free <= 0 && this.heldBy(project) === 0 && -this.#free < this.#share) this.#take(project);
     else await this.#wait(project, cancel);
     let released = false;
     return () => {
@@ -86,9 +90,14 @@ export class ProjectSlots {
     if (held === 0) this.#held.delete(project);
     else this.#held.set(project, held);
     this.#free += 1;
-    // The longest-waiting request of a project under its share, else (all waiting projects are over it) the longest-waiting.
-    let next = this.#waiting.findIndex((w) => this.#underShare(w.project));
-    if (next === -1 && this.#waiting.length > 0) next = 0;
+    let next: number;
+    // The release gave back a lent slot, and the shard is still full: it may be lent again, to a project holding none.
+    if (this.#free <= 0) next = this.#waiting.findIndex((w) => this.heldBy(w.project) === 0 && -this.#free < this.#share);
+    else {
+      // The longest-waiting request of a project under its share, else (all waiting projects are over it) the longest-waiting.
+      next = this.#waiting.findIndex((w) => this.#underShare(w.project));
+      if (next === -1 && this.#waiting.length > 0) next = 0;
+    }
     if (next === -1) return;
     const [waiter] = this.#waiting.splice(next, 1);
     this.#take(waiter!.project);

@@ -35,7 +35,7 @@ export interface ShardState {
   pid: number | undefined;
   /** Times it was started again since cw-db started. */
   restarts: number;
-  /** Requests running in it now (at most its slots), and waiting for a slot. */
+  /** Requests running in it now (at most 1.5 × its slots, with those lent beyond them), and waiting for a slot. */
   running: number;
   waiting: number;
 }
