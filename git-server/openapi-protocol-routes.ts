@@ -116,7 +116,10 @@ export const PROTOCOL_ROUTES: Readonly<Record<string, RouteDescription>> = {
       201: json('Created, pristine (seq 0, no refs).', Type.Object({ repository: RepositorySummary })),
       400: errorAnswer('A body its schema refuses or a branch name git would refuse (`invalid_request`), or a path that names no repository (`invalid_repository_name`).'),
       403: errorAnswer(REPO_REACH),
-      409: errorAnswer('The name is taken (`repository_exists`), or a deletion of it is still sweeping (`repository_being_deleted`, `Retry-After`).', RETRY_AFTER),
+      409: errorAnswer(
+        'The name is taken (`repository_exists`), a deletion of it is still sweeping (`repository_being_deleted`, `Retry-After`), or, without Kubernetes, its owner has `quota.owner_max_repositories` repositories (`repository_limit_reached`).',
+        RETRY_AFTER,
+      ),
       413: errorAnswer('The body is over 64 KiB (`too_large`).'),
       415: errorAnswer('A body that is not JSON (`unsupported_media_type`).'),
       503: errorAnswer(`${STORE}, the Kubernetes API cannot be reached, or the \`Repository\` was not ready in time and was withdrawn (\`unavailable\`, \`Retry-After\`); retry.`, RETRY_AFTER),

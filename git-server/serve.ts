@@ -15,6 +15,7 @@ import { buildGitServer, type GitServerLimits } from './app.ts';
 import { ProjectTokens } from './auth/project-tokens.ts';
 import { CacheEvictor } from './cache-evictor.ts';
 import { createObjectStore, type GitServiceConfig } from './config/index.ts';
+import type { ObjectStore } from '../src/object-store/object-store.ts';
 import { DrainState } from './drain.ts';
 import { ServiceMetrics } from './metrics.ts';
 import { RuntimeStallMonitor } from './runtime-stall.ts';
@@ -54,7 +55,7 @@ export async function startService(config: GitServiceConfig, options: StartOptio
   const drain = new DrainState();
   const tasks = new TaskRegistry({ instance: instanceName(config.server.listen.port) });
   const maintenance = maintenanceRole({ config, repos, objects, registry, tasks });
-  const directory = await repositoryDirectory(config, repos);
+  const directory = await repositoryDirectory(config, repos, objects);
   const events = await eventsRole({ config, repos, objects, registry, ...(directory.resources ? { resources: directory.resources } : {}) });
   const projectTokens = await projectTokenSource(config);
   const app = await buildGitServer(
@@ -168,8 +169,8 @@ async function projectTokenSource(config: GitServiceConfig) {
   };
 }
 
-async function repositoryDirectory(config: GitServiceConfig, repos: RepoStore): Promise<RepositoryDirectory> {
-  if (!config.kubernetes.namespace) return new BucketRepositoryDirectory(repos);
+async function repositoryDirectory(config: GitServiceConfig, repos: RepoStore, objects: ObjectStore): Promise<RepositoryDirectory> {
+  if (!config.kubernetes.namespace) return new BucketRepositoryDirectory(repos, { objects, maxPerOwner: config.quota.ownerMaxRepositories });
   // Loaded only when configured: a cw-git without Kubernetes never loads the Kubernetes client.
   const [{ KubeRepositoryDirectory }, { loadKubeConnection }] = await Promise.all([import('./repositories/kube-repository-directory.ts'), import('../src/kube/index.ts')]);
   return new KubeRepositoryDirectory({ kube: loadKubeConnection(config.environment.kubeconfig), namespace: config.kubernetes.namespace });

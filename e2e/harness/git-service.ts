@@ -64,6 +64,9 @@ export async function gitServiceConfig(setup: GitServiceSetup, port = 0): Promis
       ...(setup.corsOrigins ? { cors_origins: [...setup.corsOrigins] } : {}),
     },
     auth: { token_secret: setup.tokenSecret },
+    // Every test's repositories are under one owner (`e2e/`) of the run's shared bucket, and stay: far more than
+    // an owner may have by default.
+    quota: { owner_max_repositories: 100_000 },
     ...(setup.initializeSources || setup.importSources || setup.urlImports
       ? {
           api: {

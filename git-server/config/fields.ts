@@ -145,6 +145,21 @@ export function byteSize<D extends string | undefined>(fallback: D): Field<numbe
   };
 }
 
+/** A whole number of at least 1 (`100`). */
+export function count(fallback: number): Field<number> {
+  const parse = (value: unknown, shown: string): number => {
+    const n = typeof value === 'number' ? value : typeof value === 'string' && /^\d{1,9}$/.test(value.trim()) ? Number(value) : NaN;
+    if (!Number.isSafeInteger(n) || n < 1) throw new FieldError(`expected a whole number of at least 1, got ${shown}`);
+    return n;
+  };
+  return {
+    secret: false,
+    fromYaml: (value) => parse(value, typeof value === 'number' ? String(value) : describe(value)),
+    fromEnv: (value) => (value === '' ? fallback : parse(value, `"${value}"`)),
+    absent: () => fallback,
+  };
+}
+
 /** One of a fixed set of words. */
 export function oneOf<const V extends string>(values: readonly V[], fallback: V): Field<V> {
   return text(fallback, {

@@ -78,6 +78,8 @@ export interface GitServiceConfig {
     repositoryMaxBytes: number;
     /** What all repositories of one owner (a project's) may store together. */
     ownerMaxBytes: number;
+    /** Repositories one owner may have, without Kubernetes (with it, the project's ResourceQuota counts them). */
+    ownerMaxRepositories: number;
   };
   maintenance: {
     intervalMs: number;

@@ -3,7 +3,24 @@
 import { parseRepoPath } from '../../src/repo-store/repo-path.ts';
 import { FieldError } from './config-error.ts';
 import { checkUrlPattern, isUrlPattern } from '../import/source-url.ts';
-import { bool, byteSize, checkAddressOrRange, checkBaseUrl, checkHttpUrl, checkOrigin, duration, fraction, hostPort, list, oneOf, requiredText, text, type Field, type FieldValue } from './fields.ts';
+import {
+  bool,
+  byteSize,
+  checkAddressOrRange,
+  count,
+  checkBaseUrl,
+  checkHttpUrl,
+  checkOrigin,
+  duration,
+  fraction,
+  hostPort,
+  list,
+  oneOf,
+  requiredText,
+  text,
+  type Field,
+  type FieldValue,
+} from './fields.ts';
 
 /** The roles an instance can take (`server.roles`); none listed means all of them. */
 export const ROLES = ['serve', 'maintain', 'events'] as const;
@@ -91,6 +108,7 @@ export const FIELDS = {
   'cache.spool_max_size_per_owner': byteSize('5GiB'),
   'quota.repository_max_size': byteSize('10GiB'),
   'quota.owner_max_size': byteSize('50GiB'),
+  'quota.owner_max_repositories': count(100),
   'maintenance.interval': duration('1m'),
   'maintenance.log_retention': duration('7d'),
   'maintenance.grace_period': duration('1h'),
