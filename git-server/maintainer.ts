@@ -131,7 +131,8 @@ export class Maintainer {
     }
     const path = parseRepoPath(repo);
     if (await readLease(store, path, context.now())) return { repo, ran: [], outcome: 'skipped' };
-    const ops = dueUnits(head, await readStatus(store, path, head.repoId), context.now(), { graceMs: context.graceMs, orphanedPack: asked.reasons.includes('orphaned-pack') });
+    const status = await readStatus(store, path, head.repoId);
+    const ops = dueUnits(head, status, context.now(), { graceMs: context.graceMs, orphanedPack: asked.reasons.includes('orphaned-pack') });
     const ran: MaintenanceOp[] = [];
     for (const op of ops) {
       if (this.#stopped) return { repo, ran, outcome: 'interrupted' };
@@ -143,7 +144,8 @@ export class Maintainer {
       }
     }
     // Packs no head lists (retired, or uploaded by a publish that lost) wait out their grace period: come back then.
-    const waiting = (await readStatus(store, path, head.repoId)).retiredPacks.map((r) => Date.parse(r.at) + context.graceMs);
+    const after = ran.length > 0 ? await readStatus(store, path, head.repoId) : status;
+    const waiting = after.retiredPacks.map((r) => Date.parse(r.at) + context.graceMs);
     if (waiting.length > 0) {
       // Never due before the next pass: a record gc could not clear yet must not make every pass run it.
       const dueAt = Math.max(Math.min(...waiting), context.now().getTime() + this.#options.intervalMs);

@@ -9,7 +9,7 @@ import type { ObjectStore } from '../../src/object-store/object-store.ts';
 import { Lru } from '../../src/repo-store/lru.ts';
 import { listAllPrefixes } from '../../src/object-store/list-all.ts';
 import { StoreUnavailableError } from '../../src/object-store/object-store.ts';
-import { parseRepoPath, repoPrefix, type RepoHead, type RepoPath } from '../../src/repo-store/index.ts';
+import { ownerPrefix, parseRepoPath, repoPrefix, type RepoHead, type RepoPath } from '../../src/repo-store/index.ts';
 import { formatBytes } from '../cli/format.ts';
 
 /** A repository's bytes in the bucket, as the quota counts them. */
@@ -110,8 +110,8 @@ export class StorageQuota {
   /** What `repo` stores now (`head` is its current head), and its owner's repositories together. */
   async stored(repo: RepoPath, head: RepoHead): Promise<StoredBytes> {
     const [lfs, count] = await Promise.all([this.#lfsTotal(repo), this.#ownerCount(repo.owner)]);
-    const own = packBytes(head) + lfs;
-    return { packs: packBytes(head), lfs, quota: this.maxBytes, owner: { bytes: this.#others(repo, count) + own, quota: this.ownerMaxBytes } };
+    const packs = packBytes(head);
+    return { packs, lfs, quota: this.maxBytes, owner: { bytes: this.#others(repo, count) + packs + lfs, quota: this.ownerMaxBytes } };
   }
 
   /**
@@ -195,7 +195,8 @@ export class StorageQuota {
   async #countOwner(owner: string): Promise<OwnerCount> {
     const count: OwnerCount = { at: this.#now(), byRepo: new Map() };
     const names: string[] = [];
-    for await (const prefix of listAllPrefixes(this.#objects, `repos/${owner}/`)) names.push(prefix.slice(`repos/${owner}/`.length, -1));
+    const under = ownerPrefix(owner);
+    for await (const prefix of listAllPrefixes(this.#objects, under)) names.push(prefix.slice(under.length, -1));
     for (let i = 0; i < names.length; i += OWNER_READS_AT_ONCE) {
       await Promise.all(
         names.slice(i, i + OWNER_READS_AT_ONCE).map(async (name) => {

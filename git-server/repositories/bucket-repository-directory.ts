@@ -1,7 +1,7 @@
 import { listAllPrefixes } from '../../src/object-store/list-all.ts';
 import type { ObjectStore } from '../../src/object-store/object-store.ts';
 import { PublicError } from '../../src/errors.ts';
-import { RepoNotFoundError, type RepoPath, type RepoStore } from '../../src/repo-store/index.ts';
+import { ownerPrefix, repoPrefix, RepoNotFoundError, type RepoPath, type RepoStore } from '../../src/repo-store/index.ts';
 import { defaultBranchOf, type CreateRepositoryOptions, type RepositoryDirectory } from './repository-directory.ts';
 
 /** An owner has as many repositories as it may (`quota.owner_max_repositories`). */
@@ -32,8 +32,8 @@ export class BucketRepositoryDirectory implements RepositoryDirectory {
   async create(repo: RepoPath, options?: CreateRepositoryOptions): Promise<void> {
     if (this.#limit) {
       let held = 0;
-      for await (const prefix of listAllPrefixes(this.#limit.objects, `repos/${repo.owner}/`)) {
-        if (prefix === `repos/${repo.owner}/${repo.name}/`) continue; // taken already: the create answers that
+      for await (const prefix of listAllPrefixes(this.#limit.objects, ownerPrefix(repo.owner))) {
+        if (prefix === repoPrefix(repo)) continue; // taken already: the create answers that
         if (++held >= this.#limit.maxPerOwner) throw new OwnerRepositoryLimitError(repo.owner, this.#limit.maxPerOwner);
       }
     }

@@ -43,7 +43,8 @@ export async function runGc(ctx: MaintenanceContext, repoName: string, _head: Re
   stop();
 
   unit.progress(1, 3, 'listing packs and log entries');
-  const retiredRecently = new Set(status.retiredPacks.filter((r) => young(r.at)).map((r) => r.sha256));
+  const youngRetired = status.retiredPacks.filter((r) => young(r.at));
+  const retiredRecently = new Set(youngRetired.map((r) => r.sha256));
   // A pack and its index go together, young while either is: a publish that sends a pack again rewrites the pack
   // (publish.ts) and keeps the index there.
   const unlisted = new Map<string, { items: { key: string; size: number }[]; newest: Date }>();
@@ -85,7 +86,7 @@ export async function runGc(ctx: MaintenanceContext, repoName: string, _head: Re
   // Still young: retired by a compaction, or written by a publish that may yet name it (or never will). One record
   // a pack, its latest: an older one of the same pack would be due while the pack is still kept.
   const latest = new Map<string, string>();
-  const kept = [...status.retiredPacks.filter((r) => young(r.at)), ...[...youngUnlisted].filter(([sha256]) => !live.has(sha256)).map(([sha256, at]) => ({ sha256, at }))];
+  const kept = [...youngRetired, ...[...youngUnlisted].filter(([sha256]) => !live.has(sha256)).map(([sha256, at]) => ({ sha256, at }))];
   for (const r of kept) {
     const known = latest.get(r.sha256);
     if (known === undefined || Date.parse(r.at) > Date.parse(known)) latest.set(r.sha256, r.at);

@@ -2,9 +2,14 @@
 import type { RepoPath } from './repo-path.ts';
 import { seqKey } from './seq.ts';
 
+/** `repos/<owner>/`: every repository of one owner, each a prefix of its own under it. */
+export function ownerPrefix(owner: string): string {
+  return `repos/${owner}/`;
+}
+
 /** `repos/<owner>/<repo>/`: everything of one repository, and nothing else, is under it. */
 export function repoPrefix(repo: RepoPath): string {
-  return `repos/${repo.owner}/${repo.name}/`;
+  return `${ownerPrefix(repo.owner)}${repo.name}/`;
 }
 
 /** The one mutable object: the head, rewritten only by compare-and-swap. */
