@@ -4,6 +4,7 @@ import { ConfigError, type EnvReader } from '../src/config/env.ts';
 import { DEFAULT_PROJECT_UNPACKED_QUOTA } from '../src/platform/build-quota.ts';
 import { DEFAULT_PREVIEW_GRACE_MS, DEFAULT_RESYNC_MS } from './controllers/app-source/controller.ts';
 import { DEFAULT_BUILD_LIMITS, type BuildLimits } from './controllers/source-build/build-runner.ts';
+import type { BuildConcurrency } from './controllers/source-build/build-slots.ts';
 
 /** Push to deploy: how builds run (operator/config.ts's `builds`). */
 export interface BuildSettings {
@@ -12,7 +13,7 @@ export interface BuildSettings {
   /** Where the operator keeps repositories' copies and local runs' workspaces. */
   readonly workDir: string;
   readonly limits: BuildLimits;
-  readonly concurrency: { readonly total: number; readonly perProject: number };
+  readonly concurrency: BuildConcurrency;
   readonly previewGraceMs: number;
   /** How often every source's refs are read again without a wake-up (CW_BUILD_RESYNC, default 5m). */
   readonly resyncMs: number;
@@ -23,7 +24,8 @@ export interface BuildSettings {
 /**
  * CW_BUILD_RUNNER (`local` or `job`; unset: no push to deploy), CW_BUILD_WORK_DIR, CW_BUILD_CPU (millicores,
  * default 1000), CW_BUILD_MEMORY (default 2Gi), CW_BUILD_DISK (default 4Gi), CW_BUILD_DEADLINE (default 15m),
- * CW_BUILD_CONCURRENCY (default 2) and CW_BUILD_CONCURRENCY_PER_PROJECT (default 1), CW_PREVIEW_GRACE (how long a
+ * CW_BUILD_CONCURRENCY (default 2), CW_BUILD_CONCURRENCY_PER_PROJECT (default 1) and CW_BUILD_CONCURRENCY_PER_USER
+ * (over the projects a user created; default: the per-project value), CW_PREVIEW_GRACE (how long a
  * preview outlives its branch, default 1h), CW_BUILD_RESYNC (how often refs are read without a wake-up, default
  * 5m), CW_PROJECT_UNPACKED_QUOTA (as cw-api's).
  *
@@ -41,6 +43,9 @@ export function buildSettingsFromEnv(read: EnvReader): BuildSettings | undefined
   const total = read.integer('CW_BUILD_CONCURRENCY', 2, { min: 1, max: 1000 });
   const perProject = read.integer('CW_BUILD_CONCURRENCY_PER_PROJECT', 1, { min: 1, max: 1000 });
   if (perProject > total) throw new ConfigError(`CW_BUILD_CONCURRENCY_PER_PROJECT (${perProject}) must not be more than CW_BUILD_CONCURRENCY (${total})`);
+  const perUser = read.integer('CW_BUILD_CONCURRENCY_PER_USER', perProject, { min: 1, max: 1000 });
+  if (perUser > total) throw new ConfigError(`CW_BUILD_CONCURRENCY_PER_USER (${perUser}) must not be more than CW_BUILD_CONCURRENCY (${total})`);
+  if (perUser < perProject) throw new ConfigError(`CW_BUILD_CONCURRENCY_PER_USER (${perUser}) must not be less than CW_BUILD_CONCURRENCY_PER_PROJECT (${perProject})`);
   const previewGraceMs = read.durationMs('CW_PREVIEW_GRACE', DEFAULT_PREVIEW_GRACE_MS, { min: 0, max: 30 * 24 * 3600 * 1000 });
   const resyncMs = read.durationMs('CW_BUILD_RESYNC', DEFAULT_RESYNC_MS, { min: 1000, max: 24 * 3600 * 1000 });
   const projectUnpackedQuota = read.bytes('CW_PROJECT_UNPACKED_QUOTA', DEFAULT_PROJECT_UNPACKED_QUOTA);
@@ -49,7 +54,7 @@ export function buildSettingsFromEnv(read: EnvReader): BuildSettings | undefined
     runner: runner as 'local' | 'job',
     workDir,
     limits: Object.freeze(limits),
-    concurrency: Object.freeze({ total, perProject }),
+    concurrency: Object.freeze({ total, perProject, perUser }),
     previewGraceMs,
     resyncMs,
     projectUnpackedQuota,

@@ -35,6 +35,18 @@ describe('operatorConfig', () => {
     expect(operatorConfig({ ...buckets, CW_BUILD_RUNNER: 'local', CW_BUILD_JOB_NAMESPACE: 'cloudwright-builds' }).buildJobs).toBeUndefined();
   });
 
+  it('bounds builds in all, per project and per user, each bound within the one above it', () => {
+    const local = { CW_GIT_BUCKET: 'git', CW_S3_BUCKET: 'artifacts', CW_BUILD_RUNNER: 'local' };
+    expect(operatorConfig(local).builds?.concurrency).toEqual({ total: 2, perProject: 1, perUser: 1 });
+    // A user's bound follows the project's unless set.
+    expect(operatorConfig({ ...local, CW_BUILD_CONCURRENCY: '8', CW_BUILD_CONCURRENCY_PER_PROJECT: '2' }).builds?.concurrency).toEqual({ total: 8, perProject: 2, perUser: 2 });
+    expect(operatorConfig({ ...local, CW_BUILD_CONCURRENCY: '8', CW_BUILD_CONCURRENCY_PER_USER: '4' }).builds?.concurrency).toEqual({ total: 8, perProject: 1, perUser: 4 });
+    expect(() => operatorConfig({ ...local, CW_BUILD_CONCURRENCY_PER_USER: '3' })).toThrow('CW_BUILD_CONCURRENCY_PER_USER (3) must not be more than CW_BUILD_CONCURRENCY (2)');
+    expect(() => operatorConfig({ ...local, CW_BUILD_CONCURRENCY_PER_PROJECT: '2', CW_BUILD_CONCURRENCY_PER_USER: '1' })).toThrow(
+      'CW_BUILD_CONCURRENCY_PER_USER (1) must not be less than CW_BUILD_CONCURRENCY_PER_PROJECT (2)',
+    );
+  });
+
   it("has today's defaults, frozen", () => {
     const config = operatorConfig({});
     expect(config).toEqual({ port: 8080, leaderElection: { namespace: 'default' }, logLevel: 'info', podNamespace: 'default', instance: '', runtimeUnavailableGraceMs: 30_000, dnsEnv: {} });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { AppSource } from '../src/apis/v1alpha1/app-source.ts';
 import type { Build } from '../src/apis/v1alpha1/build.ts';
 import type { Database } from '../src/apis/v1alpha1/database.ts';
+import type { Project } from '../src/apis/v1alpha1/project.ts';
 import type { Repository } from '../src/apis/v1alpha1/repository.ts';
 import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
 import type { SourceBuild } from '../src/apis/v1alpha1/source-build.ts';
@@ -17,7 +18,7 @@ import { S3UrlSigner } from '../src/object-store/s3-presigned-urls.ts';
 import { AppStore } from '../src/platform/app-store.ts';
 import { BuildCatalog } from '../src/platform/builds.ts';
 import { LocalBuildRunner } from './controllers/source-build/local-runner.ts';
-import { APP_SOURCES, BUILDS, DATABASES, REPOSITORIES, RUNTIME_APPS, SOURCE_BUILDS } from '../src/platform/resources.ts';
+import { APP_SOURCES, BUILDS, DATABASES, PROJECTS, REPOSITORIES, RUNTIME_APPS, SOURCE_BUILDS } from '../src/platform/resources.ts';
 import type { RepoStore } from '../src/repo-store/repo-store.ts';
 import type { BuildSettings } from './build-env.ts';
 import { appSourceController } from './controllers/app-source/controller.ts';
@@ -74,6 +75,7 @@ export function addPushToDeploy(options: PushToDeployOptions): void {
       ...common,
       builds,
       repositories,
+      projects: manager.informer<Project>(PROJECTS),
       runner,
       exporter: new SourceExporter({ repos: options.repos, artifacts: options.artifacts, workDir: join(settings.workDir, 'sources') }),
       artifacts: options.artifacts,

@@ -6,6 +6,7 @@ import { PROJECT_DOMAINS, PROJECTS, RUNTIME_APPS } from '../../src/platform/reso
 import type { ProjectDomain } from '../../src/apis/v1alpha1/project-domain.ts';
 import { platformApp, unique, type PlatformApp } from './testing/platform-app.ts';
 import { MAX_PROJECTS_PER_OWNER } from '../services/projects.ts';
+import { CREATED_BY_USER_ANNOTATION } from '../../src/apis/v1alpha1/project.ts';
 
 let platform: PlatformApp;
 let owner: string;
@@ -49,6 +50,9 @@ describe('projects', () => {
     const created = await platform.app.inject({ method: 'POST', url: '/v1/projects', headers: as(ownerToken), payload: { project_id: id, name: 'Web' } });
     expect(created.statusCode).toBe(201);
     expect(created.json().project).toMatchObject({ project_id: id, name: 'Web', role: 'owner' });
+    // Who created it, for what is counted per person (push-to-deploy's build slots).
+    const stored = await objectClient<KubeObject>(testConnection(), PROJECTS).get('', id);
+    expect(stored?.metadata?.annotations?.[CREATED_BY_USER_ANNOTATION]).toBe(owner);
 
     const read = await platform.app.inject({ method: 'GET', url: `/v1/projects/${id}`, headers: as(ownerToken) });
     expect(read.statusCode).toBe(200);

@@ -1,4 +1,4 @@
-import { PROJECT_AUDIT_FROM_ANNOTATION, type Project, type ProjectMember } from '../../src/apis/v1alpha1/project.ts';
+import { PROJECT_AUDIT_FROM_ANNOTATION, CREATED_BY_USER_ANNOTATION, type Project, type ProjectMember } from '../../src/apis/v1alpha1/project.ts';
 import { timeOfEntryId } from '../audit/audit-entry.ts';
 import { settle } from '../../src/platform/settle.ts';
 import type { Principal } from '../../src/auth/index.ts';
@@ -115,7 +115,10 @@ export class ProjectDirectory {
     }
     try {
       const created = await this.#projects().create({
-        metadata: { name: input.projectId, ...(input.auditFrom ? { annotations: { [PROJECT_AUDIT_FROM_ANNOTATION]: input.auditFrom } } : {}) },
+        metadata: {
+          name: input.projectId,
+          annotations: { [CREATED_BY_USER_ANNOTATION]: input.owner, ...(input.auditFrom ? { [PROJECT_AUDIT_FROM_ANNOTATION]: input.auditFrom } : {}) },
+        },
         spec: { displayName: input.name, members: [{ user: input.owner, role: 'owner' }] },
       });
       await this.#cacheCaughtUp(created);

@@ -1,63 +1,88 @@
 import { describe, expect, it } from 'vitest';
-import { BuildSlots } from './build-slots.ts';
+import { BuildSlots, type BuildAccount } from './build-slots.ts';
+
+/** A project whose user created no other. */
+const own = (project: string): BuildAccount => ({ project, user: project });
 
 describe('BuildSlots', () => {
   it('bounds builds in all and per project, so one project’s pushes wait behind its own', () => {
-    const slots = new BuildSlots({ total: 2, perProject: 1 });
-    expect(slots.take('a/1', 'a')).toBe(true);
-    expect(slots.take('a/2', 'a')).toBe(false); // a's second waits
-    expect(slots.take('b/1', 'b')).toBe(true); // b is not held up by a
-    expect(slots.take('c/1', 'c')).toBe(false); // two running in all
-    expect(slots.take('a/1', 'a')).toBe(true); // held already
+    const slots = new BuildSlots({ total: 2, perProject: 1, perUser: 1 });
+    expect(slots.take('a/1', own('a'))).toBe(true);
+    expect(slots.take('a/2', own('a'))).toBe(false); // a's second waits
+    expect(slots.take('b/1', own('b'))).toBe(true); // b is not held up by a
+    expect(slots.take('c/1', own('c'))).toBe(false); // two running in all
+    expect(slots.take('a/1', own('a'))).toBe(true); // held already
     slots.release('a/1');
     // The freed slot is a/2's, which waited longest, whichever of the two is asked about first.
-    expect(slots.take('c/1', 'c')).toBe(false);
-    expect(slots.take('a/2', 'a')).toBe(true);
+    expect(slots.take('c/1', own('c'))).toBe(false);
+    expect(slots.take('a/2', own('a'))).toBe(true);
     slots.release('b/1');
-    expect(slots.take('c/1', 'c')).toBe(true);
+    expect(slots.take('c/1', own('c'))).toBe(true);
   });
 
   it('skips a waiting build whose project has no room, so a project queueing many builds never holds up another', () => {
-    const slots = new BuildSlots({ total: 2, perProject: 1 });
-    slots.take('a/1', 'a');
-    slots.take('b/1', 'b');
-    for (let i = 2; i <= 50; i++) expect(slots.take(`a/${i}`, 'a')).toBe(false);
-    expect(slots.take('c/1', 'c')).toBe(false);
+    const slots = new BuildSlots({ total: 2, perProject: 1, perUser: 1 });
+    slots.take('a/1', own('a'));
+    slots.take('b/1', own('b'));
+    for (let i = 2; i <= 50; i++) expect(slots.take(`a/${i}`, own('a'))).toBe(false);
+    expect(slots.take('c/1', own('c'))).toBe(false);
     slots.release('b/1');
-    expect(slots.take('c/1', 'c')).toBe(true); // a's 49 wait behind a/1, not in c's way
+    expect(slots.take('c/1', own('c'))).toBe(true); // a's 49 wait behind a/1, not in c's way
   });
 
   it('forgets a waiting build that is released (deleted, cancelled), or not asked about for a minute', () => {
     let now = 0;
     const slots = new BuildSlots(
-      { total: 1, perProject: 1 },
+      { total: 1, perProject: 1, perUser: 1 },
       () => {},
       () => now,
     );
-    slots.take('a/1', 'a');
-    expect(slots.take('b/1', 'b')).toBe(false);
-    expect(slots.take('c/1', 'c')).toBe(false);
+    slots.take('a/1', own('a'));
+    expect(slots.take('b/1', own('b'))).toBe(false);
+    expect(slots.take('c/1', own('c'))).toBe(false);
     slots.release('b/1'); // b/1 deleted while it waited
     slots.release('a/1');
-    expect(slots.take('c/1', 'c')).toBe(true);
-    expect(slots.take('d/1', 'd')).toBe(false);
-    expect(slots.take('e/1', 'e')).toBe(false);
+    expect(slots.take('c/1', own('c'))).toBe(true);
+    expect(slots.take('d/1', own('d'))).toBe(false);
+    expect(slots.take('e/1', own('e'))).toBe(false);
     slots.release('c/1');
     now += 61_000; // d/1 went without a word; e/1 asks again
-    expect(slots.take('e/1', 'e')).toBe(true);
+    expect(slots.take('e/1', own('e'))).toBe(true);
+  });
+
+  it('bounds one user’s projects together, so a person with many projects cannot hold every slot', () => {
+    const slots = new BuildSlots({ total: 3, perProject: 1, perUser: 2 });
+    const ofMallory = (project: string): BuildAccount => ({ project, user: 'user:mallory' });
+    expect(slots.take('m1/1', ofMallory('m1'))).toBe(true);
+    expect(slots.take('m2/1', ofMallory('m2'))).toBe(true);
+    expect(slots.take('m3/1', ofMallory('m3'))).toBe(false); // her third project waits though a slot is free
+    expect(slots.take('v/1', own('v'))).toBe(true); // and the free slot is another person's
+    slots.release('m1/1');
+    expect(slots.take('m3/1', ofMallory('m3'))).toBe(true);
+  });
+
+  it('skips a waiting build whose user has no room, as one whose project has none', () => {
+    const slots = new BuildSlots({ total: 2, perProject: 1, perUser: 1 });
+    const ofMallory = (project: string): BuildAccount => ({ project, user: 'user:mallory' });
+    slots.take('m1/1', ofMallory('m1'));
+    slots.take('v/1', own('v'));
+    expect(slots.take('m2/1', ofMallory('m2'))).toBe(false);
+    expect(slots.take('w/1', own('w'))).toBe(false);
+    slots.release('v/1');
+    expect(slots.take('w/1', own('w'))).toBe(true); // m2 waited longer, but her one slot is taken
   });
 
   it('gives a build found running after a restart its slot back whatever the bound', () => {
-    const slots = new BuildSlots({ total: 1, perProject: 1 });
-    expect(slots.take('a/1', 'a')).toBe(true);
-    expect(slots.take('a/2', 'a', true)).toBe(true);
+    const slots = new BuildSlots({ total: 1, perProject: 1, perUser: 1 });
+    expect(slots.take('a/1', own('a'))).toBe(true);
+    expect(slots.take('a/2', own('a'), true)).toBe(true);
     expect(slots.holds('a/2')).toBe(true);
   });
 
   it('says when a held slot is freed, whatever freed it (a finish, a deletion, a failed start)', () => {
     let freed = 0;
-    const slots = new BuildSlots({ total: 1, perProject: 1 }, () => (freed += 1));
-    slots.take('a/1', 'a');
+    const slots = new BuildSlots({ total: 1, perProject: 1, perUser: 1 }, () => (freed += 1));
+    slots.take('a/1', own('a'));
     slots.release('b/1'); // not held: nothing freed
     expect(freed).toBe(0);
     slots.release('a/1');

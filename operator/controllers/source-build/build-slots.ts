@@ -1,27 +1,38 @@
 /** A waiting build not asked about again for this long is taken for gone (deleted without a word). */
 const WAITER_TTL_MS = 60_000;
 
+/** Builds running at once: in all, per project, and per user (over every project the user created). */
+export interface BuildConcurrency {
+  readonly total: number;
+  readonly perProject: number;
+  readonly perUser: number;
+}
+
+/** Who a build is counted to: its project, and the user who created that project (the project itself when none is known). */
+export interface BuildAccount {
+  readonly project: string;
+  readonly user: string;
+}
+
 /**
- * Which builds may run now: at most `total` at once, and `perProject` per project, so one project's burst of
- * pushes waits behind its own builds and never holds up another project's. A free slot goes to the build that has
- * waited longest among those whose project has room, whichever is asked about first: the wake-up after a release
- * looks at every queued build in no particular order. Held in memory: after a restart, the builds found running
- * take their slots back first (`force`).
+ * Which builds may run now: at most `total` at once, `perProject` per project and `perUser` over the projects one
+ * user created, so one project's burst of pushes waits behind its own builds, and one person's many projects behind
+ * that person's, never holding up anyone else's. A free slot goes to the build that has waited longest among those
+ * with room, whichever is asked about first: the wake-up after a release looks at every queued build in no
+ * particular order. Held in memory: after a restart, the builds found running take their slots back first (`force`).
  */
 export class BuildSlots {
-  readonly #total: number;
-  readonly #perProject: number;
-  /** Build key → its project. */
-  readonly #held = new Map<string, string>();
-  /** Builds refused a slot, in the order they first waited: key → project and when it last asked. */
-  readonly #waiting = new Map<string, { project: string; askedAt: number }>();
+  readonly #limits: BuildConcurrency;
+  /** Build key → whom it is counted to. */
+  readonly #held = new Map<string, BuildAccount>();
+  /** Builds refused a slot, in the order they first waited: key → whom it is counted to, and when it last asked. */
+  readonly #waiting = new Map<string, { account: BuildAccount; askedAt: number }>();
   readonly #freed: () => void;
   readonly #now: () => number;
 
   /** `freed`: called on every release of a held slot, so the builds waiting for one are looked at now, not at the next resync. */
-  constructor(limits: { total: number; perProject: number }, freed: () => void = () => {}, now: () => number = Date.now) {
-    this.#total = limits.total;
-    this.#perProject = limits.perProject;
+  constructor(limits: BuildConcurrency, freed: () => void = () => {}, now: () => number = Date.now) {
+    this.#limits = limits;
     this.#freed = freed;
     this.#now = now;
   }
@@ -30,16 +41,16 @@ export class BuildSlots {
     return this.#held.has(key);
   }
 
-  /** Takes a slot for the build `key` of `project` when one is free and it is its turn (or `force`); answers whether it holds one. */
-  take(key: string, project: string, force = false): boolean {
+  /** Takes a slot for the build `key` when one is free and it is its turn (or `force`); answers whether it holds one. */
+  take(key: string, account: BuildAccount, force = false): boolean {
     if (this.#held.has(key)) return true;
     const now = this.#now();
-    if (!force && !(this.#hasRoom(project) && this.#isTurnOf(key, now))) {
-      this.#waiting.set(key, { project, askedAt: now });
+    if (!force && !(this.#hasRoom(account) && this.#isTurnOf(key, now))) {
+      this.#waiting.set(key, { account, askedAt: now });
       return false;
     }
     this.#waiting.delete(key);
-    this.#held.set(key, project);
+    this.#held.set(key, account);
     return true;
   }
 
@@ -49,17 +60,23 @@ export class BuildSlots {
     if (this.#held.delete(key)) this.#freed();
   }
 
-  #hasRoom(project: string): boolean {
-    const ofProject = [...this.#held.values()].filter((p) => p === project).length;
-    return this.#held.size < this.#total && ofProject < this.#perProject;
+  #hasRoom(account: BuildAccount): boolean {
+    if (this.#held.size >= this.#limits.total) return false;
+    let ofProject = 0;
+    let ofUser = 0;
+    for (const held of this.#held.values()) {
+      if (held.project === account.project) ofProject += 1;
+      if (held.user === account.user) ofUser += 1;
+    }
+    return ofProject < this.#limits.perProject && ofUser < this.#limits.perUser;
   }
 
-  /** No build that waited longer, and whose project has room, is still waiting. */
+  /** No build that waited longer, and has room, is still waiting. */
   #isTurnOf(key: string, now: number): boolean {
-    for (const [waiter, { project, askedAt }] of this.#waiting) {
+    for (const [waiter, { account, askedAt }] of this.#waiting) {
       if (waiter === key) return true;
       if (now - askedAt > WAITER_TTL_MS) this.#waiting.delete(waiter);
-      else if (this.#hasRoom(project)) return false;
+      else if (this.#hasRoom(account)) return false;
     }
     return true;
   }

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Registry } from 'prom-client';
 import type { Build } from '../../../src/apis/v1alpha1/build.ts';
+import type { Project } from '../../../src/apis/v1alpha1/project.ts';
 import type { Repository } from '../../../src/apis/v1alpha1/repository.ts';
 import type { RuntimeApp } from '../../../src/apis/v1alpha1/runtime-app.ts';
 import type { SourceBuild } from '../../../src/apis/v1alpha1/source-build.ts';
@@ -23,7 +24,7 @@ import { S3UrlSigner } from '../../../src/object-store/s3-presigned-urls.ts';
 import { SwitchableObjectStore } from '../../../src/object-store/testing/switchable-object-store.ts';
 import { AppStore } from '../../../src/platform/app-store.ts';
 import { BuildCatalog } from '../../../src/platform/builds.ts';
-import { BUILDS, REPOSITORIES, RUNTIME_APPS, SOURCE_BUILDS } from '../../../src/platform/resources.ts';
+import { BUILDS, PROJECTS, REPOSITORIES, RUNTIME_APPS, SOURCE_BUILDS } from '../../../src/platform/resources.ts';
 import { RepoStore } from '../../../src/repo-store/index.ts';
 import { DEFAULT_BUILD_LIMITS } from './build-runner.ts';
 import { sourceBuildController } from './controller.ts';
@@ -50,11 +51,13 @@ beforeAll(async () => {
   const repositories = createInformer<Repository>(conn, REPOSITORIES, scope);
   const apps = createInformer<RuntimeApp>(conn, RUNTIME_APPS, scope);
   const stored = createInformer<Build>(conn, BUILDS, scope);
-  informers.push(...([builds, repositories, apps, stored] as Array<Informer<never>>));
+  const projects = createInformer<Project>(conn, PROJECTS);
+  informers.push(...([builds, repositories, apps, stored, projects] as Array<Informer<never>>));
   controller = sourceBuildController({
     kube: conn,
     builds,
     repositories,
+    projects,
     runner: new LocalBuildRunner({ workDir: join(workDir, 'runs') }),
     exporter: new SourceExporter({ repos: new RepoStore({ store: bucket }), artifacts: bucket, workDir: join(workDir, 'sources') }),
     artifacts: bucket,

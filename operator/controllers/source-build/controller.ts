@@ -18,18 +18,21 @@ import { PublicError } from '../../../src/errors.ts';
 import type { BuildLimits, BuildRunner, RunResult } from './build-runner.ts';
 import { OutputInvalidError, packOutput } from './pack-output.ts';
 import { outputKey, sourceKey, SourceUnavailableError, type SourceExporter } from './source-export.ts';
-import { BuildSlots } from './build-slots.ts';
+import { BuildSlots, type BuildAccount, type BuildConcurrency } from './build-slots.ts';
 import { runId } from './run-id.ts';
 import { urlLifetimeSeconds } from './url-lifetime.ts';
 import { projectRepository } from '../app-source/project-repository.ts';
 import type { Repository } from '../../../src/apis/v1alpha1/repository.ts';
 import { SOURCE_BUILD_FINALIZER } from '../../../src/apis/v1alpha1/source-build.ts';
+import { CREATED_BY_USER_ANNOTATION, type Project } from '../../../src/apis/v1alpha1/project.ts';
 
 export interface SourceBuildControllerDeps {
   kube: KubeConnection;
   builds: Informer<SourceBuild>;
   /** The projects' Repositories: a build reads only a Ready one of its own namespace. */
   repositories: Informer<Repository>;
+  /** The Projects: a build is counted to the user who created its project, as well as to the project. */
+  projects: Informer<Project>;
   runner: BuildRunner;
   exporter: SourceExporter;
   /** The artifact bucket: sources, outputs and logs of builds, and the artifacts they become. */
@@ -38,8 +41,8 @@ export interface SourceBuildControllerDeps {
   urls: ObjectUrlSigner;
   catalog: BuildCatalog;
   limits: BuildLimits;
-  /** Builds running at once, in all (default 2), and per project (default 1): one project's pushes cannot hold up the others'. */
-  concurrency?: { total: number; perProject: number };
+  /** Builds running at once, in all (default 2), per project and per user (default 1 each): one project's or one person's pushes cannot hold up the others'. */
+  concurrency?: BuildConcurrency;
   events: EventRecorder;
   registry: Registry;
   log: Logger;
@@ -63,7 +66,7 @@ export function sourceBuildController(deps: SourceBuildControllerDeps): Controll
   const startDeadlineMs = deps.startDeadlineMs ?? START_DEADLINE_MS;
   const client = objectClient<SourceBuild>(deps.kube, SOURCE_BUILDS);
   // A slot freed (a build finished, was deleted, or could not start): the builds waiting for one are looked at again.
-  const slots = new BuildSlots(deps.concurrency ?? { total: 2, perProject: 1 }, () => {
+  const slots = new BuildSlots(deps.concurrency ?? { total: 2, perProject: 1, perUser: 1 }, () => {
     for (const waiting of deps.builds.list()) if (!waiting.status?.state || waiting.status.state === 'Queued') controller.enqueue(`${waiting.metadata?.namespace}/${waiting.metadata?.name}`);
   });
   /** Runs that ended and await their reconcile (which packs, stores and writes the status), by object key. */
@@ -227,12 +230,12 @@ export function sourceBuildController(deps: SourceBuildControllerDeps): Controll
       if (state === 'Building') {
         // Building with no run in this process: the operator restarted. Follow (a Job) or run again (local).
         if (!slots.holds(key)) {
-          slots.take(key, namespace, true);
+          slots.take(key, accountOf(deps.projects, namespace), true);
           await runOrFail(key, build, true);
         }
         return;
       }
-      if (!slots.take(key, namespace)) {
+      if (!slots.take(key, accountOf(deps.projects, namespace))) {
         if (!state) await write(build, { state: 'Queued', message: 'waiting for a build slot' });
         return; // a freed slot enqueues the waiting ones
       }
@@ -283,6 +286,12 @@ export function sourceBuildController(deps: SourceBuildControllerDeps): Controll
     }
   };
   return controller;
+}
+
+/** Whom a build of the project is counted to: the user who created the project, or the project alone when that is not known. */
+function accountOf(projects: Informer<Project>, project: string): BuildAccount {
+  const creator = projects.get(project)?.metadata?.annotations?.[CREATED_BY_USER_ANNOTATION];
+  return { project, user: creator ? `user:${creator}` : `project:${project}` };
 }
 
 /** `24 h`, `3 s`: a deadline as the message says it. */

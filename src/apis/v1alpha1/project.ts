@@ -11,6 +11,14 @@ import { DisplayName, DnsLabel, DnsSubdomain } from './strings.ts';
  */
 export const PROJECT_AUDIT_FROM_ANNOTATION = 'cloudwright.dev/audit-from';
 
+/**
+ * Who an object the API created is for (a user id), written by cw-api at creation and never changed by it, for what
+ * is bounded per person rather than per project: on a Project (the owner it was created for), push-to-deploy's build
+ * slots over every project of that user; on a ProjectDomain, the domains a person may have waiting for delegation.
+ * An object made otherwise (kubectl, GitOps) names nobody and counts on its own.
+ */
+export const CREATED_BY_USER_ANNOTATION = 'cloudwright.dev/created-by-user';
+
 /** A member's role: owners may manage membership, members use the project's resources. */
 export const ProjectRole = Type.Union([Type.Literal('owner'), Type.Literal('member')], {
   description: 'owner (may manage members) or member.',

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { namespaceRefusal } from '../namespace-refusal.ts';
 import { CREATED_BY_API_ANNOTATION, DELEGATION_CHECK_ANNOTATION, ProjectDomainReasons, ZONE_FINALIZER, type ProjectDomain } from '../../apis/v1alpha1/project-domain.ts';
+import { CREATED_BY_USER_ANNOTATION } from '../../apis/v1alpha1/project.ts';
 import { findCondition } from '../../conditions/index.ts';
 import { parseDomainName } from '../../dns/domain-name.ts';
 import { BadRequestError, ConflictError, PublicError } from '../../errors.ts';
@@ -39,9 +40,6 @@ export const MAX_DELETED_DOMAINS_KEPT = 20;
  * the installation's provider account bounds: a person adding names they never delegate would use it up).
  */
 export const MAX_PENDING_DOMAINS_PER_USER = 10;
-
-/** On ProjectDomains the API created: who added it (a user id), for the per-person bound on pending domains. */
-export const CREATED_BY_USER_ANNOTATION = 'cloudwright.dev/created-by-user';
 
 /**
  * Project domains for the REST routes. Each request writes intent on the ProjectDomain and waits (watching
