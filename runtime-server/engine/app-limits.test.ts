@@ -42,19 +42,21 @@ describe('AppLimits: who is held to a stopped shard', () => {
     expect(l.refusal('t/unrelated', 0, pool)).toBeUndefined();
   });
 
-  it("lays a memory or heap stop V8's account names nobody for on nobody, not on the requests in flight", () => {
+  it("lays a memory or heap stop V8's account names nobody for on nobody, not on the requests in flight, and sends their GETs again", () => {
     const l = limits(undefined, true);
     for (const kind of ['memory', 'heap'] as const) {
       const stop = { ...stopWhile(['victim/busy']), kind };
       l.stopped(stop, () => 'b1');
       expect(l.quarantine('victim/busy')).toBeUndefined();
       expect(l.onProbation()).toEqual([]);
-      // Nobody's: nothing is sent again either (any request could run the growth again).
-      expect(l.resendable('victim/busy', stop.generation.upstream.pool)).toBe(false);
+      // Nobody's: every project's GET is sent again (once: the entry point's rule), as a retry would be.
+      expect(l.resendable('victim/busy', stop.generation.upstream.pool)).toBe(true);
     }
-    // A CPU stop without the thread's answer is still judged from the requests.
-    l.stopped(stopWhile(['victim/busy']), () => 'b1');
+    // A CPU stop without the thread's answer is still judged from the requests, and sends nothing again.
+    const cpu = stopWhile(['victim/busy']);
+    l.stopped(cpu, () => 'b1');
     expect(l.quarantine('victim/busy')).toMatchObject({ reason: 'CPULimitExceeded' });
+    expect(l.resendable('other/app', cpu.generation.upstream.pool)).toBe(false);
   });
 
   it("quarantines every project V8's account lays a memory stop on, and sends other projects' GETs again", () => {

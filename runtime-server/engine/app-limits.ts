@@ -85,10 +85,13 @@ export class AppLimits implements AppLimitsView {
   }
 
   /**
-   * Whether a request of `key` that `pool`'s workerd dropped when it was stopped may be sent again: only when the
-   * stopped thread said which code it ran, and that code was another project's. The same project's requests are
-   * not (they may run that code again, a rollout's release say, and stop the shard a second time), nor any when the
-   * stop was judged from the requests in flight (any of them could have been running).
+   * Whether a request of `key` that `pool`'s workerd dropped when it was stopped may be sent again: when the stopped
+   * thread said which code it ran, and that code was another project's, or when V8's account laid a memory stop on
+   * nobody. The same project's requests are not (they may run that code again, a rollout's release say, and stop
+   * the shard a second time), nor any when a CPU stop was judged from the requests in flight (any of them could have
+   * been running). A memory stop laid on nobody is not judged from the requests at all: each of them is sent again
+   * once (the entry point's rule), as a retry would be, so a tenant growing memory V8 does not see costs its
+   * neighbours a restart's wait, not their requests; its own request, if one was growing, grows again at most once.
    */
   resendable(key: string, pool: UpstreamPool): boolean {
     const by = this.#stoppedBy.get(pool);
@@ -186,6 +189,7 @@ export class AppLimits implements AppLimitsView {
     const eachTheirs = stop.kind === 'memory' && runningProjects.size > 1;
     const unaccounted = this.#options.memoryAccount === true && (stop.kind === 'memory' || stop.kind === 'heap');
     if ((runningProjects.size === 1 || eachTheirs) && stop.kind !== 'crash') this.#stoppedBy.set(pool, runningProjects);
+    else if (running === undefined && unaccounted) this.#stoppedBy.set(pool, new Set());
     // The thread's own answer, when it gave one, is the app's code that was running: no judging from outside needed.
     // Memory has no such evidence outside: an app grows it after its answer as well as before, so a memory or heap
     // stop V8 did not lay on a project is laid on nobody rather than on the requests in flight (a third hostile run
