@@ -1,4 +1,5 @@
-import type { Reporter, SerializedError, TestCase, TestModule, TestRunEndReason, TestSuite } from 'vitest/node';
+import type { Reporter, SerializedError, TestCase, TestModule, TestRunEndReason, TestSuite, Vitest } from 'vitest/node';
+import { cpuTicks, runTiming, type FileSpan } from './run-timing.ts';
 
 /** How many of the slowest test files the closing lines name. */
 const SLOWEST_FILES = 12;
@@ -14,6 +15,25 @@ const ERROR_CHARS = 300;
  * says "0 failed" above a failed run.
  */
 export default class SummaryReporter implements Reporter {
+  readonly #runStart = Date.now();
+  readonly #cpuAtStart = cpuTicks();
+  readonly #started = new Map<string, number>();
+  readonly #spans: FileSpan[] = [];
+  #workers = 1;
+
+  onInit(vitest: Vitest): void {
+    this.#workers = Number(vitest.config.maxWorkers) || 1;
+  }
+
+  onTestModuleStart(module: TestModule): void {
+    this.#started.set(module.moduleId, Date.now());
+  }
+
+  onTestModuleEnd(module: TestModule): void {
+    const start = this.#started.get(module.moduleId);
+    if (start !== undefined) this.#spans.push({ start, end: Date.now() });
+  }
+
   onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<SerializedError>, reason: TestRunEndReason): void {
     const counts = { passed: 0, failed: 0, skipped: 0 };
     const failures: string[] = [];
@@ -38,9 +58,24 @@ export default class SummaryReporter implements Reporter {
       .sort((a, b) => b.ms - a.ms)
       .slice(0, SLOWEST_FILES);
     process.stdout.write(`\nslowest files:\n${slowest.map(({ file, ms }) => `  ${(ms / 1000).toFixed(1).padStart(7)} s  ${file}`).join('\n')}\n`);
+    process.stdout.write(this.#timingLine());
     if (failures.length > 0) process.stdout.write(`\nfailed:\n${failures.map((line) => `  ${line}`).join('\n')}\n`);
     const extra = failures.length > counts.failed ? `, ${failures.length - counts.failed} other errors` : '';
     process.stdout.write(`\ntests: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped${extra} (run ${reason})\n`);
+  }
+
+  /** Where the run's time went (before the first file, files at once, the tail, the machine's CPU), so a slow run can be read from its log alone. */
+  #timingLine(): string {
+    const timing = runTiming(this.#spans, this.#runStart, this.#workers);
+    if (!timing) return '';
+    const wall = (Date.now() - this.#runStart) / 1000;
+    const end = cpuTicks();
+    const cpu =
+      this.#cpuAtStart && end && end.total > this.#cpuAtStart.total
+        ? `, the machine's CPU ${Math.round((100 * (end.busy - this.#cpuAtStart.busy)) / (end.total - this.#cpuAtStart.total))} % busy`
+        : '';
+    const s = (ms: number) => `${Math.round(ms / 1000)} s`;
+    return `\ntime: ${Math.round(wall)} s; ${s(timing.beforeFirstMs)} before the first file, then ${timing.averageRunning.toFixed(2)} of ${this.#workers} workers busy on average, the last ${s(timing.tailMs)} with one or more idle${cpu}\n`;
   }
 }
 
