@@ -536,6 +536,7 @@ describe('the Helm chart', () => {
     // The bounds on apps' code (the pod below runs with them); the shard count defaults to the node's cores.
     expect(Object.fromEntries(env.filter((e) => e.value !== undefined).map((e) => [e.name, e.value]))).toMatchObject({
       CW_RUNTIME_CPU_LIMIT: '500ms',
+      CW_RUNTIME_STARTUP_CPU_LIMIT: '1s',
       CW_RUNTIME_ISOLATE_HEAP_MB: '128',
       CW_RUNTIME_SHARD_MEMORY_MB: '1536',
       CW_RUNTIME_QUARANTINE: '60s',

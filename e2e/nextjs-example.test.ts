@@ -18,7 +18,15 @@ let port: number;
 beforeAll(async () => {
   if (!existsSync(artifactPath)) throw new Error(`${artifactPath} is missing: run \`make example-nextjs\``);
   const bytes = new Uint8Array(readFileSync(artifactPath));
-  engine = new RuntimeEngine({ artifacts: new MemoryArtifactSource().put('next', bytes), dataDir, baseDomain: 'apps.test', publicScheme: 'http' });
+  engine = new RuntimeEngine({
+    artifacts: new MemoryArtifactSource().put('next', bytes),
+    dataDir,
+    baseDomain: 'apps.test',
+    publicScheme: 'http',
+    // Next's first request evaluates its whole bundle (about half a second of CPU): far more than a request may
+    // compute here, within the startup allowance (default 1 s) a cold start is given. Later requests take ~20 ms.
+    limits: { cpuLimitMs: 100 },
+  });
   await engine.start();
   ({ port } = engine.address);
   await engine.deploy({ project: 'demo', appId: 'next', buildId: 'next', env: { GREETING: 'Bonjour' }, hostnames: ['next.example.test'] });
@@ -36,6 +44,9 @@ describe('the Next.js example on the runtime', () => {
     // React separates adjacent text nodes with an empty comment.
     expect(page.body).toMatch(/<h1>Bonjour(<!-- -->)? from Next\.js on Cloudwright<\/h1>/);
     expect((await send(port, 'next.demo.apps.test', '/')).body).toContain('Bonjour');
+    // Its cold start stopped no shard.
+    expect(engine.limits.quarantine('demo/next')).toBeUndefined();
+    expect(engine.status().shards.map((shard) => shard.restarts)).toEqual(engine.status().shards.map(() => 0));
   });
 
   it('serves static assets, with the headers the app declares, and Next’s 404', async () => {

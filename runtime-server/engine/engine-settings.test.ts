@@ -9,6 +9,7 @@ describe('engineSettings', () => {
     expect(engineSettings(base)).toEqual({
       shards: 1,
       cpuLimitMs: 500,
+      startupLimitMs: 1000,
       intervalMs: 100,
       isolateHeapMb: 128,
       askTheThread: true,

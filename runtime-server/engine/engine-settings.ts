@@ -6,6 +6,7 @@ import type { ServingOptions } from './served.ts';
 export interface EngineSettings {
   readonly shards: number;
   readonly cpuLimitMs: number;
+  readonly startupLimitMs: number;
   /** How often a shard's watchdog looks: a fifth of the CPU bound unless set, at least 10 ms. */
   readonly intervalMs: number;
   readonly isolateHeapMb: number;
@@ -37,6 +38,7 @@ export function engineSettings(o: RuntimeEngineOptions): EngineSettings {
   return {
     shards: Math.max(1, o.shards ?? 1),
     cpuLimitMs,
+    startupLimitMs: o.limits?.startupLimitMs ?? 1000,
     intervalMs: o.limits?.intervalMs ?? Math.max(10, Math.round(cpuLimitMs / 5)),
     isolateHeapMb: o.limits?.isolateHeapMb ?? 128,
     askTheThread: o.limits?.askTheThread ?? true,
@@ -71,7 +73,7 @@ export function shardSettings(s: EngineSettings): Pick<ShardContext, 'drainTimeo
   return {
     drainTimeoutMs: s.drainTimeoutMs,
     restartBackoff: s.restartBackoff,
-    watchdog: { intervalMs: s.intervalMs, cpuLimitMs: s.cpuLimitMs, memoryLimitBytes: s.shardMemoryBytes },
+    watchdog: { intervalMs: s.intervalMs, cpuLimitMs: s.cpuLimitMs, startupLimitMs: s.startupLimitMs, memoryLimitBytes: s.shardMemoryBytes },
     maxLoadedWorkers: s.maxLoadedWorkers,
     memoryRecycle: s.memoryRecycle,
   };

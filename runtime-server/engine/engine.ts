@@ -223,6 +223,10 @@ export class RuntimeEngine {
       runtimeSocket,
       v8Flags: [`--max-old-space-size=${this.#s.isolateHeapMb}`],
       perfMaps: this.#s.askTheThread,
+      codeOf: (key) => {
+        const served = this.#served.get(key);
+        return served ? `${served.id} ${served.canary?.id ?? ''}` : '';
+      },
       ...(this.#o.outboundAllow ? { outboundAllow: this.#o.outboundAllow } : {}),
     };
     this.#ctx = ctx;

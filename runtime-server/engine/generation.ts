@@ -47,6 +47,8 @@ export interface GenerationContext {
    * and traces its garbage collections, so a shard past its memory bound can say which isolate holds it (`isolate-memory.ts`).
    */
   readonly perfMaps?: boolean;
+  /** What identifies an app's code now (`UpstreamPool`: its first request on a workerd may load its isolate). */
+  readonly codeOf?: (app: string) => string;
   /** Private addresses apps may reach (CIDRs), asked before each workerd starts (`RuntimeEngineOptions.outboundAllow`). */
   readonly outboundAllow?: () => Promise<readonly string[]>;
 }
@@ -90,7 +92,7 @@ export async function startGeneration(ctx: GenerationContext, id: number, shard:
       gcTrace: ctx.perfMaps,
     });
     await writeFile(join(dir, 'pid'), String(proc.pid));
-    const pool = new UpstreamPool();
+    const pool = new UpstreamPool(ctx.codeOf);
     return {
       id,
       shard,

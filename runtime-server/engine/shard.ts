@@ -256,6 +256,7 @@ export class Shard {
         rss: () => residentBytes(gen.proc.pid, (path) => readFileSync(path, 'utf8')),
         cpuMs: () => mainThreadCpuMs(gen.proc.pid, (path) => readFileSync(path, 'utf8')),
         lastOutput: () => pool.lastOutput,
+        loading: () => pool.loading,
         answered: () => pool.output(),
       },
       this.#ctx.watchdog,

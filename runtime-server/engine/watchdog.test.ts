@@ -2,7 +2,7 @@ import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { mainThreadCpuMs, residentBytes, Watchdog, type WatchdogTarget } from './watchdog.ts';
 
-const options = { intervalMs: 10, cpuLimitMs: 60, memoryLimitBytes: 1000 };
+const options = { intervalMs: 10, cpuLimitMs: 60, startupLimitMs: 200, memoryLimitBytes: 1000 };
 
 /** A target whose pings answer or hang as the test says; its thread computes all the time unless told otherwise. */
 function target(overrides: Partial<WatchdogTarget> & { hang?: boolean } = {}) {
@@ -18,6 +18,7 @@ function target(overrides: Partial<WatchdogTarget> & { hang?: boolean } = {}) {
     cpuMs: () => Date.now() - started,
     lastOutput: () => lastOutput,
     answered: () => void (lastOutput = Date.now()),
+    loading: () => false,
     pings: () => pings,
     output: () => void (lastOutput = Date.now()),
     ...overrides,
@@ -60,6 +61,26 @@ describe('Watchdog', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(events).toEqual(['cpu']);
     expect(t.pings()).toBe(1);
+  });
+
+  it("allows a request loading its app's isolate the startup bound more, and no more", async () => {
+    let loading = true;
+    const t = target({ hang: true, loading: () => loading });
+    const { dog, events, stuckAt } = watch(t);
+    const started = Date.now();
+    dog.start();
+    await expect.poll(() => events).toEqual(['cpu']);
+    const after = stuckAt() - started;
+    expect(after).toBeGreaterThanOrEqual(options.cpuLimitMs + options.startupLimitMs);
+    expect(after).toBeLessThan(options.cpuLimitMs + options.startupLimitMs + 200);
+
+    // Once the cold request ended, the plain bound holds again.
+    loading = false;
+    const warm = watch(target({ hang: true, loading: () => loading }));
+    const warmStarted = Date.now();
+    warm.dog.start();
+    await expect.poll(() => warm.events).toEqual(['cpu']);
+    expect(warm.stuckAt() - warmStarted).toBeLessThan(options.cpuLimitMs + 200);
   });
 
   it('does not find a shard stuck while it keeps answering requests, however late its ping', async () => {

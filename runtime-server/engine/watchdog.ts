@@ -8,6 +8,8 @@ export interface WatchdogTarget {
   cpuMs(): number | undefined;
   /** When it last answered anything (the entry point notes every byte of an answer). */
   lastOutput(): number;
+  /** Whether a request is in flight that may be loading its app's isolate (`UpstreamPool.loading`). */
+  loading(): boolean;
   /** It answered: note the time. */
   answered(): void;
 }
@@ -17,6 +19,11 @@ export interface WatchdogOptions {
   readonly intervalMs: number;
   /** A shard that has computed this long (CPU time) without answering a ping, nor any request, is stuck. */
   readonly cpuLimitMs: number;
+  /**
+   * Added to `cpuLimitMs` while a request may be loading its app's isolate: a large bundle's modules take a cold
+   * start's CPU time to evaluate, once per workerd and code (Cloudflare's Workers allow startup its own second too).
+   */
+  readonly startupLimitMs: number;
   /** Resident memory past which the shard is ended (0: no bound). */
   readonly memoryLimitBytes: number;
 }
@@ -35,7 +42,8 @@ export interface WatchdogHandlers {
  * dispatcher, which can only answer while the shard's one thread is free. The shard is stuck when a ping is
  * waiting and its thread has computed for `cpuLimitMs` of CPU time since it last answered anything: a shard
  * busy with many requests answers them (slow, not stuck), and a shard the machine does not schedule computes
- * nothing (late, not stuck). CPU time and memory are read from `/proc` at each tick. Before it says so, it
+ * nothing (late, not stuck). While a request may be loading its app's isolate, the bound is `startupLimitMs`
+ * longer. CPU time and memory are read from `/proc` at each tick. Before it says so, it
  * lets this process read what has arrived meanwhile (its own event loop may have been too busy to read an
  * answer that is waiting), and looks again.
  */
@@ -74,7 +82,7 @@ export class Watchdog {
     if (cpuMs !== undefined) {
       this.#samples.push({ at: now, cpuMs });
       // Enough to look back over the bound and a few ticks more.
-      const keep = Math.ceil(cpuLimitMs / this.#options.intervalMs) + 8;
+      const keep = Math.ceil((cpuLimitMs + this.#options.startupLimitMs) / this.#options.intervalMs) + 8;
       if (this.#samples.length > keep) this.#samples.splice(0, this.#samples.length - keep);
     }
     if (this.#pendingSince !== undefined) {
@@ -128,8 +136,9 @@ export class Watchdog {
    */
   #stuck(stalled: { readonly wallMs: number; readonly cpuMs: number } | undefined): boolean {
     if (!stalled) return false;
-    const { cpuLimitMs } = this.#options;
-    return stalled.cpuMs >= cpuLimitMs || (stalled.wallMs >= 10 * cpuLimitMs && stalled.cpuMs >= cpuLimitMs / 10);
+    const { cpuLimitMs, startupLimitMs } = this.#options;
+    const limit = this.#target.loading() ? cpuLimitMs + startupLimitMs : cpuLimitMs;
+    return stalled.cpuMs >= limit || (stalled.wallMs >= 10 * limit && stalled.cpuMs >= limit / 10);
   }
 
   #fire(kind: 'cpu' | 'memory', detail: string): void {

@@ -27,15 +27,19 @@ describe('FifoSet', () => {
     let taken = 0;
     let added = n;
     let last = -1;
+    let inOrder = true;
+    // Plain checks in the loop: an `expect` per key would cost more than the set itself.
     for (let key = set.shift(); key !== undefined; key = set.shift()) {
-      expect(key).toBeGreaterThan(last);
+      inOrder &&= key > last;
       last = key;
       taken++;
       // New keys keep arriving while the front is taken, as in a controller's first walk.
       if (taken % 10 === 0 && added < 2 * n) set.add(added++);
     }
+    const elapsed = performance.now() - t0;
+    expect(inOrder).toBe(true);
     expect(taken).toBe(added);
-    // A Set taken from the front this way takes seconds; this is milliseconds (bound generous for a busy machine).
-    expect(performance.now() - t0).toBeLessThan(2_000);
+    // A Set taken from the front this way takes seconds; this is tens of milliseconds (bound generous for a busy machine).
+    expect(elapsed).toBeLessThan(1_000);
   });
 });
