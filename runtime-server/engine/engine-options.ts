@@ -61,8 +61,8 @@ export interface RuntimeEngineOptions {
   /**
    * The bounds on apps' code. `cpuLimitMs` (default 500): a shard whose thread does not come back for this long
    * (one request computing without yielding) is killed and restarted, and the app blamed is quarantined;
-   * checked every `intervalMs` (default a fifth of it). `startupLimitMs` (default 1000): added to it while a request
-   * may be loading its app's isolate (the first of the app's code on a workerd: evaluating a large bundle, such as
+   * checked every `intervalMs` (default a fifth of it). `startupLimitMs` (default 1000): added to it when a shard is
+   * handed an app's code to load, until the shard has computed that much more (evaluating a large bundle, such as
    * Next.js's, takes about half a second of CPU). `isolateHeapMb` (default 128): V8's heap bound of each
    * isolate (an isolate past it ends its shard). `shardMemoryMb` (default 0, none): a shard whose resident
    * memory passes it is ended the same way. `shardRecycleMb` (default three quarters of `shardMemoryMb`): a healthy

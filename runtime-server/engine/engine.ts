@@ -41,7 +41,7 @@ import { PreparationFailures, type PreparationFailure } from './preparation-fail
 import { RouteCancel } from './route-cancel.ts';
 import { firstRequest, type FirstRequestHost } from './first-request.ts';
 import { engineSettings, shardSettings, type EngineSettings } from './engine-settings.ts';
-import { workerCode, workerFingerprint, type LiveApp } from './worker-code.ts';
+import { workerCode, workerFingerprint, type LiveApp, type WorkerCodeJson } from './worker-code.ts';
 import { canaryDeployment, splitRun, splitTag } from './canary.ts';
 import { resolveWorkerdBinary, workerdCompatibilityDate } from '../../src/app-artifacts/workerd-binary.ts';
 
@@ -215,7 +215,7 @@ export class RuntimeEngine {
       parse: { limits: { ...DEFAULT_ARTIFACT_LIMITS, ...this.#o.artifactLimits }, maxCompatibilityDate },
     });
     const runtimeSocket = join(this.#runDir, 'runtime.sock');
-    this.#nodeService = await startNodeService(runtimeSocket, { logs: this.logs, code: async (id) => this.#codeOf(id) });
+    this.#nodeService = await startNodeService(runtimeSocket, { logs: this.logs, code: (id, generation) => this.#codeOf(id, generation) });
     const ctx: GenerationContext = {
       binary,
       startTimeoutMs: this.#s.startTimeoutMs,
@@ -223,10 +223,6 @@ export class RuntimeEngine {
       runtimeSocket,
       v8Flags: [`--max-old-space-size=${this.#s.isolateHeapMb}`],
       perfMaps: this.#s.askTheThread,
-      codeOf: (key) => {
-        const served = this.#served.get(key);
-        return served ? `${served.id} ${served.canary?.id ?? ''}` : '';
-      },
       ...(this.#o.outboundAllow ? { outboundAllow: this.#o.outboundAllow } : {}),
     };
     this.#ctx = ctx;
@@ -593,14 +589,17 @@ export class RuntimeEngine {
     return apps.size > 0 ? [...apps] : undefined;
   }
 
-  #codeOf(id: string): Promise<ReturnType<typeof workerCode> extends Promise<infer T> ? T | undefined : never> {
+  /** The code of loader id `id` for workerd `generation`, whose watchdog gives the load its startup allowance as it is handed over. */
+  async #codeOf(id: string, generation?: number): Promise<WorkerCodeJson | undefined> {
     const live = this.#code.get(id);
-    if (!live) return Promise.resolve(undefined);
+    if (!live) return undefined;
     const fingerprint = workerFingerprint(live);
     this.#loadedCode.delete(fingerprint);
     this.#loadedCode.set(fingerprint, `${live.app.project}/${live.app.appId}`);
     if (this.#loadedCode.size > LOADED_CODE_KEPT) this.#loadedCode.delete(this.#loadedCode.keys().next().value!);
-    return workerCode(live);
+    const code = await workerCode(live);
+    if (generation !== undefined) for (const shard of this.#shards) shard.loading(generation);
+    return code;
   }
 
   #await(key: string): Promise<ServedApp | undefined> {

@@ -47,8 +47,6 @@ export interface GenerationContext {
    * and traces its garbage collections, so a shard past its memory bound can say which isolate holds it (`isolate-memory.ts`).
    */
   readonly perfMaps?: boolean;
-  /** What identifies an app's code now (`UpstreamPool`: its first request on a workerd may load its isolate). */
-  readonly codeOf?: (app: string) => string;
   /** Private addresses apps may reach (CIDRs), asked before each workerd starts (`RuntimeEngineOptions.outboundAllow`). */
   readonly outboundAllow?: () => Promise<readonly string[]>;
 }
@@ -75,6 +73,7 @@ export async function startGeneration(ctx: GenerationContext, id: number, shard:
     entrySocket: `unix:${entrySocket}`,
     controlSocket: `unix:${controlSocket}`,
     runtimeService: `unix:${ctx.runtimeSocket}`,
+    generation: id,
     v8Flags: ctx.perfMaps ? [...ctx.v8Flags, ...perfMapFlags(dir), ...GC_TRACE_FLAGS] : ctx.v8Flags,
     outboundAllow: (await ctx.outboundAllow?.()) ?? [],
   });
@@ -92,7 +91,7 @@ export async function startGeneration(ctx: GenerationContext, id: number, shard:
       gcTrace: ctx.perfMaps,
     });
     await writeFile(join(dir, 'pid'), String(proc.pid));
-    const pool = new UpstreamPool(ctx.codeOf);
+    const pool = new UpstreamPool();
     return {
       id,
       shard,

@@ -3,12 +3,16 @@ import { rm } from 'node:fs/promises';
 import type { AppLogs } from '../../src/runtime-contract/app-logs.ts';
 import { ingestLogBatch } from './log-sink.ts';
 import type { WorkerCodeJson } from './worker-code.ts';
+import { GENERATION_HEADER } from './dispatcher/config.ts';
 
 const MAX_LOG_BATCH_BYTES = 16 * 1024 * 1024;
 
 export interface NodeServiceHandlers {
-  /** The code and environment of a loader id, or undefined when the runtime does not know it. */
-  code(id: string): Promise<WorkerCodeJson | undefined>;
+  /**
+   * The code and environment of a loader id, or undefined when the runtime does not know it; `generation`: the
+   * workerd asking (`GENERATION_HEADER`), whose thread loads the isolate next.
+   */
+  code(id: string, generation: number | undefined): Promise<WorkerCodeJson | undefined>;
   readonly logs: AppLogs;
 }
 
@@ -23,7 +27,8 @@ export async function startNodeService(socketPath: string, handlers: NodeService
   const server = createServer((req, res) => {
     const url = req.url ?? '/';
     if (req.method === 'GET' && url.startsWith('/code/')) {
-      handlers.code(decodeURIComponent(url.slice('/code/'.length))).then(
+      const generation = Number(req.headers[GENERATION_HEADER]);
+      handlers.code(decodeURIComponent(url.slice('/code/'.length)), Number.isSafeInteger(generation) ? generation : undefined).then(
         (code) => {
           if (code) res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(code));
           else res.writeHead(404).end('unknown worker id');

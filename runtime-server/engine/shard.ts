@@ -256,7 +256,6 @@ export class Shard {
         rss: () => residentBytes(gen.proc.pid, (path) => readFileSync(path, 'utf8')),
         cpuMs: () => mainThreadCpuMs(gen.proc.pid, (path) => readFileSync(path, 'utf8')),
         lastOutput: () => pool.lastOutput,
-        loading: () => pool.loading,
         answered: () => pool.output(),
       },
       this.#ctx.watchdog,
@@ -290,6 +289,11 @@ export class Shard {
       dog.stop();
       this.#watchdogs.delete(gen);
     });
+  }
+
+  /** Workerd `generation`, if it is this shard's, is handed an isolate's code to load: its watchdog allows for the load. */
+  loading(generation: number): void {
+    for (const [gen, dog] of this.#watchdogs) if (gen.id === generation) dog.loading();
   }
 
   /**

@@ -104,29 +104,3 @@ describe('UpstreamPool judged', () => {
     }
   });
 });
-
-describe('UpstreamPool cold starts', () => {
-  it("counts an app's requests as loading its isolate until one of its code ends here, and again for new code", () => {
-    const code = new Map([['p/a', 'v1']]);
-    const pool = new UpstreamPool((app) => code.get(app) ?? '');
-    expect(pool.loading).toBe(false);
-    const first = pool.enter('p/a');
-    const second = pool.enter('p/a'); // sent while the first loads: it may wait on the same load
-    expect(pool.loading).toBe(true);
-    first(true); // the workerd died under it: nothing was loaded
-    expect(pool.loading).toBe(true);
-    second();
-    expect(pool.loading).toBe(false);
-    pool.enter('p/a')();
-    expect(pool.loading).toBe(false);
-
-    code.set('p/a', 'v2'); // deployed anew: the next request loads the new code
-    const deployed = pool.enter('p/a');
-    expect(pool.loading).toBe(true);
-    deployed();
-    expect(pool.loading).toBe(false);
-    // A health check (no app) never counts.
-    pool.enter()();
-    expect(pool.loading).toBe(false);
-  });
-});

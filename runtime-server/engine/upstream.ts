@@ -17,8 +17,6 @@ interface Flight {
   readonly method: string;
   readonly url: string;
   readonly sentAt: number;
-  /** The first request of the app's code on this workerd: its isolate is loaded and its modules evaluated first. */
-  readonly cold: boolean;
   /**
    * Ends the request early (`cut`): answers its client the refusal when nothing was answered yet (true), else breaks
    * its answer off (false, as when it had ended already: workerd's answer was counted as the app's). Dropped when the
@@ -36,11 +34,6 @@ interface Flight {
  */
 export class UpstreamPool {
   readonly #sockets = new Map<string, UpstreamSocket>();
-  readonly #codeOf: (app: string) => string;
-  /** App key → its code that finished a request here: that isolate is loaded and started. */
-  readonly #warm = new Map<string, string>();
-  /** Cold requests in flight ({@link loading}). */
-  #coldOpen = 0;
   /** The entry point logged that this workerd cannot be reached. */
   reportedUnreachable = false;
   readonly #open = new Set<Flight>();
@@ -62,25 +55,12 @@ export class UpstreamPool {
   #judged = false;
   readonly #judgedWaiters = new Set<() => void>();
 
-  /** `codeOf`: what identifies an app's code now (its loader ids), so a new deployment's first request is cold again. */
-  constructor(codeOf: (app: string) => string = () => '') {
-    this.#codeOf = codeOf;
-  }
-
   get inFlight(): number {
     return this.#open.size;
   }
 
   get lastOutput(): number {
     return this.#lastOutput;
-  }
-
-  /**
-   * Whether a request is in flight that may be loading its app's isolate (the first of the app's code here, until
-   * it ends): evaluating a large bundle's modules takes a cold start's CPU time, which the watchdog allows for.
-   */
-  get loading(): boolean {
-    return this.#coldOpen > 0;
   }
 
   /** The kept-alive connections to one of this workerd's sockets. */
@@ -99,11 +79,9 @@ export class UpstreamPool {
    * `lost` when the workerd broke off its answer (it died), so it still counts as running when it died.
    */
   enter(app = '', method = '', url = '', cut?: (refusal: Refusal) => boolean): (lost?: boolean) => void {
-    const code = app ? this.#codeOf(app) : '';
-    const flight: Flight = { app, method, url, sentAt: Date.now(), cold: app !== '' && this.#warm.get(app) !== code, cut };
+    const flight: Flight = { app, method, url, sentAt: Date.now(), cut };
     const project = app.slice(0, Math.max(0, app.indexOf('/')));
     this.#open.add(flight);
-    if (flight.cold) this.#coldOpen += 1;
     this.#openByProject.set(project, (this.#openByProject.get(project) ?? 0) + 1);
     let left = false;
     return (lost = false) => {
@@ -111,8 +89,6 @@ export class UpstreamPool {
       left = true;
       this.#open.delete(flight);
       flight.cut = undefined;
-      if (flight.cold) this.#coldOpen -= 1;
-      if (flight.cold && !lost) this.#warm.set(app, code);
       const open = (this.#openByProject.get(project) ?? 1) - 1;
       if (open > 0) this.#openByProject.set(project, open);
       else this.#openByProject.delete(project);

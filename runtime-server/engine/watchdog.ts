@@ -8,8 +8,6 @@ export interface WatchdogTarget {
   cpuMs(): number | undefined;
   /** When it last answered anything (the entry point notes every byte of an answer). */
   lastOutput(): number;
-  /** Whether a request is in flight that may be loading its app's isolate (`UpstreamPool.loading`). */
-  loading(): boolean;
   /** It answered: note the time. */
   answered(): void;
 }
@@ -20,8 +18,8 @@ export interface WatchdogOptions {
   /** A shard that has computed this long (CPU time) without answering a ping, nor any request, is stuck. */
   readonly cpuLimitMs: number;
   /**
-   * Added to `cpuLimitMs` while a request may be loading its app's isolate: a large bundle's modules take a cold
-   * start's CPU time to evaluate, once per workerd and code (Cloudflare's Workers allow startup its own second too).
+   * Added to `cpuLimitMs` while the shard loads an isolate ({@link Watchdog.loading}): a large bundle's modules take
+   * a cold start's CPU time to compile and evaluate, once per workerd and code (Cloudflare allows startup a second).
    */
   readonly startupLimitMs: number;
   /** Resident memory past which the shard is ended (0: no bound). */
@@ -42,8 +40,8 @@ export interface WatchdogHandlers {
  * dispatcher, which can only answer while the shard's one thread is free. The shard is stuck when a ping is
  * waiting and its thread has computed for `cpuLimitMs` of CPU time since it last answered anything: a shard
  * busy with many requests answers them (slow, not stuck), and a shard the machine does not schedule computes
- * nothing (late, not stuck). While a request may be loading its app's isolate, the bound is `startupLimitMs`
- * longer. CPU time and memory are read from `/proc` at each tick. Before it says so, it
+ * nothing (late, not stuck). Once it is handed an isolate's code, the bound is `startupLimitMs` longer until it has
+ * computed that much more. CPU time and memory are read from `/proc` at each tick. Before it says so, it
  * lets this process read what has arrived meanwhile (its own event loop may have been too busy to read an
  * answer that is waiting), and looks again.
  */
@@ -57,6 +55,8 @@ export class Watchdog {
   #confirming = false;
   /** The shard's CPU time at each recent tick, oldest first: what it computed since a moment. */
   #samples: Array<{ readonly at: number; readonly cpuMs: number }> = [];
+  /** The shard's CPU time up to which the bound has the startup allowance (an isolate being loaded). */
+  #startupUntilCpuMs = 0;
 
   constructor(target: WatchdogTarget, options: WatchdogOptions, handlers: WatchdogHandlers) {
     this.#target = target;
@@ -67,6 +67,17 @@ export class Watchdog {
   start(): void {
     this.#timer = setInterval(() => this.#tick(), this.#options.intervalMs);
     this.#timer.unref();
+  }
+
+  /**
+   * The shard was just handed an isolate's code (`GET /code/{id}` of `node-service.ts`), which its thread compiles and
+   * evaluates next: it may compute the bound and the startup allowance more, from now, before it is stuck.
+   */
+  loading(): void {
+    const cpuMs = this.#target.cpuMs();
+    if (cpuMs === undefined) return;
+    const { cpuLimitMs, startupLimitMs } = this.#options;
+    this.#startupUntilCpuMs = Math.max(this.#startupUntilCpuMs, cpuMs + cpuLimitMs + startupLimitMs);
   }
 
   stop(): void {
@@ -86,13 +97,14 @@ export class Watchdog {
       if (this.#samples.length > keep) this.#samples.splice(0, this.#samples.length - keep);
     }
     if (this.#pendingSince !== undefined) {
-      if (this.#stuck(this.#stuckFor(cpuMs))) {
+      if (this.#stuck(this.#stuckFor(cpuMs), cpuMs)) {
         // Answers already here are read in this turn's I/O phase, before the immediate runs.
         this.#confirming = true;
         setImmediate(() => {
           this.#confirming = false;
-          const stalled = this.#stuckFor(this.#target.cpuMs());
-          if (!this.#fired && stalled && this.#stuck(stalled)) {
+          const nowCpuMs = this.#target.cpuMs();
+          const stalled = this.#stuckFor(nowCpuMs);
+          if (!this.#fired && stalled && this.#stuck(stalled, nowCpuMs)) {
             this.#fire('cpu', `it computed for ${stalled.cpuMs} ms of CPU time without answering anything for ${stalled.wallMs} ms`);
           }
         });
@@ -132,12 +144,13 @@ export class Watchdog {
 
   /**
    * Computed the bound without answering; or, on a machine so busy that its thread gets a sliver of a core,
-   * answered nothing for ten times the bound while it did compute (its apps have waited that long).
+   * answered nothing for ten times the bound while it did compute (its apps have waited that long). The bound is
+   * longer by the startup allowance while an isolate it was handed may still be loading.
    */
-  #stuck(stalled: { readonly wallMs: number; readonly cpuMs: number } | undefined): boolean {
-    if (!stalled) return false;
+  #stuck(stalled: { readonly wallMs: number; readonly cpuMs: number } | undefined, nowCpuMs: number | undefined): boolean {
+    if (!stalled || nowCpuMs === undefined) return false;
     const { cpuLimitMs, startupLimitMs } = this.#options;
-    const limit = this.#target.loading() ? cpuLimitMs + startupLimitMs : cpuLimitMs;
+    const limit = nowCpuMs < this.#startupUntilCpuMs ? cpuLimitMs + startupLimitMs : cpuLimitMs;
     return stalled.cpuMs >= limit || (stalled.wallMs >= 10 * limit && stalled.cpuMs >= limit / 10);
   }
 

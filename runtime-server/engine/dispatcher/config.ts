@@ -25,6 +25,8 @@ export interface DispatcherConfigInput {
   readonly controlSocket: string;
   /** `unix:` address of the runtime process's service (`node-service.ts`). */
   readonly runtimeService: string;
+  /** The workerd's id, sent to the runtime's service with each request (`cw-generation`): whose thread loads the code it asks for. */
+  readonly generation?: number;
   /** V8 flags, for every isolate of the process (such as `--max-old-space-size`, the heap bound). */
   readonly v8Flags?: readonly string[];
   /**
@@ -43,6 +45,8 @@ export const CONTROL_SOCKET = 'control';
 /** The control socket's requests carry `cf` in this header (the entry socket takes none), which marks them as control. */
 export const CONTROL_CF_HEADER = 'x-cloudwright-cf';
 export const CONTROL_CF = JSON.stringify({ cloudwrightControl: true });
+/** Names the workerd a request to the runtime's service came from (`node-service.ts`). */
+export const GENERATION_HEADER = 'cw-generation';
 
 const DISPATCHER_SOURCE = readFileSync(new URL('./dispatcher.js', import.meta.url), 'utf8');
 const KEY_HASH_SOURCE = readFileSync(new URL('./key-hash.js', import.meta.url), 'utf8');
@@ -62,6 +66,11 @@ export function internetService(allow: readonly string[] = []): string {
  * fixes those at start, so a change of an app's assets is a new generation; code and environment are not).
  * Pure apart from reading the dispatcher's source once.
  */
+/** workerd names itself on every request to the runtime's service (a header it adds, not the dispatcher's code). */
+function runtimeHeaders(generation: number | undefined): string {
+  return generation === undefined ? '' : `injectRequestHeaders = [(name = "${GENERATION_HEADER}", value = "${generation}")]`;
+}
+
 export function renderDispatcherConfig(input: DispatcherConfigInput): { text: string; experimental: boolean } {
   const bindings = ['(name = "LOADER", workerLoader = ())', '(name = "RUNTIME", service = "cw-runtime")', `(name = "ROUTES", json = ${capnpString(JSON.stringify(input.table))})`];
   const services: string[] = [];
@@ -86,7 +95,12 @@ export function renderDispatcherConfig(input: DispatcherConfigInput): { text: st
     '',
     'const config :Workerd.Config = (',
     '  services = [',
-    [dispatcher, `    (name = "cw-runtime", external = (address = ${capnpString(input.runtimeService)}, http = ()))`, internetService(input.outboundAllow), ...services].join(',\n'),
+    [
+      dispatcher,
+      `    (name = "cw-runtime", external = (address = ${capnpString(input.runtimeService)}, http = (${runtimeHeaders(input.generation)})))`,
+      internetService(input.outboundAllow),
+      ...services,
+    ].join(',\n'),
     '  ],',
     '  sockets = [',
     // The entry point always sets X-Forwarded-Proto (from the client's connection, or a trusted ingress).
