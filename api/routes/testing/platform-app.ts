@@ -10,19 +10,8 @@ import type { Project } from '../../../src/apis/v1alpha1/project.ts';
 import type { ProjectDomain } from '../../../src/apis/v1alpha1/project-domain.ts';
 import type { User } from '../../../src/apis/v1alpha1/user.ts';
 import { createDeviceFlow, issueToken, parseScopes, type Scope } from '../../../src/auth/index.ts';
-import {
-  createInformerFactory,
-  eventWriter,
-  NAMESPACES,
-  objectClient,
-  waitFor,
-  type InformerFactory,
-  type KubeConnection,
-  type KubeObject,
-  type ObjectClient,
-  type ResourceRef,
-} from '../../../src/kube/index.ts';
-import { testConnection } from '../../../src/kube/testing/test-kube.ts';
+import { createInformerFactory, eventWriter, NAMESPACES, objectClient, waitFor, type InformerFactory, type KubeConnection, type KubeObject, type ResourceRef } from '../../../src/kube/index.ts';
+import { removeTestNamespace, testConnection } from '../../../src/kube/testing/test-kube.ts';
 import type { ObjectStore } from '../../../src/object-store/object-store.ts';
 import { S3ObjectStore } from '../../../src/object-store/s3-object-store.ts';
 import { createAppServices, DEFAULT_RUNTIME_BASE_DOMAIN } from '../../../src/platform/app-services.ts';
@@ -229,15 +218,13 @@ export async function platformApp(options: PlatformAppOptions = {}): Promise<Pla
       informers.stop();
       const tokenClient = objectClient<AccessToken>(conn, ACCESS_TOKENS);
       const { items } = await tokenClient.list('');
-      // The controllers are stopped: release the finalizers they set, or the namespaces never go.
-      if (options.dns) await releaseFinalizers([objectClient<ProjectDomain>(conn, PROJECT_DOMAINS), objectClient<DnsRecord>(conn, DNS_RECORDS)], [...made.namespaces]);
-      if (options.runtimeAppArtifacts) await releaseFinalizers([objectClient<RuntimeApp>(conn, RUNTIME_APPS)], [...made.namespaces]);
       await Promise.all([
         ...items.filter((t) => made.users.has(t.spec.user)).map((t) => tokenClient.delete('', t.metadata?.name ?? '')),
         ...[...made.users].map((name) => objectClient(conn, USERS).delete('', name)),
         ...[...made.projects].map((name) => objectClient(conn, PROJECTS).delete('', name)),
         objectClient(conn, NAMESPACES).delete('', grantNamespace),
-        ...[...made.namespaces].map((name) => objectClient(conn, NAMESPACES).delete('', name)),
+        // The controllers are stopped: the finalizers they set are released, or the namespaces never go.
+        ...[...made.namespaces].map((name) => removeTestNamespace(conn, name)),
       ]);
     },
   };
@@ -286,14 +273,4 @@ function dnsControllers(conn: KubeConnection, informers: InformerFactory, settin
     projectDomainController({ ...common, events: new EventRecorder({ writer: eventWriter(conn), component: 'route-test', log: silentLogger }) }),
     appHostnameController({ ...common, apps: scoped<RuntimeApp>(RUNTIME_APPS) }),
   ];
-}
-
-async function releaseFinalizers(clients: readonly ObjectClient<KubeObject>[], namespaces: readonly string[]): Promise<void> {
-  for (const client of clients) {
-    for (const namespace of namespaces) {
-      for (const o of (await client.list(namespace)).items) {
-        if (o.metadata?.finalizers?.length) await client.patch(namespace, o.metadata.name ?? '', { metadata: { finalizers: null } });
-      }
-    }
-  }
 }
