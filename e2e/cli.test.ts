@@ -491,10 +491,14 @@ describe('databases', () => {
     expect(rows.code, rows.stderr).toBe(0);
     expect(JSON.parse(rows.stdout)).toEqual({ results: [{ columns: ['body'], rows: [['one'], ['two']], rows_affected: 0, last_insert_rowid: null }] });
 
-    const shell = await cw(script, ['db', 'shell', 'notes'], { input: "insert into notes(body)\n values ('three');\nselect count(*) as n from notes;\n.tables\n" });
+    const shell = await cw(script, ['db', 'shell', 'notes'], { input: "insert into notes(body)\n values ('three'); select count(*) as n from notes;\n.tables\n" });
     expect(shell.code, shell.stderr).toBe(0);
     expect(shell.stdout).toMatch(/^n\s*\n3\s*$/m);
     expect(shell.stdout).toMatch(/^notes\s*$/m);
+    // One execute is one statement (cw-db refuses a second rather than drop it); `db execute` takes each as an argument.
+    const many = await cw(script, ['db', 'execute', 'notes', "insert into notes(body) values ('lost?'); delete from notes"]);
+    expect(many.code).toBe(1);
+    expect(many.stderr).toContain('more than one statement');
     const failing = await cw(script, ['db', 'shell', 'notes'], { input: 'select * from nowhere;\n' });
     expect(failing.code).toBe(1);
     expect(failing.stderr).toContain('no such table: nowhere');

@@ -150,6 +150,20 @@ describe('Hrana v2 over HTTP with @libsql/client', () => {
     expect(((await read.json()) as { results: Array<{ response: { result: { rows_written: number } } }> }).results[0]?.response.result.rows_written).toBe(0);
   });
 
+  it('refuses a second statement in one execute or batch step, as sqld does, and runs none of it', async () => {
+    const db = connect('tail');
+    await db.execute('CREATE TABLE v (n INTEGER)');
+    // SQLite prepares the first statement only: without the refusal the DELETE would be dropped unsaid.
+    await expect(db.execute('INSERT INTO v VALUES (1); DELETE FROM v')).rejects.toMatchObject({ code: 'SQL_MANY_STATEMENTS' });
+    await expect(db.batch(['INSERT INTO v VALUES (2)', 'INSERT INTO v VALUES (3); INSERT INTO v VALUES (4)'], 'write')).rejects.toMatchObject({ code: 'SQL_MANY_STATEMENTS' });
+    expect((await db.execute('SELECT count(*) AS n FROM v')).rows[0]?.n).toBe(0);
+    // A trailing ';', comments and a trigger's body are still one statement.
+    await db.execute('INSERT INTO v VALUES (5); -- done\n;');
+    await db.execute('CREATE TRIGGER v_twice AFTER INSERT ON v WHEN new.n = 5 BEGIN INSERT INTO v VALUES (6); INSERT INTO v VALUES (7); END;');
+    await db.execute('INSERT INTO v VALUES (5);');
+    expect((await db.execute('SELECT n FROM v ORDER BY rowid')).rows.map((r) => r.n)).toEqual([5, 5, 6, 7]);
+  });
+
   it('reports a constraint violation and a syntax error with sqld codes', async () => {
     const db = connect('errors');
     await db.execute('CREATE TABLE u (k TEXT PRIMARY KEY)');

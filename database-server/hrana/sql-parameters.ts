@@ -1,5 +1,6 @@
 import { SqlError } from '../sql/sql-error.ts';
 import type { SqlValue } from '../sql/sql-value.ts';
+import { sqlTokens } from '../sql/sql-tokens.ts';
 
 /** A parameter of a statement: its 1-based index and, for `:name`, `@name` and `$name`, the name with its sigil. */
 export interface SqlParameter {
@@ -13,65 +14,26 @@ export interface SqlParameter {
  *
  * Why we scan SQL ourselves: the `libsql` package binds an object of named values by asking SQLite for each
  * index's name, and panics (aborting the whole process) on an index without one (`?`, or a gap in `?NNN`). So we
- * always bind an array by index, and need the index of each name. Strings, quoted identifiers and comments are
- * skipped so a `?` or `:x` inside them is not taken for a parameter.
+ * always bind an array by index, and need the index of each name. The lexer skips strings, quoted identifiers
+ * and comments, so a `?` or `:x` inside them is not taken for a parameter.
  */
 export function sqlParameters(sql: string): SqlParameter[] {
   const parameters: SqlParameter[] = [];
   const byName = new Map<string, number>();
   let max = 0;
-  let i = 0;
-  while (i < sql.length) {
-    const c = sql[i]!;
-    if (c === "'" || c === '"' || c === '`') {
-      i = skipQuoted(sql, i, c);
-    } else if (c === '[') {
-      const end = sql.indexOf(']', i + 1);
-      i = end === -1 ? sql.length : end + 1;
-    } else if (c === '-' && sql[i + 1] === '-') {
-      const end = sql.indexOf('\n', i);
-      i = end === -1 ? sql.length : end + 1;
-    } else if (c === '/' && sql[i + 1] === '*') {
-      const end = sql.indexOf('*/', i + 2);
-      i = end === -1 ? sql.length : end + 2;
-    } else if (c === '?') {
-      const digits = /^\d*/.exec(sql.slice(i + 1))![0];
-      const index = digits === '' ? max + 1 : Number(digits);
+  for (const token of sqlTokens(sql)) {
+    if (token.kind !== 'parameter') continue;
+    if (token.text.startsWith('?')) {
+      const index = token.text === '?' ? max + 1 : Number(token.text.slice(1));
       max = Math.max(max, index);
       parameters.push({ index, name: null });
-      i += 1 + digits.length;
-    } else if ((c === ':' || c === '@' || c === '$') && isNameChar(sql[i + 1])) {
-      let end = i + 1;
-      while (isNameChar(sql[end])) end++;
-      const name = sql.slice(i, end);
-      let index = byName.get(name);
-      if (index === undefined) {
-        index = ++max;
-        byName.set(name, index);
-        parameters.push({ index, name });
-      }
-      i = end;
-    } else {
-      i++;
+    } else if (!byName.has(token.text)) {
+      const index = ++max;
+      byName.set(token.text, index);
+      parameters.push({ index, name: token.text });
     }
   }
   return parameters;
-}
-
-function skipQuoted(sql: string, start: number, quote: string): number {
-  let i = start + 1;
-  while (i < sql.length) {
-    if (sql[i] === quote) {
-      // A doubled quote is an escaped quote inside the literal.
-      if (sql[i + 1] === quote) i += 2;
-      else return i + 1;
-    } else i++;
-  }
-  return i;
-}
-
-function isNameChar(c: string | undefined): boolean {
-  return c !== undefined && (/[A-Za-z0-9_$]/.test(c) || c.charCodeAt(0) > 127);
 }
 
 // SQLite's default SQLITE_MAX_VARIABLE_NUMBER; a bound here keeps `?99999999` from allocating a huge array.

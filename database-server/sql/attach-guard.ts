@@ -5,6 +5,8 @@
 // or view runs one, and the one function that runs SQL text, `sha3_query`, is denied: sandbox.ts), so looking at
 // the first keyword of each statement is enough.
 
+import { sqlTokens } from './sql-tokens.ts';
+
 /** Statement-initial keywords that reach another database file. */
 const FILE_STATEMENTS = new Set(['attach', 'detach']);
 
@@ -12,67 +14,22 @@ const FILE_STATEMENTS = new Set(['attach', 'detach']);
 export function attachesFiles(sql: string): boolean {
   let expectKeyword = true;
   let afterExplain = false;
-  let i = 0;
-  while (i < sql.length) {
-    const c = sql[i]!;
-    // Whitespace as SQLite knows it (a subset of what \s matches, so nothing SQLite skips is taken for a word).
-    if (/\s/.test(c)) {
-      i++;
-      continue;
-    }
-    if (c === '-' && sql[i + 1] === '-') {
-      const end = sql.indexOf('\n', i);
-      i = end === -1 ? sql.length : end + 1;
-      continue;
-    }
-    if (c === '/' && sql[i + 1] === '*') {
-      const end = sql.indexOf('*/', i + 2);
-      i = end === -1 ? sql.length : end + 2;
-      continue;
-    }
-    if (c === ';') {
+  for (const token of sqlTokens(sql)) {
+    if (token.kind === 'semicolon') {
       expectKeyword = true;
       afterExplain = false;
-      i++;
       continue;
     }
-    if (c === "'" || c === '"' || c === '`' || c === '[') {
-      i = skipQuoted(sql, i);
+    if (token.kind !== 'word') {
       expectKeyword = false;
       continue;
     }
-    if (/[A-Za-z_\u0080-\uffff]/.test(c)) {
-      let end = i + 1;
-      while (end < sql.length && /[A-Za-z0-9_$\u0080-\uffff]/.test(sql[end]!)) end++;
-      const word = sql.slice(i, end).toLowerCase();
-      i = end;
-      if (!expectKeyword) continue;
-      if (FILE_STATEMENTS.has(word)) return true;
-      // EXPLAIN [QUERY PLAN] <statement>: the statement after it is still prepared (its authorizer runs).
-      if (word === 'explain') afterExplain = true;
-      else if (afterExplain && (word === 'query' || word === 'plan')) continue;
-      else expectKeyword = false;
-      continue;
-    }
-    expectKeyword = false;
-    i++;
+    if (!expectKeyword) continue;
+    if (FILE_STATEMENTS.has(token.word)) return true;
+    // EXPLAIN [QUERY PLAN] <statement>: the statement after it is still prepared (its authorizer runs).
+    if (token.word === 'explain') afterExplain = true;
+    else if (afterExplain && (token.word === 'query' || token.word === 'plan')) continue;
+    else expectKeyword = false;
   }
   return false;
-}
-
-/** The index after the quoted string or identifier starting at `start` (a doubled quote is part of it). */
-function skipQuoted(sql: string, start: number): number {
-  const close = sql[start] === '[' ? ']' : sql[start]!;
-  let i = start + 1;
-  while (i < sql.length) {
-    if (sql[i] === close) {
-      if (close !== ']' && sql[i + 1] === close) {
-        i += 2;
-        continue;
-      }
-      return i + 1;
-    }
-    i++;
-  }
-  return i;
 }

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { Action, Authorization, Connection, type Statement } from './libsql-native.ts';
 import { answerBytes } from './answer-size.ts';
 import { attachesFiles } from './attach-guard.ts';
+import { hasStatementAfterFirst } from './statement-tail.ts';
 import type { GrowthFreeze } from './growth-freeze.ts';
 import { runsUnderRefusal, type QuotaRefusal } from './quota-refusal.ts';
 import { ALLOWED_PRAGMAS, ALLOWED_VIRTUAL_TABLE_MODULES, DENIED_FUNCTIONS, DENIED_TABLES, type SqlMode } from './sandbox.ts';
@@ -369,6 +370,7 @@ class LibsqlConnection implements SqlConnection {
   describe(sql: string): SqlDescription {
     return this.#wrap(() => {
       refuseFileStatements(sql);
+      refuseStatementTail(sql);
       const stmt = this.#db.prepare(sql);
       const columns = stmt.reader ? stmt.columns().map((c) => ({ name: c.name, decltype: c.type })) : [];
       // The package does not expose sqlite3_stmt_readonly; a statement that returns rows and is not DML with
@@ -517,6 +519,7 @@ class LibsqlConnection implements SqlConnection {
       this.#statements.delete(sql);
     } else {
       refuseFileStatements(sql);
+      refuseStatementTail(sql);
       stmt = this.#db.prepare(sql);
       if (sql.length > CACHED_STATEMENT_MAX_CHARS) {
         this.#onStatementDropped();
@@ -561,6 +564,12 @@ function wrap<T>(run: () => T): T {
 /** Refuses ATTACH and DETACH whatever names the file (`attach-guard.ts`: the authorizer misses non-literal names). */
 function refuseFileStatements(sql: string): void {
   if (attachesFiles(sql)) throw new SqlError('SQLITE_AUTH', NOT_AUTHORIZED);
+}
+
+/** One statement per `execute` or batch step, as sqld has it (`sequence` runs several): see statement-tail.ts. */
+function refuseStatementTail(sql: string): void {
+  if (hasStatementAfterFirst(sql))
+    throw new SqlError('SQL_MANY_STATEMENTS', 'SQL string contains more than one statement: send one per execute, several as a batch, or a script as a sequence (executeMultiple)');
 }
 
 /**

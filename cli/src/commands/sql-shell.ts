@@ -4,6 +4,7 @@ import { createInterface } from 'node:readline/promises';
 import { createClient, type Client, type InValue, type ResultSet } from '@libsql/client/web';
 import { CliError } from '../errors.ts';
 import { paint, printTable, println } from '../output.ts';
+import { takeStatements } from './sql-statements.ts';
 
 /** A statement's result in JSON: values as the client returns them, bigints as strings, blobs as base64. */
 export interface StatementResult {
@@ -42,7 +43,7 @@ const HELP = `.tables            list the tables
 .schema [TABLE]    show CREATE statements
 .help              this text
 .quit              leave (or Ctrl-D)
-Statements end with a semicolon and may span lines.`;
+Statements end with a semicolon and may span lines; several on a line run one after another.`;
 
 /** Reads statements from stdin (a prompt on a terminal, else piped SQL) until end of input or `.quit`. */
 export async function runShell(options: Connection & { name: string }): Promise<void> {
@@ -78,24 +79,24 @@ export async function runShell(options: Connection & { name: string }): Promise<
         prompt(false);
         continue;
       }
-      buffer += `${line}\n`;
-      if (!trimmed.endsWith(';')) {
-        prompt(buffer.trim() !== '');
-        if (buffer.trim() === '') buffer = '';
-        continue;
+      const { statements, rest } = takeStatements(`${buffer}${line}\n`);
+      buffer = rest.trim() === '' ? '' : rest;
+      for (const sql of statements) {
+        try {
+          await show(client, sql);
+        } catch (err) {
+          failed = true;
+          process.stderr.write(`${paint('red', 'error:', process.stderr)} ${sqlError(err).message}\n`);
+        }
       }
-      const sql = buffer;
-      buffer = '';
-      try {
-        await show(client, sql);
-      } catch (err) {
-        failed = true;
-        process.stderr.write(`${paint('red', 'error:', process.stderr)} ${sqlError(err).message}\n`);
-      }
-      prompt(false);
+      prompt(buffer !== '');
     }
-    // Piped SQL may end without a semicolon; typed SQL without one was never finished, so it is not run.
-    if (!interactive && buffer.trim() !== '') await show(client, buffer);
+    // Piped SQL may end without a semicolon; typed SQL without one was never finished, so it is not run. A rest
+    // of comments alone is no statement; an unfinished one (a trigger without its END) goes as it is, for cw-db's error.
+    if (!interactive && buffer !== '') {
+      const last = takeStatements(`${buffer}\n;`);
+      if (last.statements.length > 0 || last.rest.trim() !== '') await show(client, last.statements[0] ?? buffer);
+    }
   } finally {
     lines.close();
     client.close();
