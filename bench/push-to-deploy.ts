@@ -195,7 +195,7 @@ async function measureNextjs(stack: PushStack, c: Clients, timeline: PushTimelin
   const servedAt = await served(stack.runtimePort, host, (b) => b.includes(NEXTJS_SERVED_TEXT), NEXTJS_TIMEOUT_MS);
   const text = await wholeLog(new S3ObjectStore({ config: stack.s3, bucket: stack.artifactBucket }), stack.project, `next-${commit.slice(0, 12)}`);
   const command = /the command succeeded in ([\d.]+) s/.exec(text);
-  const artifactLine = /built a Next\.js app of \d+ files/.exec(text)?.[0];
+  const artifactLine = /built a Next\.js app of \d+ files?/.exec(text)?.[0];
   return { totalMs: servedAt - t0, pushMs, at: { ...at }, pushed: t0, served: servedAt, commandSeconds: command ? Number(command[1]) : undefined, artifactLine };
 }
 

@@ -127,7 +127,7 @@ describe('push to deploy in the console', () => {
       .waitFor();
     await checkConsolePage(page, 'source-build');
     await writeFile(gate, '');
-    await page.getByText('The build ended: succeeded — built a worker of 1 files as build').waitFor({ timeout: 30_000 });
+    await page.getByText('The build ended: succeeded — built a worker of 1 file as build').waitFor({ timeout: 30_000 });
     await log.filter({ hasText: 'the gate opened' }).waitFor();
     await page
       .getByRole('definition')

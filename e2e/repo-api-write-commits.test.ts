@@ -114,7 +114,19 @@ describe('POST /api/commits', () => {
     }
     expect(await post(bed.a, repo, commitBody([upsert('a', 'x'), upsert('a/b', 'y')]))).toMatchObject({ status: 400, body: { error: 'invalid_change', message: expect.stringContaining('"a/b"') } });
     expect(await post(bed.a, repo, commitBody([{ op: 'delete', path: 'missing.txt' }]))).toMatchObject({ status: 400, body: { message: expect.stringContaining('"missing.txt"') } });
-    expect((await post(bed.a, repo, commitBody([{ op: 'upsert', path: 'a', content: 'x', mode: '100600' } as Change]))).status).toBe(400);
+    // Each change is checked against the kind its op names, and the message says what that kind lacks.
+    expect(await post(bed.a, repo, commitBody([{ op: 'upsert', path: 'a', content: 'x', mode: '100600' } as Change]))).toMatchObject({
+      status: 400,
+      body: { error: 'invalid_request', message: 'body/changes/0/mode must be equal to one of the allowed values: 100644, 100755, 120000' },
+    });
+    expect(await post(bed.a, repo, commitBody([{ op: 'upsert', path: 'a', content: 'x' } as Change]))).toMatchObject({
+      status: 400,
+      body: { message: "body/changes/0 must have required property 'mode'" },
+    });
+    expect(await post(bed.a, repo, commitBody([{ op: 'copy', path: 'a' } as unknown as Change]))).toMatchObject({
+      status: 400,
+      body: { message: 'body/changes/0/op must be one of: upsert, delete, rename' },
+    });
     expect((await post(bed.a, repo, { ...commitBody([]), committer: { ...who, when: 'yesterday' }, allow_empty: true })).status).toBe(400);
     expect((await post(bed.a, repo, { ...commitBody([]), committer: { ...who, when: '1969-07-20T20:17:00Z' }, allow_empty: true })).status).toBe(400);
     // Content git's own object check refuses (a submodule URL that is an option) is the request's fault: 400, not 500.

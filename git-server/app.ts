@@ -11,7 +11,7 @@ import type { MaintenanceRunner } from '../src/repo-maintenance/operation.ts';
 import type { RepositoryDirectory } from './repositories/repository-directory.ts';
 import { gitAuth, type GitAuthOptions } from './auth/index.ts';
 import { drainGate, type DrainState } from './drain.ts';
-import { errorHandler, gitFrameworkErrorOptions } from './errors.ts';
+import { errorHandler, gitFrameworkErrorOptions, schemaErrorFormatter } from './errors.ts';
 import { lfsRoutes } from './lfs/index.ts';
 import { inflightGauge, isPushRequest, type ServiceMetrics } from './metrics.ts';
 import { gitHttpRoutes } from './routes/git-http.ts';
@@ -114,7 +114,8 @@ export async function buildGitServer(deps: GitServerDependencies, options: Fasti
     // process and a quarantine forever. Generous: a large push's indexing sends nothing back meanwhile.
     connectionTimeout: 10 * 60_000,
     ...requestIdOptions,
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: false } },
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, discriminator: true, verbose: true } },
+    schemaErrorFormatter,
     // Room for the longest parameter a schema allows (a 253-character name, percent-encoded); longer is a 414.
     routerOptions: { maxParamLength: 1024 },
     ...gitFrameworkErrorOptions,

@@ -95,3 +95,23 @@ export const gitFrameworkErrorOptions: Pick<FastifyServerOptions, 'frameworkErro
     body: JSON.stringify({ error: BY_STATUS[status] ?? 'invalid_request', message, retryable: false } satisfies ErrorBody),
   })),
 };
+
+type SchemaError = { keyword?: string; instancePath?: string; message?: string; params?: Record<string, unknown>; parentSchema?: { oneOf?: { properties?: Record<string, { const?: unknown }> }[] } };
+
+/**
+ * Fastify's message for a body that fails its schema, naming the allowed values where a field has a set of them
+ * (an enum, or the tag of a discriminated union such as a commit change's `op`).
+ */
+export function schemaErrorFormatter(errors: readonly SchemaError[], dataVar: string): Error {
+  const parts = errors.map((e) => {
+    const path = `${dataVar}${e.instancePath ?? ''}`;
+    const tag = e.params?.['tag'];
+    if (e.keyword === 'discriminator' && typeof tag === 'string') {
+      const values = (e.parentSchema?.oneOf ?? []).map((kind) => kind.properties?.[tag]?.const).filter((v) => typeof v === 'string');
+      return `${path}/${tag} must be one of: ${values.join(', ')}`;
+    }
+    const allowed = e.params?.['allowedValues'];
+    return `${path} ${e.message ?? 'is invalid'}${Array.isArray(allowed) ? `: ${allowed.join(', ')}` : ''}`;
+  });
+  return new Error(parts.join(', '));
+}

@@ -51,19 +51,28 @@ const PERSON = Type.Object(
   { additionalProperties: false },
 );
 
-export const CommitChange = Type.Union([
+const CHANGE_KINDS = Type.Union([
   Type.Object(
     {
       op: Type.Literal('upsert'),
       path: PATH,
       content: Type.String({ description: 'The file content, standard base64 (a symbolic link: its target).' }),
-      mode: Type.Union([Type.Literal('100644'), Type.Literal('100755'), Type.Literal('120000')]),
+      mode: Type.Enum(['100644', '100755', '120000']),
     },
     { additionalProperties: false },
   ),
   Type.Object({ op: Type.Literal('delete'), path: PATH }, { additionalProperties: false }),
   Type.Object({ op: Type.Literal('rename'), from: PATH, to: PATH }, { additionalProperties: false }),
 ]);
+
+// A discriminated `oneOf` rather than TypeBox's `anyOf`: Ajv then checks a change against the one kind its `op`
+// names, so an upsert without `mode` is told just that, not every other kind's requirements as well.
+export const CommitChange = Type.Unsafe<Static<typeof CHANGE_KINDS>>({
+  type: 'object',
+  required: ['op'],
+  discriminator: { propertyName: 'op' },
+  oneOf: CHANGE_KINDS.anyOf,
+});
 
 export const CommitRequest = Type.Object(
   {

@@ -160,7 +160,7 @@ export function sourceBuildController(deps: SourceBuildControllerDeps): Controll
         ...build.status,
         state: 'Succeeded',
         reason: 'Stored',
-        message: `built ${packed.kind === 'nextjs' ? 'a Next.js app' : 'a worker'} of ${packed.files} files as build ${buildId}`,
+        message: `built ${packed.kind === 'nextjs' ? 'a Next.js app' : 'a worker'} of ${packed.files === 1 ? '1 file' : `${packed.files} files`} as build ${buildId}`,
         buildId,
       };
     } catch (err) {
