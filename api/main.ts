@@ -46,7 +46,7 @@ import { createAppRollouts } from './services/app-rollouts.ts';
  * attach that could not be routed; the DNS provider is the operator's.
  */
 export async function main(config: ApiConfig): Promise<void> {
-  const kube = loadKubeConnection(config.kubeconfig);
+  const kube = loadKubeConnection(config.kubeconfig, 'cw-api');
 
   // One watch per kind for the whole process: the token store and the project directory share them.
   const informers = createInformerFactory(kube, {

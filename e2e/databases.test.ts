@@ -471,4 +471,30 @@ describe('SQL databases through cw-api, cw-operator and cw-db with @libsql/clien
     );
     expect((await connect(decode('DATABASE_URL'), token).execute('SELECT v FROM k')).rows.map((r) => r.v)).toEqual(['from a Secret']);
   });
+
+  it('refuses changing or deleting what a GitOps tool applies (the limit it would set back, the database it would create again, empty); writes the rest as cw-api', async () => {
+    const databases = objectClient<Database>(conn, DATABASES);
+    await databases.apply(
+      { metadata: { name: 'from-git', namespace: member.project }, spec: { displayName: 'from-git', limits: { statementTimeoutMs: 2000 } } },
+      { fieldManager: 'argocd-controller', force: true },
+    );
+    await eventually(
+      'the database ready',
+      () => call<{ database: Detail }>('GET', '/databases/from-git'),
+      (r) => r.body.database?.status === 'ready',
+    );
+
+    const limited = await call<{ detail: string }>('PATCH', '/databases/from-git', { limits: { statement_timeout_ms: 5000 } });
+    expect([limited.status, limited.body.detail]).toEqual([409, expect.stringContaining('spec.limits.statementTimeoutMs is applied by argocd-controller')]);
+    const deleted = await call<{ detail: string }>('DELETE', '/databases/from-git');
+    expect([deleted.status, deleted.body.detail]).toEqual([409, expect.stringContaining('Database from-git is applied by argocd-controller')]);
+    expect((await databases.get(member.project, 'from-git'))?.metadata?.deletionTimestamp).toBeUndefined();
+
+    // Its tokens are the API's to write (git leaves them out), and the write is cw-api's by name.
+    await ok(200, 'POST', '/databases/from-git/tokens/rotate', {});
+    const live = await databases.get(member.project, 'from-git');
+    const managers = (live?.metadata as { managedFields?: { manager: string; operation: string }[] }).managedFields?.map((m) => `${m.manager} ${m.operation}`);
+    expect(managers).toEqual(expect.arrayContaining(['argocd-controller Apply', 'cw-api Update']));
+    expect(live?.spec.limits).toEqual({ statementTimeoutMs: 2000 });
+  });
 });

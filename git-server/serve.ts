@@ -159,7 +159,7 @@ async function projectTokenSource(config: GitServiceConfig) {
   // Loaded only when configured, as the directory below.
   const [{ KubeProjectTokenSource }, { loadKubeConnection }] = await Promise.all([import('./auth/kube-project-token-source.ts'), import('../src/kube/index.ts')]);
   let log: { warn(obj: object, msg: string): void } | undefined;
-  const source = new KubeProjectTokenSource(loadKubeConnection(config.environment.kubeconfig), (err) => log?.warn({ err }, 'watch of git tokens or projects failed; retrying'));
+  const source = new KubeProjectTokenSource(loadKubeConnection(config.environment.kubeconfig, 'cw-git'), (err) => log?.warn({ err }, 'watch of git tokens or projects failed; retrying'));
   return {
     source,
     start(logger: { warn(obj: object, msg: string): void }) {
@@ -173,5 +173,5 @@ async function repositoryDirectory(config: GitServiceConfig, repos: RepoStore, o
   if (!config.kubernetes.namespace) return new BucketRepositoryDirectory(repos, { objects, maxPerOwner: config.quota.ownerMaxRepositories });
   // Loaded only when configured: a cw-git without Kubernetes never loads the Kubernetes client.
   const [{ KubeRepositoryDirectory }, { loadKubeConnection }] = await Promise.all([import('./repositories/kube-repository-directory.ts'), import('../src/kube/index.ts')]);
-  return new KubeRepositoryDirectory({ kube: loadKubeConnection(config.environment.kubeconfig), namespace: config.kubernetes.namespace });
+  return new KubeRepositoryDirectory({ kube: loadKubeConnection(config.environment.kubeconfig, 'cw-git'), namespace: config.kubernetes.namespace });
 }

@@ -63,7 +63,7 @@ import { JobRunner } from './controllers/source-build/job-runner.ts';
  * which seals certificate keys in that bucket.
  */
 export async function main(config: OperatorConfig): Promise<void> {
-  const kube = loadKubeConnection(config.kubeconfig);
+  const kube = loadKubeConnection(config.kubeconfig, 'cw-operator');
   const manager = new Manager({
     kube,
     port: config.port,

@@ -314,7 +314,7 @@ export class RuntimeServer {
   async start(): Promise<void> {
     const config = this.#config;
     // Before anything listens: an endpoint on an address the platform shares stops the start.
-    const kube = loadKubeConnection(config.kubeconfig);
+    const kube = loadKubeConnection(config.kubeconfig, 'cw-runtime');
     const databaseEgress = config.databaseUrl ? await this.#databaseEgress(config, config.databaseUrl, kube.server) : undefined;
     this.#status = await startStatusServer({
       port: config.statusPort,

@@ -48,7 +48,7 @@ export function databaseBindingRoutes(app: FastifyInstance, bindings: AppDatabas
       tags,
       summary: 'Unbind a database (removes both variables; 404 when the app has no binding of that name)',
       params: BindingParams,
-      response: { 204: Type.Null({ description: 'Removed.' }), ...errorResponses(404) },
+      response: { 204: Type.Null({ description: 'Removed.' }), ...errorResponses(404, 409) },
     },
     handler: async (request, reply) => {
       await bindings.unbind(request.params.projectId, request.params.appId, request.params.name);

@@ -61,7 +61,7 @@ export function appRoutes(app: FastifyInstance, apps: AppDirectory, metrics: App
       summary: 'Change an app’s settings (its redirect to HTTPS and HSTS); what the body leaves out stays as it is. The runtime applies them without a redeploy',
       params: AppParams,
       body: AppUpdateBody,
-      response: { 200: Type.Object({ app: App }), ...errorResponses(400, 404) },
+      response: { 200: Type.Object({ app: App }), ...errorResponses(400, 404, 409) },
     },
     handler: async (request) => ({ app: await apps.update(request.params.projectId, request.params.appId, { https: request.body.https }) }),
   });
@@ -73,7 +73,7 @@ export function appRoutes(app: FastifyInstance, apps: AppDirectory, metrics: App
       summary:
         'Delete an app: it stops being served, and its builds, stored artifacts, environment and host names go; answers what was cleaned up. 200 once gone; 202 with status deleting when its stored artifacts were not all deleted within 10 s (the platform carries on; repeat the DELETE to follow it)',
       params: AppParams,
-      response: { 200: AppDeletion, 202: AppDeletion, ...errorResponses(404, 503) },
+      response: { 200: AppDeletion, 202: AppDeletion, ...errorResponses(404, 409, 503) },
     },
     handler: async (request, reply) => {
       const report = await apps.delete(request.params.projectId, request.params.appId);

@@ -99,7 +99,7 @@ export function databaseRoutes(app: FastifyInstance, services: DatabaseServices)
         'Change a database’s limits (statement time limit, size quota; what is left out goes back to the default). 200 once the engine applies them; 202 if that took over 10 s; 422 past what the engine allows (the database keeps the limits it had)',
       params: DatabaseParams,
       body: DatabasePatch,
-      response: { 200: Type.Object({ database: DatabaseDetail }), 202: Type.Object({ database: DatabaseDetail }), ...errorResponses(400, 404, 422) },
+      response: { 200: Type.Object({ database: DatabaseDetail }), 202: Type.Object({ database: DatabaseDetail }), ...errorResponses(400, 404, 409, 422) },
     },
     handler: async (request, reply) => {
       const { view, applied } = await services.databases.setLimits(request.params.projectId, request.params.database, request.body.limits);
@@ -114,7 +114,7 @@ export function databaseRoutes(app: FastifyInstance, services: DatabaseServices)
       summary:
         'Delete a database: its endpoint stops answering, its data and its copies in the object store are deleted, and its name can be used again. 204 once gone; 202 when still deleting after 10 s',
       params: DatabaseParams,
-      response: { 202: Type.Object({ database: Database }), 204: Type.Null(), ...errorResponses(404) },
+      response: { 202: Type.Object({ database: Database }), 204: Type.Null(), ...errorResponses(404, 409) },
     },
     handler: async (request, reply) => {
       const { gone, view } = await services.databases.delete(request.params.projectId, request.params.database);
@@ -147,7 +147,7 @@ export function databaseRoutes(app: FastifyInstance, services: DatabaseServices)
         'Rotate the database token: a new database_token (shown once; read-only or expiring if asked), and every earlier token of the database, query tokens included, is refused once the engine has it (200; 202 if that took over 10 s)',
       params: DatabaseParams,
       body: Type.Optional(TokenBody),
-      response: { 200: RotatedToken, 202: RotatedToken, ...errorResponses(400, 404) },
+      response: { 200: RotatedToken, 202: RotatedToken, ...errorResponses(400, 404, 409) },
     },
     handler: async (request, reply) => {
       const minted = await services.databases.rotate(request.params.projectId, request.params.database, request.body ?? {}, principalOf(request));

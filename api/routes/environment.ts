@@ -58,7 +58,7 @@ export function environmentRoutes(app: FastifyInstance, environment: AppEnvironm
       tags,
       summary: 'Remove a variable (404 when the app has none of that name)',
       params: VariableParams,
-      response: { 204: Type.Null({ description: 'Removed.' }), ...errorResponses(404) },
+      response: { 204: Type.Null({ description: 'Removed.' }), ...errorResponses(404, 409) },
     },
     handler: async (request, reply) => {
       await environment.delete(request.params.projectId, request.params.appId, request.params.key);

@@ -64,7 +64,7 @@ export class WebhooksLane implements RepoWebhooksApi {
 
   constructor(options: WebhooksLaneOptions) {
     this.client = new DeliveryClient({ policy: options.policy, ...(options.answerTimeoutMs ? { answerTimeoutMs: options.answerTimeoutMs } : {}) });
-    const kube = loadKubeConnection(options.kubeconfig);
+    const kube = loadKubeConnection(options.kubeconfig, 'cw-git');
     this.#store = options.objects;
     this.#repos = options.repos;
     this.webhooks = new RepositoryWebhooks({ kube, namespace: options.namespace, client: this.client });

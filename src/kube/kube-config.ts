@@ -16,18 +16,21 @@ export interface KubeConnection {
 
 /**
  * Loads a kubeconfig from `path`, or else client-node's default chain (`$KUBECONFIG`, `~/.kube/config`,
- * then the in-cluster service account).
+ * then the in-cluster service account). `component` (`cw-api`, …) names this process's writes: their field
+ * manager in `managedFields`.
  */
-export function loadKubeConnection(path?: string): KubeConnection {
+export function loadKubeConnection(path?: string, component?: string): KubeConnection {
   const config = new KubeConfig();
   if (path) config.loadFromFile(path);
   else config.loadFromDefault();
-  return connectionFor(config);
+  return connectionFor(config, component);
 }
 
 /** Wraps an already loaded client-node `KubeConfig`. */
-export function connectionFor(config: KubeConfig): KubeConnection {
+export function connectionFor(config: KubeConfig, component?: string): KubeConnection {
   const cluster = config.getCurrentCluster();
   if (!cluster) throw new Error('kubeconfig has no current cluster');
-  return { server: cluster.server, config, api: config.makeApiClient(RawApi) };
+  const api = config.makeApiClient(RawApi);
+  api.fieldManager = component;
+  return { server: cluster.server, config, api };
 }

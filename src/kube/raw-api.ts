@@ -26,6 +26,11 @@ const MAX_429_ATTEMPTS = 10;
 export class RawApi extends KubernetesObjectApi {
   /** The connection pool every request of this client goes through (see `request`). */
   #dispatcher: unknown;
+  /**
+   * The field manager of every write that names none, so `managedFields` say which binary wrote (`cw-api`,
+   * `cw-operator`) rather than the client library (the apiserver's default, from client-node's user agent).
+   */
+  fieldManager: string | undefined;
 
   async request<T>(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, req: RawRequest = {}): Promise<T> {
     const ctx = this.configuration.baseServer.makeRequestContext(path, HttpMethod[method]);
@@ -36,7 +41,8 @@ export class RawApi extends KubernetesObjectApi {
     const setDispatcher = ctx.setDispatcher.bind(ctx);
     ctx.setDispatcher = (dispatcher) => setDispatcher((this.#dispatcher ??= dispatcher) as typeof dispatcher);
     ctx.setHeaderParam('Accept', 'application/json');
-    for (const [key, value] of Object.entries(req.query ?? {})) {
+    const query = method === 'POST' || method === 'PUT' || method === 'PATCH' ? { fieldManager: this.fieldManager, ...req.query } : req.query;
+    for (const [key, value] of Object.entries(query ?? {})) {
       if (value !== undefined) ctx.setQueryParam(key, String(value));
     }
     if (req.body !== undefined) {

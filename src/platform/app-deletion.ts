@@ -1,4 +1,5 @@
 import type { AppHostname } from '../apis/v1alpha1/app-hostname.ts';
+import { refuseDeleteAppliedElsewhere } from './applied-elsewhere.ts';
 import type { DnsRecord } from '../apis/v1alpha1/dns-record.ts';
 import { RUNTIME_APP_FINALIZER, type RuntimeApp } from '../apis/v1alpha1/runtime-app.ts';
 import { isConflict, objectClient, type KubeConnection, type KubeObject, type ObjectClient } from '../kube/index.ts';
@@ -73,6 +74,7 @@ export async function deleteApp(deps: AppDeletionDeps, project: string, appId: s
   const app = await store.apps.get(project, appId);
   if (!app) throw missingApp(project, appId);
   const deleting = app.metadata?.deletionTimestamp !== undefined;
+  if (!deleting) refuseDeleteAppliedElsewhere(app);
   const hostnameClient = objectClient<AppHostname>(conn, APP_HOSTNAMES);
   const recordClient = objectClient<DnsRecord>(conn, DNS_RECORDS);
   const [keys, builds, attached, records] = await Promise.all([

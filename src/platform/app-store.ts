@@ -1,4 +1,5 @@
 import type { Build } from '../apis/v1alpha1/build.ts';
+import { refuseAppliedElsewhere } from './applied-elsewhere.ts';
 import { DEFAULT_CACHE_WAIT_MS, settle } from './settle.ts';
 import type { RuntimeApp } from '../apis/v1alpha1/runtime-app.ts';
 import { isConflict, isGoneFrom, isNotFound, objectClient, retryOnConflict, waitFor, type Informer, type KubeConnection, type ObjectClient } from '../kube/index.ts';
@@ -120,6 +121,7 @@ export class AppStore {
         if (options.uid !== undefined && app.metadata?.uid !== options.uid) throw missingApp(project, appId);
         const next = change(app);
         if (next === undefined) return app;
+        refuseAppliedElsewhere(app, next);
         // Conditional on the resourceVersion just read (and so on the uid): a lost race is a 409, retried.
         const written = await this.apps.replace(next).catch((err: unknown) => {
           throw isNotFound(err) ? missingApp(project, appId) : err;

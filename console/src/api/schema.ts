@@ -3840,6 +3840,15 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description Conflicts with the current state; `detail` says with what. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description The body is larger than this route accepts; `detail` gives the limit. */
                 413: {
                     headers: {
@@ -4049,6 +4058,15 @@ export interface paths {
                 };
                 /** @description No such resource. */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflicts with the current state; `detail` says with what. */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5415,6 +5433,15 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description Conflicts with the current state; `detail` says with what. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description The body is larger than this route accepts; `detail` gives the limit. */
                 413: {
                     headers: {
@@ -5792,6 +5819,15 @@ export interface paths {
                 };
                 /** @description No such resource. */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflicts with the current state; `detail` says with what. */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -12474,6 +12510,15 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description Conflicts with the current state; `detail` says with what. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description The body is larger than this route accepts; `detail` gives the limit. */
                 413: {
                     headers: {
@@ -12805,6 +12850,15 @@ export interface paths {
                 };
                 /** @description No such resource. */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflicts with the current state; `detail` says with what. */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -13353,6 +13407,15 @@ export interface paths {
                 };
                 /** @description No such resource. */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflicts with the current state; `detail` says with what. */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };

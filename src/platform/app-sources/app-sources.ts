@@ -1,4 +1,5 @@
 import type { AppSourceSummary } from '../app-view.ts';
+import { refuseAppliedElsewhere } from '../applied-elsewhere.ts';
 import { isDeepStrictEqual } from 'node:util';
 import { PREVIEW_OF_LABEL, type AppSource, type AppSourceSpec } from '../../apis/v1alpha1/app-source.ts';
 import { API_VERSION } from '../../apis/v1alpha1/group-version.ts';
@@ -179,7 +180,9 @@ export class AppSources {
         if (!live || live.metadata?.uid !== build.metadata?.uid) throw new NotFoundError(`App ${appId} has no source build ${name}.`);
         if (isFinished(live.status?.state)) throw finished(live);
         if (live.spec.cancelled) return live;
-        return this.#builds.replace({ ...live, spec: { ...live.spec, cancelled: true } });
+        const cancelled = { ...live, spec: { ...live.spec, cancelled: true } };
+        refuseAppliedElsewhere(live, cancelled);
+        return this.#builds.replace(cancelled);
       });
       await settle(this.#buildCache, `${project}/${name}`, (cached) => cached?.spec.cancelled === true || cached?.metadata?.uid !== written.metadata?.uid, this.#cacheWaitMs);
       return sourceBuildView(written);
@@ -202,6 +205,7 @@ export class AppSources {
         if (!live) throw new ConflictError(`App ${appId}'s repository connection was just removed; retry.`);
         if (live.metadata?.deletionTimestamp) throw new ConflictError(`App ${appId} is being disconnected from its repository; retry in a few seconds.`);
         if (isDeepStrictEqual(live.spec, spec)) return live;
+        refuseAppliedElsewhere(live, { ...live, spec });
         const written = await this.#sources.replace({ ...live, spec });
         await this.#settle(written);
         return written;

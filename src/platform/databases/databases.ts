@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { refuseDeleteAppliedElsewhere, refusePatchAppliedElsewhere } from '../applied-elsewhere.ts';
 import { namespaceRefusal } from '../namespace-refusal.ts';
 import { DatabaseReasons, RESTORE_ANNOTATION, type Database, type DatabaseDurability, type DatabaseLimitsSpec, type DatabaseTokenGrant } from '../../apis/v1alpha1/database.ts';
 import { findCondition, isTrue } from '../../conditions/index.ts';
@@ -175,10 +176,9 @@ export class DatabaseDirectory {
       previous = current.spec.limits;
       // A merge patch with null removes what the request leaves out, so the engine's default applies to it.
       const asked = limitsSpec(limits).limits ?? {};
-      return this.#client.patch(project, name, {
-        metadata: { resourceVersion: current.metadata?.resourceVersion },
-        spec: { limits: mergePatch(asked) },
-      });
+      const patch = { metadata: { resourceVersion: current.metadata?.resourceVersion }, spec: { limits: mergePatch(asked) } };
+      refusePatchAppliedElsewhere(current, patch);
+      return this.#client.patch(project, name, patch);
     });
     const answered = await waitForAnswer(this.#cache, written, settled, this.#answerWithinMs);
     const provisioned = findCondition(answered.status?.conditions, 'Provisioned');
@@ -241,7 +241,9 @@ export class DatabaseDirectory {
       if (at < Date.parse(window.earliest) || at > this.#now().getTime()) {
         throw new PublicError(422, `timestamp ${timestamp} is outside the restore window of ${name}: ${window.earliest} to now (latest commit ${window.latest}).`);
       }
-      return this.#client.patch(project, name, { metadata: { resourceVersion: current.metadata?.resourceVersion, annotations: { [RESTORE_ANNOTATION]: request } } });
+      const patch = { metadata: { resourceVersion: current.metadata?.resourceVersion, annotations: { [RESTORE_ANNOTATION]: request } } };
+      refusePatchAppliedElsewhere(current, patch);
+      return this.#client.patch(project, name, patch);
     });
     const answered = await waitForAnswer(this.#cache, written, (d) => d.status?.lastRestore?.request === request, this.#restoreAnswerMs);
     const last = answered.status?.lastRestore;
@@ -254,6 +256,8 @@ export class DatabaseDirectory {
   async delete(project: string, ref: string): Promise<{ gone: boolean; view: DatabaseView }> {
     const found = this.#find(project, ref);
     const { namespace = '', name = '', uid } = found.metadata ?? {};
+    const live = await this.#client.get(namespace, name);
+    if (live && live.metadata?.uid === uid && !live.metadata?.deletionTimestamp) refuseDeleteAppliedElsewhere(live);
     await this.#client.delete(namespace, name, { preconditions: { uid } });
     const { object } = await waitFor(this.#cache, `${namespace}/${name}`, (d) => d === undefined || d.metadata?.uid !== uid, this.#answerWithinMs);
     const gone = object === undefined || object.metadata?.uid !== uid;
@@ -312,7 +316,9 @@ export class DatabaseDirectory {
     const written = await retryOnConflict(async () => {
       const current = await this.#client.get(project, name);
       if (!current || current.metadata?.deletionTimestamp) throw new NotFoundError(`No database ${ref} in project ${project}.`);
-      return this.#client.patch(project, name, { metadata: { resourceVersion: current.metadata?.resourceVersion }, spec: { tokens: next(current.spec.tokens ?? []) } });
+      const patch = { metadata: { resourceVersion: current.metadata?.resourceVersion }, spec: { tokens: next(current.spec.tokens ?? []) } };
+      refusePatchAppliedElsewhere(current, patch);
+      return this.#client.patch(project, name, patch);
     });
     const answered = await waitForAnswer(this.#cache, written, settled, this.#answerWithinMs);
     return (answered.status?.observedGeneration ?? 0) >= (written.metadata?.generation ?? 0) && answered.status?.state === 'ready';

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { refuseAppliedElsewhere, refuseDeleteAppliedElsewhere } from '../applied-elsewhere.ts';
 import { namespaceRefusal } from '../namespace-refusal.ts';
 import type { DnsRecord } from '../../apis/v1alpha1/dns-record.ts';
 import type { ProjectDomain } from '../../apis/v1alpha1/project-domain.ts';
@@ -127,10 +128,10 @@ export class DnsRecords {
       this.#checkExclusive(d, record, recordId);
       let written: DnsRecord;
       try {
-        written = await this.#store.recordClient.replace({
-          ...stored,
-          spec: { ...stored.spec, name: record.name, type: record.type, values: [...record.values], ttl: record.ttl },
-        });
+        const next = { ...stored, spec: { ...stored.spec, name: record.name, type: record.type, values: [...record.values], ttl: record.ttl } };
+        // The cache keeps no managedFields: who applies the record is read from the live object.
+        refuseAppliedElsewhere((await this.#store.recordClient.get(project, recordId)) ?? stored, next);
+        written = await this.#store.recordClient.replace(next);
       } catch (err) {
         if (isConflict(err)) throw new ConflictError(`Record ${recordId} was changed by another request meanwhile; read it again and retry.`);
         throw err;
@@ -173,6 +174,8 @@ export class DnsRecords {
     const d = this.#store.domain(project, domain);
     const stored = this.#record(d, recordId);
     this.#refuseOwned(stored, 'deleted');
+    const live = await this.#store.recordClient.get(project, recordId);
+    if (live) refuseDeleteAppliedElsewhere(live);
     await this.#store.recordClient.delete(project, recordId);
     // The record's finalizer holds the object until the controller has taken it out of the zone.
     const { met } = await waitFor(this.#store.caches.records, objectKey(stored), (r) => r?.metadata?.uid !== stored.metadata?.uid, this.#answerWithinMs);

@@ -1,0 +1,91 @@
+// A field a GitOps tool applies (server-side apply, re-asserted at every sync) has that tool as its writer: a
+// write by anyone else would stand only until the next sync. These helpers find, from an object's
+// `managedFields`, which fields a change touches that such a tool owns, so the writer can refuse the change and
+// say where the field is really set.
+import type { KubeObject } from './types.ts';
+
+/** A field a change would set, and the managers that apply it. */
+export interface AppliedField {
+  /** Dotted, as `kubectl explain` names fields: `spec.environment.GREETING`. */
+  readonly path: string;
+  readonly managers: readonly string[];
+}
+
+type FieldSet = { readonly [key: string]: FieldSet };
+
+/**
+ * `kubectl apply --server-side` is a one-off: nothing applies it again, so its fields are anyone's to change
+ * (and its next apply meets a conflict naming the new owner, as server-side apply does for every writer).
+ */
+const ONE_OFF_MANAGERS = /^kubectl(-|$)/;
+
+/** The roots a user's intent lives under; status has one writer (its controller) and is never judged here. */
+const INTENT_ROOTS: readonly (readonly string[])[] = [['spec'], ['metadata', 'labels'], ['metadata', 'annotations']];
+
+/** The fields where `next` differs from `current` that a manager other than `self` keeps applying. */
+export function fieldsAppliedByOthers(current: KubeObject, next: KubeObject, self: string): AppliedField[] {
+  const owners = appliedOwners(current, self);
+  if (owners.length === 0) return [];
+  const found: AppliedField[] = [];
+  for (const root of INTENT_ROOTS) {
+    for (const path of changedPaths(valueAt(current, root), valueAt(next, root), [...root])) {
+      const managers = owners.filter((o) => owns(o.fields, path)).map((o) => o.manager);
+      if (managers.length > 0) found.push({ path: path.join('.'), managers });
+    }
+  }
+  return found;
+}
+
+/** The managers other than `self` that keep applying any of `object`'s intent (so would create it again if deleted). */
+export function managersApplying(object: KubeObject, self: string): string[] {
+  return appliedOwners(object, self)
+    .filter((o) => INTENT_ROOTS.some((root) => owns(o.fields, root)))
+    .map((o) => o.manager);
+}
+
+/** What a JSON merge patch (RFC 7386) would change of `current`, as the object it would make. */
+export function mergePatched<T>(current: T, patch: unknown): T {
+  if (!isObject(patch)) return patch as T;
+  const out: Record<string, unknown> = isObject(current) ? { ...current } : {};
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete out[key];
+    else out[key] = mergePatched(out[key], value);
+  }
+  return out as T;
+}
+
+function appliedOwners(object: KubeObject, self: string): { manager: string; fields: FieldSet }[] {
+  const entries = (object.metadata as { managedFields?: { manager?: string; operation?: string; subresource?: string; fieldsV1?: FieldSet }[] } | undefined)?.managedFields ?? [];
+  return entries
+    .filter((e) => e.operation === 'Apply' && !e.subresource && e.manager !== undefined && e.manager !== self && !ONE_OFF_MANAGERS.test(e.manager))
+    .map((e) => ({ manager: e.manager!, fields: e.fieldsV1 ?? {} }));
+}
+
+/** Whether the field set holds `path` (the field itself or anything under it). */
+function owns(fields: FieldSet, path: readonly string[]): boolean {
+  let node: FieldSet | undefined = fields;
+  for (const key of path) {
+    node = node[`f:${key}`];
+    if (node === undefined) return false;
+  }
+  return true;
+}
+
+/** The paths of the leaves that differ; objects are compared key by key, anything else (lists too) as a whole. */
+function changedPaths(before: unknown, after: unknown, at: string[]): string[][] {
+  if (isObject(before) && isObject(after)) {
+    const keys = new Set([...Object.keys(before), ...Object.keys(after)]);
+    return [...keys].flatMap((key) => changedPaths(before[key], after[key], [...at, key]));
+  }
+  return JSON.stringify(before) === JSON.stringify(after) ? [] : [at];
+}
+
+function valueAt(object: unknown, path: readonly string[]): unknown {
+  let value = object;
+  for (const key of path) value = isObject(value) ? value[key] : undefined;
+  return value;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,35 @@
+import { ConflictError } from '../errors.ts';
+import { fieldsAppliedByOthers, managersApplying, mergePatched } from '../kube/applied-fields.ts';
+import type { KubeObject } from '../kube/types.ts';
+
+/** The field manager of cw-api's writes (its user agent: `loadKubeConnection`). */
+const API_MANAGER = 'cw-api';
+
+/**
+ * Refuses a change of fields a GitOps tool keeps applying (Flux, Argo CD with server-side apply): written here
+ * they would stand only until its next sync, so the request is told where the field is set instead (409).
+ */
+export function refuseAppliedElsewhere<T extends KubeObject>(current: T, next: T): void {
+  const applied = fieldsAppliedByOthers(current, next, API_MANAGER);
+  if (applied.length === 0) return;
+  const managers = [...new Set(applied.flatMap((a) => a.managers))].join(' and ');
+  const fields = applied.length === 1 ? `${applied[0]!.path} is` : `${applied.map((a) => a.path).join(', ')} are`;
+  throw new ConflictError(
+    `${current.kind ?? 'Object'} ${current.metadata?.name ?? ''}: ${fields} applied by ${managers} (server-side apply, as Flux and Argo CD sync a repository), which would set it back at its next sync. Change it where ${managers} reads it from.`,
+  );
+}
+
+/** {@link refuseAppliedElsewhere} for a JSON merge patch of `current`. */
+export function refusePatchAppliedElsewhere(current: KubeObject, patch: unknown): void {
+  refuseAppliedElsewhere(current, mergePatched(current, patch));
+}
+
+/** Refuses deleting an object a GitOps tool applies: it would create it again at its next sync, empty. */
+export function refuseDeleteAppliedElsewhere(current: KubeObject): void {
+  const managers = managersApplying(current, API_MANAGER);
+  if (managers.length === 0) return;
+  const by = managers.join(' and ');
+  throw new ConflictError(
+    `${current.kind ?? 'Object'} ${current.metadata?.name ?? ''} is applied by ${by} (server-side apply, as Flux and Argo CD sync a repository), which would create it again at its next sync. Remove it from what ${by} applies; its pruning deletes it.`,
+  );
+}
