@@ -493,7 +493,7 @@ describe('SQL databases through cw-api, cw-operator and cw-db with @libsql/clien
     // Its tokens are the API's to write (git leaves them out), and the write is cw-api's by name.
     await ok(200, 'POST', '/databases/from-git/tokens/rotate', {});
     const live = await databases.get(member.project, 'from-git');
-    const managers = (live?.metadata as { managedFields?: { manager: string; operation: string }[] }).managedFields?.map((m) => `${m.manager} ${m.operation}`);
+    const managers = ((live?.metadata ?? {}) as { managedFields?: { manager: string; operation: string }[] }).managedFields?.map((m) => `${m.manager} ${m.operation}`);
     expect(managers).toEqual(expect.arrayContaining(['argocd-controller Apply', 'cw-api Update']));
     expect(live?.spec.limits).toEqual({ statementTimeoutMs: 2000 });
   });
