@@ -141,19 +141,15 @@ describe('the console’s domains and databases', () => {
     await page.getByRole('link', { name: 'notes' }).click();
     await page.getByRole('heading', { name: 'SQL console' }).waitFor();
 
-    // Each answer by its own text: the statement before's "Done:" stays shown until the next answer comes, and taking
-    // it for the insert's let the restore point below fall before the insert (ci-clone-116).
-    for (const [sql, done] of [
-      ['create table notes(id integer primary key, body text)', 'Done: 0 rows changed'],
-      ["insert into notes(body) values ('one'), ('two')", 'Done: 2 rows changed'],
-    ] as const) {
-      await page.getByLabel('Statement').fill(sql);
-      await page.getByRole('button', { name: 'Run' }).click();
-      await page.getByRole('status').filter({ hasText: done }).waitFor();
-    }
+    // A pasted script: split as sqlite3's shell splits it, run in one transaction, each answer shown. Waited for by
+    // the insert's own text, or the restore point below could fall before the insert (ci-clone-116).
+    await page.getByLabel('Statements').fill("create table notes(id integer primary key, body text);\ninsert into notes(body) values ('one'), ('two');");
+    await page.getByRole('button', { name: 'Run' }).click();
+    await page.getByRole('status').filter({ hasText: 'Done: 2 rows changed' }).waitFor();
+    expect(await page.getByRole('region', { name: 'SQL console' }).getByRole('status').allTextContents()).toEqual(['Done: 0 rows changed.', 'Done: 2 rows changed.']);
     // The restore below goes back to a whole second (the time input's precision) after these rows were written.
     const withRows = Math.ceil((Date.now() + 1) / 1000) * 1000;
-    await page.getByLabel('Statement').fill('select id, body from notes order by id');
+    await page.getByLabel('Statements').fill('select id, body from notes order by id');
     await page.getByRole('button', { name: 'Run' }).click();
     await expect.poll(() => page.getByRole('region', { name: 'SQL console' }).locator('td').allTextContents()).toEqual(['1', 'one', '2', 'two']);
 
@@ -175,13 +171,13 @@ describe('the console’s domains and databases', () => {
 
     // Restore in place: the deleted rows come back, the undo point is shown, and undoing deletes them again.
     const rowCount = async (): Promise<string[]> => {
-      await page.getByLabel('Statement').fill('select count(*) as n from notes');
+      await page.getByLabel('Statements').fill('select count(*) as n from notes');
       await page.getByRole('button', { name: 'Run' }).click();
       await page.getByRole('region', { name: 'SQL console' }).locator('td').first().waitFor();
       return page.getByRole('region', { name: 'SQL console' }).locator('td').allTextContents();
     };
     await expect.poll(() => Date.now(), { timeout: 5_000 }).toBeGreaterThan(withRows);
-    await page.getByLabel('Statement').fill('delete from notes');
+    await page.getByLabel('Statements').fill('delete from notes');
     await page.getByRole('button', { name: 'Run' }).click();
     await page.getByRole('status').filter({ hasText: 'Done: 2 rows changed' }).waitFor();
     const localInput = (ms: number) => new Date(ms - new Date(ms).getTimezoneOffset() * 60_000).toISOString().slice(0, 19);
@@ -233,11 +229,11 @@ describe('the console’s domains and databases', () => {
       ['create table t(n)', 'Done: 0 rows changed'],
       ['insert into t values (1), (2)', 'Done: 2 rows changed'],
     ] as const) {
-      await page.getByLabel('Statement').fill(sql);
+      await page.getByLabel('Statements').fill(sql);
       await page.getByRole('button', { name: 'Run' }).click();
       await page.getByRole('status').filter({ hasText: done }).waitFor();
     }
-    await page.getByLabel('Statement').fill('insert into t values (3)');
+    await page.getByLabel('Statements').fill('insert into t values (3)');
     await page.getByRole('button', { name: 'Run' }).click();
     await page
       .getByRole('region', { name: 'SQL console' })

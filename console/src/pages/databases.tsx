@@ -10,6 +10,7 @@ import { UsageChart } from '../usage-chart.tsx';
 import { DatabaseQuotas } from './database-quotas.tsx';
 import { RestoreInPlace } from './database-restore.tsx';
 import { CopyButton, ErrorNote, field, Frame, Loading, useLoad } from '../ui.tsx';
+import { splitStatements } from '../../../src/platform/databases/migrations/split-statements.ts';
 
 function Secret({ label, value, onDone }: { label: string; value: string; onDone: () => void }) {
   return (
@@ -170,17 +171,24 @@ export function DatabasePage() {
   );
 }
 
-/** Runs SQL with a short-lived query token the page asks for and keeps in memory only. */
+type SqlResult = { columns: string[]; rows: unknown[][]; rows_written: number };
+
+/**
+ * Runs SQL with a short-lived query token the page asks for and keeps in memory only. Several statements (a
+ * pasted script) are split as sqlite3's shell splits them and run in one transaction, each answer shown.
+ */
 function SqlConsole({ path }: { path: { projectId: string; database: string } }) {
   const [token, setToken] = useState<string | undefined>(undefined);
-  const [result, setResult] = useState<{ columns: string[]; rows: unknown[][]; rows_written: number } | undefined>(undefined);
+  const [results, setResults] = useState<SqlResult[]>([]);
   const [error, setError] = useState<string | undefined>(undefined);
   const run = async (event: SubmitEvent) => {
     event.preventDefault();
     const sql = field(new FormData(event.currentTarget as HTMLFormElement), 'sql');
+    const statements = splitStatements(sql);
+    const body = statements.length > 1 ? { statements: statements.map((s) => ({ sql: s })) } : { sql };
     setError(undefined);
     const mint = async () => (await ok(api.POST('/v1/projects/{projectId}/databases/{database}/query-tokens', { params: { path }, body: { expires_in_seconds: 3600 } }))).query_token;
-    const query = (queryToken: string) => ok(api.POST('/v1/projects/{projectId}/databases/{database}/query', { params: { path }, body: { sql }, headers: { authorization: `Bearer ${queryToken}` } }));
+    const query = (queryToken: string) => ok(api.POST('/v1/projects/{projectId}/databases/{database}/query', { params: { path }, body, headers: { authorization: `Bearer ${queryToken}` } }));
     try {
       let queryToken = token ?? (await mint());
       let answer;
@@ -193,8 +201,9 @@ function SqlConsole({ path }: { path: { projectId: string; database: string } })
         answer = await query(queryToken);
       }
       setToken(queryToken);
-      setResult(answer.results[0]);
+      setResults(answer.results);
     } catch (err) {
+      setResults([]);
       setError((err as Error).message);
     }
   };
@@ -202,35 +211,44 @@ function SqlConsole({ path }: { path: { projectId: string; database: string } })
     <section aria-labelledby="sql">
       <h2 id="sql">SQL console</h2>
       <form onSubmit={(e) => void run(e)}>
-        <label for="sql-text">Statement</label>
-        <textarea id="sql-text" name="sql" rows={3} required placeholder="select * from notes limit 20" />
+        <label for="sql-text">Statements</label>
+        <textarea id="sql-text" name="sql" rows={3} required placeholder="select * from notes limit 20" aria-describedby="sql-hint" />
+        <p id="sql-hint" class="muted">
+          Several, separated by <code>;</code>, run in one transaction: all of them or none.
+        </p>
         <button type="submit">Run</button>
       </form>
       <ErrorNote message={error} />
-      {result && result.columns.length > 0 && (
-        <table>
-          <caption class="visually-hidden">Result</caption>
-          <thead>
-            <tr>
-              {result.columns.map((c) => (
-                <th scope="col" key={c}>
-                  {c}
-                </th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            {result.rows.map((row, i) => (
-              <tr key={i}>
-                {row.map((cell, j) => (
-                  <td key={j}>{cell === null ? 'NULL' : typeof cell === 'object' ? JSON.stringify(cell) : String(cell as string | number)}</td>
-                ))}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-      {result && result.columns.length === 0 && <p role="status">Done: {result.rows_written} rows changed.</p>}
+      {results.map((result, n) => (
+        <SqlAnswer key={n} result={result} />
+      ))}
     </section>
+  );
+}
+
+function SqlAnswer({ result }: { result: SqlResult }) {
+  if (result.columns.length === 0) return <p role="status">Done: {result.rows_written} rows changed.</p>;
+  return (
+    <table>
+      <caption class="visually-hidden">Result</caption>
+      <thead>
+        <tr>
+          {result.columns.map((c) => (
+            <th scope="col" key={c}>
+              {c}
+            </th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>
+        {result.rows.map((row, i) => (
+          <tr key={i}>
+            {row.map((cell, j) => (
+              <td key={j}>{cell === null ? 'NULL' : typeof cell === 'object' ? JSON.stringify(cell) : String(cell as string | number)}</td>
+            ))}
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }
