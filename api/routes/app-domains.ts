@@ -45,7 +45,7 @@ export function appDomainRoutes(app: FastifyInstance, dns: DomainServices): void
       summary:
         'Detach a hostname: the app is no longer served on it, the records the platform wrote for it leave the zone and the name is free for others to attach. 204 once gone; 202 with the hostname (status deleting) when that has not finished within 10 s (the platform carries on); 404 when the hostname is not attached to the app. Records you published yourself are yours to remove',
       params: HostnameParams,
-      response: { 202: Hostname, 204: Type.Null(), ...errorResponses(404) },
+      response: { 202: Hostname, 204: Type.Null(), ...errorResponses(404, 409) },
     },
     handler: async (request, reply) => {
       const { gone, view } = await dns.hostnames.detach(request.params.projectId, request.params.appId, request.params.domain);

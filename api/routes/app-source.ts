@@ -90,7 +90,7 @@ export function appSourceRoutes(app: FastifyInstance, sources: AppSources): void
       tags,
       summary: 'Disconnect the app from its repository: pushes no longer deploy, the preview apps go; the app keeps serving its build (404 when not connected)',
       params: AppParams,
-      response: { 204: Type.Null({ description: 'Disconnected.' }), ...errorResponses(404) },
+      response: { 204: Type.Null({ description: 'Disconnected.' }), ...errorResponses(404, 409) },
     },
     handler: async (request, reply) => {
       await sources.delete(request.params.projectId, request.params.appId);

@@ -1,6 +1,10 @@
 // The DNS-record routes on the real apiserver: the zone in memory (MemoryDnsProvider), the domain made
 // `managed` through the real delegation check against a parent-zone server for `test.`.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DnsRecord } from '../../src/apis/v1alpha1/dns-record.ts';
+import type { ProjectDomain } from '../../src/apis/v1alpha1/project-domain.ts';
+import { objectClient } from '../../src/kube/index.ts';
+import { DNS_RECORDS, PROJECT_DOMAINS } from '../../src/platform/resources.ts';
 import type { RecordView } from '../../src/platform/domains/views.ts';
 import { BASE_DOMAIN, memoryDns, RUNTIME_TARGET, type MemoryDns } from './testing/memory-dns.ts';
 import { zoneContents } from '../../operator/testing/test-dns-settings.ts';
@@ -261,6 +265,24 @@ describe('records on a managed domain', () => {
     expect(await zone(zoneId, domain)).toEqual([]);
     expect((await dns.provider.listRecords(zoneId)).map((r) => r.name).filter((n) => n.startsWith('_cw-'))).toEqual([]);
     expect(await refused(404, 'DELETE', `/domains/${domain}/records/${www.record_id}`)).toContain(`has no record ${www.record_id}`);
+  });
+
+  it('refuses changing or deleting what a GitOps tool applies of a record, and deleting a domain it applies (409 naming the field and the tool)', async () => {
+    const { domain } = await addDomain();
+    const www = await ok(201, 'POST', `/domains/${domain}/records`, { name: 'www', type: 'A', value: '192.0.2.1' });
+    // Flux takes over the record's ttl and the domain (as after `kubectl apply` was replaced by a Kustomization).
+    const records = objectClient<DnsRecord>(platform.conn, DNS_RECORDS);
+    await records.apply({ metadata: { name: www.record_id, namespace: project }, spec: { ttl: 300 } } as DnsRecord, { fieldManager: 'kustomize-controller', force: true });
+    const domains = objectClient<ProjectDomain>(platform.conn, PROJECT_DOMAINS);
+    const domainObject = (await domains.list(project)).items.find((d) => d.spec.domain === domain)!;
+    await domains.apply({ metadata: { name: domainObject.metadata?.name ?? '', namespace: project }, spec: { domain } } as ProjectDomain, { fieldManager: 'kustomize-controller', force: true });
+
+    expect(await refused(409, 'PUT', `/domains/${domain}/records/${www.record_id}`, { ttl: 600 })).toContain('spec.ttl is applied by kustomize-controller');
+    // Its values are not git's: the API still changes them.
+    expect(await ok(200, 'PUT', `/domains/${domain}/records/${www.record_id}`, { values: ['192.0.2.2'] })).toMatchObject({ values: ['192.0.2.2'], ttl: 300 });
+    expect(await refused(409, 'DELETE', `/domains/${domain}/records/${www.record_id}`)).toContain(`DnsRecord ${www.record_id} is applied by kustomize-controller`);
+    expect(await refused(409, 'DELETE', `/domains/${domain}`)).toContain('is applied by kustomize-controller');
+    expect((await domains.get(project, domainObject.metadata?.name ?? ''))?.spec.deleted).toBeUndefined();
   });
 
   it('answers 404 for an unknown domain or record', async () => {

@@ -63,7 +63,7 @@ export function domainRoutes(app: FastifyInstance, dns: DomainServices): void {
       summary:
         'Delete a domain (soft delete): its records, platform-owned ones included, and its hosted zone are deleted (200); 202 with status_reason Deleting when that has not finished within 10 s (the platform carries on). Its history is kept and the domain can be added again',
       params: DomainParams,
-      response: { 200: one, 202: one, ...errorResponses(404, 502, 503) },
+      response: { 200: one, 202: one, ...errorResponses(404, 409, 502, 503) },
     },
     handler: async (request, reply) => {
       const { retired, view } = await dns.domains.delete(request.params.projectId, request.params.domain);

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { refuseDeleteOfApplied } from '../../src/platform/applied-elsewhere.ts';
 import { namespaceRefusal } from '../../src/platform/namespace-refusal.ts';
 import { VERIFY_ANNOTATION, type AppHostname, type HostnameDnsMode } from '../../src/apis/v1alpha1/app-hostname.ts';
 import type { ProjectDomain } from '../../src/apis/v1alpha1/project-domain.ts';
@@ -190,6 +191,7 @@ export class AppHostnames {
     if (!binding) throw new NotFoundError(`${hostname} is not attached to app ${appId}.`);
     const { name = '', uid } = binding.metadata ?? {};
     const owned = this.#store.caches.records.list(project).filter((r) => r.metadata?.namespace === project && controllerUid(r) === uid);
+    await refuseDeleteOfApplied(this.#store.hostnameClient, project, name, uid);
     try {
       await this.#store.hostnameClient.delete(project, name, { preconditions: { uid } });
     } catch (err) {

@@ -1,5 +1,6 @@
 import { ConflictError } from '../errors.ts';
 import { fieldsAppliedByOthers, managersApplying, mergePatched } from '../kube/applied-fields.ts';
+import type { ObjectClient } from '../kube/object-client.ts';
 import type { KubeObject } from '../kube/types.ts';
 
 /** The field manager of cw-api's writes (its user agent: `loadKubeConnection`). */
@@ -32,4 +33,10 @@ export function refuseDeleteAppliedElsewhere(current: KubeObject): void {
   throw new ConflictError(
     `${current.kind ?? 'Object'} ${current.metadata?.name ?? ''} is applied by ${by} (server-side apply, as Flux and Argo CD sync a repository), which would create it again at its next sync. Remove it from what ${by} applies; its pruning deletes it.`,
   );
+}
+
+/** {@link refuseDeleteAppliedElsewhere} for an object read live (caches keep no managedFields); `uid`: only that incarnation. */
+export async function refuseDeleteOfApplied<T extends KubeObject>(client: ObjectClient<T>, namespace: string, name: string, uid?: string): Promise<void> {
+  const live = await client.get(namespace, name);
+  if (live && (uid === undefined || live.metadata?.uid === uid) && !live.metadata?.deletionTimestamp) refuseDeleteAppliedElsewhere(live);
 }

@@ -8149,6 +8149,15 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description Conflicts with the current state; `detail` says with what. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description The body is larger than this route accepts; `detail` gives the limit. */
                 413: {
                     headers: {
@@ -9635,6 +9644,15 @@ export interface paths {
                 };
                 /** @description No such resource. */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflicts with the current state; `detail` says with what. */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -11502,6 +11520,15 @@ export interface paths {
                 };
                 /** @description No such resource. */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflicts with the current state; `detail` says with what. */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };

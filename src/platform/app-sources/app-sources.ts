@@ -1,5 +1,5 @@
 import type { AppSourceSummary } from '../app-view.ts';
-import { refuseAppliedElsewhere } from '../applied-elsewhere.ts';
+import { refuseAppliedElsewhere, refuseDeleteOfApplied } from '../applied-elsewhere.ts';
 import { isDeepStrictEqual } from 'node:util';
 import { PREVIEW_OF_LABEL, type AppSource, type AppSourceSpec } from '../../apis/v1alpha1/app-source.ts';
 import { API_VERSION } from '../../apis/v1alpha1/group-version.ts';
@@ -126,6 +126,7 @@ export class AppSources {
   async delete(project: string, appId: string): Promise<void> {
     this.#apps.cached(project, appId);
     const source = this.#cached(project, appId);
+    await refuseDeleteOfApplied(this.#sources, project, appId, source.metadata?.uid);
     const gone = await this.#sources.delete(project, appId, { preconditions: { uid: source.metadata?.uid } }).catch((err: unknown) => {
       if (isConflict(err)) return false; // another incarnation: not the one this request saw
       throw err;

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { refuseDeleteAppliedElsewhere, refusePatchAppliedElsewhere } from '../applied-elsewhere.ts';
+import { refuseDeleteOfApplied, refusePatchAppliedElsewhere } from '../applied-elsewhere.ts';
 import { namespaceRefusal } from '../namespace-refusal.ts';
 import { DatabaseReasons, RESTORE_ANNOTATION, type Database, type DatabaseDurability, type DatabaseLimitsSpec, type DatabaseTokenGrant } from '../../apis/v1alpha1/database.ts';
 import { findCondition, isTrue } from '../../conditions/index.ts';
@@ -256,8 +256,7 @@ export class DatabaseDirectory {
   async delete(project: string, ref: string): Promise<{ gone: boolean; view: DatabaseView }> {
     const found = this.#find(project, ref);
     const { namespace = '', name = '', uid } = found.metadata ?? {};
-    const live = await this.#client.get(namespace, name);
-    if (live && live.metadata?.uid === uid && !live.metadata?.deletionTimestamp) refuseDeleteAppliedElsewhere(live);
+    await refuseDeleteOfApplied(this.#client, namespace, name, uid);
     await this.#client.delete(namespace, name, { preconditions: { uid } });
     const { object } = await waitFor(this.#cache, `${namespace}/${name}`, (d) => d === undefined || d.metadata?.uid !== uid, this.#answerWithinMs);
     const gone = object === undefined || object.metadata?.uid !== uid;

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { refuseAppliedElsewhere, refuseDeleteAppliedElsewhere } from '../applied-elsewhere.ts';
+import { refuseAppliedElsewhere, refuseDeleteOfApplied } from '../applied-elsewhere.ts';
 import { namespaceRefusal } from '../namespace-refusal.ts';
 import type { DnsRecord } from '../../apis/v1alpha1/dns-record.ts';
 import type { ProjectDomain } from '../../apis/v1alpha1/project-domain.ts';
@@ -174,8 +174,7 @@ export class DnsRecords {
     const d = this.#store.domain(project, domain);
     const stored = this.#record(d, recordId);
     this.#refuseOwned(stored, 'deleted');
-    const live = await this.#store.recordClient.get(project, recordId);
-    if (live) refuseDeleteAppliedElsewhere(live);
+    await refuseDeleteOfApplied(this.#store.recordClient, project, recordId, stored.metadata?.uid);
     await this.#store.recordClient.delete(project, recordId);
     // The record's finalizer holds the object until the controller has taken it out of the zone.
     const { met } = await waitFor(this.#store.caches.records, objectKey(stored), (r) => r?.metadata?.uid !== stored.metadata?.uid, this.#answerWithinMs);

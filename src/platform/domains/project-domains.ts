@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { refuseDeleteOfApplied } from '../applied-elsewhere.ts';
 import { namespaceRefusal } from '../namespace-refusal.ts';
 import { CREATED_BY_API_ANNOTATION, DELEGATION_CHECK_ANNOTATION, ProjectDomainReasons, ZONE_FINALIZER, type ProjectDomain } from '../../apis/v1alpha1/project-domain.ts';
 import { CREATED_BY_USER_ANNOTATION } from '../../apis/v1alpha1/project.ts';
@@ -174,6 +175,8 @@ export class ProjectDomains {
   async delete(project: string, domain: string): Promise<{ retired: boolean; view: DomainView }> {
     const found = this.#store.domain(project, domain);
     const { namespace = '', name = '' } = found.metadata ?? {};
+    // A soft delete, but a GitOps tool applying the domain would keep declaring it: refused as a deletion.
+    await refuseDeleteOfApplied(this.#store.domainClient, namespace, name, found.metadata?.uid);
     const marked = await this.#store.domainClient.patch(namespace, name, { spec: { deleted: true } });
     // Retired: the zone is gone and the controller has let go of the object (its finalizer removed).
     const retired = (d: ProjectDomain) => d.status?.state === 'deleted' && !d.metadata?.finalizers?.includes(ZONE_FINALIZER);
