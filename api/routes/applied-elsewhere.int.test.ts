@@ -37,7 +37,7 @@ describe('fields a GitOps tool applies', () => {
     const changed = await call('PUT', '/apps/from-git/environment/GREETING', { value: 'by hand' });
     expect(changed.statusCode).toBe(409);
     expect(changed.json().detail).toBe(
-      'RuntimeApp from-git: spec.environment.GREETING is applied by kustomize-controller (server-side apply, as Flux and Argo CD sync a repository), which would set it back at its next sync. Change it where kustomize-controller reads it from.',
+      'RuntimeApp from-git: spec.environment.GREETING is applied by kustomize-controller (server-side apply, as Flux and Argo CD sync a repository), whose next sync would set it back. Change it in what kustomize-controller applies; if it no longer applies it, a kubectl edit takes it over.',
     );
     expect((await call('DELETE', '/apps/from-git/environment/GREETING')).statusCode).toBe(409);
 

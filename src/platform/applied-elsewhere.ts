@@ -3,7 +3,7 @@ import { fieldsAppliedByOthers, managersApplying, mergePatched } from '../kube/a
 import type { ObjectClient } from '../kube/object-client.ts';
 import type { KubeObject } from '../kube/types.ts';
 
-/** The field manager of cw-api's writes (its user agent: `loadKubeConnection`). */
+/** The field manager of cw-api's writes (the `fieldManager` every write carries: `loadKubeConnection`). */
 const API_MANAGER = 'cw-api';
 
 /**
@@ -13,10 +13,10 @@ const API_MANAGER = 'cw-api';
 export function refuseAppliedElsewhere<T extends KubeObject>(current: T, next: T): void {
   const applied = fieldsAppliedByOthers(current, next, API_MANAGER);
   if (applied.length === 0) return;
-  const managers = [...new Set(applied.flatMap((a) => a.managers))].join(' and ');
-  const fields = applied.length === 1 ? `${applied[0]!.path} is` : `${applied.map((a) => a.path).join(', ')} are`;
+  const managers = [...new Set(applied.flatMap((a) => a.managers))].join(', ');
+  const [fields, it] = applied.length === 1 ? [`${applied[0]!.path} is`, 'it'] : [`${applied.map((a) => a.path).join(', ')} are`, 'them'];
   throw new ConflictError(
-    `${current.kind ?? 'Object'} ${current.metadata?.name ?? ''}: ${fields} applied by ${managers} (server-side apply, as Flux and Argo CD sync a repository), which would set it back at its next sync. Change it where ${managers} reads it from.`,
+    `${current.kind ?? 'Object'} ${current.metadata?.name ?? ''}: ${fields} applied by ${managers} (server-side apply, as Flux and Argo CD sync a repository), whose next sync would set ${it} back. Change ${it} in what ${managers} applies; if it no longer applies ${it}, a kubectl edit takes ${it} over.`,
   );
 }
 
@@ -29,9 +29,9 @@ export function refusePatchAppliedElsewhere(current: KubeObject, patch: unknown)
 export function refuseDeleteAppliedElsewhere(current: KubeObject): void {
   const managers = managersApplying(current, API_MANAGER);
   if (managers.length === 0) return;
-  const by = managers.join(' and ');
+  const by = managers.join(', ');
   throw new ConflictError(
-    `${current.kind ?? 'Object'} ${current.metadata?.name ?? ''} is applied by ${by} (server-side apply, as Flux and Argo CD sync a repository), which would create it again at its next sync. Remove it from what ${by} applies; its pruning deletes it.`,
+    `${current.kind ?? 'Object'} ${current.metadata?.name ?? ''} is applied by ${by} (server-side apply, as Flux and Argo CD sync a repository), whose next sync would create it again. Remove it from what ${by} applies and let it prune the object; if ${by} no longer applies it (pruning off, sync suspended), delete it with kubectl.`,
   );
 }
 
