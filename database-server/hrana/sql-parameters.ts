@@ -1,6 +1,6 @@
 import { SqlError } from '../sql/sql-error.ts';
 import type { SqlValue } from '../sql/sql-value.ts';
-import { sqlTokens } from '../sql/sql-tokens.ts';
+import { SqlLexer } from '../sql/sql-tokens.ts';
 
 /** A parameter of a statement: its 1-based index and, for `:name`, `@name` and `$name`, the name with its sigil. */
 export interface SqlParameter {
@@ -21,16 +21,18 @@ export function sqlParameters(sql: string): SqlParameter[] {
   const parameters: SqlParameter[] = [];
   const byName = new Map<string, number>();
   let max = 0;
-  for (const token of sqlTokens(sql)) {
-    if (token.kind !== 'parameter') continue;
-    if (token.text.startsWith('?')) {
-      const index = token.text === '?' ? max + 1 : Number(token.text.slice(1));
+  const lexer = new SqlLexer(sql);
+  for (let kind = lexer.next(); kind !== undefined; kind = lexer.next()) {
+    if (kind !== 'parameter') continue;
+    const text = lexer.text;
+    if (text.startsWith('?')) {
+      const index = text === '?' ? max + 1 : Number(text.slice(1));
       max = Math.max(max, index);
       parameters.push({ index, name: null });
-    } else if (!byName.has(token.text)) {
+    } else if (!byName.has(text)) {
       const index = ++max;
-      byName.set(token.text, index);
-      parameters.push({ index, name: token.text });
+      byName.set(text, index);
+      parameters.push({ index, name: text });
     }
   }
   return parameters;

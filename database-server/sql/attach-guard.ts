@@ -5,7 +5,7 @@
 // or view runs one, and the one function that runs SQL text, `sha3_query`, is denied: sandbox.ts), so looking at
 // the first keyword of each statement is enough.
 
-import { sqlTokens } from './sql-tokens.ts';
+import { SqlLexer } from './sql-tokens.ts';
 
 /** Statement-initial keywords that reach another database file. */
 const FILE_STATEMENTS = new Set(['attach', 'detach']);
@@ -14,21 +14,23 @@ const FILE_STATEMENTS = new Set(['attach', 'detach']);
 export function attachesFiles(sql: string): boolean {
   let expectKeyword = true;
   let afterExplain = false;
-  for (const token of sqlTokens(sql)) {
-    if (token.kind === 'semicolon') {
+  const lexer = new SqlLexer(sql);
+  for (let kind = lexer.next(); kind !== undefined; kind = lexer.next()) {
+    if (kind === 'semicolon') {
       expectKeyword = true;
       afterExplain = false;
       continue;
     }
-    if (token.kind !== 'word') {
+    if (kind !== 'word') {
       expectKeyword = false;
       continue;
     }
     if (!expectKeyword) continue;
-    if (FILE_STATEMENTS.has(token.word)) return true;
+    const word = lexer.word;
+    if (FILE_STATEMENTS.has(word)) return true;
     // EXPLAIN [QUERY PLAN] <statement>: the statement after it is still prepared (its authorizer runs).
-    if (token.word === 'explain') afterExplain = true;
-    else if (afterExplain && (token.word === 'query' || token.word === 'plan')) continue;
+    if (word === 'explain') afterExplain = true;
+    else if (afterExplain && (word === 'query' || word === 'plan')) continue;
     else expectKeyword = false;
   }
   return false;

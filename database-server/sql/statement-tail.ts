@@ -1,7 +1,7 @@
 // SQLite prepares the first statement of a text and leaves the rest unread, so an `execute` of
 // `INSERT …; DELETE …` would run the INSERT and silently drop the DELETE. sqld refuses such a text
 // (`SQL_MANY_STATEMENTS`), and so does cw-db: a statement a client sent is run or refused, never lost.
-import { sqlTokens } from './sql-tokens.ts';
+import { SqlLexer } from './sql-tokens.ts';
 
 /**
  * Whether another statement follows the first one of `sql` (anything but whitespace, comments and empty `;`).
@@ -11,15 +11,16 @@ import { sqlTokens } from './sql-tokens.ts';
 export function hasStatementAfterFirst(sql: string): boolean {
   const leading: string[] = [];
   let ended = false;
-  for (const token of sqlTokens(sql)) {
-    if (token.kind === 'semicolon') {
+  const lexer = new SqlLexer(sql);
+  for (let kind = lexer.next(); kind !== undefined; kind = lexer.next()) {
+    if (kind === 'semicolon') {
       // Empty statements before the first one are skipped by SQLite too.
       if (leading.length > 0) ended = true;
       continue;
     }
     if (ended) return true;
     if (leading.length < 3) {
-      leading.push(token.kind === 'word' ? token.word : '');
+      leading.push(kind === 'word' ? lexer.word : '');
       if (isTrigger(leading)) return false;
     }
   }
