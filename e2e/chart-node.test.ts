@@ -6,7 +6,8 @@
 // cw-operator reach, and an app's fetch of the platform by its in-cluster names is refused; then what a
 // cluster admin does to an installation (scale, lose the operator's leader, upgrade, uninstall) with the app
 // answering throughout.
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { request } from 'node:http';
@@ -32,7 +33,7 @@ import { createMemberAccount, type MemberAccount } from './harness/accounts.ts';
 import { mayDo, serviceAccount, type Access } from './harness/access-review.ts';
 import { EGRESS_PROBE_WORKER, errorReference, refusalReason, type ProbeAnswer } from './harness/egress-probe.ts';
 import { chartNetworkValues } from './harness/kube-node-config.ts';
-import { hostFootprint } from './harness/kube-node-host.ts';
+import { hostFootprint, reclaimHost } from './harness/kube-node-host.ts';
 import { builtImage, startKubeNode, type KubeNode } from './harness/kube-node.ts';
 import { startMinio, type MinioServer } from './harness/minio.ts';
 import { startMoto, type MotoServer } from './harness/moto.ts';
@@ -324,6 +325,8 @@ async function installOnNode(): Promise<void> {
   stateDir = mkdtempSync(join(tmpdir(), 'cw-chart-node-'));
   const built = builtImage('cloudwright-image');
   image = built.name;
+  // The footprint to come back to is the machine's own, not what a node killed in an earlier run left.
+  await reclaimHost();
   footprintBefore = hostFootprint();
   starting = startKubeNode({ stateDir, images: [built.archive] });
   node = await starting;
@@ -916,5 +919,37 @@ describe('the chart on a real node', () => {
     stopped = true;
     await stopping.stop();
     expect(hostFootprint()).toEqual(footprintBefore);
+  });
+
+  it('puts back what a node killed before its stop left, and leaves a running one alone', { timeout: 60_000 }, async () => {
+    // A process that set the machine up as a node does, with a stand-in for the kubelet naming its directory:
+    // the state a CI run cut short leaves.
+    const killedDir = mkdtempSync(join(stateDir, 'killed-'));
+    const owner = spawn(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `import { spawn } from 'node:child_process';
+         import { setUpHost } from ${JSON.stringify(join(repoRoot, 'e2e/harness/kube-node-host.ts'))};
+         await setUpHost(${JSON.stringify(killedDir)});
+         const kubelet = spawn('sleep', ['600', ${JSON.stringify(join(killedDir, 'kubelet'))}], { detached: true, stdio: 'ignore' });
+         console.log('set up', kubelet.pid);`,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    const [line] = (await once(owner.stdout, 'data')) as [Buffer];
+    const standIn = Number(/^set up (\d+)/.exec(line.toString())?.[1]);
+    expect(hostFootprint().links).toContain('cw-node0');
+
+    await expect(reclaimHost()).rejects.toThrow(`another local node is running (pid ${owner.pid}`);
+    expect(hostFootprint().links).toContain('cw-node0');
+
+    owner.kill('SIGKILL');
+    await once(owner, 'exit');
+    await reclaimHost();
+    expect(hostFootprint()).toEqual(footprintBefore);
+    // Gone, or a zombie waiting for whoever inherited it to reap it.
+    expect(existsSync(`/proc/${standIn}`) ? readFileSync(`/proc/${standIn}/stat`, 'utf8').split(') ')[1]?.[0] : 'gone').toMatch(/^(Z|gone)$/);
   });
 });

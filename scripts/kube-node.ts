@@ -4,9 +4,10 @@
 // (Helm)" describes. Writes
 // .kube-node/env (KUBECONFIG, the endpoints, the bucket credentials) and .kube-node/values.json (the chart's
 // network policy settings for this node); Ctrl-C stops everything and leaves the machine as it found it.
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { chartNetworkValues, NODE_NETWORK } from '../e2e/harness/kube-node-config.ts';
+import { chartNetworkValues } from '../e2e/harness/kube-node-config.ts';
+import { reclaimHost } from '../e2e/harness/kube-node-host.ts';
 import { builtImage, startKubeNode } from '../e2e/harness/kube-node.ts';
 import { startMinio } from '../e2e/harness/minio.ts';
 import { startMoto } from '../e2e/harness/moto.ts';
@@ -25,9 +26,9 @@ function say(message: string): void {
 }
 
 async function main(): Promise<void> {
-  // Before anything is removed: a second run must not take the first one's directory from under it.
-  if (existsSync(`/sys/class/net/${NODE_NETWORK.bridge}`))
-    throw new Error(`a local node is running already (${NODE_NETWORK.bridge} exists; if none is, remove it: ip link del ${NODE_NETWORK.bridge})`);
+  // Before anything is removed: a second run must not take the first one's directory from under it, and a
+  // killed one's mounts there go first.
+  await reclaimHost();
   // A node's state does not outlive it: every start is a new cluster.
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });

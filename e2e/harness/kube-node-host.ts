@@ -26,6 +26,12 @@ const SAVED_SYSCTLS = [
  * stop leaves the kubelet's values, and the next start must not take those for the machine's own.
  */
 const SAVED_SYSCTLS_FILE = '/run/cloudwright-kube-node.sysctls.json';
+/**
+ * Which process owns the node on this machine, where its state is and what the machine had before it: written
+ * before the node changes anything and removed once all is undone, so a node killed before its stop (a CI run
+ * cut short) is told from one still running, and the next start puts back what the killed one left.
+ */
+const OWNER_FILE = '/run/cloudwright-kube-node.json';
 /** Paths the kubelet and containerd create whatever their configuration says; removed if the node made them. */
 const FIXED_PATHS = ['/var/lib/kubelet', '/var/log/pods', '/run/containerd'];
 /** Where the kubelet links each container's log, by a fixed path; links it made are removed. */
@@ -55,6 +61,10 @@ function iptablesRule(action: '-I' | '-D', rule: string[]): void {
   run('iptables', [...rule.slice(0, 2), action, ...rule.slice(2)]);
 }
 
+function savedSysctls(): Map<string, string> {
+  return new Map(Object.entries(JSON.parse(readFileSync(SAVED_SYSCTLS_FILE, 'utf8')) as Record<string, string>));
+}
+
 function sysctl(name: string, value?: string): string {
   const path = `/proc/sys/${name}`;
   if (value !== undefined) writeFileSync(path, value);
@@ -68,6 +78,75 @@ export interface HostBefore {
   ipsets: Set<string>;
   paths: Set<string>;
   containerLogs: Set<string>;
+}
+
+interface NodeOwner {
+  pid: number;
+  /** The process's start time (clock ticks since boot): a pid reused by another process does not count. */
+  started: string;
+  stateDir: string;
+  before: { netns: string[]; ipsets: string[]; paths: string[]; containerLogs: string[] };
+}
+
+/** Field 22 of /proc/PID/stat, after the command name (which may hold spaces and parentheses). */
+function processStarted(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  } catch {
+    return undefined;
+  }
+}
+
+function readOwner(): NodeOwner | undefined {
+  try {
+    return JSON.parse(readFileSync(OWNER_FILE, 'utf8')) as NodeOwner;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Every process whose command line names `dir`: the killed node's control plane, containerd, kubelet, … */
+function processesNaming(dir: string): number[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry) && Number(entry) !== process.pid)
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+          .split('\0')
+          .some((arg) => arg === dir || arg.includes(`${dir}/`));
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+/**
+ * Makes the machine ready for a node: refuses if a node runs (its owner lives), and otherwise undoes what a node
+ * killed before its stop left: its processes, its pods' cgroups and everything tearDownHost removes. A bridge
+ * without an owner record (a harness before the record) counts as killed; what predates it cannot be told
+ * then, so only the CNI plugins' namespaces and the kubelet's chains, sets and cgroups go.
+ */
+export async function reclaimHost(): Promise<void> {
+  const owner = readOwner();
+  if (owner && processStarted(owner.pid) === owner.started) throw new Error(`another local node is running (pid ${owner.pid}, state in ${owner.stateDir})`);
+  if (!owner && !existsSync(`/sys/class/net/${NODE_NETWORK.bridge}`)) return;
+  const problems: string[] = [];
+  if (owner) for (const pid of processesNaming(owner.stateDir)) process.kill(pid, 'SIGKILL');
+  problems.push(...(await removeKubeCgroups()));
+  const before = owner?.before ?? { netns: listNetns().filter((name) => !name.startsWith('cni-')), ipsets: [], paths: FIXED_PATHS, containerLogs: listContainerLogs() };
+  const host: HostBefore = {
+    sysctls: existsSync(SAVED_SYSCTLS_FILE) ? savedSysctls() : new Map(),
+    netns: new Set(before.netns),
+    ipsets: new Set(before.ipsets),
+    paths: new Set(before.paths),
+    containerLogs: new Set(before.containerLogs),
+  };
+  problems.push(...tearDownHost(host, owner?.stateDir ?? '/nonexistent'));
+  // Without a record the bridge was the only sign; tearDownHost removed it.
+  if (!owner) rmSync(OWNER_FILE, { force: true });
+  if (problems.length > 0) throw new Error(`a local node killed before its stop left what could not be undone: ${problems.join('; ')}`);
 }
 
 /** Each step runs even if an earlier one failed; what failed is answered, one line each. */
@@ -92,17 +171,22 @@ function steps(): { step: (what: string, action: () => void) => void; problems: 
  * address answers only this machine and the pods (on Linux any interface would accept it otherwise).
  * A failure part-way undoes what was done.
  */
-export function setUpHost(): HostBefore {
-  if (existsSync(`/sys/class/net/${NODE_NETWORK.bridge}`)) {
-    throw new Error(`${NODE_NETWORK.bridge} exists: another local node is running, or one was killed before it could clean up (ip link del ${NODE_NETWORK.bridge})`);
-  }
+export async function setUpHost(stateDir: string): Promise<HostBefore> {
+  await reclaimHost();
   if (!existsSync(SAVED_SYSCTLS_FILE)) writeFileSync(SAVED_SYSCTLS_FILE, JSON.stringify(Object.fromEntries(SAVED_SYSCTLS.map((name) => [name, sysctl(name)]))));
+  const owner: NodeOwner = {
+    pid: process.pid,
+    started: processStarted(process.pid) ?? '',
+    stateDir,
+    before: { netns: listNetns(), ipsets: listIpsets(), paths: FIXED_PATHS.filter((path) => existsSync(path)), containerLogs: listContainerLogs() },
+  };
+  writeFileSync(OWNER_FILE, JSON.stringify(owner));
   const before: HostBefore = {
-    sysctls: new Map(Object.entries(JSON.parse(readFileSync(SAVED_SYSCTLS_FILE, 'utf8')) as Record<string, string>)),
-    netns: new Set(listNetns()),
-    ipsets: new Set(listIpsets()),
-    paths: new Set(FIXED_PATHS.filter((path) => existsSync(path))),
-    containerLogs: new Set(listContainerLogs()),
+    sysctls: savedSysctls(),
+    netns: new Set(owner.before.netns),
+    ipsets: new Set(owner.before.ipsets),
+    paths: new Set(owner.before.paths),
+    containerLogs: new Set(owner.before.containerLogs),
   };
   try {
     run('ip', ['link', 'add', NODE_NETWORK.bridge, 'type', 'bridge']);
@@ -143,6 +227,8 @@ export function tearDownHost(before: HostBefore, stateDir: string): string[] {
   const restored = problems.length;
   for (const [name, value] of before.sysctls) step(name, () => sysctl(name, value));
   if (problems.length === restored) step('saved settings', () => rmSync(SAVED_SYSCTLS_FILE, { force: true }));
+  // Kept while something is left, so the next start finishes the job.
+  if (problems.length === 0) rmSync(OWNER_FILE, { force: true });
   return problems;
 }
 

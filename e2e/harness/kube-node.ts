@@ -4,8 +4,7 @@
 // NetworkPolicies (the bridge plugins do not). Pods get addresses on one bridge, Services work through
 // kube-proxy's iptables rules, and images come from OCI archives imported into containerd: no registry.
 // stop() removes every container, mount, interface, iptables rule, cgroup and path the node made (see
-// kube-node-host.ts); a node killed without its stop leaves them, and the next start refuses until the bridge
-// is removed.
+// kube-node-host.ts); a node killed without its stop leaves them, and the next start removes them first.
 import { execFile } from 'node:child_process';
 import { chownSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -115,7 +114,7 @@ export async function startKubeNode(options: KubeNodeOptions): Promise<KubeNode>
   };
 
   try {
-    host = setUpHost();
+    host = await setUpHost(stateDir);
     const controlPlane = start('cw-controlplane', toolPath('cw-controlplane'), ['--dir', layout.clusterDir, '--unsafe-no-fsync', '--node-address', NODE_NETWORK.address]);
     await waitForLine(controlPlane, /^cw-controlplane ready (\S+)$/, 180_000);
     const containerd = start('containerd', 'containerd', ['--config', files.containerd]);
