@@ -16,6 +16,7 @@ import { startDatabaseStack, type DatabaseStack } from './harness/database-stack
 import { eventually } from './harness/runtime-stack.ts';
 import { watchUntil } from './harness/watch.ts';
 
+const MIB = 1024 * 1024;
 const kubeconfig = inject('kubeconfig');
 const conn = loadKubeConnection(kubeconfig);
 const clients: Client[] = [];
@@ -399,7 +400,6 @@ describe('SQL databases through cw-api, cw-operator and cw-db with @libsql/clien
   });
 
   it("applies a database's limits: asked at creation, changed with PATCH, refused past cw-db's maxima (the database keeps its own)", async () => {
-    const MIB = 1024 * 1024;
     const bounded = await createDatabase('bounded', { limits: { max_size_bytes: 2 * MIB, statement_timeout_ms: 500 } });
     const client = connect(bounded.database_url, bounded.database_token);
     const shown = await ok<{ database: Detail }>(200, 'GET', '/databases/bounded');
@@ -472,7 +472,7 @@ describe('SQL databases through cw-api, cw-operator and cw-db with @libsql/clien
     expect((await connect(decode('DATABASE_URL'), token).execute('SELECT v FROM k')).rows.map((r) => r.v)).toEqual(['from a Secret']);
   });
 
-  it('refuses changing or deleting what a GitOps tool applies (the limit it would set back, the database it would create again, empty); writes the rest as cw-api', async () => {
+  it('refuses changing or deleting what a GitOps tool applies (the limit it would set back, the database it would create again, empty); writes the rest as cw-api, keeping the limits git applies', async () => {
     const databases = objectClient<Database>(conn, DATABASES);
     await databases.apply(
       { metadata: { name: 'from-git', namespace: member.project }, spec: { displayName: 'from-git', limits: { statementTimeoutMs: 2000 } } },
@@ -496,5 +496,10 @@ describe('SQL databases through cw-api, cw-operator and cw-db with @libsql/clien
     const managers = ((live?.metadata ?? {}) as { managedFields?: { manager: string; operation: string }[] }).managedFields?.map((m) => `${m.manager} ${m.operation}`);
     expect(managers).toEqual(expect.arrayContaining(['argocd-controller Apply', 'cw-api Update']));
     expect(live?.spec.limits).toEqual({ statementTimeoutMs: 2000 });
+
+    // A limit the request leaves out that git applies keeps git's value (not the engine's default, refused).
+    const sized = await ok<{ database: Detail }>(200, 'PATCH', '/databases/from-git', { limits: { max_size_bytes: 4 * MIB } });
+    expect(sized.database.limits).toMatchObject({ statement_timeout_ms: 2000, max_size_bytes: 4 * MIB });
+    expect((await databases.get(member.project, 'from-git'))?.spec.limits).toEqual({ statementTimeoutMs: 2000, maxSizeBytes: 4 * MIB });
   });
 });

@@ -3,9 +3,13 @@
 // next sync would undo it, and still writes what the tool leaves out. A one-off `kubectl apply` does not count.
 // Databases: e2e/databases.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RuntimeApp } from '../../src/apis/v1alpha1/runtime-app.ts';
+import type { Build } from '../../src/apis/v1alpha1/build.ts';
+import type { RuntimeApp, RuntimeAppSpec } from '../../src/apis/v1alpha1/runtime-app.ts';
 import { objectClient } from '../../src/kube/index.ts';
-import { RUNTIME_APPS } from '../../src/platform/resources.ts';
+import { listAll } from '../../src/object-store/list-all.ts';
+import { appArtifactPrefix } from '../../src/platform/artifact-keys.ts';
+import { BUILDS, RUNTIME_APPS } from '../../src/platform/resources.ts';
+import { artifactFromFiles } from '../../runtime-server/engine/testing/artifact-builder.ts';
 import { platformApp, type PlatformApp } from './testing/platform-app.ts';
 
 let platform: PlatformApp;
@@ -16,18 +20,34 @@ beforeAll(async () => {
   platform = await platformApp();
   const owner = await platform.createUser();
   project = await platform.createProject(owner, { namespace: true });
-  token = await platform.tokenFor(owner, ['apps:write', 'env:write', 'databases:write']);
+  token = await platform.tokenFor(owner, ['apps:write', 'env:write', 'databases:write', 'deploys:write']);
 });
 afterAll(() => platform.close());
 
 const apps = () => objectClient<RuntimeApp>(platform.conn, RUNTIME_APPS);
+const builds = () => objectClient<Build>(platform.conn, BUILDS);
 const call = (method: 'GET' | 'PUT' | 'PATCH' | 'DELETE', path: string, payload?: object) =>
   platform.app.inject({ method, url: `/v1/projects/${project}${path}`, headers: { authorization: `Bearer ${token}` }, ...(payload ? { payload } : {}) });
+const deploy = (app: string, text: string, query = '') =>
+  platform.app.inject({
+    method: 'POST',
+    url: `/v1/projects/${project}/apps/${app}/deployments${query}`,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' },
+    payload: artifactFromFiles({ 'worker.js': `export default { fetch() { return new Response(${JSON.stringify(text)}); } };` }),
+  });
 
 /** An app applied as `manager` applies it, once the API sees it. */
-async function appliedApp(name: string, manager: string): Promise<void> {
-  await apps().apply({ metadata: { name, namespace: project }, spec: { displayName: name, environment: { GREETING: 'from git' } } }, { fieldManager: manager, force: true });
+async function appliedApp(name: string, manager: string, spec: Partial<RuntimeAppSpec> = { environment: { GREETING: 'from git' } }): Promise<void> {
+  await apps().apply({ metadata: { name, namespace: project }, spec: { displayName: name, ...spec } }, { fieldManager: manager, force: true });
   await expect.poll(async () => (await call('GET', `/apps/${name}`)).statusCode).toBe(200);
+}
+
+/** What the app has stored: its Builds and its artifacts' keys. */
+async function stored(app: string): Promise<{ builds: string[]; artifacts: string[] }> {
+  const artifacts: string[] = [];
+  for await (const item of listAll(platform.artifacts, appArtifactPrefix(project, app))) artifacts.push(item.key);
+  const recorded = (await builds().list(project)).items.filter((b) => b.spec.app === app).map((b) => b.spec.buildId);
+  return { builds: recorded, artifacts };
 }
 
 describe('fields a GitOps tool applies', () => {
@@ -49,6 +69,43 @@ describe('fields a GitOps tool applies', () => {
     expect(deleted.statusCode).toBe(409);
     expect(deleted.json().detail).toContain('RuntimeApp from-git is applied by kustomize-controller');
     expect((await apps().get(project, 'from-git'))?.metadata?.deletionTimestamp).toBeUndefined();
+  });
+
+  it("takes an environment git declares empty as the API's to fill and empty again", async () => {
+    await appliedApp('empty-env', 'kustomize-controller', { environment: {} });
+    expect((await call('PUT', '/apps/empty-env/environment/SET_BY_API', { value: '1' })).statusCode).toBe(200);
+    expect((await call('DELETE', '/apps/empty-env/environment/SET_BY_API')).statusCode).toBe(204);
+    expect((await apps().get(project, 'empty-env'))?.spec.environment ?? {}).toEqual({});
+  });
+
+  it('deploys beside a concurrency bound git applies, keeping it; refuses, storing nothing, a deploy that would change it or the build git pins', async () => {
+    await appliedApp('bounded', 'kustomize-controller', { maxConcurrentRequests: 7 });
+    const first = await deploy('bounded', 'one');
+    expect(first.statusCode).toBe(200);
+    expect((await apps().get(project, 'bounded'))?.spec).toMatchObject({ activeBuildId: first.json().build_id, maxConcurrentRequests: 7 });
+    const before = await stored('bounded');
+    expect(before.builds).toEqual([first.json().build_id]);
+
+    const changed = await deploy('bounded', 'two', '?max_concurrent_requests=9');
+    expect([changed.statusCode, changed.json().detail]).toEqual([409, expect.stringContaining('spec.maxConcurrentRequests is applied by kustomize-controller')]);
+    expect(await stored('bounded')).toEqual(before);
+
+    // A rollback serves git's bound too, not the one its build recorded.
+    await appliedApp('bounded', 'kustomize-controller', { maxConcurrentRequests: 8 });
+    expect((await deploy('bounded', 'two')).statusCode).toBe(200);
+    const back = await platform.app.inject({
+      method: 'POST',
+      url: `/v1/projects/${project}/apps/bounded/rollbacks`,
+      headers: { authorization: `Bearer ${token}` },
+      payload: { build_id: first.json().build_id },
+    });
+    expect(back.statusCode).toBe(200);
+    expect((await apps().get(project, 'bounded'))?.spec).toMatchObject({ activeBuildId: first.json().build_id, maxConcurrentRequests: 8 });
+
+    await appliedApp('pinned', 'kustomize-controller', { activeBuildId: 'b-0123456789ab' });
+    const pinned = await deploy('pinned', 'three');
+    expect([pinned.statusCode, pinned.json().detail]).toEqual([409, expect.stringContaining('spec.activeBuildId is applied by kustomize-controller')]);
+    expect(await stored('pinned')).toEqual({ builds: [], artifacts: [] });
   });
 
   it('leaves an app applied once with kubectl to whoever writes next', async () => {

@@ -96,7 +96,7 @@ export function databaseRoutes(app: FastifyInstance, services: DatabaseServices)
     schema: {
       tags,
       summary:
-        'Change a database’s limits (statement time limit, size quota; what is left out goes back to the default). 200 once the engine applies them; 202 if that took over 10 s; 422 past what the engine allows (the database keeps the limits it had)',
+        'Change a database’s limits (statement time limit, size quota; what is left out goes back to the default, or keeps the value a GitOps tool applies). 200 once the engine applies them; 202 if that took over 10 s; 422 past what the engine allows (the database keeps the limits it had)',
       params: DatabaseParams,
       body: DatabasePatch,
       response: { 200: Type.Object({ database: DatabaseDetail }), 202: Type.Object({ database: DatabaseDetail }), ...errorResponses(400, 404, 409, 422) },

@@ -220,7 +220,7 @@ export const DeployQuery = Type.Object(
           'option: they replace the app’s current deploy host names, and absent or empty means none (not the previous deploy’s); custom ' +
           'domains attached through `…/domains` are served either way. Recorded on the build, so a rollback to it binds them again. Case ' +
           'and a trailing dot are ignored. Names under the runtime’s base domain must end in `.<projectId>.<base domain>`; a name another ' +
-          'app is bound to is a 409.',
+          'app is bound to is a 409. Where a GitOps tool applies the app’s `hostnames`, absent keeps its value and another is a 409.',
       }),
     ),
     environment: Type.Optional(
@@ -236,7 +236,8 @@ export const DeployQuery = Type.Object(
         maximum: 10000,
         description:
           'Requests the app serves at once before new ones queue. A per-deployment option: absent means the runtime default (100), not the ' +
-          'previous deploy’s bound. Recorded on the build, so a rollback to it applies it again.',
+          'previous deploy’s bound. Recorded on the build, so a rollback to it applies it again. Where a GitOps tool applies the app’s ' +
+          '`maxConcurrentRequests`, absent keeps its value and another is a 409.',
       }),
     ),
   },

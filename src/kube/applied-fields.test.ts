@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fieldsAppliedByOthers, managersApplying, mergePatched } from './applied-fields.ts';
+import { fieldsAppliedByOthers, managersApplying, managersApplyingField, mergePatched } from './applied-fields.ts';
 import type { KubeObject } from './types.ts';
 
 type App = KubeObject & { spec: Record<string, unknown> };
@@ -42,6 +42,23 @@ describe('fieldsAppliedByOthers', () => {
     expect(fieldsAppliedByOthers(current, withSpec(current, change), 'cw-api')).toEqual(expected);
   });
 
+  it("takes a map git declares empty for one: removing the last key the API set beside it is not a change of git's", () => {
+    const current: App = {
+      metadata: {
+        name: 'web',
+        managedFields: [{ manager: 'kustomize-controller', operation: 'Apply', fieldsV1: { 'f:spec': { 'f:environment': {} } } }],
+      } as KubeObject['metadata'],
+      spec: { environment: { SET_BY_API: '1' } },
+    };
+    const { environment: _removed, ...withoutMap } = current.spec;
+    expect(fieldsAppliedByOthers(current, { ...current, spec: withoutMap } as App, 'cw-api')).toEqual([]);
+    expect(fieldsAppliedByOthers(current, withSpec(current, { environment: {} }), 'cw-api')).toEqual([]);
+    // A map git fills is still git's when the whole map goes.
+    const filled = applied('kustomize-controller');
+    const { environment: _gone, ...withoutFilled } = filled.spec;
+    expect(fieldsAppliedByOthers(filled, { ...filled, spec: withoutFilled } as App, 'cw-api')).toEqual([{ path: 'spec.environment.GREETING', managers: ['kustomize-controller'] }]);
+  });
+
   it('leaves alone what a one-off kubectl apply, an Update, or the writer itself owns', () => {
     for (const current of [applied('kubectl'), applied('kubectl-client-side-apply', 'Update'), applied('argocd-controller', 'Update'), applied('cw-api')]) {
       expect(fieldsAppliedByOthers(current, withSpec(current, { environment: {} }), 'cw-api')).toEqual([]);
@@ -68,6 +85,16 @@ describe('managersApplying', () => {
     expect(managersApplying(applied('kustomize-controller'), 'cw-api')).toEqual(['kustomize-controller']);
     expect(managersApplying(applied('kubectl'), 'cw-api')).toEqual([]);
     expect(managersApplying({ metadata: { name: 'x' } }, 'cw-api')).toEqual([]);
+  });
+});
+
+describe('managersApplyingField', () => {
+  it('names the tools applying a field or something under it, not its neighbours', () => {
+    const current = applied('kustomize-controller');
+    expect(managersApplyingField(current, ['spec', 'environment'], 'cw-api')).toEqual(['kustomize-controller']);
+    expect(managersApplyingField(current, ['spec', 'environment', 'GREETING'], 'cw-api')).toEqual(['kustomize-controller']);
+    expect(managersApplyingField(current, ['spec', 'activeBuildId'], 'cw-api')).toEqual([]);
+    expect(managersApplyingField(applied('kubectl'), ['spec', 'environment'], 'cw-api')).toEqual([]);
   });
 });
 

@@ -43,6 +43,13 @@ export function managersApplying(object: KubeObject, self: string): string[] {
     .map((o) => o.manager);
 }
 
+/** The managers other than `self` that keep applying the field at `path` (or something under it). */
+export function managersApplyingField(object: KubeObject, path: readonly string[], self: string): string[] {
+  return appliedOwners(object, self)
+    .filter((o) => owns(o.fields, path))
+    .map((o) => o.manager);
+}
+
 /** What a JSON merge patch (RFC 7386) would change of `current`, as the object it would make. */
 export function mergePatched<T>(current: T, patch: unknown): T {
   if (!isObject(patch)) return patch as T;
@@ -71,11 +78,16 @@ function owns(fields: FieldSet, path: readonly string[]): boolean {
   return true;
 }
 
-/** The paths of the leaves that differ; objects are compared key by key, anything else (lists too) as a whole. */
+/**
+ * The paths of the leaves that differ; objects are compared key by key, anything else (lists too) as a whole. A
+ * map on one side only counts as an empty one on the other: removing the last variable the API set leaves the
+ * map a tool declares empty (`environment: {}`) as it was.
+ */
 function changedPaths(before: unknown, after: unknown, at: string[]): string[][] {
-  if (isObject(before) && isObject(after)) {
-    const keys = new Set([...Object.keys(before), ...Object.keys(after)]);
-    return [...keys].flatMap((key) => changedPaths(before[key], after[key], [...at, key]));
+  const [b, a] = [before ?? {}, after ?? {}];
+  if (isObject(b) && isObject(a)) {
+    const keys = new Set([...Object.keys(b), ...Object.keys(a)]);
+    return [...keys].flatMap((key) => changedPaths(b[key], a[key], [...at, key]));
   }
   return JSON.stringify(before) === JSON.stringify(after) ? [] : [at];
 }

@@ -1,5 +1,5 @@
 import { ConflictError } from '../errors.ts';
-import { fieldsAppliedByOthers, managersApplying, mergePatched } from '../kube/applied-fields.ts';
+import { fieldsAppliedByOthers, managersApplying, managersApplyingField, mergePatched } from '../kube/applied-fields.ts';
 import type { ObjectClient } from '../kube/object-client.ts';
 import type { KubeObject } from '../kube/types.ts';
 
@@ -18,6 +18,15 @@ export function refuseAppliedElsewhere<T extends KubeObject>(current: T, next: T
   throw new ConflictError(
     `${current.kind ?? 'Object'} ${current.metadata?.name ?? ''}: ${fields} applied by ${managers} (server-side apply, as Flux and Argo CD sync a repository), whose next sync would set ${it} back. Change ${it} in what ${managers} applies; if it no longer applies ${it}, a kubectl edit takes ${it} over.`,
   );
+}
+
+/**
+ * Whether a GitOps tool applies the field at `path`: a request that sets a group of fields at once (a deploy's
+ * options, a database's limits) keeps such a field's value where it leaves the field out, rather than resetting
+ * it to the default only to be refused.
+ */
+export function appliedElsewhere(object: KubeObject, path: readonly string[]): boolean {
+  return managersApplyingField(object, path, API_MANAGER).length > 0;
 }
 
 /** {@link refuseAppliedElsewhere} for a JSON merge patch of `current`. */

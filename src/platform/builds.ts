@@ -14,7 +14,8 @@ import type { NameFacts } from './host-admission.ts';
 import { DeployHostRules } from './deploy-host-rules.ts';
 import { PROJECT_LABEL } from './resources.ts';
 import { ConflictError, NotFoundError, PublicError } from '../errors.ts';
-import { recordedOptions, sameOptions, withOptions } from './deploy-options.ts';
+import { appliedOptions, recordedOptions, sameOptions, withOptions } from './deploy-options.ts';
+import { refuseAppliedElsewhere } from './applied-elsewhere.ts';
 import { activeUnpackedBytes, checkProjectQuota, DEFAULT_PROJECT_UNPACKED_QUOTA, unpackedSizeOf, type ActiveBuild } from './build-quota.ts';
 import { UploadSpool } from './upload-spool.ts';
 import { withDeployedBy } from './deployed-by.ts';
@@ -164,10 +165,13 @@ export class BuildCatalog {
     return (await this.#upload(project, appId, body, declaredLength, {}, false)).build_id;
   }
 
-  async #upload(project: string, appId: string, body: AsyncIterable<Uint8Array>, declaredLength: number | undefined, options: DeployOptions, activate: boolean): Promise<DeployResult> {
+  async #upload(project: string, appId: string, body: AsyncIterable<Uint8Array>, declaredLength: number | undefined, asked: DeployOptions, activate: boolean): Promise<DeployResult> {
     const app = await this.#store.live(project, appId);
     const artifacts = requireArtifactStore(this.#options.artifacts);
+    const options = activate ? { ...asked, ...keptApplied(app, asked) } : asked;
     const hostnames = activate ? this.#hosts.check(project, appId, options.hostnames ?? []) : [];
+    // Before the upload is read: a deploy a GitOps tool would undo stores nothing (checked again as it is written).
+    if (activate) refuseAppliedElsewhere(app, { ...app, spec: { ...withOptions(app.spec, recordedOptions(hostnames, options.maxConcurrentRequests)), activeBuildId: UPLOAD_PENDING } });
     const max = this.#limits.maxCompressedBytes;
     if (declaredLength !== undefined && declaredLength > max) {
       throw new ArtifactTooLargeError('compressedBytes', max, `artifact is larger than ${max} bytes`);
@@ -284,7 +288,7 @@ export class BuildCatalog {
       (live) => {
         const { spec } = live;
         const recorded = build.spec.deployOptions;
-        const next = recorded ? withOptions(spec, { ...recorded, hostnames: this.#recordedHostnames(project, appId, buildId, recorded.hostnames ?? []) }) : spec;
+        const next = recorded ? withOptions(spec, { ...recorded, hostnames: this.#recordedHostnames(project, appId, buildId, recorded.hostnames ?? []), ...appliedOptions(live) }) : spec;
         if (spec.activeBuildId === buildId && sameOptions(next, spec)) return undefined;
         if (spec.activeBuildId !== buildId) {
           checkProjectQuota(project, this.#quota, activeUnpackedBytes(this.#activeBuilds(project), appId), unpackedSizeOf(build));
@@ -376,6 +380,18 @@ export class BuildCatalog {
  * The apiserver refused a write into the project's namespace because it is gone (404) or being deleted
  * (403, "being terminated"): the project was deleted during the request.
  */
+/** Stands for the build being uploaded when a deploy is judged before its upload: any id differs from the app's. */
+const UPLOAD_PENDING = '(the upload)';
+
+/** The options a GitOps tool applies that the deploy leaves out, as the app has them: kept, not reset to defaults. */
+function keptApplied(app: RuntimeApp, asked: DeployOptions): DeployOptions {
+  const { hostnames, maxConcurrentRequests } = appliedOptions(app);
+  return {
+    ...(asked.hostnames === undefined && hostnames ? { hostnames } : {}),
+    ...(asked.maxConcurrentRequests === undefined && maxConcurrentRequests !== undefined ? { maxConcurrentRequests } : {}),
+  };
+}
+
 function namespaceGone(err: unknown): boolean {
   return (err instanceof KubeApiError && err.code === 404) || isNamespaceTerminating(err);
 }

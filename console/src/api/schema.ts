@@ -4775,11 +4775,11 @@ export interface paths {
         post: {
             parameters: {
                 query?: {
-                    /** @description Host names to serve the app on besides its default host, comma-separated (at most 32). A per-deployment option: they replace the app’s current deploy host names, and absent or empty means none (not the previous deploy’s); custom domains attached through `…/domains` are served either way. Recorded on the build, so a rollback to it binds them again. Case and a trailing dot are ignored. Names under the runtime’s base domain must end in `.<projectId>.<base domain>`; a name another app is bound to is a 409. */
+                    /** @description Host names to serve the app on besides its default host, comma-separated (at most 32). A per-deployment option: they replace the app’s current deploy host names, and absent or empty means none (not the previous deploy’s); custom domains attached through `…/domains` are served either way. Recorded on the build, so a rollback to it binds them again. Case and a trailing dot are ignored. Names under the runtime’s base domain must end in `.<projectId>.<base domain>`; a name another app is bound to is a 409. Where a GitOps tool applies the app’s `hostnames`, absent keeps its value and another is a 409. */
                     hostnames?: string;
                     /** @description The environment the build runs with. An app has one environment, `production` (the variables of `…/environment`), so this is the only value; it is accepted so that clients may name it. */
                     environment?: "production";
-                    /** @description Requests the app serves at once before new ones queue. A per-deployment option: absent means the runtime default (100), not the previous deploy’s bound. Recorded on the build, so a rollback to it applies it again. */
+                    /** @description Requests the app serves at once before new ones queue. A per-deployment option: absent means the runtime default (100), not the previous deploy’s bound. Recorded on the build, so a rollback to it applies it again. Where a GitOps tool applies the app’s `maxConcurrentRequests`, absent keeps its value and another is a 409. */
                     max_concurrent_requests?: number;
                 };
                 header?: never;
@@ -12595,7 +12595,7 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        /** Change a database’s limits (statement time limit, size quota; what is left out goes back to the default). 200 once the engine applies them; 202 if that took over 10 s; 422 past what the engine allows (the database keeps the limits it had) */
+        /** Change a database’s limits (statement time limit, size quota; what is left out goes back to the default, or keeps the value a GitOps tool applies). 200 once the engine applies them; 202 if that took over 10 s; 422 past what the engine allows (the database keeps the limits it had) */
         patch: {
             parameters: {
                 query?: never;

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { refuseDeleteOfApplied, refusePatchAppliedElsewhere } from '../applied-elsewhere.ts';
+import { appliedElsewhere, refuseDeleteOfApplied, refusePatchAppliedElsewhere } from '../applied-elsewhere.ts';
 import { namespaceRefusal } from '../namespace-refusal.ts';
 import { DatabaseReasons, RESTORE_ANNOTATION, type Database, type DatabaseDurability, type DatabaseLimitsSpec, type DatabaseTokenGrant } from '../../apis/v1alpha1/database.ts';
 import { findCondition, isTrue } from '../../conditions/index.ts';
@@ -174,8 +174,9 @@ export class DatabaseDirectory {
       const current = await this.#client.get(project, name);
       if (!current || current.metadata?.deletionTimestamp) throw new NotFoundError(`No database ${ref} in project ${project}.`);
       previous = current.spec.limits;
-      // A merge patch with null removes what the request leaves out, so the engine's default applies to it.
-      const asked = limitsSpec(limits).limits ?? {};
+      // A merge patch with null removes what the request leaves out, so the engine's default applies to it;
+      // a limit a GitOps tool applies is kept instead (that tool's to change).
+      const asked = { ...appliedLimits(current), ...limitsSpec(limits).limits };
       const patch = { metadata: { resourceVersion: current.metadata?.resourceVersion }, spec: { limits: mergePatch(asked) } };
       refusePatchAppliedElsewhere(current, patch);
       return this.#client.patch(project, name, patch);
@@ -335,6 +336,11 @@ function limitsSpec(limits: LimitsInput | undefined): { limits?: DatabaseLimitsS
       ...(limits.rows_written_per_day === undefined ? {} : { rowsWrittenPerDay: limits.rows_written_per_day }),
     },
   };
+}
+
+/** The database's limits that a GitOps tool applies, as it has them. */
+function appliedLimits(database: Database): DatabaseLimitsSpec {
+  return Object.fromEntries(Object.entries(database.spec.limits ?? {}).filter(([key]) => appliedElsewhere(database, ['spec', 'limits', key])));
 }
 
 /** Every limit as a merge patch: null removes what `limits` leaves out, so the engine's default applies to it. */
