@@ -126,6 +126,17 @@ describe('attach in external_records mode', () => {
     expect(await hostnameObject(host, rival)).toBeUndefined();
   });
 
+  it('refuses to finalize a binding whose finalize git applies as false (its next sync would undo it)', async () => {
+    const host = `www.${dns.domain('git')}`;
+    await ok(200, 'POST', '/apps/web/domains', { domain: host });
+    await objectClient<AppHostname>(platform.conn, APP_HOSTNAMES).apply(
+      { metadata: { name: host, namespace: me.project }, spec: { hostname: host, appRef: { name: 'web' }, dnsMode: 'external_records', finalize: false } } as AppHostname,
+      { fieldManager: 'kustomize-controller', force: true },
+    );
+    expect(await refused(409, 'POST', `/apps/web/domains/${host}/finalize`)).toContain(`AppHostname ${host}: spec.finalize is applied by kustomize-controller`);
+    expect((await hostnameObject(host))?.spec.finalize).toBe(false);
+  });
+
   it('attaches at most 32 host names to an app, in any state (409 past that), so deleting the app stays bounded', async () => {
     expect((await call('POST', '/apps', { name: 'many' })).statusCode).toBe(201);
     const names = Array.from({ length: 32 }, (_, i) => `h${i}.limit.example.net`);

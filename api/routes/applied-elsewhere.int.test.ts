@@ -5,12 +5,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Build } from '../../src/apis/v1alpha1/build.ts';
 import type { RuntimeApp, RuntimeAppSpec } from '../../src/apis/v1alpha1/runtime-app.ts';
-import { objectClient } from '../../src/kube/index.ts';
+import { objectClient, type KubeObject } from '../../src/kube/index.ts';
 import { listAll } from '../../src/object-store/list-all.ts';
 import { appArtifactPrefix } from '../../src/platform/artifact-keys.ts';
-import { BUILDS, RUNTIME_APPS } from '../../src/platform/resources.ts';
+import { BUILDS, PROJECTS, RUNTIME_APPS } from '../../src/platform/resources.ts';
 import { artifactFromFiles } from '../../runtime-server/engine/testing/artifact-builder.ts';
-import { platformApp, type PlatformApp } from './testing/platform-app.ts';
+import { platformApp, unique, type PlatformApp } from './testing/platform-app.ts';
 
 let platform: PlatformApp;
 let project: string;
@@ -106,6 +106,44 @@ describe('fields a GitOps tool applies', () => {
     const pinned = await deploy('pinned', 'three');
     expect([pinned.statusCode, pinned.json().detail]).toEqual([409, expect.stringContaining('spec.activeBuildId is applied by kustomize-controller')]);
     expect(await stored('pinned')).toEqual({ builds: [], artifacts: [] });
+  });
+
+  it('refuses changing a project member git declares, or deleting the project; adds and removes the members git leaves out', async () => {
+    const [alice, bob, carol] = [await platform.createUser(), await platform.createUser(), await platform.createUser()];
+    const id = unique('gitproj');
+    const projects = objectClient<KubeObject & { spec: { displayName: string; members?: { user: string; role: string }[] } }>(platform.conn, PROJECTS);
+    await projects.apply(
+      {
+        metadata: { name: id },
+        spec: {
+          displayName: id,
+          members: [
+            { user: alice, role: 'owner' },
+            { user: bob, role: 'member' },
+          ],
+        },
+      },
+      { fieldManager: 'kustomize-controller', force: true },
+    );
+    try {
+      const as = { authorization: `Bearer ${await platform.tokenFor(alice, 'projects:write')}` };
+      const member = (method: 'PUT' | 'DELETE', user: string, role?: string) =>
+        platform.app.inject({ method, url: `/v1/projects/${id}/members/${user}`, headers: as, ...(role ? { payload: { role } } : {}) });
+      await expect.poll(async () => (await member('PUT', carol, 'member')).statusCode).toBe(200);
+      expect((await member('DELETE', carol)).statusCode).toBe(204);
+
+      const promoted = await member('PUT', bob, 'owner');
+      expect([promoted.statusCode, promoted.json().detail]).toEqual([409, expect.stringContaining(`Project ${id}: spec.members[user=${bob}] is applied by kustomize-controller`)]);
+      expect((await member('DELETE', bob)).statusCode).toBe(409);
+      const deleted = await platform.app.inject({ method: 'DELETE', url: `/v1/projects/${id}`, headers: as });
+      expect([deleted.statusCode, deleted.json().detail]).toEqual([409, expect.stringContaining(`Project ${id} is applied by kustomize-controller`)]);
+      expect((await projects.get('', id))?.spec.members).toEqual([
+        { user: alice, role: 'owner' },
+        { user: bob, role: 'member' },
+      ]);
+    } finally {
+      await projects.delete('', id);
+    }
   });
 
   it('leaves an app applied once with kubectl to whoever writes next', async () => {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { refuseDeleteOfApplied } from '../../src/platform/applied-elsewhere.ts';
+import { refuseDeleteOfApplied, refusePatchAppliedElsewhere } from '../../src/platform/applied-elsewhere.ts';
 import { namespaceRefusal } from '../../src/platform/namespace-refusal.ts';
 import { VERIFY_ANNOTATION, type AppHostname, type HostnameDnsMode } from '../../src/apis/v1alpha1/app-hostname.ts';
 import type { ProjectDomain } from '../../src/apis/v1alpha1/project-domain.ts';
@@ -162,10 +162,11 @@ export class AppHostnames {
     if (binding.status?.state === 'active') return { statusCode: 200, view: this.#view(binding) };
     this.#refuseServedPastLimit(project, appId, hostname);
     const request = `${new Date().toISOString()}-${randomBytes(4).toString('hex')}`;
-    const asked = await this.#store.hostnameClient.patch(project, binding.metadata?.name ?? '', {
-      metadata: { annotations: { [VERIFY_ANNOTATION]: request } },
-      spec: { finalize: true },
-    });
+    const patch = { metadata: { annotations: { [VERIFY_ANNOTATION]: request } }, spec: { finalize: true } };
+    // Read live: the cache keeps no managedFields, and git declaring `finalize: false` would undo this.
+    const live = await this.#store.hostnameClient.get(project, binding.metadata?.name ?? '');
+    if (live) refusePatchAppliedElsewhere(live, patch);
+    const asked = await this.#store.hostnameClient.patch(project, binding.metadata?.name ?? '', patch);
     const answered = await this.#answer(asked, (h) => h.status?.state === 'active' || h.status?.lastHandledVerification === request);
     if (answered.status?.state === 'active') return { statusCode: 200, view: this.#view(answered) };
     if (answered.status?.lastHandledVerification !== request) return { statusCode: 202, view: this.#view(answered) };

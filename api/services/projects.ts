@@ -7,6 +7,7 @@ import { RecentMap } from '../../src/collections/recent-map.ts';
 import { projectView, type ProjectView } from './project-view.ts';
 import { NAMESPACES, PROJECT_CONTENTS, PROJECTS } from '../../src/platform/resources.ts';
 import { ConflictError, NotFoundError, BadRequestError } from '../../src/errors.ts';
+import { refuseDeleteOfApplied, refuseEntriesAppliedElsewhere } from '../../src/platform/applied-elsewhere.ts';
 
 /** What a project holds, as the API calls it (its resources' kinds are not the caller's words). */
 const CONTENT_NOUNS: Readonly<Record<string, readonly [string, string]>> = {
@@ -150,6 +151,7 @@ export class ProjectDirectory {
       }
       if (live.length > 0) throw new ConflictError(`Project ${projectId} still has ${live.join(', ')}; delete them first.`);
     }
+    await refuseDeleteOfApplied(this.#projects(), '', projectId, project.metadata?.uid);
     await this.#projects().delete('', projectId);
     await settle(this.#cache, projectId, (cached) => cached?.metadata?.uid !== project.metadata?.uid);
   }
@@ -177,6 +179,7 @@ export class ProjectDirectory {
       if (!project) throw new NotFoundError(`Project ${projectId} does not exist.`);
       const members = change(project.spec.members ?? []);
       if (!members.some((m) => m.role === 'owner')) throw new ConflictError(`Project ${projectId} must keep at least one owner.`);
+      refuseEntriesAppliedElsewhere(project, ['spec', 'members'], changedMembers(project.spec.members ?? [], members));
       return this.#projects().replace({ ...project, spec: { ...project.spec, members } });
     });
     await this.#cacheCaughtUp(updated);
@@ -199,4 +202,11 @@ export class ProjectDirectory {
   #projects() {
     return objectClient<Project>(this.#conn, PROJECTS);
   }
+}
+
+/** The users whose membership `after` adds, removes or changes the role of. */
+function changedMembers(before: readonly ProjectMember[], after: readonly ProjectMember[]): { user: string }[] {
+  const roles = (members: readonly ProjectMember[]) => new Map(members.map((m) => [m.user, m.role]));
+  const [was, is] = [roles(before), roles(after)];
+  return [...new Set([...was.keys(), ...is.keys()])].filter((user) => was.get(user) !== is.get(user)).map((user) => ({ user }));
 }

@@ -43,7 +43,10 @@ export function managersApplying(object: KubeObject, self: string): string[] {
     .map((o) => o.manager);
 }
 
-/** The managers other than `self` that keep applying the field at `path` (or something under it). */
+/**
+ * The managers other than `self` that keep applying the field at `path` (or something under it). A segment
+ * `k:{"user":"alice"}` names an entry of a keyed list (`x-kubernetes-list-type: map`), as managedFields do.
+ */
 export function managersApplyingField(object: KubeObject, path: readonly string[], self: string): string[] {
   return appliedOwners(object, self)
     .filter((o) => owns(o.fields, path))
@@ -72,7 +75,7 @@ function appliedOwners(object: KubeObject, self: string): { manager: string; fie
 function owns(fields: FieldSet, path: readonly string[]): boolean {
   let node: FieldSet | undefined = fields;
   for (const key of path) {
-    node = node[`f:${key}`];
+    node = node[key.startsWith('k:') ? key : `f:${key}`];
     if (node === undefined) return false;
   }
   return true;

@@ -1,5 +1,5 @@
 import { ConflictError } from '../errors.ts';
-import { fieldsAppliedByOthers, managersApplying, managersApplyingField, mergePatched } from '../kube/applied-fields.ts';
+import { fieldsAppliedByOthers, managersApplying, managersApplyingField, mergePatched, type AppliedField } from '../kube/applied-fields.ts';
 import type { ObjectClient } from '../kube/object-client.ts';
 import type { KubeObject } from '../kube/types.ts';
 
@@ -11,7 +11,27 @@ const API_MANAGER = 'cw-api';
  * they would stand only until its next sync, so the request is told where the field is set instead (409).
  */
 export function refuseAppliedElsewhere<T extends KubeObject>(current: T, next: T): void {
-  const applied = fieldsAppliedByOthers(current, next, API_MANAGER);
+  refuse(current, fieldsAppliedByOthers(current, next, API_MANAGER));
+}
+
+/**
+ * {@link refuseAppliedElsewhere} for entries of a keyed list (`x-kubernetes-list-type: map`, merged by key under
+ * server-side apply): changing an entry the tool declares is refused, adding or removing one it does not is not.
+ */
+export function refuseEntriesAppliedElsewhere(current: KubeObject, list: readonly string[], changedKeys: readonly Record<string, string>[]): void {
+  refuse(
+    current,
+    changedKeys.flatMap((key) => {
+      const managers = managersApplyingField(current, [...list, `k:${JSON.stringify(key)}`], API_MANAGER);
+      const at = Object.entries(key)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(',');
+      return managers.length > 0 ? [{ path: `${list.join('.')}[${at}]`, managers }] : [];
+    }),
+  );
+}
+
+function refuse(current: KubeObject, applied: readonly AppliedField[]): void {
   if (applied.length === 0) return;
   const managers = [...new Set(applied.flatMap((a) => a.managers))].join(', ');
   const [fields, it] = applied.length === 1 ? [`${applied[0]!.path} is`, 'it'] : [`${applied.map((a) => a.path).join(', ')} are`, 'them'];

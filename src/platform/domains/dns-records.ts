@@ -114,29 +114,35 @@ export class DnsRecords {
     return this.#applied(d, created);
   }
 
-  /** Omitted name, type and ttl keep the stored ones; `values` (or `value`) replace the stored values. */
+  /**
+   * Omitted name, type and ttl keep the record's, `values` (or `value`) replace its values. Applied to the live
+   * record (the cache keeps no managedFields, and may not hold the zone sync's latest status write yet), again
+   * after a lost race.
+   */
   async update(project: string, domain: string, recordId: string, input: RecordInput): Promise<RecordAnswer> {
     const d = this.#store.domain(project, domain);
-    const stored = this.#record(d, recordId);
-    this.#refuseOwned(stored, 'changed');
+    this.#refuseOwned(this.#record(d, recordId), 'changed');
     this.#requireManaged(d, 'updated');
-    const record = parseRecord(
-      { name: input.name ?? storedNameInput(stored.spec.name, d.spec.domain), type: input.type ?? stored.spec.type, values: valuesOf(input) ?? stored.spec.values, ttl: input.ttl ?? stored.spec.ttl },
-      d.spec.domain,
-    );
+    const values = valuesOf(input);
     const written = await this.#writes.run(domainKey(d), async () => {
-      this.#checkExclusive(d, record, recordId);
-      let written: DnsRecord;
-      try {
-        const next = { ...stored, spec: { ...stored.spec, name: record.name, type: record.type, values: [...record.values], ttl: record.ttl } };
-        // The cache keeps no managedFields: who applies the record is read from the live object.
-        refuseAppliedElsewhere((await this.#store.recordClient.get(project, recordId)) ?? stored, next);
-        written = await this.#store.recordClient.replace(next);
-      } catch (err) {
-        if (isConflict(err)) throw new ConflictError(`Record ${recordId} was changed by another request meanwhile; read it again and retry.`);
-        throw err;
-      }
-      await this.#refuseIfOutranked(d, written, () => this.#restore(stored));
+      let before: DnsRecord | undefined;
+      const written = await retryOnConflict(async () => {
+        const live = await this.#store.recordClient.get(project, recordId);
+        if (!live || live.metadata?.deletionTimestamp || live.spec.domainRef.name !== d.metadata?.name) throw new NotFoundError(`Domain ${d.spec.domain} has no record ${recordId}.`);
+        this.#refuseOwned(live, 'changed');
+        const record = parseRecord(
+          { name: input.name ?? storedNameInput(live.spec.name, d.spec.domain), type: input.type ?? live.spec.type, values: values ?? live.spec.values, ttl: input.ttl ?? live.spec.ttl },
+          d.spec.domain,
+        );
+        this.#checkExclusive(d, record, recordId);
+        const next = { ...live, spec: { ...live.spec, name: record.name, type: record.type, values: [...record.values], ttl: record.ttl } };
+        refuseAppliedElsewhere(live, next);
+        before = live;
+        return this.#store.recordClient.replace(next);
+      }).catch((err: unknown) => {
+        throw isConflict(err) ? new ConflictError(`Record ${recordId} is being changed by many requests at once; read it again and retry.`) : err;
+      });
+      await this.#refuseIfOutranked(d, written, () => this.#restore(before ?? written));
       await this.#store.settleObject(this.#store.caches.records, written);
       return written;
     });
