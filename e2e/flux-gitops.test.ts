@@ -7,7 +7,8 @@
 // status. What a GitOps user relies on, each seen happen: the Kustomization Ready only once every Cloudwright object
 // is (kstatus: Ready and observedGeneration), the app answering on its hostname; a value changed in git served
 // within one polling interval; a hand-made change reverted at the next sync while the controllers' status writes
-// never make Flux apply again; an invalid manifest failing the Kustomization with the CRD's message and nothing
+// never make Flux apply again; an object marked `reconcile: disabled` let go (the API's guard reads the mark and
+// Flux keeps off it) until unmarked; an invalid manifest failing the Kustomization with the CRD's message and nothing
 // else; deleted files pruned (the app no longer served, its build artifacts collected, the database deleted). The
 // Argo CD health snippet (docs/argocd-health/cloudwright.lua) is run on the live objects.
 import { randomBytes } from 'node:crypto';
@@ -25,6 +26,7 @@ import type { RepositoryWebhook } from '../src/apis/v1alpha1/repository-webhook.
 import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
 import { findCondition } from '../src/conditions/index.ts';
 import { startParentZoneServer, type ParentZoneServer } from '../src/dns/parent-zone-server.ts';
+import { fieldsAppliedByOthers } from '../src/kube/applied-fields.ts';
 import { loadKubeConnection, objectClient, type KubeObject } from '../src/kube/index.ts';
 import { ensureBucket } from '../src/object-store/s3-buckets.ts';
 import { S3ObjectStore } from '../src/object-store/s3-object-store.ts';
@@ -304,6 +306,31 @@ describe('Flux syncing a project from cw-git', () => {
       10_000,
     );
     for (const output of outputs) expect(new Set(Object.values(output))).toEqual(new Set(['unchanged']));
+  });
+
+  it('lets go of an object marked reconcile: disabled: the API guard no longer counts its apply, and a sync keeps what was written', { timeout: 90_000 }, async () => {
+    const marked = await kubectl('annotate', '-n', project, 'runtimeapp', 'web', 'kustomize.toolkit.fluxcd.io/reconcile=disabled');
+    expect(marked.code, marked.stderr).toBe(0);
+    const live = await apps.get(project, 'web');
+    if (!live) throw new Error('the app is gone');
+    const next = { ...live, spec: { ...live.spec, environment: { ...live.spec.environment, GREETING: 'written beside Flux' } } };
+    // Flux's apply is still in managedFields; the mark is what the guard reads.
+    expect(fieldsAppliedByOthers({ ...live, metadata: { ...live.metadata, annotations: {} } }, next, 'cw-api')).not.toEqual([]);
+    expect(fieldsAppliedByOthers(live, next, 'cw-api')).toEqual([]);
+    await apps.replace(next);
+    await syncNow(project);
+    await syncNow(project);
+    expect((await apps.get(project, 'web'))?.spec.environment?.GREETING).toBe('written beside Flux');
+
+    // Unmarked, Flux applies git's value again.
+    expect((await kubectl('annotate', '-n', project, 'runtimeapp', 'web', 'kustomize.toolkit.fluxcd.io/reconcile-')).code).toBe(0);
+    await syncNow(project);
+    await eventually(
+      'git’s value applied again',
+      () => apps.get(project, 'web'),
+      (a) => a?.spec.environment?.GREETING === `${greeting} again`,
+      SYNC_INTERVAL_S * 1000 + SLACK_MS,
+    );
   });
 
   it('fails the Kustomization with the CRD’s message on an invalid manifest, nothing else affected', { timeout: 90_000 }, async () => {

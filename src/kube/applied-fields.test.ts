@@ -65,6 +65,25 @@ describe('fieldsAppliedByOthers', () => {
     }
   });
 
+  it("counts no more what Flux marks as no longer applied (reconcile disabled, ssa IfNotPresent or Ignore); another tool's apply still counts", () => {
+    for (const [key, value] of [
+      ['kustomize.toolkit.fluxcd.io/reconcile', 'disabled'],
+      ['kustomize.toolkit.fluxcd.io/ssa', 'IfNotPresent'],
+      ['kustomize.toolkit.fluxcd.io/ssa', 'Ignore'],
+    ] as const) {
+      const flux = applied('kustomize-controller');
+      flux.metadata = { ...flux.metadata, annotations: { [key]: value } };
+      expect(fieldsAppliedByOthers(flux, withSpec(flux, { environment: {} }), 'cw-api')).toEqual([]);
+      expect(managersApplying(flux, 'cw-api')).toEqual([]);
+      const argo = applied('argocd-controller');
+      argo.metadata = { ...argo.metadata, annotations: { [key]: value } };
+      expect(managersApplying(argo, 'cw-api')).toEqual(['argocd-controller']);
+    }
+    const merged = applied('kustomize-controller');
+    merged.metadata = { ...merged.metadata, annotations: { 'kustomize.toolkit.fluxcd.io/ssa': 'Merge' } };
+    expect(managersApplying(merged, 'cw-api')).toEqual(['kustomize-controller']);
+  });
+
   it('judges labels and annotations too, never status', () => {
     const current: App = {
       metadata: {

@@ -64,10 +64,24 @@ export function mergePatched<T>(current: T, patch: unknown): T {
   return out as T;
 }
 
+/** Flux's kustomize-controller applies under this field manager (its default). */
+const FLUX_MANAGER = 'kustomize-controller';
+
+/**
+ * Flux's own marks on an object it no longer applies (its documented annotations): `reconcile: disabled` (nor
+ * pruned), `ssa: IfNotPresent` (created once, never applied again) and `ssa: Ignore` (skipped). Its
+ * `managedFields` entry stays, so the mark is what tells.
+ */
+function fluxLetGo(object: KubeObject): boolean {
+  const annotations = object.metadata?.annotations ?? {};
+  return annotations['kustomize.toolkit.fluxcd.io/reconcile'] === 'disabled' || ['IfNotPresent', 'Ignore'].includes(annotations['kustomize.toolkit.fluxcd.io/ssa'] ?? '');
+}
+
 function appliedOwners(object: KubeObject, self: string): { manager: string; fields: FieldSet }[] {
+  const letGo = fluxLetGo(object);
   const entries = (object.metadata as { managedFields?: { manager?: string; operation?: string; subresource?: string; fieldsV1?: FieldSet }[] } | undefined)?.managedFields ?? [];
   return entries
-    .filter((e) => e.operation === 'Apply' && !e.subresource && e.manager !== undefined && e.manager !== self && !ONE_OFF_MANAGERS.test(e.manager))
+    .filter((e) => e.operation === 'Apply' && !e.subresource && e.manager !== undefined && e.manager !== self && !ONE_OFF_MANAGERS.test(e.manager) && !(letGo && e.manager === FLUX_MANAGER))
     .map((e) => ({ manager: e.manager!, fields: e.fieldsV1 ?? {} }));
 }
 
