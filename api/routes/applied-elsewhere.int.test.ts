@@ -102,6 +102,11 @@ describe('fields a GitOps tool applies', () => {
     expect(back.statusCode).toBe(200);
     expect((await apps().get(project, 'bounded'))?.spec).toMatchObject({ activeBuildId: first.json().build_id, maxConcurrentRequests: 8 });
 
+    // Git's `hostnames: []` (which server-side apply records no owner of) does not stand in a deploy's way.
+    await appliedApp('no-names', 'kustomize-controller', { hostnames: [] });
+    expect((await deploy('no-names', 'four')).statusCode).toBe(200);
+    expect((await apps().get(project, 'no-names'))?.spec.hostnames ?? []).toEqual([]);
+
     await appliedApp('pinned', 'kustomize-controller', { activeBuildId: 'b-0123456789ab' });
     const pinned = await deploy('pinned', 'three');
     expect([pinned.statusCode, pinned.json().detail]).toEqual([409, expect.stringContaining('spec.activeBuildId is applied by kustomize-controller')]);

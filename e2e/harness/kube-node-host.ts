@@ -4,7 +4,7 @@
 // the kubelet's cgroups, and the few fixed paths the kubelet and containerd use whatever they are told.
 import { execFileSync } from 'node:child_process';
 import { existsSync, lstatSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { NODE_NETWORK } from './kube-node-config.ts';
 
@@ -98,23 +98,26 @@ function processStarted(pid: number): string | undefined {
   }
 }
 
+/** The record, if there is one whose shape holds (an absolute state directory, a pid): anything else is refused. */
 function readOwner(): NodeOwner | undefined {
-  try {
-    return JSON.parse(readFileSync(OWNER_FILE, 'utf8')) as NodeOwner;
-  } catch {
-    return undefined;
+  if (!existsSync(OWNER_FILE)) return undefined;
+  const owner = JSON.parse(readFileSync(OWNER_FILE, 'utf8')) as Partial<NodeOwner>;
+  if (!Number.isInteger(owner.pid) || typeof owner.started !== 'string' || typeof owner.stateDir !== 'string' || !isAbsolute(owner.stateDir) || !owner.before) {
+    throw new Error(`${OWNER_FILE} is not a local node's record; look at it, then remove it`);
   }
+  return owner as NodeOwner;
 }
 
-/** Every process whose command line names `dir`: the killed node's control plane, containerd, kubelet, … */
+/** Every process one of whose arguments is `dir` or a path under it (`--config=<dir>/…` too): the node's own. */
 function processesNaming(dir: string): number[] {
+  const names = new RegExp(`(^|=)${dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(/|$)`);
   return readdirSync('/proc')
     .filter((entry) => /^\d+$/.test(entry) && Number(entry) !== process.pid)
     .filter((pid) => {
       try {
         return readFileSync(`/proc/${pid}/cmdline`, 'utf8')
           .split('\0')
-          .some((arg) => arg === dir || arg.includes(`${dir}/`));
+          .some((arg) => names.test(arg));
       } catch {
         return false;
       }
@@ -123,29 +126,37 @@ function processesNaming(dir: string): number[] {
 }
 
 /**
- * Makes the machine ready for a node: refuses if a node runs (its owner lives), and otherwise undoes what a node
- * killed before its stop left: its processes, its pods' cgroups and everything tearDownHost removes. A bridge
- * without an owner record (a harness before the record) counts as killed; what predates it cannot be told
- * then, so only the CNI plugins' namespaces and the kubelet's chains, sets and cgroups go.
+ * Makes the machine ready for a node: refuses if a node runs (its owner lives, or the bridge exists with no
+ * record: a harness from before the record, which cannot be told from a live one), and otherwise undoes what a
+ * node killed before its stop left: its processes, its pods' cgroups and everything tearDownHost removes, with
+ * only the CNI plugins' namespaces among the namespaces (others may have come since the record was taken).
  */
 export async function reclaimHost(): Promise<void> {
   const owner = readOwner();
-  if (owner && processStarted(owner.pid) === owner.started) throw new Error(`another local node is running (pid ${owner.pid}, state in ${owner.stateDir})`);
-  if (!owner && !existsSync(`/sys/class/net/${NODE_NETWORK.bridge}`)) return;
-  const problems: string[] = [];
-  if (owner) for (const pid of processesNaming(owner.stateDir)) process.kill(pid, 'SIGKILL');
-  problems.push(...(await removeKubeCgroups()));
-  const before = owner?.before ?? { netns: listNetns().filter((name) => !name.startsWith('cni-')), ipsets: [], paths: FIXED_PATHS, containerLogs: listContainerLogs() };
+  const bridge = existsSync(`/sys/class/net/${NODE_NETWORK.bridge}`);
+  if (!owner) {
+    if (bridge)
+      throw new Error(`${NODE_NETWORK.bridge} exists with no record of its node: another local node is running, or one was killed before it could clean up (ip link del ${NODE_NETWORK.bridge})`);
+    return;
+  }
+  // A record of this very process is a node of its own that did not stop cleanly: what is left is reclaimed.
+  if (owner.pid !== process.pid && processStarted(owner.pid) === owner.started) throw new Error(`another local node is running (pid ${owner.pid}, state in ${owner.stateDir})`);
+  for (const pid of processesNaming(owner.stateDir)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  const problems = await removeKubeCgroups();
   const host: HostBefore = {
     sysctls: existsSync(SAVED_SYSCTLS_FILE) ? savedSysctls() : new Map(),
-    netns: new Set(before.netns),
-    ipsets: new Set(before.ipsets),
-    paths: new Set(before.paths),
-    containerLogs: new Set(before.containerLogs),
+    netns: new Set(listNetns().filter((name) => !name.startsWith('cni-') || owner.before.netns.includes(name))),
+    ipsets: new Set(owner.before.ipsets),
+    paths: new Set(owner.before.paths),
+    containerLogs: new Set(owner.before.containerLogs),
   };
-  problems.push(...tearDownHost(host, owner?.stateDir ?? '/nonexistent'));
-  // Without a record the bridge was the only sign; tearDownHost removed it.
-  if (!owner) rmSync(OWNER_FILE, { force: true });
+  problems.push(...tearDownHost(host, owner.stateDir));
   if (problems.length > 0) throw new Error(`a local node killed before its stop left what could not be undone: ${problems.join('; ')}`);
 }
 
@@ -180,7 +191,14 @@ export async function setUpHost(stateDir: string): Promise<HostBefore> {
     stateDir,
     before: { netns: listNetns(), ipsets: listIpsets(), paths: FIXED_PATHS.filter((path) => existsSync(path)), containerLogs: listContainerLogs() },
   };
-  writeFileSync(OWNER_FILE, JSON.stringify(owner));
+  // Exclusive: of two starts racing past reclaimHost, one writes the record and the other is refused here,
+  // before it touches anything.
+  try {
+    writeFileSync(OWNER_FILE, JSON.stringify(owner), { flag: 'wx' });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new Error(`another local node is starting (${OWNER_FILE} appeared meanwhile)`);
+    throw err;
+  }
   const before: HostBefore = {
     sysctls: savedSysctls(),
     netns: new Set(owner.before.netns),

@@ -51,12 +51,24 @@ describe('fieldsAppliedByOthers', () => {
       spec: { environment: { SET_BY_API: '1' } },
     };
     const { environment: _removed, ...withoutMap } = current.spec;
-    expect(fieldsAppliedByOthers(current, { ...current, spec: withoutMap } as App, 'cw-api')).toEqual([]);
-    expect(fieldsAppliedByOthers(current, withSpec(current, { environment: {} }), 'cw-api')).toEqual([]);
+    const maps = ['spec.environment'];
+    expect(fieldsAppliedByOthers(current, { ...current, spec: withoutMap } as App, 'cw-api', maps)).toEqual([]);
+    expect(fieldsAppliedByOthers(current, withSpec(current, { environment: {} }), 'cw-api', maps)).toEqual([]);
     // A map git fills is still git's when the whole map goes.
     const filled = applied('kustomize-controller');
     const { environment: _gone, ...withoutFilled } = filled.spec;
-    expect(fieldsAppliedByOthers(filled, { ...filled, spec: withoutFilled } as App, 'cw-api')).toEqual([{ path: 'spec.environment.GREETING', managers: ['kustomize-controller'] }]);
+    expect(fieldsAppliedByOthers(filled, { ...filled, spec: withoutFilled } as App, 'cw-api', maps)).toEqual([{ path: 'spec.environment.GREETING', managers: ['kustomize-controller'] }]);
+  });
+
+  it('keeps an empty object that is not a map a value: removing `hsts: {}` git applies turns HSTS off, refused', () => {
+    const current: App = {
+      metadata: {
+        name: 'web',
+        managedFields: [{ manager: 'kustomize-controller', operation: 'Apply', fieldsV1: { 'f:spec': { 'f:https': { 'f:hsts': {} } } } }],
+      } as KubeObject['metadata'],
+      spec: { https: { hsts: {} } },
+    };
+    expect(fieldsAppliedByOthers(current, withSpec(current, { https: {} }), 'cw-api', ['spec.environment'])).toEqual([{ path: 'spec.https.hsts', managers: ['kustomize-controller'] }]);
   });
 
   it('leaves alone what a one-off kubectl apply, an Update, or the writer itself owns', () => {
@@ -65,23 +77,31 @@ describe('fieldsAppliedByOthers', () => {
     }
   });
 
-  it("counts no more what Flux marks as no longer applied (reconcile disabled, ssa IfNotPresent or Ignore); another tool's apply still counts", () => {
-    for (const [key, value] of [
-      ['kustomize.toolkit.fluxcd.io/reconcile', 'disabled'],
-      ['kustomize.toolkit.fluxcd.io/ssa', 'IfNotPresent'],
-      ['kustomize.toolkit.fluxcd.io/ssa', 'Ignore'],
-    ] as const) {
-      const flux = applied('kustomize-controller');
-      flux.metadata = { ...flux.metadata, annotations: { [key]: value } };
-      expect(fieldsAppliedByOthers(flux, withSpec(flux, { environment: {} }), 'cw-api')).toEqual([]);
-      expect(managersApplying(flux, 'cw-api')).toEqual([]);
-      const argo = applied('argocd-controller');
-      argo.metadata = { ...argo.metadata, annotations: { [key]: value } };
-      expect(managersApplying(argo, 'cw-api')).toEqual(['argocd-controller']);
+  it("counts no more what Flux marks as no longer applied, as kustomize-controller reads its marks; another tool's apply still counts", () => {
+    const marked = (manager: string, kind: 'labels' | 'annotations', key: string, value: string, fluxAppliedIt = false): App => {
+      const object = applied(manager);
+      const fields = (object.metadata as { managedFields: { fieldsV1: Record<string, object> }[] }).managedFields[0]!.fieldsV1;
+      if (fluxAppliedIt) fields['f:metadata'] = { [`f:${kind}`]: { [`f:${key}`]: {} } };
+      object.metadata = { ...object.metadata, [kind]: { [key]: value } };
+      return object;
+    };
+    const letGo = [
+      marked('kustomize-controller', 'annotations', 'kustomize.toolkit.fluxcd.io/reconcile', 'disabled'),
+      marked('kustomize-controller', 'labels', 'kustomize.toolkit.fluxcd.io/reconcile', 'Disabled'),
+      marked('kustomize-controller', 'annotations', 'kustomize.toolkit.fluxcd.io/ssa', 'ignore'),
+      // IfNotPresent counts only from git (Flux reads it from the desired object): applied by Flux.
+      marked('kustomize-controller', 'annotations', 'kustomize.toolkit.fluxcd.io/ssa', 'IfNotPresent', true),
+    ];
+    for (const object of letGo) {
+      expect(fieldsAppliedByOthers(object, withSpec(object, { environment: {} }), 'cw-api')).toEqual([]);
+      expect(managersApplying(object, 'cw-api')).toEqual([]);
     }
-    const merged = applied('kustomize-controller');
-    merged.metadata = { ...merged.metadata, annotations: { 'kustomize.toolkit.fluxcd.io/ssa': 'Merge' } };
-    expect(managersApplying(merged, 'cw-api')).toEqual(['kustomize-controller']);
+    const held = [
+      marked('kustomize-controller', 'annotations', 'kustomize.toolkit.fluxcd.io/ssa', 'IfNotPresent'), // set by hand: Flux still applies
+      marked('kustomize-controller', 'annotations', 'kustomize.toolkit.fluxcd.io/ssa', 'Merge'),
+      marked('argocd-controller', 'annotations', 'kustomize.toolkit.fluxcd.io/reconcile', 'disabled'),
+    ];
+    for (const object of held) expect(managersApplying(object, 'cw-api')).toHaveLength(1);
   });
 
   it('judges labels and annotations too, never status', () => {

@@ -22,13 +22,19 @@ const ONE_OFF_MANAGERS = /^kubectl(-|$)/;
 /** The roots a user's intent lives under; status has one writer (its controller) and is never judged here. */
 const INTENT_ROOTS: readonly (readonly string[])[] = [['spec'], ['metadata', 'labels'], ['metadata', 'annotations']];
 
-/** The fields where `next` differs from `current` that a manager other than `self` keeps applying. */
-export function fieldsAppliedByOthers(current: KubeObject, next: KubeObject, self: string): AppliedField[] {
+/**
+ * The fields where `next` differs from `current` that a manager other than `self` keeps applying. `maps`: the
+ * dotted paths of fields that are maps (string keys chosen by the user, as `spec.environment`), where absent and
+ * empty mean the same, so removing the last key the API set beside a map a tool declares empty changes nothing of
+ * the tool's; elsewhere an empty object is a value (`hsts: {}` turns HSTS on). Labels and annotations are maps.
+ */
+export function fieldsAppliedByOthers(current: KubeObject, next: KubeObject, self: string, maps: readonly string[] = []): AppliedField[] {
   const owners = appliedOwners(current, self);
   if (owners.length === 0) return [];
   const found: AppliedField[] = [];
+  const mapPaths = new Set(['metadata.labels', 'metadata.annotations', ...maps]);
   for (const root of INTENT_ROOTS) {
-    for (const path of changedPaths(valueAt(current, root), valueAt(next, root), [...root])) {
+    for (const path of changedPaths(valueAt(current, root), valueAt(next, root), [...root], mapPaths)) {
       const managers = owners.filter((o) => owns(o.fields, path)).map((o) => o.manager);
       if (managers.length > 0) found.push({ path: path.join('.'), managers });
     }
@@ -66,23 +72,29 @@ export function mergePatched<T>(current: T, patch: unknown): T {
 
 /** Flux's kustomize-controller applies under this field manager (its default). */
 const FLUX_MANAGER = 'kustomize-controller';
+const FLUX_RECONCILE = 'kustomize.toolkit.fluxcd.io/reconcile';
+const FLUX_SSA = 'kustomize.toolkit.fluxcd.io/ssa';
 
 /**
- * Flux's own marks on an object it no longer applies (its documented annotations): `reconcile: disabled` (nor
- * pruned), `ssa: IfNotPresent` (created once, never applied again) and `ssa: Ignore` (skipped). Its
- * `managedFields` entry stays, so the mark is what tells.
+ * Whether Flux's own marks say it no longer applies the object, as kustomize-controller reads them (a label or an
+ * annotation, the value in any case): `reconcile: disabled` or `ssa: Ignore` on the live object (nor pruned), or
+ * `ssa: IfNotPresent` in git (created once, never applied again), which the live object carries as a field Flux
+ * applies. Its `managedFields` entry stays, so the mark is what tells.
  */
-function fluxLetGo(object: KubeObject): boolean {
-  const annotations = object.metadata?.annotations ?? {};
-  return annotations['kustomize.toolkit.fluxcd.io/reconcile'] === 'disabled' || ['IfNotPresent', 'Ignore'].includes(annotations['kustomize.toolkit.fluxcd.io/ssa'] ?? '');
+function fluxLetGo(object: KubeObject, flux: FieldSet | undefined): boolean {
+  const marks = ['labels', 'annotations'] as const;
+  const marked = (key: string, value: string, byFlux: boolean) =>
+    marks.some((kind) => object.metadata?.[kind]?.[key]?.toLowerCase() === value && (!byFlux || (flux !== undefined && owns(flux, ['metadata', kind, key]))));
+  return marked(FLUX_RECONCILE, 'disabled', false) || marked(FLUX_SSA, 'ignore', false) || marked(FLUX_SSA, 'ifnotpresent', true);
 }
 
 function appliedOwners(object: KubeObject, self: string): { manager: string; fields: FieldSet }[] {
-  const letGo = fluxLetGo(object);
   const entries = (object.metadata as { managedFields?: { manager?: string; operation?: string; subresource?: string; fieldsV1?: FieldSet }[] } | undefined)?.managedFields ?? [];
-  return entries
-    .filter((e) => e.operation === 'Apply' && !e.subresource && e.manager !== undefined && e.manager !== self && !ONE_OFF_MANAGERS.test(e.manager) && !(letGo && e.manager === FLUX_MANAGER))
+  const applied = entries
+    .filter((e) => e.operation === 'Apply' && !e.subresource && e.manager !== undefined && e.manager !== self && !ONE_OFF_MANAGERS.test(e.manager))
     .map((e) => ({ manager: e.manager!, fields: e.fieldsV1 ?? {} }));
+  const flux = applied.find((o) => o.manager === FLUX_MANAGER);
+  return flux && fluxLetGo(object, flux.fields) ? applied.filter((o) => o !== flux) : applied;
 }
 
 /** Whether the field set holds `path` (the field itself or anything under it). */
@@ -96,15 +108,14 @@ function owns(fields: FieldSet, path: readonly string[]): boolean {
 }
 
 /**
- * The paths of the leaves that differ; objects are compared key by key, anything else (lists too) as a whole. A
- * map on one side only counts as an empty one on the other: removing the last variable the API set leaves the
- * map a tool declares empty (`environment: {}`) as it was.
+ * The paths of the leaves that differ; objects are compared key by key, anything else (lists too) as a whole. At a
+ * path in `maps`, a map on one side only counts as an empty one on the other.
  */
-function changedPaths(before: unknown, after: unknown, at: string[]): string[][] {
-  const [b, a] = [before ?? {}, after ?? {}];
+function changedPaths(before: unknown, after: unknown, at: string[], maps: ReadonlySet<string>): string[][] {
+  const [b, a] = maps.has(at.join('.')) ? [before ?? {}, after ?? {}] : [before, after];
   if (isObject(b) && isObject(a)) {
     const keys = new Set([...Object.keys(b), ...Object.keys(a)]);
-    return [...keys].flatMap((key) => changedPaths(b[key], a[key], [...at, key]));
+    return [...keys].flatMap((key) => changedPaths(b[key], a[key], [...at, key], maps));
   }
   return JSON.stringify(before) === JSON.stringify(after) ? [] : [at];
 }

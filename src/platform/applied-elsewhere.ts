@@ -6,12 +6,26 @@ import type { KubeObject } from '../kube/types.ts';
 /** The field manager of cw-api's writes (the `fieldManager` every write carries: `loadKubeConnection`). */
 const API_MANAGER = 'cw-api';
 
+/** The maps (keys the user chooses) of the kinds the API writes: absent and empty mean the same there. */
+const MAP_FIELDS = ['spec.environment', 'spec.databaseEnvironment'];
+
 /**
  * Refuses a change of fields a GitOps tool keeps applying (Flux, Argo CD with server-side apply): written here
  * they would stand only until its next sync, so the request is told where the field is set instead (409).
  */
 export function refuseAppliedElsewhere<T extends KubeObject>(current: T, next: T): void {
-  refuse(current, fieldsAppliedByOthers(current, next, API_MANAGER));
+  refuse(current, fieldsAppliedByOthers(current, next, API_MANAGER, MAP_FIELDS));
+}
+
+/** Refuses setting the fields at `paths` (which the caller found to change) where a GitOps tool applies them. */
+export function refuseSettingApplied(current: KubeObject, paths: readonly (readonly string[])[]): void {
+  refuse(
+    current,
+    paths.flatMap((path) => {
+      const managers = managersApplyingField(current, path, API_MANAGER);
+      return managers.length > 0 ? [{ path: path.join('.'), managers }] : [];
+    }),
+  );
 }
 
 /**

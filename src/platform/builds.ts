@@ -14,8 +14,8 @@ import type { NameFacts } from './host-admission.ts';
 import { DeployHostRules } from './deploy-host-rules.ts';
 import { PROJECT_LABEL } from './resources.ts';
 import { ConflictError, NotFoundError, PublicError } from '../errors.ts';
-import { appliedOptions, recordedOptions, sameOptions, withOptions } from './deploy-options.ts';
-import { refuseAppliedElsewhere } from './applied-elsewhere.ts';
+import { keepingApplied, recordedOptions, refuseAskedApplied, sameOptions, withOptions } from './deploy-options.ts';
+import { appliedElsewhere, refuseAppliedElsewhere } from './applied-elsewhere.ts';
 import { activeUnpackedBytes, checkProjectQuota, DEFAULT_PROJECT_UNPACKED_QUOTA, unpackedSizeOf, type ActiveBuild } from './build-quota.ts';
 import { UploadSpool } from './upload-spool.ts';
 import { withDeployedBy } from './deployed-by.ts';
@@ -165,13 +165,18 @@ export class BuildCatalog {
     return (await this.#upload(project, appId, body, declaredLength, {}, false)).build_id;
   }
 
-  async #upload(project: string, appId: string, body: AsyncIterable<Uint8Array>, declaredLength: number | undefined, asked: DeployOptions, activate: boolean): Promise<DeployResult> {
+  async #upload(project: string, appId: string, body: AsyncIterable<Uint8Array>, declaredLength: number | undefined, options: DeployOptions, activate: boolean): Promise<DeployResult> {
     const app = await this.#store.live(project, appId);
     const artifacts = requireArtifactStore(this.#options.artifacts);
-    const options = activate ? { ...asked, ...keptApplied(app, asked) } : asked;
     const hostnames = activate ? this.#hosts.check(project, appId, options.hostnames ?? []) : [];
-    // Before the upload is read: a deploy a GitOps tool would undo stores nothing (checked again as it is written).
-    if (activate) refuseAppliedElsewhere(app, { ...app, spec: { ...withOptions(app.spec, recordedOptions(hostnames, options.maxConcurrentRequests)), activeBuildId: UPLOAD_PENDING } });
+    if (activate) {
+      // Before the upload is read: a deploy a GitOps tool would undo stores nothing (checked again as it is written).
+      refuseAskedApplied(app, {
+        ...(options.hostnames !== undefined ? { hostnames } : {}),
+        ...(options.maxConcurrentRequests !== undefined ? { maxConcurrentRequests: options.maxConcurrentRequests } : {}),
+      });
+      refuseAppliedElsewhere(app, { ...app, spec: { ...keepingApplied(app, withOptions(app.spec, recordedOptions(hostnames, options.maxConcurrentRequests))), activeBuildId: UPLOAD_PENDING } });
+    }
     const max = this.#limits.maxCompressedBytes;
     if (declaredLength !== undefined && declaredLength > max) {
       throw new ArtifactTooLargeError('compressedBytes', max, `artifact is larger than ${max} bytes`);
@@ -221,7 +226,9 @@ export class BuildCatalog {
     // The bytes are in the bucket: the upload's file on disk and its slot go before anything below waits.
     await spool.dispose().catch(() => {}); // tried again once the deploy ends
     options.stored?.();
-    const deployOptions = recordedOptions(hostnames, options.maxConcurrentRequests);
+    // What the deploy serves, and its build records: the options a GitOps tool applies as the app has them.
+    const served = keepingApplied(app, withOptions(app.spec, recordedOptions(hostnames, options.maxConcurrentRequests)));
+    const deployOptions = recordedOptions(served.hostnames ?? [], served.maxConcurrentRequests);
     let recorded: { build: Build; created: boolean } | undefined;
     try {
       recorded = await this.#record(app, {
@@ -246,7 +253,7 @@ export class BuildCatalog {
           // project some of its quota, during the upload.
           this.#hosts.withinLimit(project, appId, this.#hosts.check(project, appId, hostnames));
           checkProjectQuota(project, this.#quota, activeUnpackedBytes(this.#activeBuilds(project), appId), artifact.unpackedBytes);
-          return withDeployedBy(live, withActiveBuild(withOptions(spec, deployOptions), buildId, artifact.migrations), options.by);
+          return withDeployedBy(live, withActiveBuild(keepingApplied(live, withOptions(spec, deployOptions)), buildId, artifact.migrations), options.by);
         },
         { uid: app.metadata?.uid },
       );
@@ -288,7 +295,9 @@ export class BuildCatalog {
       (live) => {
         const { spec } = live;
         const recorded = build.spec.deployOptions;
-        const next = recorded ? withOptions(spec, { ...recorded, hostnames: this.#recordedHostnames(project, appId, buildId, recorded.hostnames ?? []), ...appliedOptions(live) }) : spec;
+        // Host names a GitOps tool applies are kept as they are, so they are not checked as the build's own.
+        const hostnames = appliedElsewhere(live, ['spec', 'hostnames']) ? [] : this.#recordedHostnames(project, appId, buildId, recorded?.hostnames ?? []);
+        const next = recorded ? keepingApplied(live, withOptions(spec, { ...recorded, hostnames })) : spec;
         if (spec.activeBuildId === buildId && sameOptions(next, spec)) return undefined;
         if (spec.activeBuildId !== buildId) {
           checkProjectQuota(project, this.#quota, activeUnpackedBytes(this.#activeBuilds(project), appId), unpackedSizeOf(build));
@@ -382,15 +391,6 @@ export class BuildCatalog {
  */
 /** Stands for the build being uploaded when a deploy is judged before its upload: any id differs from the app's. */
 const UPLOAD_PENDING = '(the upload)';
-
-/** The options a GitOps tool applies that the deploy leaves out, as the app has them: kept, not reset to defaults. */
-function keptApplied(app: RuntimeApp, asked: DeployOptions): DeployOptions {
-  const { hostnames, maxConcurrentRequests } = appliedOptions(app);
-  return {
-    ...(asked.hostnames === undefined && hostnames ? { hostnames } : {}),
-    ...(asked.maxConcurrentRequests === undefined && maxConcurrentRequests !== undefined ? { maxConcurrentRequests } : {}),
-  };
-}
 
 function namespaceGone(err: unknown): boolean {
   return (err instanceof KubeApiError && err.code === 404) || isNamespaceTerminating(err);

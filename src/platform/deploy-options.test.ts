@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { deployOptionsView, recordedOptions, sameOptions, withOptions } from './deploy-options.ts';
+import type { RuntimeApp } from '../apis/v1alpha1/runtime-app.ts';
+import { ConflictError } from '../errors.ts';
+import { deployOptionsView, keepingApplied, recordedOptions, refuseAskedApplied, sameOptions, withOptions } from './deploy-options.ts';
+
+/** An app whose host names and concurrency bound Flux applies. */
+const fromGit: RuntimeApp = {
+  metadata: {
+    name: 'web',
+    managedFields: [{ manager: 'kustomize-controller', operation: 'Apply', fieldsV1: { 'f:spec': { 'f:hostnames': {}, 'f:maxConcurrentRequests': {} } } }],
+  } as RuntimeApp['metadata'],
+  spec: { displayName: 'web', hostnames: ['Git.Example.com'], maxConcurrentRequests: 7 },
+};
 
 describe('deploy options', () => {
   it('records a deploy’s options, leaving out what it left at the default', () => {
@@ -30,5 +41,17 @@ describe('deploy options', () => {
   it('shows recorded options with every host name list present, the default bound absent', () => {
     expect(deployOptionsView({})).toStrictEqual({ hostnames: [] });
     expect(deployOptionsView({ hostnames: ['a.example'], maxConcurrentRequests: 3 })).toStrictEqual({ hostnames: ['a.example'], max_concurrent_requests: 3 });
+  });
+
+  it('keeps the options a GitOps tool applies exactly as the app has them, and refuses a deploy asking for others', () => {
+    expect(keepingApplied(fromGit, withOptions(fromGit.spec, {}))).toStrictEqual(fromGit.spec);
+    expect(keepingApplied(fromGit, withOptions(fromGit.spec, { hostnames: ['other.example.com'], maxConcurrentRequests: 9 }))).toStrictEqual(fromGit.spec);
+    expect(() => refuseAskedApplied(fromGit, {})).not.toThrow();
+    expect(() => refuseAskedApplied(fromGit, { hostnames: ['Git.Example.com'], maxConcurrentRequests: 7 })).not.toThrow();
+    expect(() => refuseAskedApplied(fromGit, { maxConcurrentRequests: 9 })).toThrow(ConflictError);
+    expect(() => refuseAskedApplied(fromGit, { hostnames: [] })).toThrow(/spec\.hostnames is applied by kustomize-controller/);
+    const byApi = { ...fromGit, metadata: { name: 'web' } };
+    expect(keepingApplied(byApi, withOptions(byApi.spec, {}))).toStrictEqual({ displayName: 'web' });
+    expect(() => refuseAskedApplied(byApi, { maxConcurrentRequests: 9 })).not.toThrow();
   });
 });

@@ -1,10 +1,10 @@
 // Deploy options belong to a deployment (the spec: "a per-deployment option set at deploy time"): a deploy
 // sets them all, an option left out meaning its default, and its Build records them so that a rollback to
-// that build serves it as it was deployed. An option a GitOps tool applies is that tool's: a deploy leaving it
-// out and every rollback keep the app's value.
+// that build serves it as it was deployed. An option a GitOps tool applies is that tool's: deploys and rollbacks
+// keep the app's value, and a deploy asking for another is refused.
 import type { BuildDeployOptions } from '../apis/v1alpha1/build.ts';
 import type { RuntimeApp, RuntimeAppSpec } from '../apis/v1alpha1/runtime-app.ts';
-import { appliedElsewhere } from './applied-elsewhere.ts';
+import { appliedElsewhere, refuseSettingApplied } from './applied-elsewhere.ts';
 
 /** What a deploy records on its Build: its host names (none: left out) and its concurrency bound (default: left out). */
 export function recordedOptions(hostnames: readonly string[], maxConcurrentRequests: number | undefined): BuildDeployOptions {
@@ -20,13 +20,33 @@ export function withOptions(spec: RuntimeAppSpec, options: BuildDeployOptions): 
   return { ...rest, ...recordedOptions(options.hostnames ?? [], options.maxConcurrentRequests) };
 }
 
-/** The app's options that a GitOps tool applies, as the app has them. */
-export function appliedOptions(app: RuntimeApp): BuildDeployOptions {
-  const { hostnames, maxConcurrentRequests } = app.spec;
-  return {
-    ...(appliedElsewhere(app, ['spec', 'hostnames']) ? { hostnames: [...(hostnames ?? [])] } : {}),
-    ...(maxConcurrentRequests !== undefined && appliedElsewhere(app, ['spec', 'maxConcurrentRequests']) ? { maxConcurrentRequests } : {}),
+/** The deploy options a GitOps tool may apply (`spec` fields of a RuntimeApp). */
+const OPTION_FIELDS = ['hostnames', 'maxConcurrentRequests'] as const;
+
+/**
+ * `spec` with each deploy option a GitOps tool applies as `app` has it, exactly (git's `hostnames: []` stays `[]`,
+ * a name the deploy's own checks would drop or refuse stays), so that a deploy or rollback changes none of them.
+ */
+export function keepingApplied(app: RuntimeApp, spec: RuntimeAppSpec): RuntimeAppSpec {
+  let kept = spec;
+  for (const field of OPTION_FIELDS) {
+    if (!appliedElsewhere(app, ['spec', field])) continue;
+    const { [field]: _, ...rest } = kept;
+    kept = app.spec[field] === undefined ? rest : { ...rest, [field]: app.spec[field] };
+  }
+  return kept;
+}
+
+/** Refuses (409) a deploy asking for another value of an option a GitOps tool applies; `asked`: what the request gave. */
+export function refuseAskedApplied(app: RuntimeApp, asked: BuildDeployOptions): void {
+  const differs = {
+    hostnames: asked.hostnames !== undefined && !sameOptions({ hostnames: asked.hostnames }, { hostnames: app.spec.hostnames ?? [] }),
+    maxConcurrentRequests: asked.maxConcurrentRequests !== undefined && asked.maxConcurrentRequests !== app.spec.maxConcurrentRequests,
   };
+  refuseSettingApplied(
+    app,
+    OPTION_FIELDS.filter((field) => differs[field]).map((field) => ['spec', field]),
+  );
 }
 
 /** Whether two records say the same (host names in order, as the app's spec keeps them). */
