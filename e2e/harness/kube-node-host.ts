@@ -3,8 +3,8 @@
 // the kernel settings the kubelet writes, the mounts under the node's directory, the pods' network namespaces,
 // the kubelet's cgroups, and the few fixed paths the kubelet and containerd use whatever they are told.
 import { execFileSync } from 'node:child_process';
-import { existsSync, lstatSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
-import { isAbsolute, join } from 'node:path';
+import { existsSync, lstatSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { NODE_NETWORK } from './kube-node-config.ts';
 
@@ -100,13 +100,22 @@ function processStarted(pid: number): string | undefined {
 
 /** The record, if there is one whose shape holds (an absolute state directory, a pid): anything else is refused. */
 function readOwner(): NodeOwner | undefined {
-  if (!existsSync(OWNER_FILE)) return undefined;
-  const owner = JSON.parse(readFileSync(OWNER_FILE, 'utf8')) as Partial<NodeOwner>;
-  if (!Number.isInteger(owner.pid) || typeof owner.started !== 'string' || typeof owner.stateDir !== 'string' || !isAbsolute(owner.stateDir) || !owner.before) {
-    throw new Error(`${OWNER_FILE} is not a local node's record; look at it, then remove it`);
+  const path = OWNER_FILE;
+  if (!existsSync(path)) return undefined;
+  const refused = new Error(`${path} is not a local node's record; look at it, then remove it`);
+  let owner: Partial<NodeOwner>;
+  try {
+    owner = JSON.parse(readFileSync(path, 'utf8')) as Partial<NodeOwner>;
+  } catch {
+    throw refused;
   }
-  return owner as NodeOwner;
+  const lists = owner.before && [owner.before.netns, owner.before.ipsets, owner.before.paths, owner.before.containerLogs];
+  if (!Number.isInteger(owner.pid) || typeof owner.started !== 'string' || typeof owner.stateDir !== 'string' || !isAbsolute(owner.stateDir) || !lists?.every(Array.isArray)) throw refused;
+  return { ...(owner as NodeOwner), stateDir: resolve(owner.stateDir) };
 }
+
+/** Whether this process runs a node now (set up, not yet torn down): its own record then means a running node. */
+let runningHere = false;
 
 /** Every process one of whose arguments is `dir` or a path under it (`--config=<dir>/…` too): the node's own. */
 function processesNaming(dir: string): number[] {
@@ -139,8 +148,18 @@ export async function reclaimHost(): Promise<void> {
       throw new Error(`${NODE_NETWORK.bridge} exists with no record of its node: another local node is running, or one was killed before it could clean up (ip link del ${NODE_NETWORK.bridge})`);
     return;
   }
-  // A record of this very process is a node of its own that did not stop cleanly: what is left is reclaimed.
-  if (owner.pid !== process.pid && processStarted(owner.pid) === owner.started) throw new Error(`another local node is running (pid ${owner.pid}, state in ${owner.stateDir})`);
+  // A record of this very process with no node running here is one of its own that did not stop cleanly.
+  if (owner.pid === process.pid ? runningHere : processStarted(owner.pid) === owner.started) {
+    throw new Error(`another local node is running (pid ${owner.pid}, state in ${owner.stateDir})`);
+  }
+  // Claimed by renaming it, which one start only can do: another start racing this one finds no record and a
+  // bridge, and is refused, instead of undoing what this one sets up next.
+  const claimed = `${OWNER_FILE}.reclaiming-${process.pid}`;
+  try {
+    renameSync(OWNER_FILE, claimed);
+  } catch {
+    throw new Error(`another local node start is reclaiming what a killed one left (${OWNER_FILE} was taken meanwhile)`);
+  }
   for (const pid of processesNaming(owner.stateDir)) {
     try {
       process.kill(pid, 'SIGKILL');
@@ -156,8 +175,12 @@ export async function reclaimHost(): Promise<void> {
     paths: new Set(owner.before.paths),
     containerLogs: new Set(owner.before.containerLogs),
   };
-  problems.push(...tearDownHost(host, owner.stateDir));
-  if (problems.length > 0) throw new Error(`a local node killed before its stop left what could not be undone: ${problems.join('; ')}`);
+  problems.push(...tearDownHost(host, owner.stateDir, claimed));
+  // What could not be undone stays on record, for the next start to try again.
+  if (problems.length > 0) {
+    renameSync(claimed, OWNER_FILE);
+    throw new Error(`a local node killed before its stop left what could not be undone: ${problems.join('; ')}`);
+  }
 }
 
 /** Each step runs even if an earlier one failed; what failed is answered, one line each. */
@@ -195,6 +218,7 @@ export async function setUpHost(stateDir: string): Promise<HostBefore> {
   // before it touches anything.
   try {
     writeFileSync(OWNER_FILE, JSON.stringify(owner), { flag: 'wx' });
+    runningHere = true;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new Error(`another local node is starting (${OWNER_FILE} appeared meanwhile)`);
     throw err;
@@ -226,7 +250,7 @@ export async function setUpHost(stateDir: string): Promise<HostBefore> {
 }
 
 /** Undoes setUpHost and everything the node's processes left; answers what it could not undo. */
-export function tearDownHost(before: HostBefore, stateDir: string): string[] {
+export function tearDownHost(before: HostBefore, stateDir: string, record = OWNER_FILE): string[] {
   const { step, problems } = steps();
   step('unmount', () => unmountUnder(stateDir));
   for (const name of listNetns()) if (!before.netns.has(name)) step(`netns ${name}`, () => run('ip', ['netns', 'delete', name]));
@@ -246,7 +270,8 @@ export function tearDownHost(before: HostBefore, stateDir: string): string[] {
   for (const [name, value] of before.sysctls) step(name, () => sysctl(name, value));
   if (problems.length === restored) step('saved settings', () => rmSync(SAVED_SYSCTLS_FILE, { force: true }));
   // Kept while something is left, so the next start finishes the job.
-  if (problems.length === 0) rmSync(OWNER_FILE, { force: true });
+  if (problems.length === 0) rmSync(record, { force: true });
+  if (record === OWNER_FILE) runningHere = false;
   return problems;
 }
 

@@ -51,16 +51,16 @@ describe('fieldsAppliedByOthers', () => {
       spec: { environment: { SET_BY_API: '1' } },
     };
     const { environment: _removed, ...withoutMap } = current.spec;
-    const maps = ['spec.environment'];
-    expect(fieldsAppliedByOthers(current, { ...current, spec: withoutMap } as App, 'cw-api', maps)).toEqual([]);
-    expect(fieldsAppliedByOthers(current, withSpec(current, { environment: {} }), 'cw-api', maps)).toEqual([]);
+    const values = ['spec.https.hsts'];
+    expect(fieldsAppliedByOthers(current, { ...current, spec: withoutMap } as App, 'cw-api', values)).toEqual([]);
+    expect(fieldsAppliedByOthers(current, withSpec(current, { environment: {} }), 'cw-api', values)).toEqual([]);
     // A map git fills is still git's when the whole map goes.
     const filled = applied('kustomize-controller');
     const { environment: _gone, ...withoutFilled } = filled.spec;
-    expect(fieldsAppliedByOthers(filled, { ...filled, spec: withoutFilled } as App, 'cw-api', maps)).toEqual([{ path: 'spec.environment.GREETING', managers: ['kustomize-controller'] }]);
+    expect(fieldsAppliedByOthers(filled, { ...filled, spec: withoutFilled } as App, 'cw-api', values)).toEqual([{ path: 'spec.environment.GREETING', managers: ['kustomize-controller'] }]);
   });
 
-  it('keeps an empty object that is not a map a value: removing `hsts: {}` git applies turns HSTS off, refused', () => {
+  it('keeps an empty object whose presence means something a value: removing `hsts: {}` git applies turns HSTS off, refused', () => {
     const current: App = {
       metadata: {
         name: 'web',
@@ -68,7 +68,14 @@ describe('fieldsAppliedByOthers', () => {
       } as KubeObject['metadata'],
       spec: { https: { hsts: {} } },
     };
-    expect(fieldsAppliedByOthers(current, withSpec(current, { https: {} }), 'cw-api', ['spec.environment'])).toEqual([{ path: 'spec.https.hsts', managers: ['kustomize-controller'] }]);
+    expect(fieldsAppliedByOthers(current, withSpec(current, { https: {} }), 'cw-api', ['spec.https.hsts'])).toEqual([{ path: 'spec.https.hsts', managers: ['kustomize-controller'] }]);
+    // A settings object git declares empty is not: the API may drop it once it has emptied it.
+    const https: App = {
+      ...current,
+      metadata: { ...current.metadata, managedFields: [{ manager: 'kustomize-controller', operation: 'Apply', fieldsV1: { 'f:spec': { 'f:https': {} } } }] } as KubeObject['metadata'],
+      spec: { https: { hsts: {} } },
+    };
+    expect(fieldsAppliedByOthers(https, withSpec(https, { https: undefined }), 'cw-api', ['spec.https.hsts'])).toEqual([]);
   });
 
   it('leaves alone what a one-off kubectl apply, an Update, or the writer itself owns', () => {

@@ -23,18 +23,18 @@ const ONE_OFF_MANAGERS = /^kubectl(-|$)/;
 const INTENT_ROOTS: readonly (readonly string[])[] = [['spec'], ['metadata', 'labels'], ['metadata', 'annotations']];
 
 /**
- * The fields where `next` differs from `current` that a manager other than `self` keeps applying. `maps`: the
- * dotted paths of fields that are maps (string keys chosen by the user, as `spec.environment`), where absent and
- * empty mean the same, so removing the last key the API set beside a map a tool declares empty changes nothing of
- * the tool's; elsewhere an empty object is a value (`hsts: {}` turns HSTS on). Labels and annotations are maps.
+ * The fields where `next` differs from `current` that a manager other than `self` keeps applying. An object absent
+ * on one side counts as an empty one (removing the last key the API set beside a map or a settings object a tool
+ * declares empty changes nothing of the tool's), except at the dotted paths in `emptyIsValue`, objects whose
+ * presence means something even when empty (`hsts: {}` turns HSTS on).
  */
-export function fieldsAppliedByOthers(current: KubeObject, next: KubeObject, self: string, maps: readonly string[] = []): AppliedField[] {
+export function fieldsAppliedByOthers(current: KubeObject, next: KubeObject, self: string, emptyIsValue: readonly string[] = []): AppliedField[] {
   const owners = appliedOwners(current, self);
   if (owners.length === 0) return [];
   const found: AppliedField[] = [];
-  const mapPaths = new Set(['metadata.labels', 'metadata.annotations', ...maps]);
+  const values = new Set(emptyIsValue);
   for (const root of INTENT_ROOTS) {
-    for (const path of changedPaths(valueAt(current, root), valueAt(next, root), [...root], mapPaths)) {
+    for (const path of changedPaths(valueAt(current, root), valueAt(next, root), [...root], values)) {
       const managers = owners.filter((o) => owns(o.fields, path)).map((o) => o.manager);
       if (managers.length > 0) found.push({ path: path.join('.'), managers });
     }
@@ -108,14 +108,14 @@ function owns(fields: FieldSet, path: readonly string[]): boolean {
 }
 
 /**
- * The paths of the leaves that differ; objects are compared key by key, anything else (lists too) as a whole. At a
- * path in `maps`, a map on one side only counts as an empty one on the other.
+ * The paths of the leaves that differ; objects are compared key by key, anything else (lists too) as a whole. An
+ * object on one side only counts as an empty one on the other, but at a path in `values`.
  */
-function changedPaths(before: unknown, after: unknown, at: string[], maps: ReadonlySet<string>): string[][] {
-  const [b, a] = maps.has(at.join('.')) ? [before ?? {}, after ?? {}] : [before, after];
+function changedPaths(before: unknown, after: unknown, at: string[], values: ReadonlySet<string>): string[][] {
+  const [b, a] = values.has(at.join('.')) ? [before, after] : [before ?? {}, after ?? {}];
   if (isObject(b) && isObject(a)) {
     const keys = new Set([...Object.keys(b), ...Object.keys(a)]);
-    return [...keys].flatMap((key) => changedPaths(b[key], a[key], [...at, key], maps));
+    return [...keys].flatMap((key) => changedPaths(b[key], a[key], [...at, key], values));
   }
   return JSON.stringify(before) === JSON.stringify(after) ? [] : [at];
 }

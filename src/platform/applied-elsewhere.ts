@@ -6,15 +6,15 @@ import type { KubeObject } from '../kube/types.ts';
 /** The field manager of cw-api's writes (the `fieldManager` every write carries: `loadKubeConnection`). */
 const API_MANAGER = 'cw-api';
 
-/** The maps (keys the user chooses) of the kinds the API writes: absent and empty mean the same there. */
-const MAP_FIELDS = ['spec.environment', 'spec.databaseEnvironment'];
+/** Objects of the kinds the API writes whose presence means something even when empty: absent is not `{}` there. */
+const EMPTY_IS_VALUE = ['spec.https.hsts'];
 
 /**
  * Refuses a change of fields a GitOps tool keeps applying (Flux, Argo CD with server-side apply): written here
  * they would stand only until its next sync, so the request is told where the field is set instead (409).
  */
 export function refuseAppliedElsewhere<T extends KubeObject>(current: T, next: T): void {
-  refuse(current, fieldsAppliedByOthers(current, next, API_MANAGER, MAP_FIELDS));
+  refuse(current, fieldsAppliedByOthers(current, next, API_MANAGER, EMPTY_IS_VALUE));
 }
 
 /** Refuses setting the fields at `paths` (which the caller found to change) where a GitOps tool applies them. */

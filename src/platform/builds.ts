@@ -1,6 +1,6 @@
 import type { Build, BuildDeployOptions } from '../apis/v1alpha1/build.ts';
 import { isNamespaceTerminating } from './namespace-refusal.ts';
-import type { RuntimeApp } from '../apis/v1alpha1/runtime-app.ts';
+import type { RuntimeApp, RuntimeAppSpec } from '../apis/v1alpha1/runtime-app.ts';
 import { isAlreadyExists, isNotFound, KubeApiError } from '../kube/index.ts';
 import type { ObjectStore } from '../object-store/object-store.ts';
 import type { Artifact } from '../app-artifacts/artifact.ts';
@@ -168,13 +168,11 @@ export class BuildCatalog {
   async #upload(project: string, appId: string, body: AsyncIterable<Uint8Array>, declaredLength: number | undefined, options: DeployOptions, activate: boolean): Promise<DeployResult> {
     const app = await this.#store.live(project, appId);
     const artifacts = requireArtifactStore(this.#options.artifacts);
-    const hostnames = activate ? this.#hosts.check(project, appId, options.hostnames ?? []) : [];
+    // Host names a GitOps tool applies are its own (kept as they are, checked by its controller), not the deploy's.
+    const hostnames = activate && !appliedElsewhere(app, ['spec', 'hostnames']) ? this.#hosts.check(project, appId, options.hostnames ?? []) : [];
     if (activate) {
       // Before the upload is read: a deploy a GitOps tool would undo stores nothing (checked again as it is written).
-      refuseAskedApplied(app, {
-        ...(options.hostnames !== undefined ? { hostnames } : {}),
-        ...(options.maxConcurrentRequests !== undefined ? { maxConcurrentRequests: options.maxConcurrentRequests } : {}),
-      });
+      refuseAskedApplied(app, askedOptions(options));
       refuseAppliedElsewhere(app, { ...app, spec: { ...keepingApplied(app, withOptions(app.spec, recordedOptions(hostnames, options.maxConcurrentRequests))), activeBuildId: UPLOAD_PENDING } });
     }
     const max = this.#limits.maxCompressedBytes;
@@ -227,8 +225,7 @@ export class BuildCatalog {
     await spool.dispose().catch(() => {}); // tried again once the deploy ends
     options.stored?.();
     // What the deploy serves, and its build records: the options a GitOps tool applies as the app has them.
-    const served = keepingApplied(app, withOptions(app.spec, recordedOptions(hostnames, options.maxConcurrentRequests)));
-    const deployOptions = recordedOptions(served.hostnames ?? [], served.maxConcurrentRequests);
+    const deployOptions = servedOptions(keepingApplied(app, withOptions(app.spec, recordedOptions(hostnames, options.maxConcurrentRequests))));
     let recorded: { build: Build; created: boolean } | undefined;
     try {
       recorded = await this.#record(app, {
@@ -253,12 +250,16 @@ export class BuildCatalog {
           // project some of its quota, during the upload.
           this.#hosts.withinLimit(project, appId, this.#hosts.check(project, appId, hostnames));
           checkProjectQuota(project, this.#quota, activeUnpackedBytes(this.#activeBuilds(project), appId), artifact.unpackedBytes);
+          // Git's values as they are now: a change of them during the upload neither refuses the deploy nor is undone.
+          refuseAskedApplied(live, askedOptions(options));
           return withDeployedBy(live, withActiveBuild(keepingApplied(live, withOptions(spec, deployOptions)), buildId, artifact.migrations), options.by);
         },
         { uid: app.metadata?.uid },
       );
-      // A build uploaded before keeps the options of its earlier deploy until this one has succeeded.
-      if (!sameOptions(recorded.build.spec.deployOptions, deployOptions)) await this.#recordOptions(recorded.build, deployOptions);
+      // A build uploaded before keeps the options of its earlier deploy until this one has succeeded; the build
+      // records what is served (git's values may have changed during the upload).
+      const served = servedOptions(updated.spec);
+      if (!sameOptions(recorded.build.spec.deployOptions, served)) await this.#recordOptions(recorded.build, served);
       return { app_id: appId, build_id: buildId, hosts: hostsOf(updated, this.#options.baseDomain, this.#hosts.finalized(project, appId)), uploaded: true };
     } catch (err) {
       // The app was deleted meanwhile, or its whole project: nothing can point at what this upload wrote, so
@@ -389,6 +390,19 @@ export class BuildCatalog {
  * The apiserver refused a write into the project's namespace because it is gone (404) or being deleted
  * (403, "being terminated"): the project was deleted during the request.
  */
+/** The options a deploy asked for explicitly (left out: not asked). */
+function askedOptions(options: DeployOptions): BuildDeployOptions {
+  return {
+    ...(options.hostnames !== undefined ? { hostnames: [...options.hostnames] } : {}),
+    ...(options.maxConcurrentRequests !== undefined ? { maxConcurrentRequests: options.maxConcurrentRequests } : {}),
+  };
+}
+
+/** The deploy options an app's spec serves, as a build records them. */
+function servedOptions(spec: RuntimeAppSpec): BuildDeployOptions {
+  return recordedOptions(spec.hostnames ?? [], spec.maxConcurrentRequests);
+}
+
 /** Stands for the build being uploaded when a deploy is judged before its upload: any id differs from the app's. */
 const UPLOAD_PENDING = '(the upload)';
 

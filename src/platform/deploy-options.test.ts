@@ -50,6 +50,9 @@ describe('deploy options', () => {
     expect(() => refuseAskedApplied(fromGit, { hostnames: ['Git.Example.com'], maxConcurrentRequests: 7 })).not.toThrow();
     expect(() => refuseAskedApplied(fromGit, { maxConcurrentRequests: 9 })).toThrow(ConflictError);
     expect(() => refuseAskedApplied(fromGit, { hostnames: [] })).toThrow(/spec\.hostnames is applied by kustomize-controller/);
+    // The same names in another order are not another value.
+    const two = { ...fromGit, spec: { ...fromGit.spec, hostnames: ['a.example.com', 'b.example.com'] } };
+    expect(() => refuseAskedApplied(two, { hostnames: ['b.example.com', 'a.example.com'] })).not.toThrow();
     const byApi = { ...fromGit, metadata: { name: 'web' } };
     expect(keepingApplied(byApi, withOptions(byApi.spec, {}))).toStrictEqual({ displayName: 'web' });
     expect(() => refuseAskedApplied(byApi, { maxConcurrentRequests: 9 })).not.toThrow();

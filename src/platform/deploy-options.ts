@@ -28,19 +28,26 @@ const OPTION_FIELDS = ['hostnames', 'maxConcurrentRequests'] as const;
  * a name the deploy's own checks would drop or refuse stays), so that a deploy or rollback changes none of them.
  */
 export function keepingApplied(app: RuntimeApp, spec: RuntimeAppSpec): RuntimeAppSpec {
-  let kept = spec;
-  for (const field of OPTION_FIELDS) {
-    if (!appliedElsewhere(app, ['spec', field])) continue;
-    const { [field]: _, ...rest } = kept;
-    kept = app.spec[field] === undefined ? rest : { ...rest, [field]: app.spec[field] };
-  }
-  return kept;
+  const { hostnames, maxConcurrentRequests, ...rest } = spec;
+  const kept = {
+    hostnames: appliedElsewhere(app, ['spec', 'hostnames']) ? app.spec.hostnames : hostnames,
+    maxConcurrentRequests: appliedElsewhere(app, ['spec', 'maxConcurrentRequests']) ? app.spec.maxConcurrentRequests : maxConcurrentRequests,
+  };
+  return {
+    ...rest,
+    ...(kept.hostnames !== undefined ? { hostnames: kept.hostnames } : {}),
+    ...(kept.maxConcurrentRequests !== undefined ? { maxConcurrentRequests: kept.maxConcurrentRequests } : {}),
+  };
 }
 
-/** Refuses (409) a deploy asking for another value of an option a GitOps tool applies; `asked`: what the request gave. */
+/**
+ * Refuses (409) a deploy asking for another value of an option a GitOps tool applies; `asked`: what the request
+ * gave (host names as parsed, in any order: the same names as git's are not another value).
+ */
 export function refuseAskedApplied(app: RuntimeApp, asked: BuildDeployOptions): void {
+  const names = (list: readonly string[] | undefined) => [...new Set(list ?? [])].sort().join(',');
   const differs = {
-    hostnames: asked.hostnames !== undefined && !sameOptions({ hostnames: asked.hostnames }, { hostnames: app.spec.hostnames ?? [] }),
+    hostnames: asked.hostnames !== undefined && names(asked.hostnames) !== names(app.spec.hostnames),
     maxConcurrentRequests: asked.maxConcurrentRequests !== undefined && asked.maxConcurrentRequests !== app.spec.maxConcurrentRequests,
   };
   refuseSettingApplied(
