@@ -80,6 +80,11 @@ export interface HostBefore {
   containerLogs: Set<string>;
 }
 
+/** What to put back, from a record's lists. */
+function hostBefore(before: NodeOwner['before'], sysctls: Map<string, string>): HostBefore {
+  return { sysctls, netns: new Set(before.netns), ipsets: new Set(before.ipsets), paths: new Set(before.paths), containerLogs: new Set(before.containerLogs) };
+}
+
 interface NodeOwner {
   pid: number;
   /** The process's start time (clock ticks since boot): a pid reused by another process does not count. */
@@ -100,12 +105,11 @@ function processStarted(pid: number): string | undefined {
 
 /** The record, if there is one whose shape holds (an absolute state directory, a pid): anything else is refused. */
 function readOwner(): NodeOwner | undefined {
-  const path = OWNER_FILE;
-  if (!existsSync(path)) return undefined;
-  const refused = new Error(`${path} is not a local node's record; look at it, then remove it`);
+  if (!existsSync(OWNER_FILE)) return undefined;
+  const refused = new Error(`${OWNER_FILE} is not a local node's record; look at it, then remove it`);
   let owner: Partial<NodeOwner>;
   try {
-    owner = JSON.parse(readFileSync(path, 'utf8')) as Partial<NodeOwner>;
+    owner = JSON.parse(readFileSync(OWNER_FILE, 'utf8')) as Partial<NodeOwner>;
   } catch {
     throw refused;
   }
@@ -168,14 +172,9 @@ export async function reclaimHost(): Promise<void> {
     }
   }
   const problems = await removeKubeCgroups();
-  const host: HostBefore = {
-    sysctls: existsSync(SAVED_SYSCTLS_FILE) ? savedSysctls() : new Map(),
-    netns: new Set(listNetns().filter((name) => !name.startsWith('cni-') || owner.before.netns.includes(name))),
-    ipsets: new Set(owner.before.ipsets),
-    paths: new Set(owner.before.paths),
-    containerLogs: new Set(owner.before.containerLogs),
-  };
-  problems.push(...tearDownHost(host, owner.stateDir, claimed));
+  const sysctls = existsSync(SAVED_SYSCTLS_FILE) ? savedSysctls() : new Map<string, string>();
+  const netns = listNetns().filter((name) => !name.startsWith('cni-') || owner.before.netns.includes(name));
+  problems.push(...tearDownHost(hostBefore({ ...owner.before, netns }, sysctls), owner.stateDir, claimed));
   // What could not be undone stays on record, for the next start to try again.
   if (problems.length > 0) {
     renameSync(claimed, OWNER_FILE);
@@ -223,13 +222,7 @@ export async function setUpHost(stateDir: string): Promise<HostBefore> {
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new Error(`another local node is starting (${OWNER_FILE} appeared meanwhile)`);
     throw err;
   }
-  const before: HostBefore = {
-    sysctls: savedSysctls(),
-    netns: new Set(owner.before.netns),
-    ipsets: new Set(owner.before.ipsets),
-    paths: new Set(owner.before.paths),
-    containerLogs: new Set(owner.before.containerLogs),
-  };
+  const before = hostBefore(owner.before, savedSysctls());
   try {
     run('ip', ['link', 'add', NODE_NETWORK.bridge, 'type', 'bridge']);
     run('ip', ['addr', 'add', `${NODE_NETWORK.address}/${NODE_NETWORK.prefixLength}`, 'dev', NODE_NETWORK.bridge]);

@@ -81,10 +81,9 @@ const FLUX_SSA = 'kustomize.toolkit.fluxcd.io/ssa';
  * `ssa: IfNotPresent` in git (created once, never applied again), which the live object carries as a field Flux
  * applies. Its `managedFields` entry stays, so the mark is what tells.
  */
-function fluxLetGo(object: KubeObject, flux: FieldSet | undefined): boolean {
+function fluxLetGo(object: KubeObject, flux: FieldSet): boolean {
   const marks = ['labels', 'annotations'] as const;
-  const marked = (key: string, value: string, byFlux: boolean) =>
-    marks.some((kind) => object.metadata?.[kind]?.[key]?.toLowerCase() === value && (!byFlux || (flux !== undefined && owns(flux, ['metadata', kind, key]))));
+  const marked = (key: string, value: string, byFlux: boolean) => marks.some((kind) => object.metadata?.[kind]?.[key]?.toLowerCase() === value && (!byFlux || owns(flux, ['metadata', kind, key])));
   return marked(FLUX_RECONCILE, 'disabled', false) || marked(FLUX_SSA, 'ignore', false) || marked(FLUX_SSA, 'ifnotpresent', true);
 }
 

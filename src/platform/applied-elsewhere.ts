@@ -21,10 +21,7 @@ export function refuseAppliedElsewhere<T extends KubeObject>(current: T, next: T
 export function refuseSettingApplied(current: KubeObject, paths: readonly (readonly string[])[]): void {
   refuse(
     current,
-    paths.flatMap((path) => {
-      const managers = managersApplyingField(current, path, API_MANAGER);
-      return managers.length > 0 ? [{ path: path.join('.'), managers }] : [];
-    }),
+    paths.flatMap((path) => appliedAt(current, path, path.join('.'))),
   );
 }
 
@@ -36,13 +33,18 @@ export function refuseEntriesAppliedElsewhere(current: KubeObject, list: readonl
   refuse(
     current,
     changedKeys.flatMap((key) => {
-      const managers = managersApplyingField(current, [...list, `k:${JSON.stringify(key)}`], API_MANAGER);
       const at = Object.entries(key)
         .map(([k, v]) => `${k}=${v}`)
         .join(',');
-      return managers.length > 0 ? [{ path: `${list.join('.')}[${at}]`, managers }] : [];
+      return appliedAt(current, [...list, `k:${JSON.stringify(key)}`], `${list.join('.')}[${at}]`);
     }),
   );
+}
+
+/** The field at `path` as applied by GitOps tools, named `shown` in a refusal; none if no tool applies it. */
+function appliedAt(current: KubeObject, path: readonly string[], shown: string): AppliedField[] {
+  const managers = managersApplyingField(current, path, API_MANAGER);
+  return managers.length > 0 ? [{ path: shown, managers }] : [];
 }
 
 function refuse(current: KubeObject, applied: readonly AppliedField[]): void {

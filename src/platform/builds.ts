@@ -297,8 +297,10 @@ export class BuildCatalog {
         const { spec } = live;
         const recorded = build.spec.deployOptions;
         // Host names a GitOps tool applies are kept as they are, so they are not checked as the build's own.
-        const hostnames = appliedElsewhere(live, ['spec', 'hostnames']) ? [] : this.#recordedHostnames(project, appId, buildId, recorded?.hostnames ?? []);
-        const next = recorded ? keepingApplied(live, withOptions(spec, { ...recorded, hostnames })) : spec;
+        const gitHostnames = appliedElsewhere(live, ['spec', 'hostnames']);
+        const next = recorded
+          ? keepingApplied(live, withOptions(spec, { ...recorded, hostnames: gitHostnames ? [] : this.#recordedHostnames(project, appId, buildId, recorded.hostnames ?? []) }))
+          : spec;
         if (spec.activeBuildId === buildId && sameOptions(next, spec)) return undefined;
         if (spec.activeBuildId !== buildId) {
           checkProjectQuota(project, this.#quota, activeUnpackedBytes(this.#activeBuilds(project), appId), unpackedSizeOf(build));
@@ -386,10 +388,6 @@ export class BuildCatalog {
   }
 }
 
-/**
- * The apiserver refused a write into the project's namespace because it is gone (404) or being deleted
- * (403, "being terminated"): the project was deleted during the request.
- */
 /** The options a deploy asked for explicitly (left out: not asked). */
 function askedOptions(options: DeployOptions): BuildDeployOptions {
   return {
@@ -406,6 +404,10 @@ function servedOptions(spec: RuntimeAppSpec): BuildDeployOptions {
 /** Stands for the build being uploaded when a deploy is judged before its upload: any id differs from the app's. */
 const UPLOAD_PENDING = '(the upload)';
 
+/**
+ * The apiserver refused a write into the project's namespace because it is gone (404) or being deleted
+ * (403, "being terminated"): the project was deleted during the request.
+ */
 function namespaceGone(err: unknown): boolean {
   return (err instanceof KubeApiError && err.code === 404) || isNamespaceTerminating(err);
 }
