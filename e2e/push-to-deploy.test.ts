@@ -260,6 +260,33 @@ describe('push to deploy', () => {
     await servedEverywhere([runtime], host('late'), 'pushed while the events role was down', 60_000);
   });
 
+  it('builds nothing for an app whose activeBuildId git applies, and builds the head once git lets the field go', { timeout: 120_000 }, async () => {
+    const pinned = await appWithRepository('pinned', 'pinned-site');
+    // Flux's kustomize-controller applies the app with the build it serves (git chooses it, not a push).
+    await apps.apply(
+      { apiVersion: 'cloudwright.dev/v1alpha1', kind: 'RuntimeApp', metadata: { name: 'pinned', namespace: project }, spec: { displayName: 'pinned', activeBuildId: 'b-from-git' } },
+      { fieldManager: 'kustomize-controller', force: true },
+    );
+    await sources.create({ metadata: { name: 'pinned', namespace: project }, spec: { app: 'pinned', repository: { owner: project, name: 'pinned-site' } } });
+    const commit = await git.commit(pinned.work, 'pushed beside git', worker('pushed once git let go'));
+    await git.run(['push', '-q', pinned.remote, 'main'], { cwd: pinned.work });
+
+    const refused = await eventually(
+      'the push refused before its build',
+      () => sources.get(project, 'pinned'),
+      (s) => s?.status?.production?.commit === commit && findCondition(s.status.conditions, 'Ready')?.reason === 'DeployFailed',
+    );
+    expect(findCondition(refused?.status?.conditions, 'Ready')?.message).toMatch(/is not built, as it could not be deployed: RuntimeApp pinned: spec.activeBuildId is applied by kustomize-controller/);
+    expect(refused?.status?.production?.build).toBeUndefined();
+    expect((await builds.list(project)).items.filter((b) => b.spec.app === 'pinned')).toEqual([]);
+    expect((await apps.get(project, 'pinned'))?.spec.activeBuildId).toBe('b-from-git');
+
+    // Flux's mark hands the app over: the app's change wakes the source, which builds and deploys the head.
+    await apps.patch(project, 'pinned', { metadata: { annotations: { 'kustomize.toolkit.fluxcd.io/reconcile': 'disabled' } } });
+    await servedEverywhere([runtime], host('pinned'), 'pushed once git let go', 60_000);
+    expect((await sources.get(project, 'pinned'))?.status?.production).toMatchObject({ commit, deployedCommit: commit, build: `pinned-${commit.slice(0, 12)}` });
+  });
+
   it('loses no deploy when the operator is killed in the middle of a build', { timeout: 180_000 }, async () => {
     const slow = await appWithRepository('slow', 'slow-site');
     // The build sleeps 3 s before its output exists, so the kill lands while it runs.

@@ -56,6 +56,14 @@ export function refuseAskedApplied(app: RuntimeApp, asked: BuildDeployOptions): 
   );
 }
 
+/**
+ * Refuses (409) making another build active on an app whose `activeBuildId` a GitOps tool applies: push to deploy
+ * asks before it builds, as a deploy asks before its upload is read.
+ */
+export function refuseActivationApplied(app: RuntimeApp): void {
+  refuseSettingApplied(app, [['spec', 'activeBuildId']]);
+}
+
 /** Whether two records say the same (host names in order, as the app's spec keeps them). */
 export function sameOptions(a: BuildDeployOptions | undefined, b: BuildDeployOptions | undefined): boolean {
   if (a === undefined || b === undefined) return a === b;

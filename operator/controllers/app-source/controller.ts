@@ -19,11 +19,12 @@ import { setCondition, statusChanged } from '../../../src/conditions/index.ts';
 import { Controller, type Result } from '../../../src/controller-runtime/controller.ts';
 import { WrittenStatus } from '../../../src/controller-runtime/written-status.ts';
 import type { EventRecorder } from '../../../src/controller-runtime/events.ts';
-import { PublicError } from '../../../src/errors.ts';
+import { ConflictError, PublicError } from '../../../src/errors.ts';
 import { isAlreadyExists, isNotFound, objectClient, statusCodeOf, type Informer, type KubeConnection, type KubeObject } from '../../../src/kube/index.ts';
 import type { Logger } from '../../../src/logging/log.ts';
 import { APP_LABEL } from '../../../src/platform/app-view.ts';
 import type { BuildCatalog } from '../../../src/platform/builds.ts';
+import { refuseActivationApplied } from '../../../src/platform/deploy-options.ts';
 import { APP_SOURCES, DATABASES, PROJECT_LABEL, RUNTIME_APPS, SOURCE_BUILDS } from '../../../src/platform/resources.ts';
 import type { RepoStore } from '../../../src/repo-store/repo-store.ts';
 import { defaultHost } from '../../../src/runtime-contract/hosts.ts';
@@ -172,20 +173,45 @@ export function appSourceController(deps: AppSourceControllerDeps): Controller<A
     return undefined;
   };
 
+  /** The branch's entry as it stands before this pass deploys anything: what was deployed stays recorded. */
+  const entryOf = (source: AppSource, target: Target, before: SourceDeployment | undefined): SourceDeployment => ({
+    branch: target.branch,
+    app: target.app,
+    host: defaultHost(source.metadata?.namespace ?? '', target.app, deps.baseDomain),
+    commit: target.commit,
+    build: buildName(target),
+    ...(before?.app === target.app && before.deployedCommit ? { deployedCommit: before.deployedCommit, deployedBuildId: before.deployedBuildId, deployedAt: before.deployedAt } : {}),
+  });
+
+  /**
+   * A head not built yet, for an app whose `activeBuildId` a GitOps tool applies: refused before it is built (its
+   * deploy would be), as the API refuses such a deploy before reading its upload. Read live, since caches keep no
+   * managedFields; once the tool lets the field go, the app's change wakes the source and the head is built.
+   */
+  const refusedBeforeBuild = async (source: AppSource, target: Target, before: SourceDeployment | undefined): Promise<BranchDeployment | undefined> => {
+    const namespace = source.metadata?.namespace ?? '';
+    if (deps.builds.get(`${namespace}/${buildName(target)}`) || before?.deployedCommit === target.commit) return undefined;
+    const live = await apps.get(namespace, target.app);
+    if (!live) return undefined;
+    try {
+      refuseActivationApplied(live);
+      return undefined;
+    } catch (err) {
+      if (!(err instanceof ConflictError)) throw err;
+      const message = `${target.commit.slice(0, 12)} is not built, as it could not be deployed: ${err.message}`.slice(0, 1024);
+      // No SourceBuild is named: none is made for this head while the tool applies the field.
+      const { build: _none, ...entry } = entryOf(source, target, before);
+      return { entry: { ...entry, message }, waiting: AppSourceReasons.DeployFailed };
+    }
+  };
+
   /**
    * Makes the target's build the app's active one when it succeeded and is not deployed yet. Answers the branch's
    * entry and, while its head is not deployed, why (the reason Ready gives for the production branch).
    */
   const deploy = async (source: AppSource, target: Target, build: SourceBuild | undefined, before: SourceDeployment | undefined): Promise<BranchDeployment> => {
     const namespace = source.metadata?.namespace ?? '';
-    const entry: SourceDeployment = {
-      branch: target.branch,
-      app: target.app,
-      host: defaultHost(namespace, target.app, deps.baseDomain),
-      commit: target.commit,
-      build: buildName(target),
-      ...(before?.app === target.app && before.deployedCommit ? { deployedCommit: before.deployedCommit, deployedBuildId: before.deployedBuildId, deployedAt: before.deployedAt } : {}),
-    };
+    const entry = entryOf(source, target, before);
     const state = build?.status?.state;
     // By state, not spec.cancelled: a supersede can mark a build that had just succeeded, which still deploys.
     if (state === 'Cancelled') return { entry: { ...entry, message: `the build of ${target.commit.slice(0, 12)} was cancelled: push again to build` }, waiting: AppSourceReasons.BuildCancelled };
@@ -338,8 +364,9 @@ export function appSourceController(deps: AppSourceControllerDeps): Controller<A
       let production: SourceDeployment | undefined;
       let productionWaiting: BranchDeployment['waiting'];
       if (targets.production) {
-        const build = await ensureBuild(source, app, targets.production);
-        ({ entry: production, waiting: productionWaiting } = await deploy(source, targets.production, build, source.status?.production));
+        const before = source.status?.production;
+        const refused = await refusedBeforeBuild(source, targets.production, before);
+        ({ entry: production, waiting: productionWaiting } = refused ?? (await deploy(source, targets.production, await ensureBuild(source, app, targets.production), before)));
       }
       const previews: SourceDeployment[] = [];
       for (const target of targets.previews) {
