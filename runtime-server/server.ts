@@ -38,7 +38,8 @@ import { compareResourceVersions } from '../src/kube/resource-version.ts';
 import { isDeepStrictEqual } from 'node:util';
 import type { ReplicaSnapshot } from './replica-reports.ts';
 import { AppHosts } from './app-hosts.ts';
-import { UnlistedApps, type UnlistedAppsOptions } from './unlisted-apps.ts';
+import { NamesOnDemand, nameReads } from './names-on-demand.ts';
+import { UnlistedApps } from './unlisted-apps.ts';
 import type { DatabaseSources } from './linked-environment.ts';
 import { ReplicaPublisher } from './replica-publisher.ts';
 import { RolloutCountsReader } from './rollout-counts.ts';
@@ -152,11 +153,11 @@ export class RuntimeServer {
     if (this.#stopping) return 'stopping: finishing the requests in flight';
     if (this.#entryPort === undefined || !this.#engine) return 'starting: the entry point does not listen yet';
     // On demand, an app asked for before the apps are listed is looked up (`#unlisted`): only the few caches its
-    // admission reads must have listed.
-    if (!this.#firstPass && !this.#unlisted) return 'starting: the informers have not listed the apps yet';
+    // admission reads must have listed (domains and their claims; a custom host name's objects are read by name).
+    if (!this.#firstPass && !this.#unlisted) return 'starting: the informers have not listed the apps and their host names yet';
     // Lookups are a start's stopgap: a list that does not come (the apiserver refusing it, say) must not leave a
     // replica taking traffic for ever on reads it never watches.
-    if (!this.#firstPass && Date.now() > this.#unlistedUntil) return `starting: the informers have not listed the apps within ${UNLISTED_LIMIT_MS / 1000} s`;
+    if (!this.#firstPass && Date.now() > this.#unlistedUntil) return `starting: the informers have not listed the apps and their host names within ${UNLISTED_LIMIT_MS / 1000} s`;
     // Without on-demand serving every app is prepared as it is reached: one not reached yet cannot be asked for.
     if (!this.#config.onDemand && !this.#firstPassDone()) return `starting: ${this.#firstPass?.pendingCount ?? 0} apps of the first list are not served yet`;
     const status = this.#engine.status();
@@ -431,10 +432,12 @@ export class RuntimeServer {
     informer.onQuietChange((app) => this.#marks.changedQuietly(app));
     const appHosts = (this.#appHosts = new AppHosts(config.baseDomain));
     appHosts.follow(informer, hostnames);
-    const claimSources = { baseDomain: config.baseDomain, domains, hostnames, domainClaims, hostnameClaims };
+    const names = new NamesOnDemand({ listed: { baseDomain: config.baseDomain, domains, domainClaims }, hostnameClaims, hostnames, reads: nameReads(kube, config.watchNamespace) });
+    const claimSources = names.sources;
     const tls = (this.#tls = new RuntimeTls({
       certificates,
       mayServe: (namespace, host) => serveRefusal(namespace, host, factsFromClaims(claimSources)) === undefined,
+      prepareName: (host) => names.prepare(host),
       registry: this.registry,
       log: this.#log,
     }));
@@ -472,23 +475,26 @@ export class RuntimeServer {
     }));
     await this.#startPublishing(publisher);
     this.#log.info('publishing replica report', { namespace: config.replica.namespace, replica: config.replica.name });
-    // The RuntimeApps, one per app, take a minute and more to list in a large installation. What an app's admission
-    // and its certificates read (claims, domains, AppHostnames: one per custom host name) is listed before traffic,
-    // so a name is admitted and its certificate served exactly as once everything is listed.
-    const admissionCaches = [hostnames, domains, domainClaims, hostnameClaims, databases, certificates];
-    for (const i of [informer, ...admissionCaches]) i.start();
+    // The RuntimeApps, one per app, take a minute and more to list in a large installation, and so do the
+    // HostnameClaims and AppHostnames where apps have custom host names (one each per name). What else an app's
+    // admission and its certificates read (domains and their claims, databases, certificates) is listed before
+    // traffic; a custom host name's claim and AppHostname are read by name until theirs have listed (`names`), so a
+    // name is admitted and its certificate served exactly as once everything is listed.
+    const admissionCaches = [domains, domainClaims, databases, certificates];
+    for (const i of [informer, hostnames, hostnameClaims, ...admissionCaches]) i.start();
     await Promise.all(admissionCaches.map((i) => i.waitForSync(this.#abort.signal)));
     // Once the certificates are known, so the first handshakes find theirs.
     if (config.https) await tls.listen(config.https, store, (server) => engine.serveOn(server));
     if (config.onDemand) {
-      this.#unlisted = this.#unlistedApps(kube, config, claimSources, databaseSources);
+      this.#unlisted = this.#unlistedApps(kube, config, names, databaseSources);
       this.#unlistedUntil = Date.now() + UNLISTED_LIMIT_MS;
       // Readiness is looked at again when the limit passes (probes may be far apart; the RuntimeReplica follows it).
       setTimeout(() => this.notReady(), UNLISTED_LIMIT_MS + 1).unref();
       this.#log.info('taking traffic before the apps are listed: an app asked for is looked up by its host');
       publisher.changed();
     }
-    await informer.waitForSync(this.#abort.signal);
+    // The controller decides every app from its caches: the host names' too.
+    await Promise.all([informer, hostnames, hostnameClaims].map((i) => i.waitForSync(this.#abort.signal)));
     // Before the controller's workers start, so no reconcile can finish before its key is counted. The apps a lookup
     // routed are reconciled too: one deleted meanwhile is no longer listed.
     const listed = informer.list().map(objectKey);
@@ -504,7 +510,7 @@ export class RuntimeServer {
   }
 
   /** The lookups of apps asked for before the list: reads of one app, or of one project's apps, in the namespace served. */
-  #unlistedApps(kube: KubeConnection, config: RuntimeServerConfig, names: UnlistedAppsOptions['names'], databases: DatabaseSources): UnlistedApps {
+  #unlistedApps(kube: KubeConnection, config: RuntimeServerConfig, names: NamesOnDemand, databases: DatabaseSources): UnlistedApps {
     const apps = objectClient<RuntimeApp>(kube, RUNTIME_APPS);
     return new UnlistedApps({
       baseDomain: config.baseDomain,
@@ -516,7 +522,8 @@ export class RuntimeServer {
         },
         appsIn: async (namespace) => (await apps.list(namespace)).items.map(projectRuntimeApp),
       },
-      names,
+      names: names.sources,
+      prepareName: (host) => names.prepare(host),
       databases,
       // Too late once the informers have listed: the serving controller decides every app from then on.
       deploy: async (deployment) => {

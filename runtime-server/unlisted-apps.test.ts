@@ -127,6 +127,27 @@ describe('UnlistedApps: the app a host names, read before the informers have lis
     expect(t.deployed).toHaveLength(1);
   });
 
+  it('reads a custom host name’s objects (prepareName) before deciding it, not for a default host; a failed read is a retry', async () => {
+    const objects: Objects = { apps: [app('p', 'web')] };
+    const prepared: string[] = [];
+    let failing = true;
+    const t = setup(objects, {
+      prepareName: async (host) => {
+        prepared.push(host);
+        if (failing) throw new Error('the apiserver is unreachable');
+        // What the read finds, as NamesOnDemand shows it to the claims.
+        objects.hostnameClaims = [claim(host, 'AppHostname', 'p')];
+        objects.attachments = [attachment('p', host, 'web')];
+      },
+    });
+    expect(await t.unlisted.lookup(`web.p.${BASE}`)).toBe('routed');
+    expect(await t.unlisted.lookup('shop.example.com')).toBe('retry');
+    failing = false;
+    expect(await t.unlisted.lookup('shop.example.com')).toBe('routed');
+    expect(prepared).toEqual(['shop.example.com', 'shop.example.com']);
+    expect(t.deployed.at(-1)).toEqual(expect.objectContaining({ project: 'p', appId: 'web', hostnames: ['shop.example.com'] }));
+  });
+
   it("routes a host an app's spec lists in its project's part of the base domain or its managed domain, not another project's", async () => {
     const t = setup({
       apps: [app('p', 'web', { hostnames: [`www.p.${BASE}`, 'www.p-domain.com', `www.q.${BASE}`] }), app('q', 'site')],

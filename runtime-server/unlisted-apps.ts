@@ -25,10 +25,16 @@ export interface UnlistedAppsOptions {
   namespace?: string;
   reads: UnlistedReads;
   /**
-   * The caches listed before the replica takes traffic: the name claims, the project domains and the AppHostnames
-   * (one per custom host name, not per app), so a name is admitted by the claims exactly as the controller admits it.
+   * The name claims, the project domains and the AppHostnames as the controller's admission reads them, so a name
+   * is admitted here exactly as it is there: the domains and their claims listed before the replica takes traffic,
+   * the claims and AppHostnames of custom host names (one per name) as `prepareName` read them until they are listed.
    */
   names: ClaimSources;
+  /**
+   * Reads what `names` needs to decide a host that is not an app's default host, where the claims kept one per
+   * custom host name are not listed yet either (`NamesOnDemand.prepare`); `undefined`: nothing to wait for.
+   */
+  prepareName?: (host: string) => Promise<void> | undefined;
   databases?: DatabaseSources;
   /** Routes what was found (on demand: its first request prepares it); false once the informers have listed (the controller decides then). */
   deploy: (deployment: AppDeployment) => Promise<boolean>;
@@ -145,6 +151,7 @@ export class UnlistedApps {
       const app = await this.#o.reads.app(owner.project, owner.appId);
       if (app && deploymentOf(app)) return { app, listed: [], attached: [] };
     }
+    await this.#o.prepareName?.(host);
     const facts = factsFromClaims(this.#o.names, new Date(this.#now()));
     const project = nameHolder(host, facts)?.project;
     if (project === undefined || !this.#serves(project) || serveRefusal(project, host, facts) !== undefined) return undefined;

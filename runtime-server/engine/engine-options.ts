@@ -26,7 +26,7 @@ export interface RuntimeEngineOptions {
   /** `Retry-After` seconds on 503 answers (default 1). */
   readonly retryAfterSeconds?: number;
   /** Answers a request before it is routed to an app, or returns false (`EntryProxyOptions.answer`). */
-  readonly answer?: (req: IncomingMessage, res: ServerResponse) => boolean;
+  readonly answer?: (req: IncomingMessage, res: ServerResponse) => boolean | Promise<boolean>;
   /**
    * A request for a host no deployed app has: the engine's owner may not have deployed the app yet (cw-runtime
    * going through its first list). Answers a promise when it knows of an app at `host` that it is deploying

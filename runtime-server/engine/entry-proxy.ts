@@ -43,9 +43,10 @@ export interface EntryProxyOptions {
   readonly retryAfterSeconds?: number;
   /**
    * Answers a request before it is routed to an app (the ACME HTTP-01 answers of `runtime-server/tls/`), or
-   * returns false to let it through. Called for every request, so it must decide without I/O.
+   * returns false to let it through. Called for every request, so it decides without I/O but for a request it
+   * cannot decide yet (a challenge's name the replica has not listed), for which it answers a promise.
    */
-  readonly answer?: (req: IncomingMessage, res: ServerResponse) => boolean;
+  readonly answer?: (req: IncomingMessage, res: ServerResponse) => boolean | Promise<boolean>;
   /**
    * The app's HTTPS settings for a request routed to it (`runtime-server/tls/https-policy.ts`): a URL to redirect
    * it to (308), or a `Strict-Transport-Security` value for its answer. `secure` is {@link cameOverHttps}'s.
@@ -130,7 +131,14 @@ export class EntryProxy {
       problem(res, 400, 'Bad Request', 'The request is refused: its Transfer-Encoding does not end with chunked.', { connection: 'close' });
       return;
     }
-    if (this.#answer?.(req, res)) return;
+    const answered = this.#answer?.(req, res);
+    if (answered instanceof Promise) {
+      void answered.then((done) => {
+        if (!done && !clientGone(req, res)) this.#routeAndSend(req, res);
+      });
+      return;
+    }
+    if (answered) return;
     this.#routeAndSend(req, res);
   };
 

@@ -15,6 +15,11 @@ export function refKey(ref: CertificateRef): string {
 
 /** Whether `namespace` may serve `host` (the host admission rule, `src/platform/host-admission.ts`). */
 export type MayServe = (namespace: string, host: string) => boolean;
+/**
+ * Reads what {@link MayServe} needs to decide `host` where the replica's caches have not listed it yet: `undefined`
+ * when there is nothing to wait for (`NamesOnDemand.prepare`).
+ */
+export type PrepareName = (host: string) => Promise<void> | undefined;
 
 interface Entry {
   readonly ref: CertificateRef;

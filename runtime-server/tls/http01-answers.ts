@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TlsCertificate } from '../../src/apis/v1alpha1/tls-certificate.ts';
 import { hostOf } from '../engine/entry-proxy.ts';
-import type { MayServe } from './certificate-index.ts';
+import type { MayServe, PrepareName } from './certificate-index.ts';
 
 const PREFIX = '/.well-known/acme-challenge/';
 
@@ -13,17 +13,34 @@ const PREFIX = '/.well-known/acme-challenge/';
  * namespace), so a tenant's status cannot answer for another project's name. Any other request, including an
  * unknown token, goes on to the app.
  */
-export function http01Answerer(options: { certificates: { list(): readonly TlsCertificate[] }; mayServe: MayServe }): (req: IncomingMessage, res: ServerResponse) => boolean {
+export function http01Answerer(options: {
+  certificates: { list(): readonly TlsCertificate[] };
+  mayServe: MayServe;
+  /** A host the caches cannot decide yet is read first (a replica taking traffic before its lists: `NamesOnDemand`). */
+  prepareName?: PrepareName;
+}): (req: IncomingMessage, res: ServerResponse) => boolean | Promise<boolean> {
+  const answerWith = (req: IncomingMessage, res: ServerResponse, answer: string | undefined): boolean => {
+    if (answer === undefined) return false;
+    res.writeHead(200, { 'content-type': 'text/plain', 'content-length': Buffer.byteLength(answer), 'cache-control': 'no-store' });
+    res.end(req.method === 'HEAD' ? undefined : answer);
+    return true;
+  };
   return (req, res) => {
     const path = req.url ?? '';
     if (!path.startsWith(PREFIX) || (req.method !== 'GET' && req.method !== 'HEAD')) return false;
     const token = path.slice(PREFIX.length);
     const host = (hostOf(req) ?? '').replace(/:\d+$/, '').toLowerCase().replace(/\.$/, '');
-    const answer = keyAuthorization(options.certificates.list(), host, token, options.mayServe);
-    if (answer === undefined) return false;
-    res.writeHead(200, { 'content-type': 'text/plain', 'content-length': Buffer.byteLength(answer), 'cache-control': 'no-store' });
-    res.end(req.method === 'HEAD' ? undefined : answer);
-    return true;
+    const answer = () => keyAuthorization(options.certificates.list(), host, token, options.mayServe);
+    const now = answer();
+    // Read only for a challenge some certificate has: made-up tokens cost the apiserver nothing.
+    const undecided = now === undefined && keyAuthorization(options.certificates.list(), host, token, () => true) !== undefined;
+    const reading = undecided ? options.prepareName?.(host) : undefined;
+    if (!reading) return answerWith(req, res, now);
+    // A failed read leaves the request to its app, as a challenge this replica cannot answer.
+    return reading.then(
+      () => answerWith(req, res, answer()),
+      () => false,
+    );
   };
 }
 

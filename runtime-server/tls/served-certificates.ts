@@ -1,13 +1,15 @@
 import type { SecureContext } from 'node:tls';
 import type { TlsCertificate } from '../../src/apis/v1alpha1/tls-certificate.ts';
 import { objectKey } from '../../src/kube/index.ts';
-import { CertificateIndex, type CertificateRef, type MayServe } from './certificate-index.ts';
+import { CertificateIndex, type CertificateRef, type MayServe, type PrepareName } from './certificate-index.ts';
 import type { ContextCache } from './context-cache.ts';
 
 export interface ServedCertificatesOptions {
   /** The TlsCertificates of every namespace (an informer). */
   readonly certificates: { onChange(handler: (obj: TlsCertificate) => void): unknown; get(key: string): TlsCertificate | undefined; list(): readonly TlsCertificate[] };
   readonly mayServe: MayServe;
+  /** A name the caches cannot decide yet is read first (a replica taking traffic before its lists: `NamesOnDemand`). */
+  readonly prepareName?: PrepareName;
   readonly cache: ContextCache;
 }
 
@@ -20,11 +22,13 @@ export interface ServedCertificatesOptions {
 export class ServedCertificates {
   readonly #index: CertificateIndex;
   readonly #mayServe: MayServe;
+  readonly #prepareName: PrepareName | undefined;
   readonly #cache: ContextCache;
 
   constructor(options: ServedCertificatesOptions) {
     this.#index = new CertificateIndex((key) => options.certificates.get(key));
     this.#mayServe = options.mayServe;
+    this.#prepareName = options.prepareName;
     this.#cache = options.cache;
     options.certificates.onChange((cert) => this.#update(objectKey(cert)));
     for (const cert of options.certificates.list()) this.#update(objectKey(cert));
@@ -43,12 +47,27 @@ export class ServedCertificates {
   /** The server's `SNICallback`: from memory when held, else loaded (once) from the bucket. */
   readonly SNICallback = (serverName: string, done: (err: Error | null, context?: SecureContext) => void): void => {
     const ref = this.lookup(serverName);
+    // Read only for a name some certificate has: made-up names cost the apiserver nothing.
+    const undecided = !ref && this.#index.lookup(serverName, () => true) !== undefined;
+    const reading = undecided ? this.#prepareName?.(serverName.toLowerCase().replace(/\.$/, '')) : undefined;
+    if (reading) {
+      // A failed read: no certificate, as for a name nobody may be served.
+      void reading.then(
+        () => this.#answer(this.lookup(serverName), done),
+        () => done(null),
+      );
+      return;
+    }
+    this.#answer(ref, done);
+  };
+
+  #answer(ref: CertificateRef | undefined, done: (err: Error | null, context?: SecureContext) => void): void {
     // No context: the server's own has no certificate, so the handshake fails with an alert.
     if (!ref) return done(null);
     const held = this.#cache.get(ref);
     if (held) return done(null, held);
     void this.#cache.fetch(ref).then((context) => done(null, context));
-  };
+  }
 
   #update(key: string): void {
     const { serving, replaced } = this.#index.update(key);
