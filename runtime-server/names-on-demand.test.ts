@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { AppHostname } from '../src/apis/v1alpha1/app-hostname.ts';
 import type { DomainClaim, HostnameClaim } from '../src/apis/v1alpha1/domain-claim.ts';
 import type { ProjectDomain } from '../src/apis/v1alpha1/project-domain.ts';
@@ -142,5 +142,69 @@ describe('NamesOnDemand', () => {
     expect(t.reads).toHaveLength(10_050);
     await t.names.prepare('n0.example.com');
     expect(t.reads).toHaveLength(10_051);
+  });
+});
+
+describe('NamesOnDemand under a hostile client', () => {
+  it('decides a host on its own read, though a flood of other names pushed it out of memory meanwhile', async () => {
+    const t = setup({ claims: [claim('shop.example.com', 'p1')], attachments: [attachment('p1', 'shop.example.com')] });
+    const view = await t.names.prepare('shop.example.com');
+    for (let i = 0; i < 10_050; i += 1) await t.names.prepare(`n${i}.example.com`);
+    expect(serveRefusal('p1', 'shop.example.com', factsFromClaims(view!))).toBeUndefined();
+    expect(serveRefusal('p2', 'shop.example.com', factsFromClaims(view!))).toBeDefined();
+  });
+
+  it('answers nothing from a read past its time until the host is read again: a name moved to another project is not kept', async () => {
+    const objects = { claims: [claim('shop.example.com', 'p1')], attachments: [attachment('p1', 'shop.example.com')] };
+    const t = setup(objects);
+    await t.names.prepare('shop.example.com');
+    expect(t.mayServe('p1', 'shop.example.com')).toBe(true);
+    objects.claims = [claim('shop.example.com', 'p2')];
+    objects.attachments = [attachment('p2', 'shop.example.com')];
+    t.advance(5_001);
+    expect(t.mayServe('p1', 'shop.example.com')).toBe(false);
+    const view = await t.names.prepare('shop.example.com');
+    expect(serveRefusal('p2', 'shop.example.com', factsFromClaims(view!))).toBeUndefined();
+    expect(t.mayServe('p2', 'shop.example.com')).toBe(true);
+    expect(t.mayServe('p1', 'shop.example.com')).toBe(false);
+  });
+
+  it('reads nothing for a name no claim can have (".", "..", empty labels, too long) nor a claim in the base domain', async () => {
+    const t = setup();
+    for (const host of ['.', '..', 'a..b', '-x.example.com', `${'a'.repeat(64)}.example.com`, `${'a.'.repeat(127)}com`]) {
+      const view = await t.names.prepare(host);
+      expect(view?.hostnameClaims.get(host)).toBeUndefined();
+    }
+    await t.names.prepare(`made-up.p1.${BASE}`);
+    expect(t.reads).toEqual([`hostname p1/made-up.p1.${BASE}`]);
+  });
+
+  it('reads at most 8 names at once and lets 256 wait; past that a read is refused at once', async () => {
+    const t = setup();
+    const release = t.hold();
+    const waiting = Array.from({ length: 8 + 256 }, (_, i) => t.names.prepare(`n${i}.example.com`));
+    await Promise.resolve();
+    expect(t.reads).toHaveLength(8);
+    await expect(t.names.prepare('one-more.example.com')).rejects.toThrow(/too many host names are being read at once/);
+    release();
+    await Promise.all(waiting.map((w) => w!));
+    expect(t.reads).toHaveLength(8 + 256);
+  });
+
+  it('gives up a read the apiserver does not answer within 10 s, and reads the host again at the next ask', async () => {
+    vi.useFakeTimers();
+    try {
+      const t = setup({ claims: [claim('shop.example.com', 'p1')], attachments: [attachment('p1', 'shop.example.com')] });
+      const release = t.hold();
+      const stuck = t.names.prepare('shop.example.com');
+      const outcome = expect(stuck).rejects.toThrow(/took more than 10 s/);
+      await vi.advanceTimersByTimeAsync(10_001);
+      await outcome;
+      release();
+      await t.names.prepare('shop.example.com');
+      expect(t.mayServe('p1', 'shop.example.com')).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -437,7 +437,7 @@ export class RuntimeServer {
     const tls = (this.#tls = new RuntimeTls({
       certificates,
       mayServe: (namespace, host) => serveRefusal(namespace, host, factsFromClaims(claimSources)) === undefined,
-      prepareName: (host) => names.prepare(host),
+      prepareName: (host) => names.prepare(host)?.then((view) => (namespace: string, name: string) => serveRefusal(namespace, name, factsFromClaims(view)) === undefined),
       registry: this.registry,
       log: this.#log,
     }));

@@ -135,9 +135,8 @@ describe('UnlistedApps: the app a host names, read before the informers have lis
       prepareName: async (host) => {
         prepared.push(host);
         if (failing) throw new Error('the apiserver is unreachable');
-        // What the read finds, as NamesOnDemand shows it to the claims.
-        objects.hostnameClaims = [claim(host, 'AppHostname', 'p')];
-        objects.attachments = [attachment('p', host, 'web')];
+        // What the read finds, as NamesOnDemand's view of it shows it (the listed claims know nothing of it).
+        return { ...t.options.names, hostnameClaims: { get: (name) => (name === host ? claim(host, 'AppHostname', 'p') : undefined) }, hostnames: { list: () => [attachment('p', host, 'web')] } };
       },
     });
     expect(await t.unlisted.lookup(`web.p.${BASE}`)).toBe('routed');

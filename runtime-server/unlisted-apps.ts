@@ -8,6 +8,7 @@ import { listedHostsOf } from '../src/runtime-contract/listed-hosts.ts';
 import { servingPlan } from '../src/runtime-contract/releases.ts';
 import { deploymentOf } from './desired.ts';
 import type { AppDeployment } from './engine/index.ts';
+import { BoundedTurns } from './bounded-turns.ts';
 import { bothLinked, linkedOfPlan, type DatabaseSources } from './linked-environment.ts';
 
 /** What a lookup found: the app is routed now, no app may be served at the host, or it could not be told now (a 503 to retry). */
@@ -31,10 +32,10 @@ export interface UnlistedAppsOptions {
    */
   names: ClaimSources;
   /**
-   * Reads what `names` needs to decide a host that is not an app's default host, where the claims kept one per
-   * custom host name are not listed yet either (`NamesOnDemand.prepare`); `undefined`: nothing to wait for.
+   * The claims to decide a host that is not an app's default host on, where those kept one per custom host name
+   * are not listed yet either (`NamesOnDemand.prepare`: read now); `undefined`: `names` decide.
    */
-  prepareName?: (host: string) => Promise<void> | undefined;
+  prepareName?: (host: string) => Promise<ClaimSources> | undefined;
   databases?: DatabaseSources;
   /** Routes what was found (on demand: its first request prepares it); false once the informers have listed (the controller decides then). */
   deploy: (deployment: AppDeployment) => Promise<boolean>;
@@ -84,8 +85,7 @@ export class UnlistedApps {
   readonly #baseDomain: string;
   readonly #now: () => number;
   readonly #inFlight = new Map<string, Promise<Lookup>>();
-  readonly #waiting: Array<() => void> = [];
-  #active = 0;
+  readonly #turns: BoundedTurns;
   readonly #routed = new Map<string, Routed>();
   readonly #projectApps = new Map<string, { until: number; apps: Promise<readonly RuntimeApp[]> }>();
   readonly #nowhere = new Map<string, number>();
@@ -95,6 +95,7 @@ export class UnlistedApps {
     this.#o = options;
     this.#baseDomain = options.baseDomain.toLowerCase().replace(/\.$/, '');
     this.#now = options.now ?? Date.now;
+    this.#turns = new BoundedTurns(options.concurrency ?? 8, options.maxWaiting ?? 256);
   }
 
   /** The keys (`project/app`) of the apps routed from a lookup: the controller reconciles them once it starts. */
@@ -112,23 +113,10 @@ export class UnlistedApps {
     if ((this.#nowhere.get(host) ?? -Infinity) > this.#now()) return Promise.resolve('none');
     const running = this.#inFlight.get(host);
     if (running) return running;
-    if (this.#active >= (this.#o.concurrency ?? 8) && this.#waiting.length >= (this.#o.maxWaiting ?? 256)) return Promise.resolve('retry');
-    const lookup = this.#turn(() => this.#lookup(host)).finally(() => this.#inFlight.delete(host));
+    if (this.#turns.full()) return Promise.resolve('retry');
+    const lookup = this.#turns.run(() => this.#lookup(host)).finally(() => this.#inFlight.delete(host));
     this.#inFlight.set(host, lookup);
     return lookup;
-  }
-
-  /** Runs `work` in one of the `concurrency` slots; a slot freed goes straight to the next waiter. */
-  async #turn<T>(work: () => Promise<T>): Promise<T> {
-    if (this.#active >= (this.#o.concurrency ?? 8)) await new Promise<void>((wake) => this.#waiting.push(wake));
-    else this.#active += 1;
-    try {
-      return await work();
-    } finally {
-      const next = this.#waiting.shift();
-      if (next) next();
-      else this.#active -= 1;
-    }
   }
 
   async #lookup(host: string): Promise<Lookup> {
@@ -151,11 +139,11 @@ export class UnlistedApps {
       const app = await this.#o.reads.app(owner.project, owner.appId);
       if (app && deploymentOf(app)) return { app, listed: [], attached: [] };
     }
-    await this.#o.prepareName?.(host);
-    const facts = factsFromClaims(this.#o.names, new Date(this.#now()));
+    const claims = (await this.#o.prepareName?.(host)) ?? this.#o.names;
+    const facts = factsFromClaims(claims, new Date(this.#now()));
     const project = nameHolder(host, facts)?.project;
     if (project === undefined || !this.#serves(project) || serveRefusal(project, host, facts) !== undefined) return undefined;
-    const attachedTo = (this.#o.names.hostnames?.list(project) ?? [])
+    const attachedTo = (claims.hostnames?.list(project) ?? [])
       .filter((h) => h.metadata?.namespace === project && normalizeHost(h.spec.hostname) === host && isActiveHostname(h))
       .map((h) => h.spec.appRef.name);
     const apps = await this.#appsIn(project);

@@ -16,10 +16,10 @@ export function refKey(ref: CertificateRef): string {
 /** Whether `namespace` may serve `host` (the host admission rule, `src/platform/host-admission.ts`). */
 export type MayServe = (namespace: string, host: string) => boolean;
 /**
- * Reads what {@link MayServe} needs to decide `host` where the replica's caches have not listed it yet: `undefined`
- * when there is nothing to wait for (`NamesOnDemand.prepare`).
+ * Where the replica's caches have not listed the names yet (`NamesOnDemand.prepare`): reads what deciding `host`
+ * needs, and answers the rule decided on that read; `undefined` when the caches decide ({@link MayServe} as given).
  */
-export type PrepareName = (host: string) => Promise<void> | undefined;
+export type PrepareName = (host: string) => Promise<MayServe> | undefined;
 
 interface Entry {
   readonly ref: CertificateRef;

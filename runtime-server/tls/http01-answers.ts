@@ -30,15 +30,14 @@ export function http01Answerer(options: {
     if (!path.startsWith(PREFIX) || (req.method !== 'GET' && req.method !== 'HEAD')) return false;
     const token = path.slice(PREFIX.length);
     const host = (hostOf(req) ?? '').replace(/:\d+$/, '').toLowerCase().replace(/\.$/, '');
-    const answer = () => keyAuthorization(options.certificates.list(), host, token, options.mayServe);
-    const now = answer();
-    // Read only for a challenge some certificate has: made-up tokens cost the apiserver nothing.
-    const undecided = now === undefined && keyAuthorization(options.certificates.list(), host, token, () => true) !== undefined;
-    const reading = undecided ? options.prepareName?.(host) : undefined;
-    if (!reading) return answerWith(req, res, now);
+    const answer = (mayServe: MayServe) => keyAuthorization(options.certificates.list(), host, token, mayServe);
+    // Before the names are listed, a challenge some certificate has is decided on the name's claims as read now;
+    // made-up tokens cost the apiserver nothing.
+    const reading = options.prepareName && answer(() => true) !== undefined ? options.prepareName(host) : undefined;
+    if (!reading) return answerWith(req, res, answer(options.mayServe));
     // A failed read leaves the request to its app, as a challenge this replica cannot answer.
     return reading.then(
-      () => answerWith(req, res, answer()),
+      (mayServe) => answerWith(req, res, answer(mayServe)),
       () => false,
     );
   };

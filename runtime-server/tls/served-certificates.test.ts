@@ -15,7 +15,7 @@ function handshake(served: ServedCertificates, name: string): Promise<SecureCont
 }
 
 describe('ServedCertificates before the names are listed', () => {
-  it('reads a name a certificate has but the caches cannot decide yet, then serves it; a made-up name is read nothing for', async () => {
+  it('decides a name some certificate has on its claims as read, and reads nothing for a made-up name', async () => {
     const names = preparedNames();
     const context = createSecureContext();
     const served = new ServedCertificates({
@@ -31,8 +31,23 @@ describe('ServedCertificates before the names are listed', () => {
     names.state.failing = false;
     expect(await handshake(served, 'SHOP.example.')).toBe(context);
     expect(names.state.asked).toEqual(['shop.example', 'shop.example']);
-    // Decided now: no read.
+    // Asked again while the names are not listed (NamesOnDemand answers it from its reads of the last seconds).
     expect(await handshake(served, 'shop.example')).toBe(context);
-    expect(names.state.asked).toHaveLength(2);
+    expect(names.state.asked).toHaveLength(3);
+  });
+
+  it('follows the claims as read over what the caches say before the names are listed: a domain’s wildcard is not a custom host name’s', async () => {
+    const wildcard = [tlsCertificate('alpha', 'domain', ['*.shop.example'], { state: 'Issued', serial: 'w1', dnsNames: ['*.shop.example'], notAfter: '2099-01-01T00:00:00Z' })];
+    const context = createSecureContext();
+    const served = new ServedCertificates({
+      certificates: { onChange: () => () => {}, get: (key) => wildcard.find((c) => objectKey(c) === key), list: () => wildcard },
+      // The domain's holder may serve every name under it, as far as the listed domain claims tell.
+      mayServe: (namespace) => namespace === 'alpha',
+      // Read now, api.shop.example is another project's custom host name.
+      prepareName: (host) => Promise.resolve((namespace: string, name: string) => namespace === 'alpha' && name !== 'api.shop.example' && name === host),
+      cache: new ContextCache({ max: 4, load: () => Promise.resolve(context) }),
+    });
+    expect(await handshake(served, 'api.shop.example')).toBeUndefined();
+    expect(await handshake(served, 'www.shop.example')).toBe(context);
   });
 });

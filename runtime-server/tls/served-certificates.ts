@@ -46,19 +46,19 @@ export class ServedCertificates {
 
   /** The server's `SNICallback`: from memory when held, else loaded (once) from the bucket. */
   readonly SNICallback = (serverName: string, done: (err: Error | null, context?: SecureContext) => void): void => {
-    const ref = this.lookup(serverName);
-    // Read only for a name some certificate has: made-up names cost the apiserver nothing.
-    const undecided = !ref && this.#index.lookup(serverName, () => true) !== undefined;
-    const reading = undecided ? this.#prepareName?.(serverName.toLowerCase().replace(/\.$/, '')) : undefined;
+    // Before the names are listed, a name some certificate has is decided on its claims as read now (a domain's
+    // wildcard may not be the name's: a custom host name's claim wins); made-up names cost the apiserver nothing.
+    const certified = this.#prepareName && this.#index.lookup(serverName, () => true) !== undefined;
+    const reading = certified ? this.#prepareName?.(serverName.toLowerCase().replace(/\.$/, '')) : undefined;
     if (reading) {
       // A failed read: no certificate, as for a name nobody may be served.
       void reading.then(
-        () => this.#answer(this.lookup(serverName), done),
+        (mayServe) => this.#answer(this.#index.lookup(serverName, mayServe), done),
         () => done(null),
       );
       return;
     }
-    this.#answer(ref, done);
+    this.#answer(this.lookup(serverName), done);
   };
 
   #answer(ref: CertificateRef | undefined, done: (err: Error | null, context?: SecureContext) => void): void {

@@ -145,13 +145,19 @@ export function appSourceController(deps: AppSourceControllerDeps): Controller<A
   };
 
   /** The build of the target's head exists; builds of older heads of the branch not yet finished are cancelled. */
-  const ensureBuild = async (source: AppSource, app: RuntimeApp, target: Target): Promise<SourceBuild | undefined> => {
-    const namespace = source.metadata?.namespace ?? '';
+  /** Builds of older heads of the target's branch not yet finished are cancelled: the head supersedes them. */
+  const cancelSuperseded = async (source: AppSource, target: Target): Promise<void> => {
     const name = buildName(target);
     for (const stale of buildsOf(source)) {
       const superseded = stale.spec.app === target.app && stale.metadata?.name !== name && !stale.spec.cancelled && !isFinished(stale.status?.state);
-      if (superseded) await builds.patch(namespace, stale.metadata?.name ?? '', { metadata: { annotations: { [SUPERSEDED_BY_ANNOTATION]: name } }, spec: { cancelled: true } });
+      if (superseded) await builds.patch(source.metadata?.namespace ?? '', stale.metadata?.name ?? '', { metadata: { annotations: { [SUPERSEDED_BY_ANNOTATION]: name } }, spec: { cancelled: true } });
     }
+  };
+
+  const ensureBuild = async (source: AppSource, app: RuntimeApp, target: Target): Promise<SourceBuild | undefined> => {
+    const namespace = source.metadata?.namespace ?? '';
+    const name = buildName(target);
+    await cancelSuperseded(source, target);
     const existing = deps.builds.get(`${namespace}/${name}`);
     // The branch came back to a commit whose build was superseded (a force-push back): build it afresh. One a
     // user cancelled stays cancelled until the next push.
@@ -173,6 +179,19 @@ export function appSourceController(deps: AppSourceControllerDeps): Controller<A
     return undefined;
   };
 
+  /** The last refusal of a head before its build, per app: the head and app version it was for, and why. */
+  const refusals = new Map<string, { asked: string; message: string }>();
+  /** Why a build may not be made active on `app` (a GitOps tool applies its `activeBuildId`), or `undefined`. */
+  const activationRefusal = (app: RuntimeApp): string | undefined => {
+    try {
+      refuseActivationApplied(app);
+      return undefined;
+    } catch (err) {
+      if (err instanceof ConflictError) return err.message;
+      throw err;
+    }
+  };
+
   /** The branch's entry as it stands before this pass deploys anything: what was deployed stays recorded. */
   const entryOf = (source: AppSource, target: Target, before: SourceDeployment | undefined): SourceDeployment => ({
     branch: target.branch,
@@ -191,18 +210,24 @@ export function appSourceController(deps: AppSourceControllerDeps): Controller<A
   const refusedBeforeBuild = async (source: AppSource, target: Target, before: SourceDeployment | undefined): Promise<BranchDeployment | undefined> => {
     const namespace = source.metadata?.namespace ?? '';
     if (deps.builds.get(`${namespace}/${buildName(target)}`) || before?.deployedCommit === target.commit) return undefined;
-    const live = await apps.get(namespace, target.app);
-    if (!live) return undefined;
-    try {
-      refuseActivationApplied(live);
-      return undefined;
-    } catch (err) {
-      if (!(err instanceof ConflictError)) throw err;
-      const message = `${target.commit.slice(0, 12)} is not built, as it could not be deployed: ${err.message}`.slice(0, 1024);
-      // No SourceBuild is named: none is made for this head while the tool applies the field.
-      const { build: _none, ...entry } = entryOf(source, target, before);
-      return { entry: { ...entry, message }, waiting: AppSourceReasons.DeployFailed };
+    const key = `${namespace}/${target.app}`;
+    const cached = deps.apps.get(key);
+    // Refused for this head and this version of the app already: the app has not changed, so neither has the answer.
+    const asked = `${target.commit}@${cached?.metadata?.resourceVersion ?? ''}`;
+    let message = refusals.get(key)?.asked === asked ? refusals.get(key)?.message : undefined;
+    if (message === undefined) {
+      const live = await apps.get(namespace, target.app);
+      message = live ? activationRefusal(live) : undefined;
+      if (message === undefined) {
+        refusals.delete(key);
+        return undefined;
+      }
+      refusals.set(key, { asked, message });
     }
+    await cancelSuperseded(source, target);
+    // No SourceBuild is named: none is made for this head while the tool applies the field.
+    const { build: _none, ...entry } = entryOf(source, target, before);
+    return { entry: { ...entry, message: `${target.commit.slice(0, 12)} is not built, as it could not be deployed: ${message}`.slice(0, 1024) }, waiting: AppSourceReasons.DeployFailed };
   };
 
   /**
