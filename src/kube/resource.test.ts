@@ -3,6 +3,10 @@ import { apiVersionOf, CONFIG_MAPS, customResource, LEASES, NAMESPACES, resource
 import { objectKey, splitKey } from './types.ts';
 
 describe('resourcePath', () => {
+  it('refuses the names a URL resolves away, which would address the collection or the API above it', () => {
+    for (const name of ['.', '..']) expect(() => resourcePath(NAMESPACES, undefined, name)).toThrow(/is not the name of a Namespace/);
+  });
+
   const apps = customResource('RuntimeApp', 'runtimeapps');
   it.each([
     [CONFIG_MAPS, undefined, undefined, undefined, '/api/v1/configmaps'],

@@ -65,6 +65,9 @@ export function resourcePath(ref: ResourceRef, namespace?: string, name?: string
   }
   const scope = ref.namespaced && namespace ? `/namespaces/${encodeURIComponent(namespace)}` : '';
   let path = `${root}${scope}/${ref.plural}`;
+  // `.` and `..` are path segments a URL resolves away (`…/hostnameclaims/.` addresses the collection, `..` above
+  // it): no object is named so, and a name from a request must never turn a read of one object into a list.
+  if (name === '.' || name === '..') throw new Error(`${JSON.stringify(name)} is not the name of a ${ref.kind}`);
   if (name !== undefined) path += `/${encodeURIComponent(name)}`;
   if (subresource !== undefined) path += `/${subresource}`;
   return path;
