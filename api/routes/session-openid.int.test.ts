@@ -9,6 +9,7 @@ import Provider from 'oidc-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { User } from '../../src/apis/v1alpha1/user.ts';
 import { OpenIdClient } from '../../src/auth/openid.ts';
+import { MAX_SESSIONS_PER_USER } from '../../src/auth/sessions.ts';
 import { objectClient } from '../../src/kube/index.ts';
 import { testConnection } from '../../src/kube/testing/test-kube.ts';
 import { USERS } from '../../src/platform/resources.ts';
@@ -118,6 +119,21 @@ describe('signing in through OpenID Connect', () => {
     const again = await signInAs(p, subject);
     const meAgain = await p.app.inject({ method: 'GET', url: '/v1/user', headers: { cookie: again.api.header() } });
     expect(meAgain.json().user.user_id).toBe(me.json().user.user_id);
+  });
+
+  it('holds a person to MAX_SESSIONS_PER_USER sessions however often they sign in: the oldest end', { timeout: 60_000 }, async () => {
+    const subject = account({ email: `loop-${randomBytes(3).toString('hex')}@example.com`, email_verified: true });
+    const signIns = [];
+    for (let i = 0; i < MAX_SESSIONS_PER_USER + 2; i++) signIns.push(await signInAs(p, subject));
+    const last = signIns.at(-1)!.api.header();
+    const listed = await p.app.inject({ method: 'GET', url: '/v1/tokens', headers: { cookie: last } });
+    expect(listed.statusCode, listed.body).toBe(200);
+    const sessions = (listed.json().tokens as Array<{ state: string; description: string }>).filter((t) => t.description.startsWith('Console sign-in') && t.state === 'active');
+    expect(sessions).toHaveLength(MAX_SESSIONS_PER_USER);
+    // Two sessions were ended (the oldest: sign-ins in the same second are as old as each other); the newest works.
+    const answers = await Promise.all(signIns.map(async ({ api }) => (await p.app.inject({ method: 'GET', url: '/v1/user', headers: { cookie: api.header() } })).statusCode));
+    expect(answers.filter((status) => status === 401)).toHaveLength(2);
+    expect(answers.at(-1)).toBe(200);
   });
 
   it('links an existing user by verified email, never by an unverified one', async () => {

@@ -6,12 +6,11 @@ import { Type } from 'typebox';
 import { ForbiddenError } from '../../src/auth/errors.ts';
 import { checkPasswordPolicy, hashPassword, PasswordPolicyError, verifyPassword } from '../../src/auth/passwords.ts';
 import type { PasswordStore, TokenStore } from '../../src/auth/ports.ts';
-import { activeSessions, capSessions, csrfTokenFor, endAllSessions, signInWithPassword, type SessionPolicy } from '../../src/auth/sessions.ts';
+import { activeSessions, csrfTokenFor, endAllSessions, signInWithPassword, type SessionPolicy } from '../../src/auth/sessions.ts';
 import { BadRequestError, NotFoundError, PublicError } from '../../src/errors.ts';
 import { principalOf, sessionCookieName, sessionCookieOf, sessionSetCookie } from '../plugins/auth.ts';
 import { clientAddressKey } from '../plugins/client-address.ts';
 import { UserParams } from '../schemas/user.ts';
-import { pruneInactiveTokensQuietly } from '../../src/auth/personal-tokens.ts';
 import { TokenBuckets, type RateLimitOptions } from '../plugins/token-buckets.ts';
 import { errorResponses } from '../schemas/problem.ts';
 
@@ -100,8 +99,6 @@ export function sessionRoutes(app: FastifyInstance, tokens: TokenStore, password
       attempt(request, user);
       const session = await signInWithPassword(user, password, { tokens, passwords }, options.policy, now());
       request.log.info({ token_id: session.record.id, user }, 'console sign-in');
-      await capSessions(user, tokens, now()).catch(() => undefined);
-      await pruneInactiveTokensQuietly(tokens, user, now());
       void reply.header('cache-control', 'no-store').header('set-cookie', cookie(session.token, options.policy.maxAgeSeconds));
       return { session: view(session.token, session.record.userId, session.record.expiresAt) };
     },

@@ -8,6 +8,7 @@ import { verifyAgainstDecoy, verifyPassword } from './passwords.ts';
 import type { PasswordStore, TokenRecord, TokenStore } from './ports.ts';
 import { SCOPE_NAMES } from './scopes.ts';
 import { generateToken, hashToken, newTokenId, type PlaintextToken } from './token.ts';
+import { pruneInactiveTokensQuietly } from './personal-tokens.ts';
 
 export interface SessionPolicy {
   /** Refused once unused this long (OWASP: 15–30 minutes for high-value apps; an hour here). */
@@ -26,8 +27,15 @@ export interface Session {
   readonly record: TokenRecord;
 }
 
-/** Mints a session for `userId`, who has just proven who they are (`method` says how, for their token list). */
-export async function startSession(userId: string, method: 'password' | 'openid', tokens: Pick<TokenStore, 'getUser' | 'createToken'>, policy: SessionPolicy, now: Date): Promise<Session> {
+/** What starting a session reads and writes: the user, and their tokens (the new session, the oldest ended, the dead pruned). */
+export type SessionTokens = Pick<TokenStore, 'getUser' | 'createToken' | 'listTokens' | 'revokeToken' | 'deleteToken'>;
+
+/**
+ * Mints a session for `userId`, who has just proven who they are (`method` says how, for their token list), and
+ * ends their oldest sessions past {@link MAX_SESSIONS_PER_USER} and prunes their dead tokens, whatever the way in:
+ * a sign-in loop, by any method, cannot fill the cluster.
+ */
+export async function startSession(userId: string, method: 'password' | 'openid', tokens: SessionTokens, policy: SessionPolicy, now: Date): Promise<Session> {
   const user = await tokens.getUser(userId);
   if (!user) throw new UnauthorizedError('Unknown user or wrong password.', { tokenPresented: false });
   const token = generateToken();
@@ -44,6 +52,8 @@ export async function startSession(userId: string, method: 'password' | 'openid'
     session: { idleTimeoutSeconds: policy.idleTimeoutSeconds },
   };
   await tokens.createToken(record);
+  await capSessions(userId, tokens, now).catch(() => undefined);
+  await pruneInactiveTokensQuietly(tokens, userId, now);
   return { token, record };
 }
 
@@ -60,13 +70,7 @@ export async function capSessions(userId: string, tokens: Pick<TokenStore, 'list
  * Checks a local account's password and starts a session. An unknown user, a user without a password and a
  * wrong password answer alike and take as long (a decoy hash is verified), so accounts cannot be probed.
  */
-export async function signInWithPassword(
-  userId: string,
-  password: string,
-  deps: { tokens: Pick<TokenStore, 'getUser' | 'createToken'>; passwords: PasswordStore },
-  policy: SessionPolicy,
-  now: Date,
-): Promise<Session> {
+export async function signInWithPassword(userId: string, password: string, deps: { tokens: SessionTokens; passwords: PasswordStore }, policy: SessionPolicy, now: Date): Promise<Session> {
   // Both lookups whether or not the user exists, so an unknown user takes as long as a known one.
   const [user, stored] = await Promise.all([deps.tokens.getUser(userId), deps.passwords.getPasswordHash(userId).catch(() => undefined)]);
   const hash = user ? stored : undefined;
