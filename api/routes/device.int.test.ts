@@ -102,6 +102,19 @@ describe('device sign-in (RFC 8628) over HTTP, on the Kubernetes-backed stores',
     expect(late.headers['content-type']).toMatch(/^application\/problem\+json/);
   });
 
+  it('mints nothing for a sign-in whose approver was deleted and created again under the same id before the poll', async () => {
+    const admin = await p.tokenFor(await p.createUser({ admin: true }), 'admin');
+    const bob = await p.createUser();
+    const code = await startSignIn();
+    expect((await decide('approve', code.user_code, await p.tokenFor(bob, ['tokens:write', 'projects:read', 'tokens:read']))).statusCode).toBe(204);
+    expect((await p.app.inject({ method: 'DELETE', url: `/v1/users/${bob}`, headers: bearer(admin) })).statusCode).toBe(204);
+    const again = await p.app.inject({ method: 'POST', url: '/v1/users', headers: bearer(admin), payload: { user_id: bob } });
+    expect(again.statusCode, again.body).toBe(201);
+    const polled = await poll(code.device_code);
+    expect(polled.statusCode).toBe(400);
+    expect(polled.json()).toEqual({ error: 'access_denied', error_description: 'The user who approved this sign-in no longer exists.' });
+  });
+
   it('refuses to approve scopes the approving token does not hold (403), and unknown codes (404)', async () => {
     const code = await startSignIn('projects:read databases:write');
     const res = await decide('approve', code.user_code);

@@ -85,7 +85,7 @@ const StoredGrant = Type.Object({
   lastPolledAt: Type.Optional(Type.String({ format: 'date-time' })),
   state: Type.Union([
     Type.Object({ kind: Type.Literal('pending') }),
-    Type.Object({ kind: Type.Literal('approved'), userId: UserId, notAfter: Type.Optional(Type.String({ format: 'date-time' })) }),
+    Type.Object({ kind: Type.Literal('approved'), userId: UserId, userUid: Type.Optional(Type.String({ maxLength: 128 })), notAfter: Type.Optional(Type.String({ format: 'date-time' })) }),
     Type.Object({ kind: Type.Literal('denied'), userId: UserId }),
     Type.Object({ kind: Type.Literal('redeemed'), userId: UserId, tokenId: Type.String({ minLength: 1 }) }),
   ]),

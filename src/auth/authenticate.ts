@@ -7,6 +7,8 @@ import { NotFoundError } from '../errors.ts';
 /** Who is calling, as established by {@link authenticate}. */
 export interface Principal {
   readonly userId: string;
+  /** The incarnation of the user (their `uid`): one deleted and created again under the same id is another. */
+  readonly userUid?: string | undefined;
   /** For audit logs and for "this token" operations; never the token itself. */
   readonly tokenId: string;
   /** The token's effective scopes: catalog names only, `admin` only for administrators. */
@@ -91,7 +93,14 @@ export async function resolvePrincipal(tokenHash: string, store: Pick<TokenStore
   // Least privilege: an administrator's everyday token without `admin` acts as an ordinary member, and a
   // user who lost administrator rights keeps no `admin` power through tokens minted before.
   const scopes = effectiveScopes(record.scopes, user.admin);
-  const principal = { userId: user.id, tokenId: record.id, scopes, admin: scopes.includes('admin'), ...(record.expiresAt ? { expiresAt: record.expiresAt } : {}) };
+  const principal = {
+    userId: user.id,
+    ...(user.uid ? { userUid: user.uid } : {}),
+    tokenId: record.id,
+    scopes,
+    admin: scopes.includes('admin'),
+    ...(record.expiresAt ? { expiresAt: record.expiresAt } : {}),
+  };
   if (!record.session) return principal;
   const lastUsedAt = record.lastUsedAt ?? record.createdAt;
   const idleUntil = new Date(lastUsedAt.getTime() + record.session.idleTimeoutSeconds * 1000);

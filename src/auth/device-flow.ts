@@ -204,7 +204,12 @@ async function decide(grants: DeviceGrantStore, userCode: string, principal: Pri
     }
     const answer: DeviceGrantState =
       decision === 'approved'
-        ? { kind: 'approved', userId: principal.userId, ...(principal.expiresAt && !principal.session ? { notAfter: principal.expiresAt } : {}) }
+        ? {
+            kind: 'approved',
+            userId: principal.userId,
+            ...(principal.userUid ? { userUid: principal.userUid } : {}),
+            ...(principal.expiresAt && !principal.session ? { notAfter: principal.expiresAt } : {}),
+          }
         : { kind: 'denied', userId: principal.userId };
     if (await grants.update({ ...grant, state: answer }, revision)) return;
   }

@@ -79,7 +79,7 @@ async function redeem(options: PollOptions, stored: StoredDeviceGrant, approval:
   if (expiresAt && expiresAt.getTime() <= now.getTime()) return oauthError('expired_token', 'The token that approved this sign-in has expired; start a new sign-in.');
   // Either refusal is final (RFC 8628: a client stops polling on access_denied): the grant is denied.
   const user = await options.tokens.getUser(userId);
-  const refusal = await mintRefusal(options.tokens, user, userId, now);
+  const refusal = await mintRefusal(options.tokens, user, approval, now);
   if (refusal !== undefined) {
     if (!(await options.grants.update({ ...grant, lastPolledAt: now, state: { kind: 'denied', userId } }, revision))) return undefined;
     return oauthError('access_denied', refusal);
@@ -107,8 +107,10 @@ async function redeem(options: PollOptions, stored: StoredDeviceGrant, approval:
  * may have been deleted since (a token minted now would outlive the deletion's revocations), or may have
  * reached the cap by other sign-ins. `user`: the approving user as read now (undefined: deleted).
  */
-async function mintRefusal(tokens: PollOptions['tokens'], user: UserRecord | undefined, userId: string, now: Date): Promise<string | undefined> {
-  if (!user) return 'The user who approved this sign-in no longer exists.';
+async function mintRefusal(tokens: PollOptions['tokens'], user: UserRecord | undefined, approval: Extract<DeviceGrantState, { kind: 'approved' }>, now: Date): Promise<string | undefined> {
+  const { userId } = approval;
+  // Another user of the same id (the approver deleted and created again) is not the one who approved.
+  if (!user || (approval.userUid !== undefined && user.uid !== undefined && user.uid !== approval.userUid)) return 'The user who approved this sign-in no longer exists.';
   if ((await countActiveTokens(tokens, userId, now)) >= MAX_ACTIVE_TOKENS_PER_USER) {
     return `The approving user holds the ${MAX_ACTIVE_TOKENS_PER_USER} active tokens a user may; revoke some, then start a new sign-in.`;
   }

@@ -94,8 +94,11 @@ export interface TokenStore {
 /** Where an RFC 8628 device authorization stands. */
 export type DeviceGrantState =
   | { readonly kind: 'pending' }
-  /** `notAfter`: the approving token's expiry; the token handed out expires by then (`expiryWithin`). */
-  | { readonly kind: 'approved'; readonly userId: string; readonly notAfter?: Date | undefined }
+  /**
+   * `notAfter`: the approving token's expiry; the token handed out expires by then (`expiryWithin`). `userUid`:
+   * the approver's incarnation, so a user deleted and created again under the same id redeems nothing of theirs.
+   */
+  | { readonly kind: 'approved'; readonly userId: string; readonly userUid?: string | undefined; readonly notAfter?: Date | undefined }
   | { readonly kind: 'denied'; readonly userId: string }
   /** The token was handed out; a grant is redeemed at most once. */
   | { readonly kind: 'redeemed'; readonly userId: string; readonly tokenId: string };
