@@ -275,7 +275,7 @@ describe('apps, deploys, environment and rollback', () => {
     mkdirSync(dir, { recursive: true });
     writeFileSync(
       join(dir, 'worker.js'),
-      `export default { fetch(req) { const p = new URL(req.url).pathname; console.log('logger serving', p); if (p === '/boom') throw new Error('logger exploded'); return new Response('ok'); } };\n`,
+      `export default { fetch(req) { const u = new URL(req.url); const p = u.pathname; console.log('logger serving', p, u.searchParams.get('said') ?? ''); if (p === '/boom') throw new Error('logger exploded'); return new Response('ok'); } };\n`,
     );
     const deployed = await cw(script, ['deploy', dir]);
     expect(deployed.code, deployed.stderr).toBe(0);
@@ -287,6 +287,10 @@ describe('apps, deploys, environment and rollback', () => {
     await send(runtime.port, host, '/boom');
     await following.waitFor(/GET http:\/\/logger\.\S+\/hi 200[\s\S]*log {3}logger serving \/hi/);
     await following.waitFor(/GET http:\/\/logger\.\S+\/boom --- exception[\s\S]*throw Error: logger exploded/);
+    // What a client made the app log is shown as text: no escape sequence reaches the terminal, no forged entry line.
+    await send(runtime.port, host, '/said?said=%1B%5D0%3Bpwned%07%1B%5B2K%0D%0A2026-01-01T00%3A00%3A00Z%20GET%20%2Fadmin%20200');
+    await following.waitFor(/log {3}logger serving \/said \\x1b\]0;pwned\\x07\\x1b\[2K\\x0d\n {8}2026-01-01T00:00:00Z GET \/admin 200/);
+    expect(following.output()).not.toContain('\u001b]0;');
     following.interrupt();
     await following.done;
 

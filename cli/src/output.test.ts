@@ -1,6 +1,6 @@
 // Numbers for people: byte counts and how long ago something happened.
 import { describe, expect, it } from 'vitest';
-import { ago, formatBytes } from './output.ts';
+import { ago, formatBytes, terminalSafe } from './output.ts';
 
 describe('formatBytes', () => {
   it.each([
@@ -44,5 +44,16 @@ describe('ago', () => {
     expect(ago(undefined, now)).toBe('-');
     expect(ago('', now)).toBe('-');
     expect(ago('yesterday-ish', now)).toBe('yesterday-ish');
+  });
+});
+
+describe('terminalSafe', () => {
+  it('shows control characters and bidirectional overrides as text, and indents the lines after the first', () => {
+    const hostile = '\u001b]0;pwned\u0007\u001b[2K\rFAKE\u009b \u202eevil\nGET /admin 200\ttab';
+    expect(terminalSafe(hostile, '    ')).toBe('\\x1b]0;pwned\\x07\\x1b[2K\\x0dFAKE\\x9b \\u{202e}evil\n    GET /admin 200\ttab');
+  });
+
+  it('leaves ordinary text as it is', () => {
+    expect(terminalSafe('héllo wörld — ✓ 日本', '  ')).toBe('héllo wörld — ✓ 日本');
   });
 });

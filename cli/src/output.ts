@@ -10,6 +10,19 @@ export function paint(style: Style, text: string, stream: NodeJS.WriteStream = p
   return styleText(style, text, { stream, validateStream: true });
 }
 
+/**
+ * Text someone else wrote (an app's log line, which may hold what any client sent it), made harmless for a
+ * terminal: control characters (C0 but tab and line feed, DEL, C1: escape sequences that set the title, move the
+ * cursor or erase lines) and bidirectional overrides shown as `\xNN` / `\u{NNNN}`; each line after the first
+ * indented by `indent`, so a message cannot print a line that looks like another entry.
+ */
+export function terminalSafe(text: string, indent: string): string {
+  return text
+    .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)
+    .replace(/[\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u{${c.charCodeAt(0).toString(16)}}`)
+    .replace(/\n/g, `\n${indent}`);
+}
+
 export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }

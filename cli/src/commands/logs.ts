@@ -3,7 +3,7 @@ import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { act, examples, intOption, listOption } from '../command-kit.ts';
 import type { Context } from '../context.ts';
 import { CliError, UsageError } from '../errors.ts';
-import { note, paint, println } from '../output.ts';
+import { note, paint, println, terminalSafe } from '../output.ts';
 
 const STATUS_CLASSES = ['2xx', '3xx', '4xx', '5xx', 'exception'];
 
@@ -77,9 +77,13 @@ function printEntry(entry: LogEntry, json: boolean): void {
     return;
   }
   const status = entry.status === undefined ? paint('red', '---') : paint(entry.status >= 500 ? 'red' : entry.status >= 400 ? 'yellow' : 'green', String(entry.status));
-  const request = entry.request ? `${entry.request.method} ${entry.request.url}` : '(no request)';
+  // What the app and its clients wrote is shown as text, never as terminal control (`terminalSafe`).
+  const request = entry.request ? terminalSafe(`${entry.request.method} ${entry.request.url}`, '') : '(no request)';
   const outcome = entry.outcome === 'ok' ? '' : ` ${paint('red', entry.outcome)}`;
   println(`${paint('dim', entry.time)} ${request} ${status}${outcome} ${paint('dim', `[${entry.replica} ${entry.buildId}]`)}`);
-  for (const line of entry.logs) println(`  ${paint(line.level === 'error' ? 'red' : line.level === 'warn' ? 'yellow' : 'dim', line.level.padEnd(5))} ${line.message}`);
-  for (const e of entry.exceptions) println(`  ${paint('red', 'throw')} ${e.name}: ${e.message}${e.stack ? `\n${e.stack.replace(/^/gm, '        ')}` : ''}`);
+  const continued = ' '.repeat(8);
+  for (const line of entry.logs) println(`  ${paint(line.level === 'error' ? 'red' : line.level === 'warn' ? 'yellow' : 'dim', line.level.padEnd(5))} ${terminalSafe(line.message, continued)}`);
+  for (const e of entry.exceptions) {
+    println(`  ${paint('red', 'throw')} ${terminalSafe(`${e.name}: ${e.message}`, continued)}${e.stack ? `\n${continued}${terminalSafe(e.stack, continued)}` : ''}`);
+  }
 }
