@@ -17,10 +17,13 @@ export function paint(style: Style, text: string, stream: NodeJS.WriteStream = p
  * indented by `indent`, so a message cannot print a line that looks like another entry.
  */
 export function terminalSafe(text: string, indent: string): string {
-  return text
-    .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)
-    .replace(/[\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u{${c.charCodeAt(0).toString(16)}}`)
-    .replace(/\n/g, `\n${indent}`);
+  return (
+    text
+      // eslint-disable-next-line no-control-regex -- finding control characters is the point
+      .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)
+      .replace(/[\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u{${c.charCodeAt(0).toString(16)}}`)
+      .replace(/\n/g, `\n${indent}`)
+  );
 }
 
 export function printJson(value: unknown): void {
