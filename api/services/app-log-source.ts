@@ -22,10 +22,19 @@ export interface AppLogOptions {
 /** Internal: a replica has given its recent entries (or ended), or the first screen stopped waiting. */
 type Progress = { readonly type: 'caught-up' } | { readonly type: 'deadline' };
 
-const isProgress = (event: AppLogEvent | Progress): event is Progress => event.type === 'caught-up' || event.type === 'deadline';
+const isProgress = (event: Incoming): event is Progress => event.type === 'caught-up' || event.type === 'deadline';
 
 /** How long the first screen waits for a replica's recent entries before going on without them. */
 const RECENT_WAIT_MS = 3000;
+
+/**
+ * What the first screen keeps of every replica's recent entries together (their JSON), the newest: a runtime keeps
+ * up to a MiB of an app's, and a stream must not hold every replica's at once before it sends the first.
+ */
+const FIRST_SCREEN_BYTES = 1024 * 1024;
+
+/** An event as read from a replica: a log entry carries the size of its JSON, for the first screen's budget. */
+type Incoming = (AppLogEvent & { readonly bytes?: number }) | Progress;
 
 /**
  * An app's logs from every live cw-runtime replica, each read from its status port (`statusURL` in its
@@ -46,12 +55,12 @@ export class AppLogSource {
 
   async *open(project: string, app: string, options: AppLogOptions): AsyncGenerator<AppLogEvent> {
     const targets = this.#replicas.live().flatMap((r) => (r.spec.statusURL ? [{ name: r.metadata?.name ?? '', url: r.spec.statusURL }] : []));
-    const queue = new EventQueue<AppLogEvent | Progress>();
+    const queue = new EventQueue<Incoming>();
     const path = `/apps/${encodeURIComponent(project)}/${encodeURIComponent(app)}/logs?recent=${options.recent}${options.follow ? '' : '&follow=false'}`;
     let open = targets.length;
     for (const target of targets) {
       let caughtUp = false;
-      const emit = (event: AppLogEvent | Progress) => {
+      const emit = (event: Incoming) => {
         if (event.type === 'caught-up') caughtUp = true;
         queue.push(event);
       };
@@ -63,8 +72,15 @@ export class AppLogSource {
     }
     if (targets.length === 0) queue.close();
 
-    // The first screen: every replica's recent entries, merged by time.
-    const recent: ReplicaLogEntry[] = [];
+    // The first screen: every replica's recent entries, merged by time, the newest FIRST_SCREEN_BYTES of them.
+    let recent: Array<{ entry: ReplicaLogEntry; bytes: number }> = [];
+    let recentBytes = 0;
+    const keepNewest = () => {
+      recent.sort((a, b) => a.entry.time.localeCompare(b.entry.time));
+      let from = 0;
+      while (recentBytes > FIRST_SCREEN_BYTES && from < recent.length) recentBytes -= recent[from++]!.bytes;
+      recent = recent.slice(from);
+    };
     let caughtUp = 0;
     const deadline = setTimeout(() => queue.push({ type: 'deadline' }), RECENT_WAIT_MS);
     const early: AppLogEvent[] = [];
@@ -75,7 +91,10 @@ export class AppLogSource {
         if (event.type === 'caught-up' || event.type === 'deadline') {
           caughtUp = event.type === 'deadline' ? targets.length : caughtUp + 1;
         } else if (event.type === 'log') {
-          recent.push(event.entry); // a replica already following adds to the first screen too
+          // A replica already following adds to the first screen too; trimmed as it passes twice the budget.
+          recent.push({ entry: event.entry, bytes: event.bytes ?? 0 });
+          recentBytes += event.bytes ?? 0;
+          if (recentBytes > 2 * FIRST_SCREEN_BYTES) keepNewest();
         } else {
           early.push(event);
         }
@@ -83,17 +102,17 @@ export class AppLogSource {
     } finally {
       clearTimeout(deadline);
     }
-    recent.sort((a, b) => a.time.localeCompare(b.time));
-    for (const entry of recent) yield { type: 'log', entry };
+    keepNewest();
+    for (const { entry } of recent) yield { type: 'log', entry };
     if (!options.follow) return;
     yield { type: 'live', replicas: targets.length };
     yield* early;
-    for (let event = await queue.next(); event; event = await queue.next()) if (!isProgress(event)) yield event;
+    for (let event = await queue.next(); event; event = await queue.next()) if (!isProgress(event)) yield withoutBytes(event);
   }
 }
 
 /** Reads one replica's stream, calling `emit` with its events and `caught-up` once its recent entries are given. */
-async function readReplica(replica: string, url: string, headers: Record<string, string>, signal: AbortSignal, emit: (event: AppLogEvent | Progress) => void): Promise<void> {
+async function readReplica(replica: string, url: string, headers: Record<string, string>, signal: AbortSignal, emit: (event: Incoming) => void): Promise<void> {
   let response: Response;
   try {
     response = await fetch(url, { headers, signal, redirect: 'error' });
@@ -108,12 +127,18 @@ async function readReplica(replica: string, url: string, headers: Record<string,
     const events = response.body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream());
     for await (const message of events) {
       if (message.event === 'live') emit({ type: 'caught-up' });
-      else if (message.event === 'log') emit({ type: 'log', entry: { replica, ...(JSON.parse(message.data) as AppLogEntry) } });
+      else if (message.event === 'log') emit({ type: 'log', entry: { replica, ...(JSON.parse(message.data) as AppLogEntry) }, bytes: message.data.length });
       else if (message.event === 'dropped') emit({ type: 'dropped', replica, count: (JSON.parse(message.data) as { count: number }).count });
     }
   } catch {
     // The replica went away or the caller left: its part of the stream ends.
   }
+}
+
+/** The event as the stream gives it (the size was the first screen's business). */
+function withoutBytes(event: AppLogEvent & { readonly bytes?: number }): AppLogEvent {
+  if (event.type !== 'log') return event;
+  return { type: 'log', entry: event.entry };
 }
 
 /** A queue read by one consumer: `next` waits for the next item, or undefined once closed and drained. */

@@ -28,7 +28,14 @@ type Raw = Record<string, unknown>;
 const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
 
 const isObject = (value: unknown): value is Raw => typeof value === 'object' && value !== null && !Array.isArray(value);
-const str = (value: unknown, max: number): string => (typeof value === 'string' ? value : '').slice(0, max);
+/**
+ * A string of the batch cut to `max` characters, as a copy: V8 keeps a cut (a sliced string) pointing at the
+ * whole original, so a 250 KB line cut to 8 KB would keep its 250 KB for as long as the entry is kept.
+ */
+const str = (value: unknown, max: number): string => {
+  const text = typeof value === 'string' ? value : '';
+  return text.length <= max ? text : Buffer.from(text.slice(0, max), 'utf8').toString('utf8');
+};
 const time = (value: unknown): string => new Date(typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : Date.now()).toISOString();
 
 function parseEntry(raw: unknown): { key: string; entry: AppLogEntry } | undefined {
@@ -36,16 +43,33 @@ function parseEntry(raw: unknown): { key: string; entry: AppLogEntry } | undefin
   const request = isObject(raw.request) ? { method: str(raw.request.method, 16), url: str(raw.request.url, LOG_LIMITS.urlChars) } : undefined;
   const requestId = str(raw.requestId, 128);
   const status = typeof raw.status === 'number' && Number.isInteger(raw.status) ? raw.status : undefined;
-  const logs: AppLogLine[] = (Array.isArray(raw.logs) ? raw.logs : []).slice(0, LOG_LIMITS.linesPerEntry).flatMap((line: unknown) => {
-    if (!isObject(line)) return [];
-    const level = typeof line.level === 'string' && LEVELS.has(line.level) ? (line.level as AppLogLine['level']) : 'log';
-    return [{ time: time(line.time), level, message: inBuildNames(str(line.message, LOG_LIMITS.messageChars)) }];
-  });
+  // One budget of characters for the entry's exceptions (first: they matter most) and lines together: from the
+  // first that does not fit, the rest are dropped and counted.
+  let left: number = LOG_LIMITS.entryChars;
+  let dropped = 0;
+  const fits = (chars: number): boolean => {
+    if (dropped > 0 || chars > left) {
+      dropped += 1;
+      return false;
+    }
+    left -= chars;
+    return true;
+  };
   const exceptions: AppLogException[] = (Array.isArray(raw.exceptions) ? raw.exceptions : []).slice(0, LOG_LIMITS.linesPerEntry).flatMap((e: unknown) => {
     if (!isObject(e)) return [];
     const stack = inBuildNames(str(e.stack, LOG_LIMITS.stackChars));
-    return [{ time: time(e.time), name: str(e.name, 256), message: inBuildNames(str(e.message, LOG_LIMITS.messageChars)), ...(stack ? { stack } : {}) }];
+    const exception = { time: time(e.time), name: str(e.name, 256), message: inBuildNames(str(e.message, LOG_LIMITS.messageChars)), ...(stack ? { stack } : {}) };
+    return fits(exception.name.length + exception.message.length + stack.length) ? [exception] : [];
   });
+  const logs: AppLogLine[] = (Array.isArray(raw.logs) ? raw.logs : []).slice(0, LOG_LIMITS.linesPerEntry).flatMap((line: unknown) => {
+    if (!isObject(line)) return [];
+    const level = typeof line.level === 'string' && LEVELS.has(line.level) ? (line.level as AppLogLine['level']) : 'log';
+    const message = inBuildNames(str(line.message, LOG_LIMITS.messageChars));
+    return fits(message.length) ? [{ time: time(line.time), level, message }] : [];
+  });
+  if (dropped > 0) {
+    logs.push({ time: time(raw.time), level: 'warn', message: `(cw: ${dropped} more lines or exceptions not kept: an entry keeps ${LOG_LIMITS.entryChars} characters)` });
+  }
   const entry: AppLogEntry = {
     time: time(raw.time),
     buildId: str(raw.buildId, 63),

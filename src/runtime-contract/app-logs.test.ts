@@ -52,6 +52,35 @@ describe('AppLogs', () => {
   });
 });
 
+describe('AppLogs budgets', () => {
+  const entry = (message: string): AppLogEntry => ({ time: new Date().toISOString(), buildId: 'b', outcome: 'ok', logs: [{ time: '', level: 'log', message }], exceptions: [] });
+  const kib = (n: number) => 'x'.repeat(n * 512); // n KiB as UTF-16
+
+  it('keeps an app within its bytes, dropping its oldest entries', () => {
+    const logs = new AppLogs({ budgets: { appBytes: 12 * 1024 } });
+    for (let i = 0; i < 10; i++) logs.add('p/a', entry(`${i}${kib(3)}`));
+    expect(logs.recent('p/a').map((e) => e.logs[0]!.message[0])).toEqual(['7', '8', '9']);
+    expect(logs.bytes('p')).toBeLessThanOrEqual(12 * 1024);
+  });
+
+  it('keeps a project within its bytes by its largest app, and every project within the total by the largest project', () => {
+    const logs = new AppLogs({ budgets: { appBytes: 64 * 1024, projectBytes: 40 * 1024, totalBytes: 60 * 1024 } });
+    logs.add('quiet/a', entry(kib(8)));
+    logs.add('loud/small', entry(kib(8)));
+    for (let i = 0; i < 20; i++) logs.add('loud/big', entry(kib(4)));
+    // The loud project fits its 40 KiB by its largest app; its small app and the quiet project keep theirs.
+    expect(logs.bytes('loud')).toBeLessThanOrEqual(40 * 1024);
+    expect(logs.recent('loud/small')).toHaveLength(1);
+    expect(logs.recent('quiet/a')).toHaveLength(1);
+    // Over the total, the largest project loses its oldest, not the quiet one.
+    for (let i = 0; i < 5; i++) logs.add('other/x', entry(kib(4)));
+    expect(logs.bytes()).toBeLessThanOrEqual(60 * 1024);
+    expect(logs.recent('quiet/a')).toHaveLength(1);
+    logs.forget('quiet/a');
+    expect(logs.bytes('quiet')).toBe(0);
+  });
+});
+
 describe('app logs from workerd', { timeout: 60_000 }, () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'cw-logs-'));
   const engine = new RuntimeEngine({ artifacts, dataDir, baseDomain: 'apps.test', publicScheme: 'http', logLingerMs: 200 });

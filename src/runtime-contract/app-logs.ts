@@ -33,37 +33,90 @@ export interface AppLogEntry {
 
 export type AppLogListener = (entry: AppLogEntry) => void;
 
-/** Bounds on what one entry keeps, so one chatty request cannot fill the buffer. */
-export const LOG_LIMITS = { linesPerEntry: 100, messageChars: 8192, urlChars: 2048, stackChars: 4096 } as const;
+/**
+ * Bounds on what one entry keeps, so one chatty request cannot fill the buffer: `entryChars` over all its lines,
+ * exceptions and stacks together (past it, lines are dropped and a line of the runtime says how many).
+ */
+export const LOG_LIMITS = { linesPerEntry: 100, messageChars: 8192, urlChars: 2048, stackChars: 4096, entryChars: 32_768 } as const;
+
+/** What the recent entries may hold, in bytes: per app, per project, and in all (the process every project shares). */
+export interface LogBudgets {
+  readonly appBytes: number;
+  readonly projectBytes: number;
+  readonly totalBytes: number;
+}
+
+export const DEFAULT_LOG_BUDGETS: LogBudgets = { appBytes: 1024 * 1024, projectBytes: 4 * 1024 * 1024, totalBytes: 64 * 1024 * 1024 };
+
+/** An entry's memory, about: its text as UTF-16 and a fixed share for the objects around it. */
+export function entryBytes(entry: AppLogEntry): number {
+  let chars = entry.time.length + entry.buildId.length + entry.outcome.length + (entry.request?.url.length ?? 0) + (entry.requestId?.length ?? 0);
+  for (const line of entry.logs) chars += line.message.length + line.time.length;
+  for (const e of entry.exceptions) chars += e.name.length + e.message.length + (e.stack?.length ?? 0) + e.time.length;
+  return 2 * chars + 64 * (4 + entry.logs.length + entry.exceptions.length);
+}
+
+interface Recent {
+  readonly entries: AppLogEntry[];
+  readonly sizes: number[];
+  bytes: number;
+}
 
 /**
  * The runtime's app logs, in memory: a bounded buffer of recent entries per app (the first screen of
- * `cw logs`) and live listeners. Keyed by `<project>/<app>`, so a listener only ever sees its own app.
+ * `cw logs`) and live listeners. Keyed by `<project>/<app>`, so a listener only ever sees its own app. The buffer
+ * keeps at most `recentPerApp` entries and {@link LogBudgets} bytes of an app, of a project and in all, dropping
+ * the oldest: past a project's budget its largest app's, past the total the largest project's, so a project
+ * logging much loses its own oldest entries, not another's.
  */
 export class AppLogs {
-  readonly #recent = new Map<string, AppLogEntry[]>();
+  readonly #recent = new Map<string, Recent>();
+  readonly #projects = new Map<string, { bytes: number; apps: Set<string> }>();
   readonly #listeners = new Map<string, Set<AppLogListener>>();
   readonly #perApp: number;
+  readonly #budgets: LogBudgets;
+  #total = 0;
 
-  constructor(options: { recentPerApp?: number } = {}) {
+  constructor(options: { recentPerApp?: number; budgets?: Partial<LogBudgets> } = {}) {
     this.#perApp = options.recentPerApp ?? 100;
+    this.#budgets = { ...DEFAULT_LOG_BUDGETS, ...options.budgets };
   }
 
   get recentPerApp(): number {
     return this.#perApp;
   }
 
+  /** Bytes the recent entries hold, about ({@link entryBytes}): of a project, or in all. */
+  bytes(project?: string): number {
+    return project === undefined ? this.#total : (this.#projects.get(project)?.bytes ?? 0);
+  }
+
   add(key: string, entry: AppLogEntry): void {
+    const projectName = key.slice(0, key.indexOf('/'));
     let recent = this.#recent.get(key);
-    if (!recent) this.#recent.set(key, (recent = []));
-    recent.push(entry);
-    if (recent.length > this.#perApp) recent.shift();
+    if (!recent) this.#recent.set(key, (recent = { entries: [], sizes: [], bytes: 0 }));
+    let project = this.#projects.get(projectName);
+    if (!project) this.#projects.set(projectName, (project = { bytes: 0, apps: new Set() }));
+    project.apps.add(key);
+    const size = entryBytes(entry);
+    recent.entries.push(entry);
+    recent.sizes.push(size);
+    recent.bytes += size;
+    project.bytes += size;
+    this.#total += size;
+    while (recent.entries.length > this.#perApp || recent.bytes > this.#budgets.appBytes) this.#dropOldest(key);
+    while (project.bytes > this.#budgets.projectBytes) this.#dropOldest(this.#largest(project.apps, (k) => this.#recent.get(k)?.bytes ?? 0));
+    while (this.#total > this.#budgets.totalBytes) {
+      const largest = this.#projects.get(this.#largest(this.#projects.keys(), (p) => this.#projects.get(p)?.bytes ?? 0));
+      if (!largest) break;
+      this.#dropOldest(this.#largest(largest.apps, (k) => this.#recent.get(k)?.bytes ?? 0));
+    }
     for (const listener of this.#listeners.get(key) ?? []) listener(entry);
   }
 
   /** The last `limit` entries of an app, oldest first. */
   recent(key: string, limit = this.#perApp): AppLogEntry[] {
-    const recent = this.#recent.get(key) ?? [];
+    const recent = this.#recent.get(key)?.entries ?? [];
     return limit <= 0 ? [] : recent.slice(-limit);
   }
 
@@ -80,6 +133,32 @@ export class AppLogs {
 
   /** Forgets an app's buffer (it is no longer served); listeners stay, for a redeploy. */
   forget(key: string): void {
+    while (this.#recent.get(key)?.entries.length) this.#dropOldest(key);
+  }
+
+  #dropOldest(key: string): void {
+    const recent = this.#recent.get(key);
+    if (!recent) return;
+    recent.entries.shift();
+    const size = recent.sizes.shift() ?? 0;
+    recent.bytes -= size;
+    this.#total -= size;
+    const projectName = key.slice(0, key.indexOf('/'));
+    const project = this.#projects.get(projectName);
+    if (project) project.bytes -= size;
+    if (recent.entries.length > 0) return;
     this.#recent.delete(key);
+    project?.apps.delete(key);
+    if (project && project.apps.size === 0) this.#projects.delete(projectName);
+  }
+
+  #largest(keys: Iterable<string>, bytes: (key: string) => number): string {
+    let best = '';
+    let most = -1;
+    for (const key of keys) {
+      const b = bytes(key);
+      if (b > most) [best, most] = [key, b];
+    }
+    return best;
   }
 }
