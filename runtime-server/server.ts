@@ -85,7 +85,7 @@ export class RuntimeServer {
   #publisher: ReplicaPublisher | undefined;
   #rolloutCounts: RolloutCountsReader | undefined;
   /** The apps' requests over time, since this replica started (`GET /apps/{namespace}/{app}/metrics`). */
-  readonly #metricsWindow = new MetricsWindow();
+  readonly #metricsWindow = new MetricsWindow({ createdAt: (key) => this.#engine?.createdAt(key) });
   #sampler: MetricsSampler | undefined;
   #entryPort: number | undefined;
   #ownDataDir: string | undefined;

@@ -121,6 +121,11 @@ export class RuntimeEngine {
   #gate: LoadGate | undefined;
   #version = 0;
   #generations = 0;
+  /** When the app deployed under `key` was created (epoch ms), if it is deployed and that is known. */
+  createdAt(key: string): number | undefined {
+    return this.#desired.get(key)?.app.createdAt;
+  }
+
   /** The one loop that converges on the desired state. */
   readonly #loop = new ConvergenceLoop(() => this.#converge());
   #stopped = false;

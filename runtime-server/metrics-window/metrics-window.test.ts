@@ -36,6 +36,17 @@ describe('MetricsWindow', () => {
     expect(read.builds['b-2']?.[0]?.classes).toEqual([0, 3, 0, 0, 0]);
   });
 
+  it('reads an app from its creation on: one deleted and created again under the same key shows nothing of the one before', () => {
+    const created = new Map<string, number>();
+    const window = new MetricsWindow({ started: T0, createdAt: (key) => created.get(key) });
+    window.observe(new Map([['shop/web', counts(5000, 40)]]), T0 + 5000);
+    window.observe(new Map(), T0 + 10 * MINUTE); // the first app is gone
+    created.set('shop/web', T0 + 120 * MINUTE); // another tenant's shop/web, two hours later
+    window.observe(new Map([['shop/web', counts(3, 0)]]), T0 + 121 * MINUTE);
+    expect(window.app('shop/web', T0).minutes.map((m) => [m.start, m.classes])).toEqual([[T0 + 121 * MINUTE, [0, 3, 0, 0, 0]]]);
+    expect(window.namespaceTotals('shop', T0).apps.web?.requests).toBe(3);
+  });
+
   it('keeps a day and a quarter of an hour, then drops the oldest minutes', () => {
     const window = new MetricsWindow({ started: T0 });
     for (let m = 0; m <= 1500; m++) window.observe(new Map([['p/web', counts(m + 1, 0)]]), T0 + m * MINUTE);

@@ -28,12 +28,24 @@ export class MetricsWindow {
   readonly started: number;
   readonly #minutes: number;
   readonly #apps = new Map<string, AppSeries>();
+  readonly #createdAt: (key: string) => number | undefined;
   /** The latest minute a reading went to: readings never go back to an earlier one (a late timer after a caller's read). */
   #minute = 0;
 
-  constructor(options: { started?: number; minutes?: number } = {}) {
+  /**
+   * `createdAt`: when the app now served under a key was created (its RuntimeApp's creationTimestamp). Its minutes
+   * are read from then on: an app deleted and created again under the same key, or a project id a new tenant took,
+   * never shows the answers of the one before.
+   */
+  constructor(options: { started?: number; minutes?: number; createdAt?: (key: string) => number | undefined } = {}) {
     this.started = options.started ?? Date.now();
     this.#minutes = options.minutes ?? WINDOW_MINUTES;
+    this.#createdAt = options.createdAt ?? (() => undefined);
+  }
+
+  /** The first minute of `key`'s to read for `since` (ms): not before the app now under that key was created. */
+  #from(key: string, since: number): number {
+    return Math.max(Math.floor(since / MINUTE_MS), Math.floor((this.#createdAt(key) ?? 0) / MINUTE_MS));
   }
 
   /** Takes a reading of every app's cumulative counts at `now`. */
@@ -65,7 +77,7 @@ export class MetricsWindow {
   /** The app's minutes from `since` (ms) on, as the status port answers them. */
   app(key: string, since: number): ReplicaAppMetrics {
     const app = this.#apps.get(key);
-    const from = Math.floor(since / MINUTE_MS);
+    const from = this.#from(key, since);
     const builds: Record<string, MinuteCounts[]> = {};
     for (const [build, series] of app?.builds ?? []) {
       const minutes = minutesOf(series, from);
@@ -76,12 +88,11 @@ export class MetricsWindow {
 
   /** The totals from `since` (ms) on of every app of `namespace` with answers in that span. */
   namespaceTotals(namespace: string, since: number): ReplicaNamespaceTotals {
-    const from = Math.floor(since / MINUTE_MS);
     const apps: Record<string, AppTotals> = {};
     for (const [key, app] of this.#apps) {
       if (!key.startsWith(`${namespace}/`)) continue;
       const total = new Float64Array(FIELDS);
-      app.all.read(from, (_, v) => {
+      app.all.read(this.#from(key, since), (_, v) => {
         for (let i = 0; i < FIELDS; i++) total[i] = (total[i] ?? 0) + (v[i] ?? 0);
       });
       const requests = total.subarray(0, CLASSES).reduce((a, b) => a + b, 0);

@@ -43,18 +43,14 @@ export class Series {
 
   /**
    * Adds what `now` (cumulative) has more than the last reading to `minute`; a minute before it with answers
-   * is closed first. A count that went back (cannot happen: the totals never do) starts again from it.
+   * is closed first. Counts that went back started again from zero (the app under this key was deleted and
+   * created again, its dispatcher's counts new), so all of `now` is new, as Prometheus reads a counter's reset.
    */
   observe(now: Float64Array, minute: number, keepFrom: number): void {
     this.close(minute, keepFrom);
+    if (now.some((value, i) => value < (this.#seen[i] ?? 0))) this.#seen = new Float64Array(FIELDS);
     let moved = false;
-    for (let i = 0; i < FIELDS; i++) {
-      if ((now[i] ?? 0) < (this.#seen[i] ?? 0)) {
-        this.#seen = now;
-        return;
-      }
-      if (now[i] !== this.#seen[i]) moved = true;
-    }
+    for (let i = 0; i < FIELDS; i++) if (now[i] !== this.#seen[i]) moved = true;
     if (!moved) return;
     this.#open ??= new Float64Array(FIELDS);
     this.#openMinute = minute;
