@@ -248,7 +248,8 @@ export async function buildApp(deps: AppDependencies, options: FastifyServerOpti
   healthRoutes(app, deps.dependencies);
   if (deps.consoleDir && !consoleRoutes(app, deps.consoleDir)) app.log.warn({ dir: deps.consoleDir }, 'the web console is not built there (make console); /console/ is not served');
   if (deps.platform) {
-    projectRoutes(app, deps.platform.projects, deps.platform.tokens, deps.platform.builds);
+    const platform = deps.platform;
+    projectRoutes(app, platform.projects, platform.tokens, platform.builds, () => platform.databases?.databases);
     tokenRoutes(app, deps.platform.tokens, now);
     deviceRoutes(app, deps.platform.deviceFlow, now, deps.deviceSignInRateLimit);
     userRoutes(app, deps.platform.users);

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Database } from '../src/apis/v1alpha1/database.ts';
 import { loadKubeConnection, objectClient, SECRETS, type KubeObject } from '../src/kube/index.ts';
 import { DATABASES } from '../src/platform/resources.ts';
-import type { MemberAccount } from './harness/accounts.ts';
+import { createMemberAccount, type MemberAccount } from './harness/accounts.ts';
 import type { ApiServer } from './harness/api-server.ts';
 import type { DatabaseServer } from './harness/database-server.ts';
 import { startDatabaseStack, type DatabaseStack } from './harness/database-stack.ts';
@@ -281,6 +281,27 @@ describe('SQL databases through cw-api, cw-operator and cw-db with @libsql/clien
     expect(await notes(connect(main.database_url, token))).toEqual(NOTES);
 
     expect((await call('POST', '/databases/notes/query', { sql: 'SELECT 1' }, member.token)).status).toBe(401);
+  });
+
+  it('takes a member’s query tokens with them when they are removed from the project; the database’s own token and others’ stay', async () => {
+    const visitor = await createMemberAccount(inject('kubeconfig'), 'dbvisit');
+    const owner = { authorization: `Bearer ${member.token}`, 'content-type': 'application/json' };
+    const at = `${api!.url}/v1/projects/${member.project}/members/${visitor.user}`;
+    expect((await fetch(at, { method: 'PUT', headers: owner, body: JSON.stringify({ role: 'member' }) })).status).toBe(200);
+    const theirs = await eventually(
+      'the new member’s query token',
+      () => call<{ query_token: string }>('POST', '/databases/notes/query-tokens', {}, visitor.token),
+      (r) => r.status === 201,
+    );
+    const ours = await ok<{ query_token: string }>(201, 'POST', '/databases/notes/query-tokens', {});
+    const count = { sql: 'SELECT count(*) FROM notes' };
+    expect((await call('POST', '/databases/notes/query', count, theirs.body.query_token)).status).toBe(200);
+
+    expect((await fetch(at, { method: 'DELETE', headers: { authorization: `Bearer ${member.token}` } })).status).toBe(204);
+    // Answered once the engine has the tokens without theirs: refused at once.
+    expect((await call('POST', '/databases/notes/query', count, theirs.body.query_token)).status).toBe(401);
+    expect((await call('POST', '/databases/notes/query', count, ours.query_token)).status).toBe(200);
+    expect(await notes(connect(main.database_url, token))).toEqual(NOTES);
   });
 
   it("tells a not-ready database's state on the query route only to a holder of one of its tokens; anyone else gets the 401 of a database that does not exist", async () => {

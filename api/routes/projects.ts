@@ -24,7 +24,12 @@ async function requireOwner(tokens: TokenStore, principal: Principal, projectId:
 /** A project's use of its build quota; absent (tests of the project routes alone), the view has no figures. */
 type BuildUsage = Pick<BuildCatalog, 'usage'>;
 
-export function projectRoutes(app: FastifyInstance, projects: ProjectDirectory, tokens: TokenStore, builds?: BuildUsage): void {
+/** What a member's removal takes with it: the query tokens they made on the project's databases. */
+export interface MemberTokens {
+  dropQueryTokensOf(project: string, userId: string): Promise<number>;
+}
+
+export function projectRoutes(app: FastifyInstance, projects: ProjectDirectory, tokens: TokenStore, builds?: BuildUsage, databases?: () => MemberTokens | undefined): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
 
   r.get('/v1/projects', {
@@ -118,7 +123,11 @@ export function projectRoutes(app: FastifyInstance, projects: ProjectDirectory, 
     handler: async (request, reply) => {
       const { projectId, userId } = request.params;
       await requireOwner(tokens, principalOf(request), projectId);
+      // Their query tokens go before and after: one made while the member was being removed goes too, and a
+      // removal retried after a failure finds none left behind.
+      await databases?.()?.dropQueryTokensOf(projectId, userId);
       await projects.removeMember(projectId, userId);
+      await databases?.()?.dropQueryTokensOf(projectId, userId);
       return reply.code(204).send(null);
     },
   });

@@ -19,6 +19,7 @@ export const DatabaseTokenGrant = Type.Object(
     sha256: Type.String({ pattern: '^[0-9a-f]{64}$', maxLength: 64, description: 'Lowercase hex SHA-256 of the token.' }),
     readOnly: Type.Optional(Type.Boolean({ description: 'The token can read but not write.' })),
     expiresAt: Type.Optional(Timestamp({ description: 'After this time the token is refused.' })),
+    mintedBy: Type.Optional(DnsSubdomain({ description: 'The User who made this query token (a further token, not the database’s own): removed from the project, their query tokens go.' })),
   },
   { additionalProperties: false },
 );

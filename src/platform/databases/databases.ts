@@ -69,7 +69,7 @@ export interface TokenOptions {
  * Who mints a database token: what it makes expires no later than its own token (a short-lived or leaked API token
  * must not make itself a database token that never expires), as for personal and git tokens.
  */
-export type TokenMinter = Pick<Principal, 'expiresAt' | 'session'>;
+export type TokenMinter = Pick<Principal, 'expiresAt' | 'session'> & { readonly userId?: string };
 
 /**
  * Databases for the REST routes. Every change is intent on the Database resource (its spec: name, durability,
@@ -208,6 +208,7 @@ export class DatabaseDirectory {
   /** Adds a query token (a further token of the database, read-only and expiring if asked); earlier ones stay. */
   async addQueryToken(project: string, ref: string, options: TokenOptions, minter: TokenMinter): Promise<MintedToken> {
     const minted = this.#mint(options, minter);
+    if (minter.userId) minted.grant = { ...minted.grant, mintedBy: minter.userId };
     const now = this.#now().getTime();
     const applied = await this.#writeTokens(project, ref, (tokens) => {
       const live = tokens.filter((t) => t.expiresAt === undefined || Date.parse(t.expiresAt) > now);
@@ -217,6 +218,25 @@ export class DatabaseDirectory {
       return [...live, minted.grant];
     });
     return { ...minted.shown, applied };
+  }
+
+  /**
+   * Drops the query tokens `userId` made on the project's databases (they left the project: what they could reach
+   * through it goes with them, as their git access does). The databases' own tokens stay. Answers how many went.
+   */
+  async dropQueryTokensOf(project: string, userId: string): Promise<number> {
+    let dropped = 0;
+    for (const database of this.#cache.list(project)) {
+      if (database.metadata?.namespace !== project || !(database.spec.tokens ?? []).some((t) => t.mintedBy === userId)) continue;
+      await this.#writeTokens(project, database.metadata?.name ?? '', (tokens) => {
+        const kept = tokens.filter((t) => t.mintedBy !== userId);
+        dropped += tokens.length - kept.length;
+        return kept;
+      }).catch((err: unknown) => {
+        if (!(err instanceof NotFoundError)) throw err;
+      });
+    }
+    return dropped;
   }
 
   /**
