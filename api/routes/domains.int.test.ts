@@ -247,6 +247,10 @@ describe('adding a domain', () => {
     }
     expect((await call('GET', `/domains/${encodeURIComponent(unicode)}/records`)).statusCode).toBe(200);
     expect(await ok(200, 'DELETE', `/domains/${encodeURIComponent(unicode)}`)).toMatchObject({ domain: added.domain, status: 'deleted' });
+    // Never a name's: control characters and bidirectional overrides are refused as the request arrives.
+    for (const hostile of ['\u202emoc.elgoog', 'a\u0085b.example', 'x\u2066y.example']) {
+      expect((await call('DELETE', `/domains/${encodeURIComponent(hostile)}`)).statusCode).toBe(400);
+    }
   });
 
   it('refuses a domain the project has (409), and one another project holds (409), which cannot see it', async () => {

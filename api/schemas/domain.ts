@@ -37,8 +37,12 @@ export const Tls = Type.Object(
   },
 );
 
-/** A domain or host name as typed: checked by the handler, which says exactly what is wrong with it. */
-const DomainName = (description: string, maxLength = 253) => Type.String({ minLength: 1, maxLength, pattern: '^[^\\x00-\\x20\\x7F/]+$', description });
+/**
+ * A domain or host name as typed (an internationalised one too): checked by the handler, which says exactly what
+ * is wrong with it. Control characters (C0, DEL, C1) and bidirectional overrides never are a name's, and would
+ * reach the audit trail as the resource a refused request named.
+ */
+const DomainName = (description: string, maxLength = 253) => Type.String({ minLength: 1, maxLength, pattern: '^[^\\x00-\\x20\\x7F-\\x9F\\u202A-\\u202E\\u2066-\\u2069/]+$', description });
 
 export const DomainParams = Type.Object({ projectId: ProjectId, domain: DomainName('The project domain, for example example.com.') }, { additionalProperties: false });
 export const RecordParams = Type.Object(

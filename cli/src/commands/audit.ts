@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import type { paths } from '../api/schema.ts';
 import { act, choiceOption, examples, intOption, withJson } from '../command-kit.ts';
 import type { Context } from '../context.ts';
-import { note, printJson, printTable } from '../output.ts';
+import { note, printJson, printTable, terminalSafe } from '../output.ts';
 
 type Entry = paths['/v1/projects/{projectId}/audit']['get']['responses'][200]['content']['application/json']['entries'][number];
 type ResourceType = Entry['resource']['type'];
@@ -43,5 +43,6 @@ async function audit(ctx: Context, options: { type?: ResourceType; limit: number
 function resourceOf(entry: Entry): string {
   const { id, app_id: app, domain } = entry.resource;
   const within = app ? ` (app ${app})` : domain ? ` (domain ${domain})` : '';
-  return `${id ?? '-'}${within}`;
+  // What a request named, recorded as sent: shown as text, never as terminal control.
+  return terminalSafe(`${id ?? '-'}${within}`, '');
 }
