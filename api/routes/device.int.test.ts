@@ -115,6 +115,17 @@ describe('device sign-in (RFC 8628) over HTTP, on the Kubernetes-backed stores',
     expect(polled.json()).toEqual({ error: 'access_denied', error_description: 'The user who approved this sign-in no longer exists.' });
   });
 
+  it('limits a person’s guesses of user codes (RFC 8628 §5.1): 10 that name no sign-in, then 429 with Retry-After, for them alone', async () => {
+    const guesser = await p.tokenFor(await p.createUser(), ['tokens:write']);
+    for (let i = 0; i < 10; i++) expect((await p.app.inject({ method: 'GET', url: '/v1/device/requests/ZZZZ-ZZZZ', headers: bearer(guesser) })).statusCode).toBe(404);
+    const limited = await decide('approve', 'ZZZZ-ZZZZ', guesser);
+    expect(limited.statusCode).toBe(429);
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(limited.json().detail).toMatch(/Too many user codes that name no sign-in/);
+    // Another person is not held back by it.
+    expect((await decide('deny', 'ZZZZ-ZZZZ', await p.tokenFor(await p.createUser(), ['tokens:write']))).statusCode).toBe(404);
+  });
+
   it('refuses to approve scopes the approving token does not hold (403), and unknown codes (404)', async () => {
     const code = await startSignIn('projects:read databases:write');
     const res = await decide('approve', code.user_code);

@@ -2,9 +2,10 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type Static } from 'typebox';
 import { DEFAULT_MAX_STARTS_PER_LIFETIME, InvalidScopeError, type DeviceFlow } from '../../src/auth/index.ts';
-import { PublicError } from '../../src/errors.ts';
+import { NotFoundError, PublicError } from '../../src/errors.ts';
 import { principalOf } from '../plugins/auth.ts';
 import type { RateLimitOptions } from '../plugins/rate-limit.ts';
+import { describeRate, TokenBuckets } from '../plugins/token-buckets.ts';
 import {
   ApproveBody,
   DEVICE_CODE_GRANT_TYPE,
@@ -33,6 +34,9 @@ const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' };
 /** The two public OAuth requests carry a scope list or a device code: a few hundred bytes (413 past this). */
 const OAUTH_BODY_LIMIT = 8 * 1024;
 
+/** Guesses of user codes a person may make: codes that name no sign-in, 10 in a burst, then one every 6 s. */
+const USER_CODE_MISSES = { perSecond: 1 / 6, burst: 10 };
+
 /**
  * The OAuth 2.0 device authorization grant (RFC 8628), e.g. for `cw login`: the device asks for a code,
  * the user approves it with a token they already hold, the device polls for its own token. The rules live
@@ -52,6 +56,24 @@ export function deviceRoutes(app: FastifyInstance, flow: DeviceFlow, now: () => 
     oauthRoutes(scope, flow, now, signInRateLimit);
   });
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  // RFC 8628 §5.1: user codes are short, so guessing them is limited per person (each guess is also a read of the
+  // apiserver): codes that name no sign-in, 10 in a burst then one every 6 s, whatever the person's tokens.
+  const misses = new TokenBuckets(USER_CODE_MISSES, 10_000, () => now().getTime());
+  const guarded = async <T>(request: FastifyRequest, answer: () => Promise<T>): Promise<T> => {
+    const user = principalOf(request).userId;
+    if (!misses.hasRoom(user)) {
+      const retryAfter = misses.retryAfterSeconds(user);
+      throw new PublicError(429, `Too many user codes that name no sign-in (limit: ${describeRate(USER_CODE_MISSES.perSecond)}); check the code the device shows and retry in ${retryAfter} s.`, {
+        'retry-after': String(retryAfter),
+      });
+    }
+    try {
+      return await answer();
+    } catch (err) {
+      if (err instanceof NotFoundError) misses.take(user);
+      throw err;
+    }
+  };
 
   r.get('/v1/device/requests/:userCode', {
     config: { auth: { scope: 'tokens:write' } },
@@ -60,10 +82,10 @@ export function deviceRoutes(app: FastifyInstance, flow: DeviceFlow, now: () => 
       summary: 'Review a device sign-in before answering it: the scopes the device asks for, and until when',
       description: 'Needs the scope approving needs. 404 for an unknown or expired code, 409 once it has been answered.',
       params: DeviceRequestParams,
-      response: { 200: Type.Object({ device_request: DeviceRequest }), ...errorResponses(400, 404, 409, 500) },
+      response: { 200: Type.Object({ device_request: DeviceRequest }), ...errorResponses(400, 404, 409, 429, 500) },
     },
     handler: async (request) => {
-      const pending = await flow.inspect(request.params.userCode, now());
+      const pending = await guarded(request, () => flow.inspect(request.params.userCode, now()));
       return { device_request: { user_code: pending.userCode, scopes: [...pending.scopes], expires_at: pending.expiresAt.toISOString() } };
     },
   });
@@ -83,14 +105,13 @@ export function deviceRoutes(app: FastifyInstance, flow: DeviceFlow, now: () => 
         body: decision === 'approve' ? ApproveBody : UserCodeBody,
         response: {
           204: Type.Null({ description: decision === 'approve' ? 'Approved.' : 'Denied.' }),
-          ...errorResponses(400, 404, 409, 413, 415, 500),
+          ...errorResponses(400, 404, 409, 413, 415, 429, 500),
         },
       },
       handler: async (request, reply) => {
         // The deny body has no `scopes` (its schema refuses one).
         const { user_code: userCode, scopes } = request.body as Static<typeof ApproveBody>;
-        if (decision === 'approve') await flow.approve(userCode, principalOf(request), now(), scopes);
-        else await flow.deny(userCode, principalOf(request), now());
+        await guarded(request, () => (decision === 'approve' ? flow.approve(userCode, principalOf(request), now(), scopes) : flow.deny(userCode, principalOf(request), now())));
         return reply.code(204).send(null);
       },
     });
