@@ -123,10 +123,14 @@ export function projectRoutes(app: FastifyInstance, projects: ProjectDirectory, 
     handler: async (request, reply) => {
       const { projectId, userId } = request.params;
       await requireOwner(tokens, principalOf(request), projectId);
-      // Their query tokens go before and after: one made while the member was being removed goes too, and a
-      // removal retried after a failure finds none left behind.
-      await databases?.()?.dropQueryTokensOf(projectId, userId);
-      await projects.removeMember(projectId, userId);
+      // Their query tokens go once they are out (a removal refused, the last owner's, takes none); a removal retried
+      // after the tokens failed to go finds them gone as it answers "not a member".
+      try {
+        await projects.removeMember(projectId, userId);
+      } catch (err) {
+        if (err instanceof NotFoundError) await databases?.()?.dropQueryTokensOf(projectId, userId);
+        throw err;
+      }
       await databases?.()?.dropQueryTokensOf(projectId, userId);
       return reply.code(204).send(null);
     },

@@ -41,10 +41,21 @@ describe('MetricsWindow', () => {
     const window = new MetricsWindow({ started: T0, createdAt: (key) => created.get(key) });
     window.observe(new Map([['shop/web', counts(5000, 40)]]), T0 + 5000);
     window.observe(new Map(), T0 + 10 * MINUTE); // the first app is gone
-    created.set('shop/web', T0 + 120 * MINUTE); // another tenant's shop/web, two hours later
+    // Registered again by another tenant but not deployed here yet: nothing of the first is shown.
+    expect(window.app('shop/web', T0).minutes).toEqual([]);
+    expect(window.namespaceTotals('shop', T0).apps).toEqual({});
+    created.set('shop/web', T0 + 120 * MINUTE); // deployed, two hours later
     window.observe(new Map([['shop/web', counts(3, 0)]]), T0 + 121 * MINUTE);
     expect(window.app('shop/web', T0).minutes.map((m) => [m.start, m.classes])).toEqual([[T0 + 121 * MINUTE, [0, 3, 0, 0, 0]]]);
     expect(window.namespaceTotals('shop', T0).apps.web?.requests).toBe(3);
+  });
+
+  it('starts again from zero only the count that went back: the entry point’s refusals of an app it let go, not its answers', () => {
+    const window = new MetricsWindow({ started: T0 });
+    window.observe(new Map([['p/web', { ...counts(5000, 0), refused: 7 }]]), T0 + 5000);
+    // The dispatcher's counts go on; the entry point's refusals were let go with the app and start again.
+    window.observe(new Map([['p/web', { ...counts(5003, 0), refused: 1 }]]), T0 + 2 * MINUTE);
+    expect(window.app('p/web', T0 + MINUTE).minutes.map((m) => [m.classes, m.refused])).toEqual([[[0, 3, 0, 0, 0], 1]]);
   });
 
   it('keeps a day and a quarter of an hour, then drops the oldest minutes', () => {

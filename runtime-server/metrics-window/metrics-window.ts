@@ -28,24 +28,27 @@ export class MetricsWindow {
   readonly started: number;
   readonly #minutes: number;
   readonly #apps = new Map<string, AppSeries>();
-  readonly #createdAt: (key: string) => number | undefined;
+  readonly #createdAt: ((key: string) => number | undefined) | undefined;
   /** The latest minute a reading went to: readings never go back to an earlier one (a late timer after a caller's read). */
   #minute = 0;
 
   /**
-   * `createdAt`: when the app now served under a key was created (its RuntimeApp's creationTimestamp). Its minutes
-   * are read from then on: an app deleted and created again under the same key, or a project id a new tenant took,
-   * never shows the answers of the one before.
+   * `createdAt`: when the app now served under a key was created (its RuntimeApp's creationTimestamp), `undefined`
+   * for a key this replica does not serve now. Its minutes are read from then on, and none of a key not served:
+   * an app deleted and created again under the same key, or a project id a new tenant took, never shows the
+   * answers of the one before (nor does the new one before it is deployed).
    */
   constructor(options: { started?: number; minutes?: number; createdAt?: (key: string) => number | undefined } = {}) {
     this.started = options.started ?? Date.now();
     this.#minutes = options.minutes ?? WINDOW_MINUTES;
-    this.#createdAt = options.createdAt ?? (() => undefined);
+    this.#createdAt = options.createdAt;
   }
 
   /** The first minute of `key`'s to read for `since` (ms): not before the app now under that key was created. */
   #from(key: string, since: number): number {
-    return Math.max(Math.floor(since / MINUTE_MS), Math.floor((this.#createdAt(key) ?? 0) / MINUTE_MS));
+    if (!this.#createdAt) return Math.floor(since / MINUTE_MS);
+    const created = this.#createdAt(key);
+    return created === undefined ? Infinity : Math.max(Math.floor(since / MINUTE_MS), Math.floor(created / MINUTE_MS));
   }
 
   /** Takes a reading of every app's cumulative counts at `now`. */

@@ -43,12 +43,13 @@ export class Series {
 
   /**
    * Adds what `now` (cumulative) has more than the last reading to `minute`; a minute before it with answers
-   * is closed first. Counts that went back started again from zero (the app under this key was deleted and
-   * created again, its dispatcher's counts new), so all of `now` is new, as Prometheus reads a counter's reset.
+   * is closed first. A count that went back started again from zero (the entry point's refusals of an app it let
+   * go), so all of that one count is new, as Prometheus reads a counter's reset; the others go on as they were
+   * (the dispatcher's never go back: zeroing them all would count an app's whole history again in one minute).
    */
   observe(now: Float64Array, minute: number, keepFrom: number): void {
     this.close(minute, keepFrom);
-    if (now.some((value, i) => value < (this.#seen[i] ?? 0))) this.#seen = new Float64Array(FIELDS);
+    if (now.some((value, i) => value < (this.#seen[i] ?? 0))) this.#seen = this.#seen.map((seen, i) => ((now[i] ?? 0) < seen ? 0 : seen));
     let moved = false;
     for (let i = 0; i < FIELDS; i++) if (now[i] !== this.#seen[i]) moved = true;
     if (!moved) return;

@@ -79,6 +79,16 @@ describe('AppLogs budgets', () => {
     logs.forget('quiet/a');
     expect(logs.bytes('quiet')).toBe(0);
   });
+
+  it('past the total, cuts the largest projects down to one level, and every small project keeps its entries', () => {
+    const logs = new AppLogs({ budgets: { appBytes: 1024 * 1024, projectBytes: 1024 * 1024, totalBytes: 2 * 1024 * 1024 } });
+    for (let p = 0; p < 2000; p++) logs.add(`small-${p}/a`, entry('s'));
+    for (let i = 0; i < 200; i++) logs.add(`big-${i % 4}/a`, entry(kib(8)));
+    expect(logs.bytes()).toBeLessThanOrEqual(2 * 1024 * 1024);
+    expect(Array.from({ length: 2000 }, (_, p) => logs.recent(`small-${p}/a`).length).every((n) => n === 1)).toBe(true);
+    const big = [0, 1, 2, 3].map((i) => logs.bytes(`big-${i}`));
+    expect(Math.max(...big) - Math.min(...big)).toBeLessThanOrEqual(9 * 1024);
+  });
 });
 
 describe('app logs from workerd', { timeout: 60_000 }, () => {

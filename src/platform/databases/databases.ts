@@ -225,18 +225,24 @@ export class DatabaseDirectory {
    * through it goes with them, as their git access does). The databases' own tokens stay. Answers how many went.
    */
   async dropQueryTokensOf(project: string, userId: string): Promise<number> {
-    let dropped = 0;
-    for (const database of this.#cache.list(project)) {
-      if (database.metadata?.namespace !== project || !(database.spec.tokens ?? []).some((t) => t.mintedBy === userId)) continue;
-      await this.#writeTokens(project, database.metadata?.name ?? '', (tokens) => {
-        const kept = tokens.filter((t) => t.mintedBy !== userId);
-        dropped += tokens.length - kept.length;
-        return kept;
-      }).catch((err: unknown) => {
-        if (!(err instanceof NotFoundError)) throw err;
-      });
-    }
-    return dropped;
+    // Each database read live (a token made a moment ago may not be cached yet), written only where one of theirs
+    // is, all at once, and waited for together (at most the answer bound once, not once per database): the removal
+    // answers once the engines refuse the tokens, as a rotation does.
+    const names = this.#cache.list(project).flatMap((d) => (d.metadata?.namespace === project && d.metadata.name ? [d.metadata.name] : []));
+    const dropped = await Promise.all(
+      names.map((name) =>
+        retryOnConflict(async () => {
+          const current = await this.#client.get(project, name);
+          const tokens = current?.spec.tokens ?? [];
+          const kept = tokens.filter((t) => t.mintedBy !== userId);
+          if (!current || current.metadata?.deletionTimestamp || kept.length === tokens.length) return 0;
+          const written = await this.#client.patch(project, name, { metadata: { resourceVersion: current.metadata?.resourceVersion }, spec: { tokens: kept } });
+          await waitForAnswer(this.#cache, written, settled, this.#answerWithinMs);
+          return tokens.length - kept.length;
+        }),
+      ),
+    );
+    return dropped.reduce((a, b) => a + b, 0);
   }
 
   /**
