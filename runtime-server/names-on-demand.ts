@@ -155,12 +155,7 @@ export class NamesOnDemand {
    */
   async #readNow(host: string): Promise<Found> {
     const claim = isInZone(host, this.#baseDomain) ? undefined : await this.#o.reads.hostnameClaim(host);
-    const facts = factsFromClaims(
-      this.#view(
-        (name) => (name === host ? claim : undefined),
-        () => [],
-      ),
-    );
+    const facts = factsFromClaims(this.#viewOf(host, { claim, attachment: undefined }));
     const project = nameHolder(host, facts)?.project;
     return { claim, attachment: project === undefined ? undefined : await this.#o.reads.appHostname(project, host) };
   }

@@ -105,7 +105,7 @@ export class AppLogs {
     project.bytes += size;
     this.#total += size;
     while (recent.entries.length > this.#perApp || recent.bytes > this.#budgets.appBytes) this.#dropOldest(key);
-    while (project.bytes > this.#budgets.projectBytes) this.#dropOldest(this.#largest(project.apps, (k) => this.#recent.get(k)?.bytes ?? 0));
+    while (project.bytes > this.#budgets.projectBytes) this.#dropOldestOf(project);
     if (this.#total > this.#budgets.totalBytes) this.#level(this.#budgets.totalBytes * 0.9);
     for (const listener of this.#listeners.get(key) ?? []) listener(entry);
   }
@@ -170,8 +170,13 @@ export class AppLogs {
     for (const [name, bytes] of sizes) {
       if (bytes <= level) break;
       const project = this.#projects.get(name);
-      while (project && project.bytes > level && project.apps.size > 0) this.#dropOldest(this.#largest(project.apps, (k) => this.#recent.get(k)?.bytes ?? 0));
+      while (project && project.bytes > level && project.apps.size > 0) this.#dropOldestOf(project);
     }
+  }
+
+  /** Drops the oldest entry of the project's largest app. */
+  #dropOldestOf(project: { readonly apps: Set<string> }): void {
+    this.#dropOldest(this.#largest(project.apps, (k) => this.#recent.get(k)?.bytes ?? 0));
   }
 
   #largest(keys: Iterable<string>, bytes: (key: string) => number): string {
