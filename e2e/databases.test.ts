@@ -7,7 +7,8 @@ import { createHash } from 'node:crypto';
 import { createClient, type Client } from '@libsql/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Database } from '../src/apis/v1alpha1/database.ts';
-import { loadKubeConnection, objectClient, SECRETS, type KubeObject } from '../src/kube/index.ts';
+import { createInformerFactory, loadKubeConnection, objectClient, SECRETS, type KubeObject } from '../src/kube/index.ts';
+import { DatabaseDirectory } from '../src/platform/databases/databases.ts';
 import { DATABASES } from '../src/platform/resources.ts';
 import { createMemberAccount, type MemberAccount } from './harness/accounts.ts';
 import type { ApiServer } from './harness/api-server.ts';
@@ -302,6 +303,30 @@ describe('SQL databases through cw-api, cw-operator and cw-db with @libsql/clien
     expect((await call('POST', '/databases/notes/query', count, theirs.body.query_token)).status).toBe(401);
     expect((await call('POST', '/databases/notes/query', count, ours.query_token)).status).toBe(200);
     expect(await notes(connect(main.database_url, token))).toEqual(NOTES);
+  });
+
+  it('makes no token for someone removed whose request was authorised from a cache still listing them', async () => {
+    // Another API replica's cache a moment behind the removal: the request passed its check there, the token is made
+    // after the removal dropped theirs. Each mint reads the membership from the apiserver and leaves nothing behind.
+    const gone = await createMemberAccount(inject('kubeconfig'), 'dbgone');
+    const informers = createInformerFactory(conn);
+    const directory = new DatabaseDirectory(conn, informers.informer<Database>(DATABASES));
+    informers.start();
+    try {
+      await informers.waitForSync(AbortSignal.timeout(30_000));
+      const databases = objectClient<Database>(conn, DATABASES);
+      const before = (await databases.get(member.project, 'notes'))?.spec.tokens;
+      const formerMember = { userId: gone.user, admin: false };
+      await expect(directory.addQueryToken(member.project, 'notes', {}, formerMember)).rejects.toThrow(/no longer a member/);
+      await expect(directory.rotate(member.project, 'notes', {}, formerMember)).rejects.toThrow(/no longer a member/);
+      await expect(directory.create(member.project, { name: 'by-a-former-member' }, formerMember)).rejects.toThrow(/no longer a member/);
+      expect((await databases.get(member.project, 'notes'))?.spec.tokens).toEqual(before);
+      expect(await databases.get(member.project, 'by-a-former-member')).toBeUndefined();
+      // A member still in the project mints as before.
+      await expect(directory.addQueryToken(member.project, 'notes', {}, { userId: member.user, admin: false })).resolves.toMatchObject({ readOnly: false });
+    } finally {
+      informers.stop();
+    }
   });
 
   it("tells a not-ready database's state on the query route only to a holder of one of its tokens; anyone else gets the 401 of a database that does not exist", async () => {

@@ -50,6 +50,11 @@ export class AuditTrail {
     await this.#store.put(entryKey(entry), JSON.stringify(entry), { contentType: 'application/json' });
   }
 
+  /** Takes back an entry recorded for a request that turned out not to be the project's (a create that lost). */
+  async withdraw(entry: AuditEntry): Promise<void> {
+    await this.#store.delete(entryKey(entry));
+  }
+
   /** One page of a project's entries, newest first. */
   async page(projectId: string, query: AuditPageQuery): Promise<AuditPage> {
     const prefix = projectPrefix(projectId);

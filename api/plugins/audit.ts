@@ -72,7 +72,10 @@ function attach(route: RouteOptions, action: AuditAction, trail: AuditTrail, opt
     const entry = request.auditEntry;
     if (!entry) return;
     try {
-      await trail.record(withOutcome(entry, action, reply, payload));
+      // A create refused (another caller took the id a moment before, or it was refused as asked) made nothing:
+      // its entry would sit in the trail of whoever holds the id.
+      if (action.action === 'project.create' && reply.statusCode >= 400 && reply.statusCode < 500) await trail.withdraw(entry);
+      else await trail.record(withOutcome(entry, action, reply, payload));
     } catch (err) {
       request.log.error({ err, action: entry.action, audit_id: entry.id }, 'audit outcome not stored: the entry keeps status null');
     }

@@ -159,8 +159,22 @@ describe('the audit trail', () => {
     const nextToken = await platform.tokenFor(next, 'projects:write audit:read');
     await expectEventually(async () => (await platform.app.inject({ method: 'POST', url: '/v1/projects', headers: as(nextToken), payload: { project_id: id, name: 'again' } })).statusCode, 201);
     expect((await entries('', id, nextToken)).map((e) => e.action)).toEqual(['project.create']);
-    // The next owner's attempts while the first project was still going (409) are before its creation too.
-    expect((await entries('', id, adminToken)).filter((e) => e.status !== 409).map((e) => e.action)).toEqual(['project.create', 'project.delete', 'project.create']);
+    // The next owner's attempts while the first project was still going (409) made nothing and left nothing.
+    expect((await entries('', id, adminToken)).map((e) => [e.action, e.status])).toEqual([
+      ['project.create', 201],
+      ['project.delete', 204],
+      ['project.create', 201],
+    ]);
+  });
+
+  it('keeps only the winner’s entry when several create the same project at once', async () => {
+    const id = unique('race');
+    const callers = await Promise.all([0, 1, 2, 3].map(async () => platform.tokenFor(await platform.createUser(), 'projects:write audit:read')));
+    // All past the audit hook before any handler creates: each entry is written to the bucket before its handler runs.
+    const answers = await Promise.all(callers.map((token) => platform.app.inject({ method: 'POST', url: '/v1/projects', headers: as(token), payload: { project_id: id, name: 'contested' } })));
+    expect(answers.map((a) => a.statusCode).sort()).toEqual([201, 409, 409, 409]);
+    const winner = callers[answers.findIndex((a) => a.statusCode === 201)];
+    expect((await entries('', id, winner)).map((e) => [e.action, e.status])).toEqual([['project.create', 201]]);
   });
 });
 

@@ -6,7 +6,10 @@ import { findCondition, isTrue } from '../../conditions/index.ts';
 import { BadRequestError, ConflictError, NotFoundError, PublicError } from '../../errors.ts';
 import { isAlreadyExists, objectClient, retryOnConflict, isGoneFrom, objectKey, waitFor, waitForAnswer, type Informer, type KubeConnection, type ObjectClient } from '../../kube/index.ts';
 import { DNS_LABEL_PATTERN } from '../../apis/v1alpha1/strings.ts';
-import { DATABASES, PROJECT_LABEL } from '../resources.ts';
+import { DATABASES, PROJECT_LABEL, PROJECTS } from '../resources.ts';
+import { roleIn } from '../project-reader.ts';
+import type { Project } from '../../apis/v1alpha1/index.ts';
+import { ForbiddenError } from '../../auth/errors.ts';
 import type { Principal } from '../../auth/authenticate.ts';
 import { expiryWithin } from '../../auth/issue-token.ts';
 import { databaseTokenSha256, generateDatabaseToken, newDatabaseTokenId } from './database-token.ts';
@@ -69,7 +72,7 @@ export interface TokenOptions {
  * Who mints a database token: what it makes expires no later than its own token (a short-lived or leaked API token
  * must not make itself a database token that never expires), as for personal and git tokens.
  */
-export type TokenMinter = Pick<Principal, 'expiresAt' | 'session'> & { readonly userId?: string };
+export type TokenMinter = Pick<Principal, 'expiresAt' | 'session'> & { readonly userId?: string; readonly admin?: boolean };
 
 /**
  * Databases for the REST routes. Every change is intent on the Database resource (its spec: name, durability,
@@ -79,6 +82,7 @@ export type TokenMinter = Pick<Principal, 'expiresAt' | 'session'> & { readonly 
  */
 export class DatabaseDirectory {
   readonly #client: ObjectClient<Database>;
+  readonly #projects: ObjectClient<Project>;
   readonly #cache: Informer<Database>;
   readonly #answerWithinMs: number;
   readonly #restoreAnswerMs: number;
@@ -86,6 +90,7 @@ export class DatabaseDirectory {
 
   constructor(conn: KubeConnection, cache: Informer<Database>, options: { answerWithinMs?: number; restoreAnswerMs?: number; now?: () => Date } = {}) {
     this.#client = objectClient<Database>(conn, DATABASES);
+    this.#projects = objectClient<Project>(conn, PROJECTS);
     this.#cache = cache;
     this.#answerWithinMs = options.answerWithinMs ?? 10_000;
     this.#restoreAnswerMs = options.restoreAnswerMs ?? 60_000;
@@ -122,6 +127,7 @@ export class DatabaseDirectory {
     if (input.restore_from) this.#checkRestorePoint(project, input.restore_from);
 
     const minted = this.#mint({}, minter);
+    await this.#refuseFormerMember(project, minter);
     let written: Database;
     try {
       written = await this.#client.create({
@@ -201,6 +207,7 @@ export class DatabaseDirectory {
   /** Replaces every token of the database with a new database token: earlier ones stop working once applied. */
   async rotate(project: string, ref: string, options: TokenOptions, minter: TokenMinter): Promise<MintedToken> {
     const minted = this.#mint(options, minter);
+    await this.#refuseFormerMember(project, minter);
     const applied = await this.#writeTokens(project, ref, () => [minted.grant]);
     return { ...minted.shown, applied };
   }
@@ -217,6 +224,12 @@ export class DatabaseDirectory {
       }
       return [...live, minted.grant];
     });
+    // Checked after the write, from the apiserver: a removal that read this database before the token landed took
+    // nothing of it, and one that read it after (the member then gone from the project read here) drops it itself.
+    if (!(await this.#stillMember(project, minter))) {
+      await this.#writeTokens(project, ref, (tokens) => tokens.filter((t) => t.id !== minted.grant.id));
+      throw new ForbiddenError(`You are no longer a member of the project ${project}.`);
+    }
     return { ...minted.shown, applied };
   }
 
@@ -334,6 +347,20 @@ export class DatabaseDirectory {
     const expiresAt = expiryWithin(minter, seconds === undefined ? undefined : new Date(this.#now().getTime() + seconds * 1000))?.toISOString();
     const grant: DatabaseTokenGrant = { id: tokenId, sha256: databaseTokenSha256(token), ...(readOnly ? { readOnly } : {}), ...(expiresAt ? { expiresAt } : {}) };
     return { token, grant, shown: { token, tokenId, readOnly, ...(expiresAt ? { expiresAt } : {}) } };
+  }
+
+  /**
+   * Whether a member's access still stands, read from the apiserver rather than the cache their request was
+   * authorised from: a token made by someone removed a moment ago (an API replica's cache behind) outlives the
+   * removal, which drops only the query tokens it finds. Administrators are not members and keep theirs.
+   */
+  async #stillMember(project: string, minter: TokenMinter): Promise<boolean> {
+    if (minter.admin || minter.userId === undefined) return true;
+    return roleIn(await this.#projects.get('', project), minter.userId) !== undefined;
+  }
+
+  async #refuseFormerMember(project: string, minter: TokenMinter): Promise<void> {
+    if (!(await this.#stillMember(project, minter))) throw new ForbiddenError(`You are no longer a member of the project ${project}.`);
   }
 
   /** Writes the database's tokens (optimistically, against its resourceVersion) and waits for the engine to have them. */
