@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 /** One Server-Sent Events message: its event name and one line of JSON (JSON never holds a raw newline). */
 export function sseEvent(event: string, data: unknown): string {
   return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
@@ -36,6 +37,18 @@ export class BoundedEventWriter {
       this.#dropped = 0;
     }
     this.#out.write(sseEvent(event, data));
+  }
+
+  /**
+   * Sends the event, then, for a reader slower than the events, waits until the stream has taken what it holds
+   * (its `drain`): for output that must not be dropped, produced only as fast as it is read. Returns at once
+   * when `signal` aborts (the reader went away).
+   */
+  async sendPaced(event: string, data: unknown, signal: AbortSignal): Promise<void> {
+    if (this.#dropped > 0) this.send(event, data);
+    else if (this.#out.write(sseEvent(event, data))) return;
+    if (signal.aborted || this.#out.writableLength === 0) return;
+    await once(this.#out, 'drain', { signal }).catch(() => undefined);
   }
 
   sendOrDrop(event: string, data: unknown): void {

@@ -19,11 +19,15 @@ const LOG_CONTENT = {
     schema: {
       type: 'string',
       description:
-        'Server-sent events. `log` ({text}): the log so far, then each part as the build writes it (within about a second). `end` ({state, message?}): the build ended ' +
-        '(succeeded, failed, cancelled; deleted when the build went), and the stream with it. `dropped` ({count}): parts skipped because the reader fell behind. `: keepalive` comments every 15 s.',
+        'Server-sent events. `log` ({text}): the log so far in parts of at most 256 KiB, then each part as the build writes it (within about a second); a reader that falls behind ' +
+        'still gets every part, as fast as it reads. `end` ({state, message?}): the build ended (succeeded, failed, cancelled; deleted when the build went), and the stream with it. ' +
+        '`: keepalive` comments every 15 s.',
     },
   },
 };
+
+/** Chunks of the log (64 KiB each at most) one `log` event carries. */
+const CHUNKS_PER_EVENT = 4;
 
 /** Whether the caller asked for the event stream: `?follow=true`, or an Accept naming it. */
 function wantsStream(request: FastifyRequest<{ Querystring: { follow?: 'true' | 'false' } }>): boolean {
@@ -72,8 +76,10 @@ export function sourceBuildLogRoutes(app: FastifyInstance, sources: AppSources, 
         return isFinished(now.status?.state) ? { state: now.status?.state ?? '', ...(now.status?.message ? { message: now.status.message } : {}) } : undefined;
       };
       void (async () => {
-        for await (const event of followBuildLog(logs, projectId, name, { signal, ended })) {
-          if (event.type === 'log') stream.sendOrDrop('log', { text: event.text });
+        // A build's log is finite and kept: a slow reader gets all of it, read from the bucket only as fast as it
+        // takes it, a few chunks an event (a reader of the whole 4 MiB log holds no more of it than that).
+        for await (const event of followBuildLog(logs, projectId, name, { signal, ended, maxChunks: CHUNKS_PER_EVENT })) {
+          if (event.type === 'log') await stream.sendPaced('log', { text: event.text }, signal);
           else stream.send('end', endView(event.end));
         }
       })()

@@ -180,6 +180,26 @@ describe('source builds', () => {
     expect(await stream.next()).toBeUndefined(); // the stream ends with the build
   });
 
+  it('gives a long log in parts of a few chunks, all of them, as fast as the reader takes them', async () => {
+    const name = await build(APP, 'verbose', { state: 'Building' });
+    const log = new BuildLogWriter(platform.artifacts, project, name);
+    const line = `${'\u0001'.repeat(1023)}\n`; // escaped six times over in JSON: the most a part can weigh
+    for (let i = 0; i < 1024; i++) log.write(line);
+    await log.finish({ state: 'Succeeded' });
+    const stream = await EventStream.open(`${url}/apps/${APP}/source-builds/${name}/logs`, { headers: { authorization: `Bearer ${token}` } });
+    let text = '';
+    for (;;) {
+      const message = (await stream.next({ events: true })) as { event: string; data: { text?: string } } | undefined;
+      if (!message || message.event !== 'log') {
+        expect(message?.event).toBe('end');
+        break;
+      }
+      expect(message.data.text?.length).toBeLessThanOrEqual(4 * 64 * 1024 + 1024);
+      text += message.data.text;
+    }
+    expect(text).toBe(line.repeat(1024));
+  });
+
   it('follows with ?follow=true too, and ends a build that finished without a log by its own state', async () => {
     const name = await build(APP, 'superseded');
     const stream = await EventStream.open(`${url}/apps/${APP}/source-builds/${name}/logs?follow=true`, { headers: { authorization: `Bearer ${token}`, accept: '*/*' } });

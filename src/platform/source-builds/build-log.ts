@@ -29,8 +29,8 @@ export interface LogEnd {
 }
 
 /**
- * Writes a build's output as it comes: lines are buffered and flushed as a chunk every half second or 64 KiB,
- * so a follower sees them within a second. A failed write is retried with the next flush (the chunk keeps its
+ * Writes a build's output as it comes: lines are buffered and flushed as chunks of at most 64 KiB, every half
+ * second or once 64 KiB wait, so a follower sees them within a second. A failed write is retried with the next flush (the chunk keeps its
  * number), and `finish` writes what is left, then the end marker.
  */
 export class BuildLogWriter {
@@ -45,6 +45,8 @@ export class BuildLogWriter {
   #truncated = false;
   #timer: NodeJS.Timeout | undefined;
   #flushing: Promise<void> = Promise.resolve();
+  /** Why the last upload failed, until one succeeds: what `finish` throws. */
+  #failure: unknown;
   #ended = false;
 
   constructor(store: ObjectStore, namespace: string, build: string) {
@@ -77,24 +79,31 @@ export class BuildLogWriter {
     clearTimeout(this.#timer);
     this.#timer = undefined;
     if (this.#pending.length === 0) return;
-    // Taken out before the upload: output written while it is in flight goes into the next chunk.
-    const parts = this.#pending;
-    const bytes = this.#pendingBytes;
-    this.#pending = [];
-    this.#pendingBytes = 0;
-    this.#uploading = bytes;
+    // Taken out before the upload, at most a chunk's bytes (cut between characters): output written while it is in
+    // flight, or past the chunk, goes into the next. Bounded chunks let a reader take a log a few at a time.
+    const all = Buffer.from(this.#pending.join(''));
+    let cut = Math.min(all.length, CHUNK_BYTES);
+    while (cut > 0 && cut < all.length && ((all[cut] ?? 0) & 0xc0) === 0x80) cut -= 1;
+    const chunk = all.subarray(0, cut);
+    this.#pending = cut < all.length ? [all.subarray(cut).toString('utf8')] : [];
+    this.#pendingBytes = all.length - cut;
+    this.#uploading = cut;
     try {
-      await this.#store.put(chunkKey(this.#prefix, this.#next), parts.join(''), { contentType: 'text/plain; charset=utf-8' });
-    } catch {
-      this.#pending = [...parts, ...this.#pending];
-      this.#pendingBytes += bytes;
+      await this.#store.put(chunkKey(this.#prefix, this.#next), chunk, { contentType: 'text/plain; charset=utf-8' });
+      this.#failure = undefined;
+    } catch (err) {
+      this.#failure = err;
+      this.#pending = [chunk.toString('utf8'), ...this.#pending];
+      this.#pendingBytes += cut;
       this.#timer ??= setTimeout(() => void this.flush(), FLUSH_INTERVAL_MS);
       return; // kept, and tried again with the next flush
     } finally {
       this.#uploading = 0;
     }
-    this.#written += bytes;
+    this.#written += cut;
     this.#next += 1;
+    if (this.#pendingBytes >= CHUNK_BYTES) void this.flush();
+    else if (this.#pending.length > 0) this.#timer ??= setTimeout(() => void this.flush(), FLUSH_INTERVAL_MS);
   }
 
   /** Whether `finish` was called (its last line is written, even if the end marker is still to be). */
@@ -105,10 +114,9 @@ export class BuildLogWriter {
   /** Writes the rest and the end marker; throws when the bucket refuses (calling it again retries). */
   async finish(end: LogEnd): Promise<void> {
     this.#ended = true;
-    await this.flush();
-    if (this.#pending.length > 0) {
-      await this.#store.put(chunkKey(this.#prefix, this.#next), this.#pending.join(''), { contentType: 'text/plain; charset=utf-8' });
-      this.#pending = [];
+    while (this.#pending.length > 0 || this.#uploading > 0) {
+      await this.flush();
+      if (this.#failure !== undefined) throw this.#failure;
     }
     clearTimeout(this.#timer);
     await this.#store.put(endKey(this.#prefix), JSON.stringify(end), { contentType: 'application/json' });

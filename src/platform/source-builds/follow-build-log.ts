@@ -29,6 +29,8 @@ export interface FollowOptions {
   readonly ended: () => LogEnd | undefined;
   /** Reads after `ended` answers before it is believed over the missing marker (default 3). */
   readonly graceReads?: number;
+  /** Chunks (64 KiB each at most) one read takes, and so one event gives (default 64: the whole log in one). */
+  readonly maxChunks?: number;
 }
 
 /**
@@ -41,7 +43,7 @@ export async function* followBuildLog(store: ObjectStore, namespace: string, bui
   let cursor: string | undefined;
   let quietSinceOver = 0;
   while (!options.signal.aborted) {
-    const read = await readBuildLog(store, namespace, build, cursor);
+    const read = await readBuildLog(store, namespace, build, cursor, options.maxChunks);
     if (read.text !== '') yield { type: 'log', text: read.text };
     if (read.end) {
       yield { type: 'end', end: read.end };
