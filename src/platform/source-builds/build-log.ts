@@ -46,7 +46,7 @@ export class BuildLogWriter {
   #timer: NodeJS.Timeout | undefined;
   #flushing: Promise<void> = Promise.resolve();
   /** Why the last upload failed, until one succeeds: what `finish` throws. */
-  #failure: unknown;
+  #failure: Error | undefined;
   #ended = false;
 
   constructor(store: ObjectStore, namespace: string, build: string) {
@@ -92,7 +92,7 @@ export class BuildLogWriter {
       await this.#store.put(chunkKey(this.#prefix, this.#next), chunk, { contentType: 'text/plain; charset=utf-8' });
       this.#failure = undefined;
     } catch (err) {
-      this.#failure = err;
+      this.#failure = err instanceof Error ? err : new Error(String(err));
       this.#pending = [chunk.toString('utf8'), ...this.#pending];
       this.#pendingBytes += cut;
       this.#timer ??= setTimeout(() => void this.flush(), FLUSH_INTERVAL_MS);
