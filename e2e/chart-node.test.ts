@@ -908,6 +908,8 @@ describe('the chart on a real node', () => {
     expect((await getJson<{ items: KubeObject[] }>('pvc', '-n', NAMESPACE)).items.map((pvc) => pvc.metadata?.name)).toEqual(['data-cloudwright-db-0']);
     // The webhook namespace, where RepositoryWebhooks and their keys are (helm.sh/resource-policy: keep).
     expect((await getJson<KubeObject>('namespace', `${NAMESPACE}-webhooks`)).metadata?.deletionTimestamp).toBeUndefined();
+    // The sign-ins namespace, where local accounts' password Secrets are (kept too).
+    expect((await getJson<KubeObject>('namespace', `${NAMESPACE}-sign-ins`)).metadata?.deletionTimestamp).toBeUndefined();
     const s3 = new S3Client({ ...minio.s3 });
     const artifacts = await s3.send(new ListObjectsV2Command({ Bucket: BUCKETS.artifacts }));
     expect(artifacts.KeyCount ?? 0).toBeGreaterThan(0);

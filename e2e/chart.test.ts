@@ -1223,6 +1223,9 @@ describe('the Helm chart', () => {
     const own = parseRender(await helmTemplate(releaseNamespace, { ...tlsValues, 'tls.sealingKeySecret': 'my-sealing-key' }));
     const named = find<Workload>('Deployment', 'cloudwright-runtime', own).spec.template.spec.containers[0]!.env?.find((e) => e.name === 'CW_TLS_SEALING_KEY');
     expect(named?.valueFrom?.secretKeyRef).toEqual({ name: 'my-sealing-key', key: 'key' });
+    // The chart's own key outlives an uninstall, as the sealed keys in the bucket do; so do people's passwords.
+    expect(find<KubeObject>('Secret', 'cloudwright-tls-sealing', on).metadata?.annotations).toEqual({ 'helm.sh/resource-policy': 'keep' });
+    expect(find<KubeObject>('Namespace', `${releaseNamespace}-sign-ins`, on).metadata?.annotations).toEqual({ 'helm.sh/resource-policy': 'keep' });
   });
 
   it.each([
