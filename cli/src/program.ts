@@ -16,6 +16,7 @@ import { registerLogs } from './commands/logs.ts';
 import { registerMetrics } from './commands/metrics.ts';
 import { registerProjects } from './commands/projects.ts';
 import { registerTokens } from './commands/tokens.ts';
+import { registerUsers } from './commands/users.ts';
 import { registerRollout } from './commands/rollout.ts';
 import { paint } from './output.ts';
 import { VERSION } from './version.ts';
@@ -53,6 +54,7 @@ Environment: CW_API_URL, CW_TOKEN, CW_PROJECT, CW_APP, NO_COLOR. Settings live i
   registerGit(program);
   registerAudit(program);
   registerTokens(program);
+  registerUsers(program);
   registerCompletion(program);
   // Every subcommand exits through the same path as the program (errors become exit codes in bin/cw.ts).
   const inherit = (command: Command): void => {
