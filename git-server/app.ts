@@ -1,5 +1,6 @@
 // The `cw-git` HTTP surface: plugins first, then every route, registered explicitly. `serve.ts` builds the
 // dependencies from the configuration and owns listening and drain.
+import { DEFAULT_LARGE_BODY_BOUNDS, largeBodies, type LargeBodyBounds } from './large-bodies.ts';
 import { SpoolBudget, type SpoolBounds } from './plumbing/spool-budget.ts';
 import { StorageQuota } from './plumbing/storage-quota.ts';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
@@ -88,6 +89,8 @@ export interface GitServerLimits {
   keepaliveMs: number;
   /** What pushes, LFS uploads and URL imports being received may hold on the cache's disk, per owner and in all. Default 5 GiB and 8 GiB. */
   spool: SpoolBounds;
+  /** JSON bodies larger than 64 KiB being read at once (commits, imports): their bytes per owner and in all, and their deadline. */
+  largeBodies: LargeBodyBounds;
   /** What one repository may store in the bucket, packs and LFS objects together (`quota.repository_max_size`). Default 10 GiB. */
   maxRepositoryBytes: number;
   /** What all repositories of one owner may store together (`quota.owner_max_size`). Default 50 GiB. */
@@ -100,6 +103,7 @@ const DEFAULT_LIMITS: GitServerLimits = {
   maxLfsObjectBytes: 5 * 1024 ** 3,
   keepaliveMs: 5000,
   spool: { perOwnerBytes: 5 * 1024 ** 3, totalBytes: 8 * 1024 ** 3 },
+  largeBodies: DEFAULT_LARGE_BODY_BOUNDS,
   maxRepositoryBytes: 10 * 1024 ** 3,
   maxOwnerBytes: 50 * 1024 ** 3,
 };
@@ -125,6 +129,7 @@ export async function buildGitServer(deps: GitServerDependencies, options: Fasti
   errorHandler(app);
   inflightGauge(app, deps.metrics);
   gitAuth(app, deps.auth);
+  largeBodies(app, limits.largeBodies);
   drainGate(app, deps.drain, (url) => {
     if (isPushRequest(url)) deps.metrics.pushRefused.inc({ reason: 'draining' });
   });

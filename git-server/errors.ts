@@ -1,6 +1,6 @@
 // One translation point from errors to cw-git's JSON error body: `{"error": <code>, "message", "retryable"}`.
 // The spec fixes this shape for `store_unavailable`; every other error uses it too, so clients parse one shape.
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyServerOptions } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import { PublicError } from '../src/errors.ts';
 import { connectionErrorHandler } from '../src/fastify-plugins/connection-errors.ts';
 import { notFound } from '../src/fastify-plugins/not-found.ts';
@@ -74,10 +74,21 @@ export function errorHandler(app: FastifyInstance): void {
       // Fastify's own (validation, body too large, unsupported media type): their messages are about the input.
       return sendError(reply, status, error.validation ? 'invalid_request' : (BY_STATUS[status] ?? 'invalid_request'), error.message);
     }
+    if (clientWentAway(request, error)) {
+      // Nobody is left to answer, and nothing failed on our side: not an error of the server's.
+      request.log.info({ reason: error.message }, 'the client went away before its request was read');
+      return sendError(reply, 400, 'invalid_request', 'The request ended before its body did.');
+    }
     request.log.error({ err: error }, 'request failed');
     return sendError(reply, 500, 'internal', 'The server failed to handle the request; it has been logged.');
   });
   notFound(app, (reply, status, message, headers) => sendError(reply, status, BY_STATUS[status] ?? 'not_found', message, headers));
+}
+
+/** A body cut short by its client (the connection reset or closed mid-body), as Node's streams say it. */
+function clientWentAway(request: FastifyRequest, error: Error & { code?: unknown }): boolean {
+  const code = typeof error.code === 'string' ? error.code : '';
+  return ['ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ERR_STREAM_PREMATURE_CLOSE'].includes(code) || error.message === 'aborted' || request.raw.socket?.destroyed === true;
 }
 
 /**

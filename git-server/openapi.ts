@@ -24,7 +24,7 @@ const AUTH_ERRORS = {
   }),
   403: errorAnswer('The token lacks the scope (`forbidden`), or a browser origin not allowed (`origin_not_allowed`).'),
   503: errorAnswer(
-    'The object store cannot be reached (`store_unavailable`, `retryable: true`, `Retry-After`), the instance is draining, or it is still loading the platform’s git tokens (`unavailable`).',
+    'The object store cannot be reached (`store_unavailable`, `retryable: true`, `Retry-After`), the instance is draining, it is still loading the platform’s git tokens (`unavailable`), or it is reading as many large bodies as it holds at once (`bodies_busy`, on routes taking more than 64 KiB).',
     RETRY_AFTER,
   ),
 };
@@ -38,6 +38,12 @@ const REQUEST_ERRORS = {
 const BODY_ERRORS = {
   413: errorAnswer('The body is larger than the route accepts (`too_large`; 64 KiB unless the route says otherwise).'),
   415: errorAnswer('A body that is not JSON (`unsupported_media_type`).'),
+};
+
+/** What a route taking a JSON body over 64 KiB also answers (git-server/large-bodies.ts). */
+const LARGE_BODY_ERRORS = {
+  408: errorAnswer('The body did not arrive within 60 s (`request_timeout`).'),
+  429: errorAnswer('The owner’s large bodies being read at once hold their share (`owner_bodies_limit`, `retryable: true`, `Retry-After`).', RETRY_AFTER),
 };
 
 /** The version of the HTTP interface the document describes. */
@@ -97,6 +103,7 @@ function describe(route: RouteOptions, schema: Record<string, unknown> | undefin
       ...(validates ? { 400: REQUEST_ERRORS[400] } : {}),
       ...(hasParams ? { 414: REQUEST_ERRORS[414] } : {}),
       ...(parsedJson ? BODY_ERRORS : {}),
+      ...(parsedJson && (route.bodyLimit ?? 0) > 64 * 1024 ? LARGE_BODY_ERRORS : {}),
       ...(described.response as object),
     };
   }

@@ -1,4 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryObjectStore } from '../../src/object-store/memory-object-store.ts';
 import { StoreUnavailableError } from '../../src/object-store/object-store.ts';
@@ -311,5 +313,35 @@ describe('LFS uploads and the spool budget', () => {
     expect((await put(sha256(bytes), bytes)).statusCode).toBe(200);
     expect(await stored(sha256(bytes))).toEqual(bytes);
     expect(spool.heldBytes).toBe(0);
+  });
+
+  it('counts an upload as its bytes arrive, not as announced: headers announcing the whole share and no body hold none of it', async () => {
+    const spool = new SpoolBudget({ perOwnerBytes: 10_000, totalBytes: 100_000 });
+    await start({ spool });
+    const address = await server.app.listen({ port: 0, host: '127.0.0.1' });
+    const held = randomBytes(9000);
+    const socket = connect(Number(new URL(address).port), '127.0.0.1');
+    await once(socket, 'connect');
+    socket.write(
+      `PUT /acme/site/info/lfs/objects/${sha256(held)} HTTP/1.1\r\nhost: git.test\r\nauthorization: Bearer ${server.writeToken}\r\n` +
+        `content-type: application/octet-stream\r\ncontent-length: ${held.length}\r\n\r\n`,
+    );
+    socket.write(held.subarray(0, 1));
+    try {
+      // The announcing upload is being received: its one byte sent is what it holds, not the 9,000 announced.
+      await expect.poll(() => spool.heldBytes).toBe(1);
+      const bytes = randomBytes(5000);
+      expect((await put(sha256(bytes), bytes)).statusCode).toBe(200);
+      // Announced past the whole bound: refused at once with 413, nothing read.
+      const huge = await server.app.inject({
+        method: 'PUT',
+        url: `/acme/site/info/lfs/objects/${sha256(bytes)}`,
+        headers: { ...bearer(server.writeToken), 'content-type': 'application/octet-stream', 'content-length': '20000' },
+        payload: Buffer.alloc(20000),
+      });
+      expect([huge.statusCode, huge.json().error]).toEqual([413, 'spool_too_large']);
+    } finally {
+      socket.destroy();
+    }
   });
 });

@@ -135,13 +135,13 @@ export function lfsRoutes(app: FastifyInstance, deps: LfsDependencies): void {
         const size = request.query.size;
         if (size !== undefined && !/^\d{1,16}$/.test(size)) throw new LfsError(422, 'invalid_request', 'The size parameter must be a whole number of bytes.');
         const body = request.body instanceof Readable ? request.body : Readable.from([]);
-        // The announced size is counted before a byte is read, so an upload past the budget is refused at once.
         const quota = deps.quota;
         // Refused before a byte is read when the announced length cannot fit (an object stored already adds nothing).
         if (quota && declared > 0 && !(await deps.objects.head(key))) (await quota.reserve(repo, declared)).release();
+        // Refused at once when what it announces would not fit now; counted as its bytes arrive (receiveObject's meter).
+        deps.spool.refuseUnfit(repo.owner, declared);
         const spool = deps.spool.open(repo.owner);
         try {
-          spool.reach(declared);
           await receiveObject(deps.objects, {
             repo,
             oid: request.params.oid,

@@ -70,6 +70,21 @@ export class SpoolBudget {
     return this.#total;
   }
 
+  /**
+   * Refuses a receive announced as `bytes` that would not fit now (429, 503; 413 past a bound by itself), taking
+   * nothing: what is announced is counted only as it arrives, or a client announcing gigabytes and sending nothing
+   * would hold them for free.
+   */
+  refuseUnfit(owner: string, bytes: number): void {
+    this.#refuseLarger(bytes);
+    this.#refuseMore(owner, bytes);
+  }
+
+  #refuseLarger(bytes: number): void {
+    const bound = Math.min(this.#bounds.perOwnerBytes, this.#bounds.totalBytes);
+    if (bytes > bound) throw new SpoolFullError('receive', `What is being received is larger than this server holds at once for one owner (${formatBytes(bound)}).`);
+  }
+
   open(owner: string): SpoolMeter {
     let counted = 0;
     let released = false;
@@ -77,8 +92,7 @@ export class SpoolBudget {
       reach: (bytes) => {
         const more = bytes - counted;
         if (more <= 0 || released) return;
-        const bound = Math.min(this.#bounds.perOwnerBytes, this.#bounds.totalBytes);
-        if (bytes > bound) throw new SpoolFullError('receive', `What is being received is larger than this server holds at once for one owner (${formatBytes(bound)}).`);
+        this.#refuseLarger(bytes);
         this.#take(owner, more);
         counted = bytes;
       },
@@ -91,6 +105,12 @@ export class SpoolBudget {
   }
 
   #take(owner: string, bytes: number): void {
+    this.#refuseMore(owner, bytes);
+    this.#owners.set(owner, (this.#owners.get(owner) ?? 0) + bytes);
+    this.#total += bytes;
+  }
+
+  #refuseMore(owner: string, bytes: number): void {
     const held = this.#owners.get(owner) ?? 0;
     if (held + bytes > this.#bounds.perOwnerBytes) {
       throw new SpoolFullError(
@@ -101,8 +121,6 @@ export class SpoolBudget {
     if (this.#total + bytes > this.#bounds.totalBytes) {
       throw new SpoolFullError('instance', `This server is receiving as many pushes, LFS uploads and imports as its disk allows (${formatBytes(this.#bounds.totalBytes)}); retry shortly.`);
     }
-    this.#owners.set(owner, held + bytes);
-    this.#total += bytes;
   }
 
   #give(owner: string, bytes: number): void {

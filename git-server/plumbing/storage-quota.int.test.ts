@@ -2,22 +2,14 @@
 // pass it are refused before anything reaches the bucket, deletions still go through, and the overview shows
 // what the quota counts.
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { Registry } from 'prom-client';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { S3ObjectStore } from '../../src/object-store/s3-object-store.ts';
-import { lfsObjectKey, parseRepoPath, repoPrefix, RepoStore } from '../../src/repo-store/index.ts';
+import { lfsObjectKey, parseRepoPath, repoPrefix } from '../../src/repo-store/index.ts';
 import { GitClient } from '../../e2e/harness/git-client.ts';
-import { buildGitServer } from '../app.ts';
 import { mintToken } from '../auth/index.ts';
-import { DrainState } from '../drain.ts';
-import { ServiceMetrics } from '../metrics.ts';
-import { RepoCache } from './repo-cache.ts';
-import { BucketRepositoryDirectory } from '../repositories/bucket-repository-directory.ts';
+import { bucketGitServer } from '../testing/bucket-git-server.ts';
 
 const SECRET = 'storage-quota-test-secret-of-32-bytes';
 const token = mintToken({ sub: 'ada', scopes: ['read', 'write'] }, SECRET);
@@ -37,17 +29,7 @@ let work: string;
 
 /** A cw-git on the bucket with `limits`, listening; answers it and its base URL for stock git (the token in it). */
 async function gitServer(limits: { maxRepositoryBytes: number; maxOwnerBytes?: number }): Promise<{ server: FastifyInstance; base: string }> {
-  const repos = new RepoStore({ store: objects });
-  const server = await buildGitServer({
-    repos,
-    objects,
-    cache: new RepoCache({ repos, dir: await mkdtemp(join(tmpdir(), 'cw-quota-')) }),
-    directory: new BucketRepositoryDirectory(repos),
-    auth: { tokenSecret: SECRET },
-    metrics: new ServiceMetrics(new Registry()),
-    drain: new DrainState(),
-    limits,
-  });
+  const server = await bucketGitServer(objects, SECRET, limits);
   await server.listen({ host: '127.0.0.1', port: 0 });
   const address = server.server.address();
   return { server, base: `http://git:${token}@127.0.0.1:${typeof address === 'object' && address ? address.port : 0}` };

@@ -1,24 +1,15 @@
 // A push that takes longer than the keepalive interval: its answer starts early with side-band keepalives
 // and stock git still reads the report; an error after that point reaches git on the error band.
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { MemoryObjectStore } from '../../src/object-store/memory-object-store.ts';
 import { StoreUnavailableError, type PutBody, type PutOptions } from '../../src/object-store/object-store.ts';
 import { ForwardingObjectStore } from '../../src/object-store/testing/forwarding-object-store.ts';
-import { RepoCache } from '../plumbing/repo-cache.ts';
-import { RepoStore } from '../../src/repo-store/index.ts';
-import { BucketRepositoryDirectory } from '../repositories/bucket-repository-directory.ts';
 import { GitClient } from '../../e2e/harness/git-client.ts';
 import { FLUSH, pktLine } from '../plumbing/pkt-line.ts';
 import { runGit } from '../../src/git/run-git.ts';
-import { buildGitServer } from '../app.ts';
 import { mintToken } from '../auth/index.ts';
-import { DrainState } from '../drain.ts';
-import { ServiceMetrics } from '../metrics.ts';
+import { bucketGitServer } from '../testing/bucket-git-server.ts';
 
 const SECRET = 'keepalive-test-secret-of-32-bytes-or-more';
 const token = mintToken({ sub: 'ada', scopes: ['read', 'write'] }, SECRET);
@@ -41,17 +32,7 @@ let git: GitClient;
 const objects = new SlowStore(new MemoryObjectStore());
 
 beforeAll(async () => {
-  const repos = new RepoStore({ store: objects });
-  app = await buildGitServer({
-    repos,
-    objects,
-    cache: new RepoCache({ repos, dir: await mkdtemp(join(tmpdir(), 'cw-keepalive-')) }),
-    directory: new BucketRepositoryDirectory(repos),
-    auth: { tokenSecret: SECRET },
-    metrics: new ServiceMetrics(new Registry()),
-    drain: new DrainState(),
-    limits: { keepaliveMs: 30 },
-  });
+  app = await bucketGitServer(objects, SECRET, { keepaliveMs: 30 });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   url = `http://git:${token}@127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;

@@ -19,4 +19,16 @@ describe('KeyedSlots', () => {
     b1.release();
     expect(slots.held).toBe(1);
   });
+
+  it('takes weighted shares whole or not at all', () => {
+    const bytes = new KeyedSlots({ total: 100, perKey: 60 });
+    const a = bytes.take('a', 50);
+    expect(bytes.take('a', 20)).toEqual({ refused: 'key', held: 50 });
+    const b = bytes.take('b', 45);
+    expect(bytes.take('c', 10)).toEqual({ refused: 'total', held: 95 });
+    if (!('release' in a) || !('release' in b)) throw new Error('refused');
+    a.release();
+    expect(bytes.held).toBe(45);
+    expect('release' in bytes.take('a', 55)).toBe(true);
+  });
 });

@@ -25,20 +25,21 @@ export class KeyedSlots {
     return this.#held;
   }
 
-  take(key: string): SlotResult {
+  /** Takes `weight` slots at once (bytes of a body being read, say, where a slot is a byte), or none. */
+  take(key: string, weight = 1): SlotResult {
     const mine = this.#byKey.get(key) ?? 0;
-    if (mine >= this.#perKey) return { refused: 'key', held: mine };
-    if (this.#held >= this.#total) return { refused: 'total', held: this.#held };
-    this.#held += 1;
-    this.#byKey.set(key, mine + 1);
+    if (mine + weight > this.#perKey) return { refused: 'key', held: mine };
+    if (this.#held + weight > this.#total) return { refused: 'total', held: this.#held };
+    this.#held += weight;
+    this.#byKey.set(key, mine + weight);
     let released = false;
     return {
       release: () => {
         if (released) return;
         released = true;
-        this.#held -= 1;
-        const left = (this.#byKey.get(key) ?? 1) - 1;
-        if (left === 0) this.#byKey.delete(key);
+        this.#held -= weight;
+        const left = (this.#byKey.get(key) ?? weight) - weight;
+        if (left <= 0) this.#byKey.delete(key);
         else this.#byKey.set(key, left);
       },
     };

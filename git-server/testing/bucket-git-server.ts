@@ -1,0 +1,31 @@
+// A cw-git for tests: the whole HTTP surface on `objects`, its repositories found in the bucket, HMAC tokens of
+// `tokenSecret`, a cache of its own in a temporary directory.
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import { Registry } from 'prom-client';
+import type { ObjectStore } from '../../src/object-store/object-store.ts';
+import { RepoStore } from '../../src/repo-store/index.ts';
+import { buildGitServer, type GitServerLimits } from '../app.ts';
+import { DrainState } from '../drain.ts';
+import { ServiceMetrics } from '../metrics.ts';
+import { RepoCache } from '../plumbing/repo-cache.ts';
+import { BucketRepositoryDirectory } from '../repositories/bucket-repository-directory.ts';
+
+export async function bucketGitServer(objects: ObjectStore, tokenSecret: string, limits: Partial<GitServerLimits> = {}, options: FastifyServerOptions = {}): Promise<FastifyInstance> {
+  const repos = new RepoStore({ store: objects });
+  return buildGitServer(
+    {
+      repos,
+      objects,
+      cache: new RepoCache({ repos, dir: await mkdtemp(join(tmpdir(), 'cw-git-test-')) }),
+      directory: new BucketRepositoryDirectory(repos),
+      auth: { tokenSecret },
+      metrics: new ServiceMetrics(new Registry()),
+      drain: new DrainState(),
+      limits,
+    },
+    options,
+  );
+}
