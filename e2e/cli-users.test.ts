@@ -49,7 +49,8 @@ describe('cw users', () => {
     expect(shown.stdout).toMatch(/Name:\s+Alice Liddell/);
 
     const password = `correct horse ${suffix}`;
-    const set = await cw(operator, ['users', 'set-password', alice], { input: `${password}\n` });
+    // As a Windows editor saves it: a byte order mark, the line ended by CRLF. Neither is part of the password.
+    const set = await cw(operator, ['users', 'set-password', alice], { input: `\ufeff${password}\r\n` });
     expect(set.code, set.stderr).toBe(0);
     const signIn = await fetch(`${api!.url}/v1/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ user: alice, password }) });
     expect(signIn.status).toBe(200);
@@ -62,6 +63,8 @@ describe('cw users', () => {
   it('says what is wrong in one line, with a non-zero exit', async () => {
     const empty = await cw(operator, ['users', 'set-password', admin], { input: '' });
     expect([empty.code, empty.stderr.trim()]).toEqual([2, expect.stringContaining('no password on stdin')]);
+    const latin1 = await cw(operator, ['users', 'set-password', admin], { input: Buffer.from('p\xe4ssword-of-latin-1', 'latin1') });
+    expect([latin1.code, latin1.stderr]).toEqual([2, expect.stringContaining('not UTF-8')]);
     const lines = await cw(operator, ['users', 'set-password', admin], { input: 'one\ntwo\n' });
     expect([lines.code, lines.stderr]).toEqual([2, expect.stringContaining('more than one line')]);
     const short = await cw(operator, ['users', 'set-password', admin], { input: 'short\n' });

@@ -329,6 +329,41 @@ describe('SQL databases through cw-api, cw-operator and cw-db with @libsql/clien
     }
   });
 
+  it('takes back what it made for someone removed while it was being made: the rotation’s token, the new database', async () => {
+    // The removal lands between the check before the write and the one after it.
+    const informers = createInformerFactory(conn);
+    let asked = 0;
+    const directory = new DatabaseDirectory(conn, informers.informer<Database>(DATABASES), { memberNow: async () => ++asked % 2 === 1 });
+    informers.start();
+    try {
+      await informers.waitForSync(AbortSignal.timeout(30_000));
+      const databases = objectClient<Database>(conn, DATABASES);
+      await databases.create({ metadata: { name: 'contested', namespace: member.project }, spec: { displayName: 'contested' } });
+      const before = await eventually(
+        'the contested database ready',
+        () => databases.get(member.project, 'contested'),
+        (d) => d?.status?.state === 'ready',
+      );
+      const leaving = { userId: member.user, admin: false };
+      await expect(directory.rotate(member.project, 'contested', {}, leaving)).rejects.toThrow(/no longer a member/);
+      const after = await databases.get(member.project, 'contested');
+      // Rotated, then the token they were to be shown replaced: two writes, one token none had before.
+      expect((after?.metadata?.generation ?? 0) - (before?.metadata?.generation ?? 0)).toBe(2);
+      expect(after?.spec.tokens).toHaveLength(1);
+      expect((before?.spec.tokens ?? []).map((t) => t.id)).not.toContain(after?.spec.tokens?.[0]?.id);
+      await databases.delete(member.project, 'contested');
+
+      await expect(directory.create(member.project, { name: 'made-while-leaving' }, leaving)).rejects.toThrow(/no longer a member/);
+      await eventually(
+        'the database made while leaving gone',
+        () => databases.get(member.project, 'made-while-leaving'),
+        (d) => d === undefined,
+      );
+    } finally {
+      informers.stop();
+    }
+  });
+
   it("tells a not-ready database's state on the query route only to a holder of one of its tokens; anyone else gets the 401 of a database that does not exist", async () => {
     // Stuck provisioning: the copy it asks for has no source.
     const held = 'cwdb_held-by-the-test';

@@ -71,11 +71,18 @@ function attach(route: RouteOptions, action: AuditAction, trail: AuditTrail, opt
   const finish = async (request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<void> => {
     const entry = request.auditEntry;
     if (!entry) return;
+    // A create refused (another caller took the id a moment before, or it was refused as asked) made nothing: its
+    // entry would sit in the trail of whoever holds the id. Taken back; if the bucket refuses that, it shows its 4xx.
+    if (action.action === 'project.create' && reply.statusCode >= 400 && reply.statusCode < 500) {
+      try {
+        await trail.withdraw(entry);
+        return;
+      } catch (err) {
+        request.log.warn({ err, audit_id: entry.id }, 'a refused project create’s audit entry not taken back: it is recorded with its outcome');
+      }
+    }
     try {
-      // A create refused (another caller took the id a moment before, or it was refused as asked) made nothing:
-      // its entry would sit in the trail of whoever holds the id.
-      if (action.action === 'project.create' && reply.statusCode >= 400 && reply.statusCode < 500) await trail.withdraw(entry);
-      else await trail.record(withOutcome(entry, action, reply, payload));
+      await trail.record(withOutcome(entry, action, reply, payload));
     } catch (err) {
       request.log.error({ err, action: entry.action, audit_id: entry.id }, 'audit outcome not stored: the entry keeps status null');
     }

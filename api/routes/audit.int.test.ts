@@ -167,6 +167,15 @@ describe('the audit trail', () => {
     ]);
   });
 
+  it('keeps nothing of a create its route refused', async () => {
+    const id = unique('refused');
+    const caller = await platform.tokenFor(await platform.createUser(), 'projects:write');
+    const refused = await platform.app.inject({ method: 'POST', url: '/v1/projects', headers: as(caller), payload: { project_id: id, name: 'for another', owner: 'someone-else' } });
+    expect(refused.statusCode).toBe(403);
+    const adminToken = await platform.tokenFor(await platform.createUser({ admin: true }), 'admin audit:read');
+    expect(await entries('', id, adminToken)).toEqual([]);
+  });
+
   it('keeps only the winner’s entry when several create the same project at once', async () => {
     const id = unique('race');
     const callers = await Promise.all([0, 1, 2, 3].map(async () => platform.tokenFor(await platform.createUser(), 'projects:write audit:read')));
@@ -197,6 +206,30 @@ describe('when the bucket does not take the entry', () => {
     expect((await failing.app.inject({ method: 'GET', url: `/v1/projects/${id}/apps/unrecorded`, headers })).statusCode).toBe(404);
     // The fault is spent: the next try is recorded and made.
     expect((await failing.app.inject({ method: 'POST', url: `/v1/projects/${id}/apps`, headers, payload: { name: 'unrecorded' } })).statusCode).toBe(201);
+  });
+
+  it('records a refused create with its status when its entry cannot be taken back', async () => {
+    const id = unique('unwithdrawn');
+    const caller = await failing.createUser();
+    const deleteOf = store.delete.bind(store);
+    store.delete = async (key: string) => {
+      if (key.startsWith(projectPrefix(id))) throw new Error('the bucket refused the delete');
+      return deleteOf(key);
+    };
+    try {
+      const refused = await failing.app.inject({
+        method: 'POST',
+        url: '/v1/projects',
+        headers: as(await failing.tokenFor(caller, 'projects:write')),
+        payload: { project_id: id, name: 'for another', owner: 'someone-else' },
+      });
+      expect(refused.statusCode).toBe(403);
+    } finally {
+      store.delete = deleteOf;
+    }
+    const adminToken = await failing.tokenFor(await failing.createUser({ admin: true }), 'admin audit:read');
+    const res = await failing.app.inject({ method: 'GET', url: `/v1/projects/${id}/audit`, headers: as(adminToken) });
+    expect((res.json().entries as AuditEntry[]).map((e) => [e.action, e.principal.user_id, e.status])).toEqual([['project.create', caller, 403]]);
   });
 
   it('sends the answer when only the outcome could not be stored: the entry keeps status null', async () => {

@@ -17,7 +17,7 @@ export interface CwResult {
 
 export interface CwOptions {
   env?: Record<string, string | undefined>;
-  input?: string;
+  input?: string | Buffer;
   cwd?: string;
   /** Which node runs it (default: the project's Node 24). */
   node?: string;

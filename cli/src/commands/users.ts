@@ -81,10 +81,20 @@ async function create(ctx: Context, userId: string, options: { name?: string; em
 
 async function setPassword(ctx: Context, userId: string): Promise<void> {
   if (process.stdin.isTTY) throw new UsageError('pass the password on stdin, e.g. `cw users set-password alice < file` (typed here it would show on the screen)');
-  let input = '';
-  for await (const chunk of process.stdin) {
-    input += String(chunk);
-    if (Buffer.byteLength(input) > MAX_PASSWORD_BYTES + 2) throw new UsageError(`the password on stdin is longer than ${MAX_PASSWORD_BYTES} bytes`);
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  for await (const chunk of process.stdin as AsyncIterable<Buffer>) {
+    chunks.push(chunk);
+    bytes += chunk.length;
+    if (bytes > MAX_PASSWORD_BYTES + 5) throw new UsageError(`the password on stdin is longer than ${MAX_PASSWORD_BYTES} bytes`);
+  }
+  // Decoded once, whole (a character split between two reads stays one), strictly (bytes that are not UTF-8 are
+  // refused rather than set as a password nobody can type), and without the byte order mark an editor may add.
+  let input: string;
+  try {
+    input = new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks));
+  } catch {
+    throw new UsageError('the password on stdin is not UTF-8 text');
   }
   // One line, as `echo` and most files give it: the line break that ends it is not part of the password.
   const password = input.replace(/\r?\n$/, '');

@@ -185,7 +185,7 @@ export function sourceBuildController(deps: SourceBuildControllerDeps): Controll
         // would otherwise be held until the operator restarts, and every project's builds wait behind it.
         written.forget(key);
         slots.release(key);
-        logs.get(key)?.abandon();
+        void logs.get(key)?.abandon();
         logs.delete(key);
         return;
       }
@@ -193,8 +193,9 @@ export function sourceBuildController(deps: SourceBuildControllerDeps): Controll
       const cleanup = async (b: SourceBuild) => {
         await deps.runner.stop(runId(b));
         slots.release(key);
-        logs.get(key)?.abandon();
+        const writing = logs.get(key)?.abandon();
         logs.delete(key);
+        await writing; // a chunk being uploaded lands before the log is deleted, not after
         await deleteBuildObjects(deps.artifacts, namespace, b.metadata?.name ?? '');
       };
       if (await runFinalizer(client, build, SOURCE_BUILD_FINALIZER, cleanup)) return;
@@ -279,7 +280,7 @@ export function sourceBuildController(deps: SourceBuildControllerDeps): Controll
     } catch (err) {
       deps.log.warn('a build that could not start ended without its log', { build: key, err });
       await write(build, { ...status, finishedAt: now().toISOString() });
-      logs.get(key)?.abandon();
+      void logs.get(key)?.abandon();
       logs.delete(key);
       slots.release(key);
       void deps.events.warning(build, status.reason ?? 'BuildFailed', status.message ?? 'the build failed');

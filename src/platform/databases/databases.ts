@@ -88,13 +88,20 @@ export class DatabaseDirectory {
   readonly #restoreAnswerMs: number;
   readonly #now: () => Date;
 
-  constructor(conn: KubeConnection, cache: Informer<Database>, options: { answerWithinMs?: number; restoreAnswerMs?: number; now?: () => Date } = {}) {
+  readonly #memberNow: (project: string, userId: string) => Promise<boolean>;
+
+  constructor(
+    conn: KubeConnection,
+    cache: Informer<Database>,
+    options: { answerWithinMs?: number; restoreAnswerMs?: number; now?: () => Date; memberNow?: (project: string, userId: string) => Promise<boolean> } = {},
+  ) {
     this.#client = objectClient<Database>(conn, DATABASES);
     this.#projects = objectClient<Project>(conn, PROJECTS);
     this.#cache = cache;
     this.#answerWithinMs = options.answerWithinMs ?? 10_000;
     this.#restoreAnswerMs = options.restoreAnswerMs ?? 60_000;
     this.#now = options.now ?? (() => new Date());
+    this.#memberNow = options.memberNow ?? (async (project, userId) => roleIn(await this.#projects.get('', project), userId) !== undefined);
   }
 
   /** The project's databases, by name; an empty list when it has none. */
@@ -149,6 +156,11 @@ export class DatabaseDirectory {
       const refusal = namespaceRefusal(err, project);
       if (refusal) throw refusal;
       throw err;
+    }
+    if (!(await this.#stillMember(project, minter))) {
+      // Removed while it was being made (after the check above): the database goes, with the token nobody else has.
+      await this.#client.delete(project, input.name, { preconditions: { uid: written.metadata?.uid } });
+      throw new ForbiddenError(`You are no longer a member of the project ${project}.`);
     }
     const answered = await waitForAnswer(this.#cache, written, (d) => settled(d), input.restore_from ? this.#restoreAnswerMs : this.#answerWithinMs);
     if (answered.status?.state === 'failed') {
@@ -209,6 +221,13 @@ export class DatabaseDirectory {
     const minted = this.#mint(options, minter);
     await this.#refuseFormerMember(project, minter);
     const applied = await this.#writeTokens(project, ref, () => [minted.grant]);
+    if (!(await this.#stillMember(project, minter))) {
+      // Removed meanwhile: the token they were about to be shown is replaced by one nobody is shown (the project's
+      // members rotate to have one), not left as the database's only token in the hands of someone gone.
+      const unseen = this.#mint({}, minter).grant;
+      await this.#writeTokens(project, ref, (tokens) => tokens.map((t) => (t.id === minted.grant.id ? unseen : t)));
+      throw new ForbiddenError(`You are no longer a member of the project ${project}.`);
+    }
     return { ...minted.shown, applied };
   }
 
@@ -241,7 +260,8 @@ export class DatabaseDirectory {
     // Each database read live (a token made a moment ago may not be cached yet), written only where one of theirs
     // is, all at once, and waited for together (at most the answer bound once, not once per database): the removal
     // answers once the engines refuse the tokens, as a rotation does.
-    const names = this.#cache.list(project).flatMap((d) => (d.metadata?.namespace === project && d.metadata.name ? [d.metadata.name] : []));
+    // Listed live too: a database made a moment ago through another API replica is not in this one's cache yet.
+    const names = (await this.#client.list(project)).items.flatMap((d) => (d.metadata?.namespace === project && d.metadata.name ? [d.metadata.name] : []));
     const dropped = await Promise.all(
       names.map((name) =>
         retryOnConflict(async () => {
@@ -356,7 +376,7 @@ export class DatabaseDirectory {
    */
   async #stillMember(project: string, minter: TokenMinter): Promise<boolean> {
     if (minter.admin || minter.userId === undefined) return true;
-    return roleIn(await this.#projects.get('', project), minter.userId) !== undefined;
+    return this.#memberNow(project, minter.userId);
   }
 
   async #refuseFormerMember(project: string, minter: TokenMinter): Promise<void> {

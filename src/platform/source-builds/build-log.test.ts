@@ -130,6 +130,36 @@ describe('build logs', () => {
     expect((await store.list('source-builds/p/bb/')).items).toHaveLength(1);
   });
 
+  it('writes nothing more once abandoned: deleted after the upload under way, the build leaves no chunk behind', async () => {
+    const store = new MemoryObjectStore();
+    const put = store.put.bind(store);
+    let uploading: (() => void) | undefined;
+    let first = true;
+    const log = new BuildLogWriter(
+      Object.assign(store, {
+        // The first upload waits for the test; any after it goes straight through, as a leak would.
+        put: async (...args: Parameters<MemoryObjectStore['put']>) => {
+          if (first) {
+            first = false;
+            await new Promise<void>((resolve) => (uploading = resolve));
+          }
+          return put(...args);
+        },
+      }),
+      'p',
+      'b',
+    );
+    for (let i = 0; i < 300; i++) log.write(`${'y'.repeat(1023)}\n`); // five chunks' worth, the first one uploading
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(uploading).toBeDefined();
+    const abandoned = log.abandon();
+    uploading?.();
+    await abandoned;
+    await deleteBuildObjects(store, 'p', 'b');
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+    expect((await store.list('source-builds/p/b/')).items).toEqual([]);
+  });
+
   it('can be deleted alone, leaving the output of a run that ended while the operator was down', async () => {
     const store = new MemoryObjectStore();
     const log = new BuildLogWriter(store, 'p', 'b');

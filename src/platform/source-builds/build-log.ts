@@ -47,6 +47,7 @@ export class BuildLogWriter {
   #flushing: Promise<void> = Promise.resolve();
   /** Why the last upload failed, until one succeeds: what `finish` throws. */
   #failure: Error | undefined;
+  #abandoned = false;
   #ended = false;
 
   constructor(store: ObjectStore, namespace: string, build: string) {
@@ -78,7 +79,7 @@ export class BuildLogWriter {
   async #flushOnce(): Promise<void> {
     clearTimeout(this.#timer);
     this.#timer = undefined;
-    if (this.#pending.length === 0) return;
+    if (this.#pending.length === 0 || this.#abandoned) return;
     // Taken out before the upload, at most a chunk's bytes (cut between characters): output written while it is in
     // flight, or past the chunk, goes into the next. Bounded chunks let a reader take a log a few at a time.
     const all = Buffer.from(this.#pending.join(''));
@@ -95,13 +96,14 @@ export class BuildLogWriter {
       this.#failure = err instanceof Error ? err : new Error(String(err));
       this.#pending = [chunk.toString('utf8'), ...this.#pending];
       this.#pendingBytes += cut;
-      this.#timer ??= setTimeout(() => void this.flush(), FLUSH_INTERVAL_MS);
+      if (!this.#abandoned) this.#timer ??= setTimeout(() => void this.flush(), FLUSH_INTERVAL_MS);
       return; // kept, and tried again with the next flush
     } finally {
       this.#uploading = 0;
     }
     this.#written += cut;
     this.#next += 1;
+    if (this.#abandoned) return;
     if (this.#pendingBytes >= CHUNK_BYTES) void this.flush();
     else if (this.#pending.length > 0) this.#timer ??= setTimeout(() => void this.flush(), FLUSH_INTERVAL_MS);
   }
@@ -122,10 +124,21 @@ export class BuildLogWriter {
     await this.#store.put(endKey(this.#prefix), JSON.stringify(end), { contentType: 'application/json' });
   }
 
-  /** Stops the timer without writing (the build's runner went away; a later run writes the log again). */
-  abandon(): void {
+  /**
+   * Writes nothing more (the build's runner went away, or the build itself: a later run writes the log again); the
+   * promise settles once an upload already under way has.
+   */
+  abandon(): Promise<void> {
     clearTimeout(this.#timer);
+    this.#timer = undefined;
     this.#truncated = true;
+    // Nothing more goes to the bucket: the build's objects are about to be deleted, and a chunk written after
+    // would outlive them (or show in the log of a build made again under the same name).
+    this.#abandoned = true;
+    this.#pending = [];
+    this.#pendingBytes = 0;
+    // Settles once the chunk being uploaded, if any, is in the bucket or refused: delete the log's objects after it.
+    return this.#flushing;
   }
 }
 
