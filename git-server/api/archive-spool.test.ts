@@ -67,4 +67,23 @@ describe('ArchiveSpool', () => {
     await expect(s.acquire('k', () => Promise.reject(new Error('git archive failed')))).rejects.toThrow('git archive failed');
     expect(await read(await s.acquire('k', writing('ok')))).toBe('ok');
   });
+
+  it('counts archives being made against maxBytes: one with no room left is not spooled, and nothing is remembered of it', async () => {
+    const { spool: s, dir } = await spool({ maxBytes: 10, maxEntryBytes: 10 });
+    let finish: (() => void) | undefined;
+    const slow = async (out: Writable) => {
+      await writing('12345678')(out);
+      await new Promise<void>((resolve) => (finish = resolve));
+    };
+    const first = s.acquire('one', slow);
+    await expect.poll(() => finish).toBeDefined();
+    // Eight bytes on the disk already, not spooled yet: eight more would pass the bound.
+    expect(await s.acquire('two', writing('abcdefgh'))).toBeUndefined();
+    expect((await readdir(dir)).filter((f) => !f.endsWith('.part'))).toEqual([]);
+    finish?.();
+    expect(await read(await first)).toBe('12345678');
+    // Made again once there is room: the first, not in use, is let go for it.
+    expect(await read(await s.acquire('two', writing('abcdefgh')))).toBe('abcdefgh');
+    expect([await s.open('one'), s.totalBytes]).toEqual([undefined, 8]);
+  });
 });

@@ -37,6 +37,8 @@ interface Entry {
 }
 
 class TooLargeError extends Error {}
+/** The spool is full of archives in use or being made: this one is not spooled (it is streamed instead). */
+class NoRoomError extends Error {}
 
 export class ArchiveSpool {
   readonly dir: string;
@@ -50,6 +52,8 @@ export class ArchiveSpool {
   /** Keys found too large, and when: not worth running git again to learn it twice within `ttlMs`. */
   readonly #tooLarge = new Map<string, number>();
   #total = 0;
+  /** Bytes of archives being made: on the disk as much as those spooled, so counted against `maxBytes` too. */
+  #inFlight = 0;
 
   constructor(options: ArchiveSpoolOptions) {
     this.dir = options.dir;
@@ -110,11 +114,18 @@ export class ArchiveSpool {
     const part = join(this.dir, `${name}.${randomBytes(4).toString('hex')}.part`);
     let size = 0;
     const limit = this.maxEntryBytes;
+    let counted = 0;
+    const room = (bytes: number) => {
+      if (!this.#room(bytes)) return false;
+      counted += bytes;
+      return true;
+    };
     const counter = new Transform({
       transform(chunk: Buffer, _encoding, done) {
         size += chunk.byteLength;
-        if (size > limit) done(new TooLargeError());
-        else done(null, chunk);
+        if (size > limit) return done(new TooLargeError());
+        if (!room(chunk.byteLength)) return done(new NoRoomError());
+        done(null, chunk);
       },
     });
     const written = pipeline(counter, createWriteStream(part));
@@ -131,13 +142,34 @@ export class ArchiveSpool {
         this.#tooLarge.set(key, this.#now());
         return;
       }
+      if (error instanceof NoRoomError) return;
       throw error;
+    } finally {
+      this.#inFlight -= counted;
     }
     const previous = this.#entries.get(key);
     if (previous) this.#total -= previous.size;
     this.#entries.set(key, { path, size, usedAt: this.#now(), pins: 0 });
     this.#total += size;
     this.#evict(key);
+  }
+
+  /**
+   * Counts `bytes` more of an archive being made, letting the least recently used spooled ones go to make room;
+   * false (nothing counted) when even that leaves no room: the rest is archives in use or being made.
+   */
+  #room(bytes: number): boolean {
+    if (this.#total + this.#inFlight + bytes > this.maxBytes) this.#evictFor(bytes);
+    if (this.#total + this.#inFlight + bytes > this.maxBytes) return false;
+    this.#inFlight += bytes;
+    return true;
+  }
+
+  #evictFor(bytes: number): void {
+    for (const [key, entry] of this.#entries) {
+      if (this.#total + this.#inFlight + bytes <= this.maxBytes) return;
+      if (entry.pins === 0) this.#drop(key, entry);
+    }
   }
 
   #expire(): void {

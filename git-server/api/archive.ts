@@ -3,6 +3,8 @@
 // (archive-spool.ts), and so does a GET arriving while one exists.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PassThrough } from 'node:stream';
+import { KeyedSlots } from '../../src/collections/keyed-slots.ts';
+import { PublicError } from '../../src/errors.ts';
 import { Type } from 'typebox';
 import { ARCHIVE_FORMATS, dependsOnRefs, writeArchive, type ArchiveRequest } from '../plumbing/read/archive.ts';
 import { resolveCommit, RevisionNotFoundError } from '../plumbing/read/rev-parse.ts';
@@ -55,6 +57,7 @@ export function archiveRoutes(scope: FastifyInstance, deps: RepoApiDependencies)
         400: ErrorBodySchema,
         404: ErrorBodySchema,
         416: ErrorBodySchema,
+        429: Type.Object(ErrorBodySchema.properties, { description: 'The owner has two archives being made at once (`too_many_requests`, `Retry-After`).' }),
       },
     },
     handler: async (request, reply) =>
@@ -78,12 +81,23 @@ export function archiveRoutes(scope: FastifyInstance, deps: RepoApiDependencies)
         if (hasTag(request.headers['if-none-match'], etag)) return reply.code(304).send();
 
         const archive: ArchiveRequest = { dir: repo.dir, commit, format, prefix };
+        const owner = repo.name.split('/')[0] ?? '';
         const rangeHeader = request.method === 'GET' && ifRangeHolds(request, etag) ? request.headers.range : undefined;
-        const spooled = request.method === 'HEAD' || rangeHeader !== undefined ? await deps.archives.acquire(tag, (out) => writeArchive(archive, out)) : await deps.archives.open(tag);
+        const spooled =
+          request.method === 'HEAD' || rangeHeader !== undefined
+            ? await deps.archives.acquire(tag, async (out) => {
+                const release = takeRun(deps, owner);
+                try {
+                  await writeArchive(archive, out);
+                } finally {
+                  release();
+                }
+              })
+            : await deps.archives.open(tag);
         if (spooled) return sendSpooled(reply, spooled, request.method === 'HEAD', rangeHeader);
         // Larger than the spool takes: the whole archive, streamed (a Range is ignored, as RFC 9110 allows).
         if (request.method === 'HEAD') return reply.send();
-        return streamArchive(request, reply, archive);
+        return streamArchive(request, reply, archive, takeRun(deps, owner));
       }),
   });
 }
@@ -134,7 +148,7 @@ function sendSpooled(reply: FastifyReply, spooled: SpooledArchive, head: boolean
  * gone mid-way kills git. Once the headers are out a failure can only cut the response short, which the client sees
  * as a broken transfer.
  */
-async function streamArchive(request: FastifyRequest, reply: FastifyReply, archive: ArchiveRequest): Promise<FastifyReply> {
+async function streamArchive(request: FastifyRequest, reply: FastifyReply, archive: ArchiveRequest, release: () => void): Promise<FastifyReply> {
   const body = new PassThrough();
   const stop = new AbortController();
   reply.raw.once('close', () => stop.abort());
@@ -145,6 +159,22 @@ async function streamArchive(request: FastifyRequest, reply: FastifyReply, archi
   } catch (error) {
     if (!stop.signal.aborted) request.log.error({ err: error }, 'git archive failed mid-response');
     body.destroy(error as Error);
+  } finally {
+    release();
   }
   return reply;
+}
+
+/** `git archive` runs at once: each takes a core while it compresses, so one tenant's many cannot take them all. */
+const ARCHIVE_RUNS = { total: 4, perKey: 2 };
+const defaultRuns = new WeakMap<RepoApiDependencies, KeyedSlots>();
+
+/** A run of `git archive` for `owner`, given back by the function answered; 429 past the owner's, 503 past all. */
+function takeRun(deps: RepoApiDependencies, owner: string): () => void {
+  let runs = deps.archiveRuns ?? defaultRuns.get(deps);
+  if (!runs) defaultRuns.set(deps, (runs = new KeyedSlots(ARCHIVE_RUNS)));
+  const slot = runs.take(owner);
+  if ('release' in slot) return slot.release;
+  if (slot.refused === 'key') throw new PublicError(429, `${owner} has ${slot.held} archives being made at once, the most an owner may; retry when one is done.`, { 'retry-after': '5' });
+  throw new PublicError(503, 'This server is making as many archives as it makes at once; retry shortly.', { 'retry-after': '5' });
 }
