@@ -6,7 +6,7 @@
 import { PassThrough, type Readable } from 'node:stream';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { KeyedSlots } from '../src/collections/keyed-slots.ts';
-import { PublicError } from '../src/errors.ts';
+import { OwnerShareError } from './owner-share-error.ts';
 import { formatBytes } from './cli/format.ts';
 
 export interface LargeBodyBounds {
@@ -25,12 +25,10 @@ export const DEFAULT_LARGE_BODY_BOUNDS: LargeBodyBounds = Object.freeze({ totalB
 const SMALL = 64 << 10;
 
 /** 429 for the owner's own bodies (retry once one is read), 503 for the instance's. */
-export class BodiesBusyError extends PublicError {
+export class BodiesBusyError extends OwnerShareError<'owner_bodies_limit' | 'bodies_busy'> {
   override readonly name = 'BodiesBusyError';
-  readonly code: 'owner_bodies_limit' | 'bodies_busy';
   constructor(scope: 'owner' | 'instance', message: string) {
-    super(scope === 'owner' ? 429 : 503, message, { 'retry-after': '5' });
-    this.code = scope === 'owner' ? 'owner_bodies_limit' : 'bodies_busy';
+    super(scope, { owner: 'owner_bodies_limit', instance: 'bodies_busy' }, message, 5);
   }
 }
 

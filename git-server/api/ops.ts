@@ -99,6 +99,9 @@ export function opsRoutes(scope: FastifyInstance, deps: RepoApiDependencies): vo
           202: TaskStarted,
           400: ErrorBodySchema,
           404: OpNotFoundBody,
+          429: Type.Object(ErrorBodySchema.properties, {
+            description: 'The owner has two operations running on this instance (`owner_tasks_limit`, `Retry-After`); 503 `tasks_busy` past the instance’s four.',
+          }),
           501: ErrorBodySchema,
         },
       },

@@ -58,7 +58,7 @@ describe('TaskRegistry', () => {
   });
 
   it('attaches a second start of the same operation on the same repository to the running task', async () => {
-    const tasks = new TaskRegistry({ instance: 'i' });
+    const tasks = new TaskRegistry({ instance: 'i', apiTasks: { perOwner: 10, total: 10 } });
     const first = new ControlledUnit();
     const second = new ControlledUnit();
     const a = tasks.start('acme/site', 'gc', first.run);
@@ -209,5 +209,21 @@ describe('TaskRegistry', () => {
       expect(record.summary).toBe(INTERNAL_ERROR_SUMMARY);
       expect(errors).toHaveLength(1);
     });
+  });
+
+  it('runs at most so many tasks asked for over the API: per owner (429) and in all (503); the maintainer’s are not counted', async () => {
+    const tasks = new TaskRegistry({ instance: 'host-a:8090', apiTasks: { perOwner: 2, total: 3 } });
+    const units = Array.from({ length: 4 }, () => new ControlledUnit());
+    tasks.start('acme/one', 'gc', units[0]!.run);
+    tasks.start('acme/two', 'gc', units[1]!.run);
+    // The same operation on the same repository attaches: nothing more runs.
+    expect(tasks.start('acme/two', 'gc', units[3]!.run).attached).toBe(true);
+    expect(() => tasks.start('acme/three', 'gc', units[3]!.run)).toThrow(expect.objectContaining({ status: 429, code: 'owner_tasks_limit' }));
+    tasks.start('acme/three', 'gc', units[3]!.run, { trigger: 'maintainer' });
+    tasks.start('umbrella/site', 'fsck', units[2]!.run);
+    expect(() => tasks.start('wayne/site', 'gc', units[3]!.run)).toThrow(expect.objectContaining({ status: 503, code: 'tasks_busy' }));
+    units[0]!.succeed();
+    await tasks.get(tasks.running()[0]!.id)?.done;
+    expect(tasks.start('wayne/site', 'gc', new ControlledUnit().run).attached).toBe(false);
   });
 });

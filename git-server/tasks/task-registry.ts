@@ -5,6 +5,7 @@
 import { hostname } from 'node:os';
 import type { OperationId, UnitContext, UnitResult } from '../../src/repo-maintenance/operation.ts';
 import { TasksDrainingError } from './tasks-draining-error.ts';
+import { TooManyTasksError } from './too-many-tasks-error.ts';
 import type { TaskLogger } from './task-outcome.ts';
 import type { TaskRecord, TaskTrigger } from './task-record.ts';
 import { Task } from './task.ts';
@@ -19,6 +20,11 @@ export interface TaskRegistryOptions {
   readonly keepaliveMs?: number;
   /** Where task starts, ends and internal errors are logged. Default: stderr. */
   readonly log?: TaskLogger;
+  /**
+   * Tasks asked for over the API running at once: per owner (default 2) and in all (default 4). Each is a git
+   * process over a working copy, taking a core and disk the instance's other tenants need.
+   */
+  readonly apiTasks?: { readonly perOwner: number; readonly total: number };
 }
 
 export interface StartOptions {
@@ -51,10 +57,12 @@ export class TaskRegistry {
   /** Ended tasks, newest first, at most `keepRecent`. */
   #recent: Task[] = [];
   #draining = false;
+  readonly #apiTasks: { readonly perOwner: number; readonly total: number };
 
   constructor(options: TaskRegistryOptions) {
     this.instance = options.instance;
     this.keepaliveMs = options.keepaliveMs ?? 10_000;
+    this.#apiTasks = options.apiTasks ?? { perOwner: 2, total: 4 };
     this.#keepRecent = Math.max(0, options.keepRecent ?? 50);
     this.#now = options.now ?? (() => new Date());
     this.#log = options.log ?? STDERR_LOG;
@@ -70,6 +78,7 @@ export class TaskRegistry {
     const key = `${repo}\0${operation}`;
     const running = this.#running.get(key);
     if (running) return { task: running, attached: true };
+    if (options.trigger === 'api') this.#refuseApiTaskPastBound(repo);
     const onEnded = (task: Task) => {
       this.#running.delete(key);
       this.#recent = [task, ...this.#recent].slice(0, this.#keepRecent);
@@ -77,6 +86,16 @@ export class TaskRegistry {
     const task = new Task({ repo, operation, instance: this.instance, trigger: options.trigger, now: this.#now, log: options.log ?? this.#log, onEnded }, run);
     this.#running.set(key, task);
     return { task, attached: false };
+  }
+
+  #refuseApiTaskPastBound(repo: string): void {
+    const owner = repo.split('/')[0] ?? '';
+    const api = [...this.#running.values()].filter((task) => task.trigger === 'api');
+    const mine = api.filter((task) => task.repo.split('/')[0] === owner).length;
+    if (mine >= this.#apiTasks.perOwner) {
+      throw new TooManyTasksError('owner', `${owner} has ${mine} operations running on this instance, the most an owner may at once; retry once one has ended.`);
+    }
+    if (api.length >= this.#apiTasks.total) throw new TooManyTasksError('instance', 'This instance runs as many requested operations as it runs at once; retry shortly.');
   }
 
   /** The task with this id, running or among the recent ones. */

@@ -28,6 +28,7 @@ export class Task {
   readonly id = randomBytes(12).toString('base64url');
   readonly repo: string;
   readonly operation: OperationId;
+  readonly trigger: TaskTrigger;
   /** Resolves (never rejects) with the final record once the task has ended. */
   readonly done: Promise<TaskRecord>;
   readonly #options: TaskOptions;
@@ -44,6 +45,7 @@ export class Task {
   constructor(options: TaskOptions, run: (ctx: UnitContext) => Promise<UnitResult>) {
     this.#options = options;
     this.repo = options.repo;
+    this.trigger = options.trigger;
     this.operation = options.operation;
     this.#startedAt = options.now();
     const ctx: UnitContext = {
