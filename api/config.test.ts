@@ -1,3 +1,4 @@
+import { defaultConnectionLimits } from '../src/connection-guard.ts';
 import { describe, expect, it } from 'vitest';
 import { configFailure } from '../src/config/testing/config-failure.ts';
 import { apiConfig } from './config.ts';
@@ -34,6 +35,7 @@ describe('apiConfig', () => {
     expect(config).toEqual({
       host: '127.0.0.1',
       port: 8080,
+      connections: defaultConnectionLimits(),
       dependencyCheckMs: 10_000,
       publicUrl: 'http://127.0.0.1:8080',
       systemNamespace: 'cloudwright-system',
@@ -57,6 +59,8 @@ describe('apiConfig', () => {
       KUBECONFIG: '/k',
       CW_API_HOST: '0.0.0.0',
       CW_API_PORT: '9000',
+      CW_API_MAX_CONNECTIONS: '2000',
+      CW_API_MAX_CONNECTIONS_PER_PEER: '2000',
       CW_API_METRICS_PORT: '9090',
       CW_API_DEPENDENCY_CHECK_SECONDS: '30',
       CW_API_PUBLIC_URL: 'https://api.example.com',
@@ -90,6 +94,7 @@ describe('apiConfig', () => {
       kubeconfig: '/k',
       host: '0.0.0.0',
       port: 9000,
+      connections: { total: 2000, perPeer: 2000 },
       metricsPort: 9090,
       dependencyCheckMs: 30_000,
       publicUrl: 'https://api.example.com',

@@ -1,3 +1,4 @@
+import { connectionLimitsFromEnv, type ConnectionLimits } from '../src/connection-guard.ts';
 import { fileURLToPath } from 'node:url';
 import type { OpenIdSettings } from '../src/auth/openid.ts';
 import type { SessionPolicy } from '../src/auth/sessions.ts';
@@ -21,6 +22,8 @@ export interface ApiConfig {
   readonly host: string;
   /** CW_API_PORT (default 8080). */
   readonly port: number;
+  /** CW_API_MAX_CONNECTIONS and CW_API_MAX_CONNECTIONS_PER_PEER: what its listener holds at once. */
+  readonly connections: ConnectionLimits;
   /** CW_API_METRICS_PORT: where `/metrics` is served, on CW_API_HOST; unset: no metrics endpoint. */
   readonly metricsPort?: number;
   /** CW_API_DEPENDENCY_CHECK_SECONDS (default 10, at most 300): how often the dependencies `/readyz` reports are checked. */
@@ -137,6 +140,7 @@ export function apiConfig(env: Env): ApiConfig {
     ...(kubeconfig ? { kubeconfig } : {}),
     host,
     port,
+    connections: connectionLimitsFromEnv(read, 'CW_API'),
     ...(metricsPort !== undefined ? { metricsPort } : {}),
     dependencyCheckMs,
     publicUrl,

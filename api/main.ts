@@ -128,7 +128,7 @@ export async function main(config: ApiConfig): Promise<void> {
         ...(auditTrail ? { audit: auditTrail } : {}),
       },
     },
-    { host: config.host, port: config.port, shutdownGraceMs: 10_000, trustProxy: config.trustProxy, logLevel: config.logLevel },
+    { host: config.host, port: config.port, shutdownGraceMs: 10_000, trustProxy: config.trustProxy, logLevel: config.logLevel, connections: config.connections },
   );
   log = app.log;
   // Its timers are unref'd: they never keep the process up past the server's shutdown.

@@ -1,3 +1,4 @@
+import { guardConnections, type ConnectionLimits } from '../src/connection-guard.ts';
 import type { FastifyInstance } from 'fastify';
 import type { LoggerOptions } from 'pino';
 import { buildApp, type AppDependencies } from './app.ts';
@@ -11,6 +12,8 @@ export interface ServerOptions {
   logLevel?: string;
   /** How long in-flight requests get to finish after SIGTERM before the process exits anyway. */
   shutdownGraceMs: number;
+  /** Connections held at once, in all and per peer address (CW_API_MAX_CONNECTIONS*). */
+  connections?: ConnectionLimits;
 }
 
 /** The logger cw-api runs with: JSON lines on standard output, at `level` (CW_LOG_LEVEL, default `info`). */
@@ -22,6 +25,7 @@ export function serverLoggerOptions(level = 'info'): LoggerOptions {
 export async function startServer(deps: AppDependencies, options: ServerOptions): Promise<FastifyInstance> {
   const trustProxy = options.trustProxy ? [...options.trustProxy] : undefined;
   const app = await buildApp(deps, { logger: serverLoggerOptions(options.logLevel), trustProxy });
+  if (options.connections) guardConnections(app.server, options.connections);
   await app.listen({ host: options.host, port: options.port });
   const shutdown = (signal: string) => {
     app.log.info({ signal }, 'shutting down');

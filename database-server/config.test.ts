@@ -1,3 +1,4 @@
+import { defaultConnectionLimits } from '../src/connection-guard.ts';
 import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { configFailure } from '../src/config/testing/config-failure.ts';
@@ -11,6 +12,7 @@ describe('databaseServerConfig', () => {
   it('takes the defaults for everything but the required variables', () => {
     expect(databaseServerConfig(REQUIRED)).toEqual({
       port: 8090,
+      connections: defaultConnectionLimits(),
       host: '0.0.0.0',
       adminPort: 8091,
       adminHost: '0.0.0.0',

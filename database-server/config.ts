@@ -1,3 +1,4 @@
+import { connectionLimitsFromEnv, type ConnectionLimits } from '../src/connection-guard.ts';
 import { availableParallelism } from 'node:os';
 import { ConfigError, EnvReader, type Env } from '../src/config/env.ts';
 import type { LimitPolicy } from './limit-policy.ts';
@@ -14,6 +15,8 @@ export const DEFAULT_RESTORE_CONCURRENCY = 4;
 export interface DatabaseServerConfig {
   /** Hrana over HTTP: the `db_url` every database URL starts with. */
   readonly port: number;
+  /** CW_DB_MAX_CONNECTIONS and CW_DB_MAX_CONNECTIONS_PER_PEER: what the Hrana listener holds at once. */
+  readonly connections: ConnectionLimits;
   readonly host: string;
   /** The operator's admin API (create, update, describe, delete tenants) and the probes; never public. */
   readonly adminPort: number;
@@ -102,6 +105,7 @@ export function databaseServerConfig(env: Env): DatabaseServerConfig {
   if (requestMemoryBytes < projectMemoryBytes) throw new ConfigError('CW_DB_REQUEST_MEMORY_MIB must be at least CW_DB_PROJECT_MEMORY_MIB (what one project may hold)');
   return Object.freeze({
     port,
+    connections: connectionLimitsFromEnv(read, 'CW_DB'),
     host: read.string('CW_DB_HOST', '0.0.0.0'),
     adminPort,
     adminHost: read.string('CW_DB_ADMIN_HOST', '0.0.0.0'),

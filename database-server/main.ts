@@ -139,6 +139,7 @@ export async function startDatabaseServer(config: DatabaseServerConfig, log: Log
   hrana = await startHranaServer({
     port: config.port,
     host: config.host,
+    connections: config.connections,
     engine,
     streams,
     meter,

@@ -2,6 +2,7 @@
 // phases ("States and transitions"): maintenance first (running units interrupted, serving normal), then
 // serving: `/readyz` turns 503, new git and LFS work is refused, in-flight requests get
 // `server.drain_timeout` and 2 s more for the load balancer, then the process exits.
+import { defaultConnectionLimits, guardConnections } from '../src/connection-guard.ts';
 import type { FastifyInstance } from 'fastify';
 import { mkdir, rm } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -110,6 +111,7 @@ export async function startService(config: GitServiceConfig, options: StartOptio
   events.start(app.log);
   const stalls = new RuntimeStallMonitor({ registry, log: app.log, ...(options.runtimeStallThresholdMs ? { thresholdMs: options.runtimeStallThresholdMs } : {}) });
   stalls.start();
+  guardConnections(app.server, defaultConnectionLimits());
   await app.listen({ host: config.server.listen.host, port: config.server.listen.port });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.server.listen.port;

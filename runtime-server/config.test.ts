@@ -1,3 +1,4 @@
+import { defaultConnectionLimits } from '../src/connection-guard.ts';
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { configFailure } from '../src/config/testing/config-failure.ts';
@@ -10,6 +11,7 @@ describe('runtimeServerConfig', () => {
     expect(runtimeServerConfig({ CW_S3_BUCKET: 'artifacts' }, { hostname: 'Laptop.local', pid: 42, cores: 6 })).toEqual({
       port: 8080,
       host: '0.0.0.0',
+      connections: defaultConnectionLimits(),
       statusPort: 8081,
       statusHost: '0.0.0.0',
       baseDomain: 'apps.localhost',

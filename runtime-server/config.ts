@@ -1,3 +1,4 @@
+import { connectionLimitsFromEnv, type ConnectionLimits } from '../src/connection-guard.ts';
 import { availableParallelism, hostname } from 'node:os';
 import { DNS_SUBDOMAIN_PATTERN } from '../src/apis/v1alpha1/strings.ts';
 import { DEFAULT_ARTIFACT_LIMITS } from '../src/app-artifacts/artifact.ts';
@@ -56,6 +57,8 @@ export interface RuntimeServerConfig {
   readonly bucket: string;
   readonly workers: number;
   readonly trustForwardedHeaders: boolean;
+  /** CW_RUNTIME_MAX_CONNECTIONS and CW_RUNTIME_MAX_CONNECTIONS_PER_PEER: what the entry point's listeners hold at once. */
+  readonly connections: ConnectionLimits;
   readonly logLevel: LogLevel;
   /** CW_WORKERD_BIN; absent: the installed `@cloudflare/workerd-*` package's binary. */
   readonly workerdBinary?: string;
@@ -206,6 +209,7 @@ export function runtimeServerConfig(
     bucket,
     workers,
     trustForwardedHeaders: read.bool('CW_RUNTIME_TRUST_FORWARDED_HEADERS', false),
+    connections: connectionLimitsFromEnv(read, 'CW_RUNTIME'),
     logLevel,
     ...(workerdBinary ? { workerdBinary } : {}),
     replica: Object.freeze({

@@ -354,6 +354,7 @@ export class RuntimeServer {
       ...(config.publicPort !== undefined ? { publicPort: config.publicPort } : {}),
       listen: { port: config.port, host: config.host },
       trustForwardedHeaders: config.trustForwardedHeaders,
+      connections: config.connections,
       ...(config.workerdBinary ? { workerdBinary: config.workerdBinary } : {}),
       builds: { concurrency: config.prepareConcurrency, capacityBytes: Math.floor(config.dataDirSizeBytes * BUILDS_SHARE), projectQuotaBytes: config.projectUnpackedQuota },
       shards: config.shards,

@@ -26,3 +26,16 @@ export function isNetworkError(err: unknown): boolean {
   }
   return false;
 }
+
+/**
+ * Whether `err` (or a cause) says this process has no file descriptor left (`EMFILE`, or the system none,
+ * `ENFILE`): a failure of the caller's, not of whatever it tried to reach.
+ */
+export function isOutOfDescriptors(err: unknown): boolean {
+  for (let cause: unknown = err, depth = 0; cause && depth < 4; depth++) {
+    const code = (cause as { code?: unknown }).code;
+    if (code === 'EMFILE' || code === 'ENFILE') return true;
+    cause = (cause as { cause?: unknown }).cause;
+  }
+  return false;
+}

@@ -1,3 +1,4 @@
+import { guardConnections, type ConnectionLimits } from '../../src/connection-guard.ts';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { handlePipeline, onlyFinishes, type PipelineAnswer, type PipelineCaller, type PipelineContext } from './pipeline.ts';
@@ -19,6 +20,8 @@ export interface HranaServerOptions {
   /** 0 picks a free port. */
   port: number;
   host?: string;
+  /** Connections held at once, in all and per peer address (default: none counted). */
+  connections?: ConnectionLimits;
   /** Where the tenants' SQL runs. */
   engine: DatabaseEngine;
   /**
@@ -82,6 +85,7 @@ export async function startHranaServer(options: HranaServerOptions): Promise<Hra
       else response.destroy();
     });
   });
+  if (options.connections) guardConnections(server, options.connections);
   // Idle streams must be closed even when no request comes, or an abandoned transaction would hold its tenant's
   // lock (and its connection) forever.
   const sweeper = setInterval(() => streams.sweep(), Math.max(250, streams.idleTimeoutMs / 4));

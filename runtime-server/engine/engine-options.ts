@@ -1,3 +1,4 @@
+import type { ConnectionLimits } from '../../src/connection-guard.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { BuildStoreOptions } from './build-store.ts';
 import type { ArtifactLimits } from '../../src/app-artifacts/artifact.ts';
@@ -23,6 +24,8 @@ export interface RuntimeEngineOptions {
    * cannot pretend to have come over HTTPS or from another address.
    */
   readonly trustForwardedHeaders?: boolean;
+  /** Connections the entry point's listeners hold at once, in all and per peer address (default: none counted). */
+  readonly connections?: ConnectionLimits;
   /** `Retry-After` seconds on 503 answers (default 1). */
   readonly retryAfterSeconds?: number;
   /** Answers a request before it is routed to an app, or returns false (`EntryProxyOptions.answer`). */

@@ -182,6 +182,7 @@ export class RuntimeEngine {
       route: this.#route,
       trustForwardedHeaders: options.trustForwardedHeaders,
       retryAfterSeconds: options.retryAfterSeconds,
+      ...(options.connections ? { connections: options.connections } : {}),
       ...(options.answer ? { answer: options.answer } : {}),
       ...(options.https ? { https: options.https } : {}),
       resend: (app, pool) => this.#limits.resendable(app, pool),

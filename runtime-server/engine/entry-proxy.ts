@@ -1,3 +1,4 @@
+import { guardConnections, type ConnectionLimits } from '../../src/connection-guard.ts';
 import { randomUUID } from 'node:crypto';
 import { createServer, request, type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import { constants as http2Constants, type Http2SecureServer, type Http2Server, type ServerHttp2Stream } from 'node:http2';
@@ -60,6 +61,8 @@ export interface EntryProxyOptions {
    */
   readonly resend?: (app: string, pool: UpstreamPool) => boolean;
   readonly log?: RuntimeLogger;
+  /** Connections each of its listeners holds at once, in all and per peer address (src/connection-guard.ts). */
+  readonly connections?: ConnectionLimits;
 }
 
 /**
@@ -75,6 +78,7 @@ export class EntryProxy {
   readonly #trust: boolean;
   readonly #retryAfter: string;
   readonly #log: RuntimeLogger;
+  readonly #connections: ConnectionLimits | undefined;
   readonly #route: EntryProxyOptions['route'];
   readonly #answer: EntryProxyOptions['answer'];
   readonly #https: EntryProxyOptions['https'];
@@ -94,6 +98,8 @@ export class EntryProxy {
     // never closes a kept-alive connection just as the ingress reuses it (a spurious 502 there).
     this.server = createServer({ keepAliveTimeout: 65_000, headersTimeout: 66_000 }, this.handle);
     this.server.on('upgrade', this.upgrade);
+    this.#connections = options.connections;
+    if (this.#connections) guardConnections(this.server, this.#connections);
   }
 
   async listen(port = 0, host = '127.0.0.1'): Promise<AddressInfo> {
@@ -118,6 +124,7 @@ export class EntryProxy {
    * compatibility API, close enough to HTTP/1.1's for `handle` (it reads `:authority` and skips pseudo-headers).
    */
   serveOn(server: Server | Http2Server | Http2SecureServer): void {
+    if (this.#connections) guardConnections(server, this.#connections);
     server.on('request', this.handle);
     server.on('upgrade', this.upgrade);
   }

@@ -40,6 +40,21 @@ function watch(t: WatchdogTarget) {
 }
 
 describe('Watchdog', () => {
+  it('does not call a shard unhealthy for a ping this process could not send for want of file descriptors', async () => {
+    let pings = 0;
+    const outOfFiles = Object.assign(new Error('connect EMFILE'), { code: 'EMFILE' });
+    const refused = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+    const t = target({ ping: () => Promise.reject(++pings <= 3 ? outOfFiles : refused) });
+    const { dog, events } = watch(t);
+    dog.start();
+    await expect.poll(() => events.length).toBeGreaterThan(0);
+    dog.stop();
+    // Only the pings that reached nothing counted; the first three, refused by this process itself, did not.
+    expect(pings).toBeGreaterThan(3);
+    expect(events.every((e) => e === 'unhealthy')).toBe(true);
+    expect(events.length).toBeLessThanOrEqual(pings - 3);
+  });
+
   it('reports a healthy shard with its loaded isolates', async () => {
     const { dog, events } = watch(target());
     dog.start();

@@ -1,3 +1,4 @@
+import { isOutOfDescriptors } from '../../src/network-errors.ts';
 /** What the watchdog watches: one workerd process. */
 export interface WatchdogTarget {
   /** Asks the dispatcher for its health; resolves with the isolates it has loaded, or undefined for an answer that is not healthy. */
@@ -124,8 +125,11 @@ export class Watchdog {
         if (loads === undefined) this.#handlers.unhealthy();
         else this.#handlers.healthy(loads, rss);
       },
-      () => {
+      (err: unknown) => {
         this.#pendingSince = undefined;
+        // This process out of descriptors cannot reach a workerd that is fine: killing it would leave no shard
+        // at all, since none can be started again until descriptors are back (a hostile review did this).
+        if (isOutOfDescriptors(err)) return;
         this.#handlers.unhealthy();
       },
     );
