@@ -74,6 +74,9 @@ describe('cw users', () => {
     expect(bad.stderr.trim().split('\n')).toHaveLength(1);
     // Refused without a confirmation: no terminal to ask on.
     expect((await cw(operator, ['users', 'rm', admin])).code).toBe(2);
+    // The last owner of a project cannot leave it: one line, from the API's 409.
+    const leaving = await cw(newCwUser(api!.url, { CW_TOKEN: member.token }), ['projects', 'leave', member.project, '--yes']);
+    expect([leaving.code, leaving.stderr]).toEqual([1, expect.stringContaining('at least one owner')]);
     // A member's token has no admin scope: the API's 403 names it.
     const asMember = await cw(newCwUser(api!.url, { CW_TOKEN: member.token }), ['users', 'ls']);
     expect([asMember.code, asMember.stderr]).toEqual([1, expect.stringContaining('admin')]);

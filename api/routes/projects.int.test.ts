@@ -39,7 +39,44 @@ describe('projects', () => {
       });
       const res = await platform.app.inject({ method: 'POST', url: '/v1/projects', headers: as(hoarderToken), payload: { project_id: unique('one-more'), name: 'One more' } });
       expect(res.statusCode).toBe(409);
-      expect(res.json().detail).toBe(`${hoarder} owns ${MAX_PROJECTS_PER_OWNER} projects, the most a user may; delete one, or hand one over to another owner, first.`);
+      expect(res.json().detail).toBe(`${hoarder} has created ${MAX_PROJECTS_PER_OWNER} projects, the most a user may; delete one first.`);
+    } finally {
+      await Promise.all(seeded.map((name) => projects.delete('', name)));
+    }
+  });
+
+  it('counts a project against the user who made it, not one it was handed to, who may leave it', async () => {
+    const maker = await platform.createUser();
+    const given = await platform.createUser();
+    const [makerToken, givenToken] = await Promise.all([platform.tokenFor(maker, 'projects:write'), platform.tokenFor(given, 'projects:write')]);
+    const projects = objectClient<KubeObject & { spec: object }>(testConnection(), PROJECTS);
+    // Made through the API by `maker`, who then made `given` an owner and themselves a member.
+    const seeded = Array.from({ length: MAX_PROJECTS_PER_OWNER }, () => unique('given'));
+    await Promise.all(
+      seeded.map((name) =>
+        projects.create({
+          metadata: { name, annotations: { [CREATED_BY_USER_ANNOTATION]: maker } },
+          spec: {
+            displayName: name,
+            members: [
+              { user: given, role: 'owner' },
+              { user: maker, role: 'member' },
+            ],
+          },
+        }),
+      ),
+    );
+    try {
+      await vi.waitFor(async () => expect((await platform.app.inject({ method: 'GET', url: '/v1/projects', headers: as(givenToken) })).json().projects).toHaveLength(MAX_PROJECTS_PER_OWNER));
+      const own = unique('own');
+      expect((await platform.app.inject({ method: 'POST', url: '/v1/projects', headers: as(givenToken), payload: { project_id: own, name: 'Mine' } })).statusCode).toBe(201);
+      const more = await platform.app.inject({ method: 'POST', url: '/v1/projects', headers: as(makerToken), payload: { project_id: unique('more'), name: 'More' } });
+      expect([more.statusCode, more.json().detail]).toEqual([409, `${maker} has created ${MAX_PROJECTS_PER_OWNER} projects, the most a user may; delete one first.`]);
+      // Any member may leave; the last owner may not (the project keeps one).
+      const [first] = seeded;
+      expect((await platform.app.inject({ method: 'DELETE', url: `/v1/projects/${first}/members/${maker}`, headers: as(makerToken) })).statusCode).toBe(204);
+      expect((await platform.app.inject({ method: 'DELETE', url: `/v1/projects/${first}/members/${given}`, headers: as(givenToken) })).statusCode).toBe(409);
+      await projects.delete('', own);
     } finally {
       await Promise.all(seeded.map((name) => projects.delete('', name)));
     }

@@ -119,10 +119,16 @@ export function projectRoutes(app: FastifyInstance, projects: ProjectDirectory, 
 
   r.delete('/v1/projects/:projectId/members/:userId', {
     config: { auth: { scope: 'projects:write', project: true } },
-    schema: { tags, summary: 'Remove a member (owners and administrators)', params: MemberParams, response: { 204: Type.Null(), ...errorResponses(404, 409, 500) } },
+    schema: {
+      tags,
+      summary: 'Remove a member (owners and administrators), or leave the project (any member, but its last owner)',
+      params: MemberParams,
+      response: { 204: Type.Null(), ...errorResponses(404, 409, 500) },
+    },
     handler: async (request, reply) => {
       const { projectId, userId } = request.params;
-      await requireOwner(tokens, principalOf(request), projectId);
+      // A member may always leave (someone else added them), but the last owner: the project keeps one.
+      if (userId !== principalOf(request).userId) await requireOwner(tokens, principalOf(request), projectId);
       // Their query tokens go once they are out (a removal refused, the last owner's, takes none); a removal retried
       // after the tokens failed to go finds them gone as it answers "not a member".
       try {

@@ -35,6 +35,18 @@ const RESERVED = /^(default|kube-.*|cloudwright|cloudwright-.*|openshift.*)$/;
  */
 export const MAX_PROJECTS_PER_OWNER = 50;
 
+/**
+ * Whether a project counts against `user`'s limit: the projects they created through the API, not those others made
+ * them an owner of (a hostile run had 47 projects made and handed over, which locked their new owner out of creating
+ * any and took its maker past the limit). One made otherwise (kubectl, or before the API recorded its maker) counts
+ * against its owners.
+ */
+function countsAgainst(project: Project, user: string): boolean {
+  const maker = project.metadata?.annotations?.[CREATED_BY_USER_ANNOTATION];
+  if (maker !== undefined) return maker === user;
+  return project.spec.members?.some((m) => m.user === user && m.role === 'owner') ?? false;
+}
+
 /** A project made before cw-api recorded its creating entry: its own entry was written up to this long before it (Kubernetes keeps creation times to the second). */
 const CREATION_MARGIN_MS = 10_000;
 
@@ -105,9 +117,9 @@ export class ProjectDirectory {
     // As this replica sees it (the audit trail did not open the creating entry then): a project deleted a moment
     // ago and not yet gone from the cache would otherwise be created with no entry to start its trail at.
     if (this.#cache.get(input.projectId)) throw new ConflictError(`A project with the id ${input.projectId} already exists.`);
-    const owned = this.#cache.list().filter((p) => !p.metadata?.deletionTimestamp && p.spec.members?.some((m) => m.user === input.owner && m.role === 'owner')).length;
+    const owned = this.#cache.list().filter((p) => !p.metadata?.deletionTimestamp && countsAgainst(p, input.owner)).length;
     if (owned >= MAX_PROJECTS_PER_OWNER) {
-      throw new ConflictError(`${input.owner} owns ${owned} projects, the most a user may; delete one, or hand one over to another owner, first.`);
+      throw new ConflictError(`${input.owner} has created ${owned} projects, the most a user may; delete one first.`);
     }
     // The project's namespace will carry its id. One that exists already belongs to something else (the
     // operator would never adopt it, and the project would stay NamespaceConflict): say so now.

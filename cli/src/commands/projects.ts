@@ -42,6 +42,14 @@ export function registerProjects(program: Command): void {
     ['cw projects members add alice', 'cw projects members add bob --role owner'],
   );
   examples(act(withYes(members.command('rm').alias('remove').argument('<user>', 'user id').description('Remove a member')), removeMember), ['cw projects members rm alice']);
+  examples(act(withYes(projects.command('leave').argument('<id>', 'project id').description('Leave a project someone added you to (its last owner cannot)')), leave), ['cw projects leave shop --yes']);
+}
+
+async function leave(ctx: Context, projectId: string): Promise<void> {
+  const me = await ctx.ok(ctx.api.GET('/v1/user'));
+  await confirmOrExit(ctx, `Leave ${projectId}? You lose access to it`);
+  await ctx.ok(ctx.api.DELETE('/v1/projects/{projectId}/members/{userId}', { params: { path: { projectId, userId: me.user.user_id } } }));
+  success(`Left ${projectId}`);
 }
 
 async function list(ctx: Context, options: { limit?: number }): Promise<void> {

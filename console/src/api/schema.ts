@@ -911,7 +911,7 @@ export interface paths {
             };
         };
         post?: never;
-        /** Remove a member (owners and administrators) */
+        /** Remove a member (owners and administrators), or leave the project (any member, but its last owner) */
         delete: {
             parameters: {
                 query?: never;
