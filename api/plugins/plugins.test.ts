@@ -332,8 +332,9 @@ function limitedApp(options: RateLimitOptions, now: () => number) {
   // Stands in for the auth plugin, which runs first and sets the principal.
   app.decorateRequest('principal', undefined);
   app.addHook('onRequest', async (request) => {
+    // `user.n`: token n of that user; a bare name is a user with one token.
     const tokenId = request.headers.authorization?.slice('Bearer '.length) ?? '';
-    request.principal = { userId: 'u', tokenId, scopes: [], admin: false };
+    request.principal = { userId: tokenId.split('.')[0] ?? '', tokenId, scopes: [], admin: false };
   });
   const limiter = callerRateLimiter(options, now);
   // As cw-api registers it: its global hook limits unmatched requests (plugins/request-entry.ts).
@@ -359,6 +360,13 @@ describe('rate limit', () => {
     now += 500; // half a second refills one request
     expect((await call('a')).statusCode).toBe(200);
     expect((await call('a')).statusCode).toBe(429);
+    await app.close();
+  });
+
+  it('gives a user one bucket whatever token they call with: more tokens buy no more requests', async () => {
+    const { app, call } = limitedApp({ perSecond: 1, burst: 2 }, () => 0);
+    expect([(await call('ann.1')).statusCode, (await call('ann.2')).statusCode, (await call('ann.3')).statusCode]).toEqual([200, 200, 429]);
+    expect((await call('bob.1')).statusCode).toBe(200);
     await app.close();
   });
 

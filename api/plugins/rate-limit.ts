@@ -41,7 +41,7 @@ export function callerRateLimiter(options: RateLimitOptions, nowMs: () => number
 }
 
 /**
- * A token bucket per caller: per token once authenticated, else per client address. Register it after
+ * A token bucket per caller: per user once authenticated (all their tokens and sessions share it), else per client address. Register it after
  * the auth plugin: its hook is added to each route after the auth plugin's, so it sees the principal (a
  * request auth refuses with 403 is charged by auth itself, through `chargeRefusal`).
  * Past the limit: 429 with `Retry-After`. Only health and discovery routes are exempt (probes must never
@@ -59,10 +59,11 @@ export function rateLimit(app: FastifyInstance, shared: CallerRateLimiter): void
 
 /** One limit's buckets and the hooks spending them. */
 function bucketLimiter(options: RateLimitOptions, nowMs: () => number): Omit<CallerRateLimiter, 'nowMs'> {
-  // Tokens and addresses in maps of their own: the token id is the store's own string, whose hash V8 keeps,
-  // where a prefixed key would be a new string to hash on every request. Each map holds half the callers.
+  // Users and addresses in maps of their own: the user id is the principal's own string, whose hash V8 keeps,
+  // where a prefixed key would be a new string to hash on every request. Each map holds half the callers. By user,
+  // not by token: a user may hold 100 tokens, and 40 of them made 40 times the rate (a hostile run).
   const maxCallers = options.maxCallers ?? 100_000;
-  const byToken = new TokenBuckets(options, maxCallers / 2, nowMs);
+  const byUser = new TokenBuckets(options, maxCallers / 2, nowMs);
   const byAddress = new TokenBuckets(options, maxCallers / 2, nowMs);
   const limitHeader = String(options.perSecond);
   /** Spends one request of the caller's bucket; `false` when it was empty and the 429 is sent. */
@@ -82,10 +83,9 @@ function bucketLimiter(options: RateLimitOptions, nowMs: () => number): Omit<Cal
   };
   // Callback-style hooks: an async hook costs a promise per request on the hottest path. When the 429 is
   // sent, `done` is not called: Fastify stops the chain.
-  // After authentication: a caller with a token is limited by its token id (no secret in the map), anyone
-  // else by address.
+  // After authentication: a caller with a token is limited by its user, anyone else by address.
   const spendCaller = (request: FastifyRequest, reply: FastifyReply): boolean =>
-    request.principal ? spend(byToken, request.principal.tokenId, reply) : spend(byAddress, clientAddressKey(request.ip), reply);
+    request.principal ? spend(byUser, request.principal.userId, reply) : spend(byAddress, clientAddressKey(request.ip), reply);
   return {
     limitRoute: (request, reply, done) => {
       if (spendCaller(request, reply)) done();
