@@ -272,15 +272,38 @@ describe('EntryProxy', () => {
     expect((await send(port, 'a.test')).status).toBe(503);
   });
 
-  it('replaces client X-Forwarded-* and X-Request-Id unless told to trust them', async () => {
-    const spoofed = { 'x-forwarded-for': '10.0.0.1', 'x-forwarded-proto': 'https', 'x-forwarded-host': 'evil.test', 'x-request-id': 'chosen' };
+  it('replaces client X-Forwarded-* and X-Request-Id unless told to trust them, and the client-address headers always', async () => {
+    const spoofed = {
+      'x-forwarded-for': '10.0.0.1',
+      'x-forwarded-proto': 'https',
+      'x-forwarded-host': 'evil.test',
+      'x-request-id': 'chosen',
+      'cf-connecting-ip': '1.2.3.4',
+      'x-real-ip': '1.2.3.4',
+      'true-client-ip': '1.2.3.4',
+    };
     const { port } = await proxy(a);
     await send(port, 'a.test', '/', { headers: spoofed });
-    expect(seen.at(-1)!.headers).toMatchObject({ 'x-forwarded-for': '127.0.0.1', 'x-forwarded-proto': 'http', 'x-forwarded-host': 'a.test' });
+    expect(seen.at(-1)!.headers).toMatchObject({
+      'x-forwarded-for': '127.0.0.1',
+      'x-forwarded-proto': 'http',
+      'x-forwarded-host': 'a.test',
+      'cf-connecting-ip': '127.0.0.1',
+      'x-real-ip': '127.0.0.1',
+    });
     expect(seen.at(-1)!.headers['x-request-id']).not.toBe('chosen');
+    expect(seen.at(-1)!.headers['true-client-ip']).toBeUndefined();
     const trusting = await proxy(a, { trustForwardedHeaders: true });
     await send(trusting.port, 'a.test', '/', { headers: spoofed });
-    expect(seen.at(-1)!.headers).toMatchObject({ 'x-forwarded-for': '10.0.0.1, 127.0.0.1', 'x-forwarded-proto': 'https', 'x-forwarded-host': 'evil.test', 'x-request-id': 'chosen' });
+    // The ingress appended the client it saw last: that is who the app is told called.
+    expect(seen.at(-1)!.headers).toMatchObject({
+      'x-forwarded-for': '10.0.0.1, 127.0.0.1',
+      'x-forwarded-proto': 'https',
+      'x-forwarded-host': 'evil.test',
+      'x-request-id': 'chosen',
+      'cf-connecting-ip': '10.0.0.1',
+      'x-real-ip': '10.0.0.1',
+    });
   });
 
   it("redirects or adds HSTS as the app's HTTPS settings say, HTTPS counted from a trusted X-Forwarded-Proto only", async () => {

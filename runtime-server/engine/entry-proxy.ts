@@ -10,6 +10,8 @@ import type { Dispatcher } from 'undici';
 
 // Headers that describe one connection, not the message: never forwarded (RFC 9110 §7.6.1). `expect`
 // is answered by this server (Node sends 100-continue itself), so workerd must not answer it again.
+/** Headers naming the client's address, which only the entry point sets: a client's own would be believed by apps. */
+const CLIENT_ADDRESS_HEADERS = new Set(['cf-connecting-ip', 'x-real-ip', 'true-client-ip']);
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authorization', 'proxy-authenticate', 'expect']);
 
 /** Why the entry point answers a request itself: an RFC 9457 problem, with `Retry-After` when retrying helps. */
@@ -331,11 +333,15 @@ export class EntryProxy {
         if (this.#trust) forwardedHost = value;
       } else if (lower === 'x-request-id') {
         if (this.#trust) requestId = value;
+      } else if (CLIENT_ADDRESS_HEADERS.has(lower)) {
+        // Set below from what the entry point knows: apps (Workers' among them) take these for the client's address.
       } else {
         out.push(name, value);
       }
     }
     const client = req.socket.remoteAddress ?? '';
+    // Behind a trusted ingress, the client is the address it appended last; otherwise whoever connected.
+    const origin = (forwardedFor === undefined ? undefined : forwardedFor.split(',').at(-1)?.trim()) || client;
     const host = hostOf(req);
     if (req.headers.host === undefined && host !== undefined) out.push('host', host);
     out.push(
@@ -347,6 +353,10 @@ export class EntryProxy {
       forwardedHost ?? host ?? '',
       'x-request-id',
       requestId ?? randomUUID(),
+      'cf-connecting-ip',
+      origin,
+      'x-real-ip',
+      origin,
     );
     if (upgrade) out.push('connection', 'upgrade', 'upgrade', req.headers.upgrade ?? '');
     return out;
