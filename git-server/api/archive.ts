@@ -3,8 +3,7 @@
 // (archive-spool.ts), and so does a GET arriving while one exists.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PassThrough } from 'node:stream';
-import { KeyedSlots } from '../../src/collections/keyed-slots.ts';
-import { PublicError } from '../../src/errors.ts';
+import { runsPer } from '../owner-runs.ts';
 import { Type } from 'typebox';
 import { ARCHIVE_FORMATS, dependsOnRefs, writeArchive, type ArchiveRequest } from '../plumbing/read/archive.ts';
 import { resolveCommit, RevisionNotFoundError } from '../plumbing/read/rev-parse.ts';
@@ -57,7 +56,9 @@ export function archiveRoutes(scope: FastifyInstance, deps: RepoApiDependencies)
         400: ErrorBodySchema,
         404: ErrorBodySchema,
         416: ErrorBodySchema,
-        429: Type.Object(ErrorBodySchema.properties, { description: 'The owner has two archives being made at once (`too_many_requests`, `Retry-After`).' }),
+        429: Type.Object(ErrorBodySchema.properties, {
+          description: 'The owner has two archives being made at once (`owner_archives_limit`, `Retry-After`; 503 `archives_busy` past the instance’s four).',
+        }),
       },
     },
     handler: async (request, reply) =>
@@ -166,15 +167,8 @@ async function streamArchive(request: FastifyRequest, reply: FastifyReply, archi
 }
 
 /** `git archive` runs at once: each takes a core while it compresses, so one tenant's many cannot take them all. */
-const ARCHIVE_RUNS = { total: 4, perKey: 2 };
-const defaultRuns = new WeakMap<RepoApiDependencies, KeyedSlots>();
+const archiveRuns = runsPer<RepoApiDependencies>('archives', 'archives being made', { perOwner: 2, total: 4, retryAfterSeconds: 5 });
 
-/** A run of `git archive` for `owner`, given back by the function answered; 429 past the owner's, 503 past all. */
 function takeRun(deps: RepoApiDependencies, owner: string): () => void {
-  let runs = deps.archiveRuns ?? defaultRuns.get(deps);
-  if (!runs) defaultRuns.set(deps, (runs = new KeyedSlots(ARCHIVE_RUNS)));
-  const slot = runs.take(owner);
-  if ('release' in slot) return slot.release;
-  if (slot.refused === 'key') throw new PublicError(429, `${owner} has ${slot.held} archives being made at once, the most an owner may; retry when one is done.`, { 'retry-after': '5' });
-  throw new PublicError(503, 'This server is making as many archives as it makes at once; retry shortly.', { 'retry-after': '5' });
+  return archiveRuns(deps).take(owner);
 }

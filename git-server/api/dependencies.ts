@@ -1,4 +1,3 @@
-import type { KeyedSlots } from '../../src/collections/keyed-slots.ts';
 import type { SpoolBudget } from '../plumbing/spool-budget.ts';
 import type { StorageQuota } from '../plumbing/storage-quota.ts';
 import type { FastifyInstance } from 'fastify';
@@ -34,8 +33,6 @@ export interface RepoApiDependencies {
   readonly publicUrl?: string;
   /** Archives spooled for Range and HEAD requests (archive-spool.ts), in the cache's tmp directory. */
   readonly archives: ArchiveSpool;
-  /** `git archive` runs at once, per owner and in all (default 2 and 4: archive.ts). */
-  readonly archiveRuns?: KeyedSlots;
   /** Adds the browser lane's CORS handling to its scope (browser-lane.ts). */
   readonly browserLane?: (scope: FastifyInstance) => void;
   /** Repositories (`owner/name`, same bucket) `POST /initialize` may copy a tree from; none: refused (403). */

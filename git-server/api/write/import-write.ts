@@ -11,6 +11,7 @@
 // A request on a target that is no longer pristine replays (200) when the receipt has the same key and
 // snapshot hash, or when there is no receipt yet and the target's refs are the snapshot's (a crash after the
 // publish); anything else is 409 `not_pristine`. `GET /import/receipt?operation_key=[&request_hash=]`.
+import { runsPer } from '../../owner-runs.ts';
 import { randomUUID } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -98,6 +99,9 @@ export function importWriteRoutes(scope: FastifyInstance, deps: RepoApiDependenc
     403: error('No `write` scope or no reach (`forbidden`), a source outside `api.import_sources` (`source_not_allowed`), a URL resolving to an internal address (`source_refused`).'),
     404: ErrorBodySchema,
     409: error('The target is not pristine (`not_pristine`), or the source moved since the snapshot (`snapshot_stale`).'),
+    429: error(
+      'The owner has two imports from a URL running (`owner_imports_limit`; 503 `imports_busy` past the instance’s eight), or its share of the spool is taken (`owner_uploads_limit`); `Retry-After`.',
+    ),
     422: error(
       'Object formats differ (`object_format_mismatch`); a URL source that needs or refused the credentials (`source_authentication_failed`), has no repository there (`source_not_found`), or sent more than `api.import_max_size` (`source_too_large`).',
     ),
@@ -111,7 +115,7 @@ export function importWriteRoutes(scope: FastifyInstance, deps: RepoApiDependenc
       const body = request.body as ResolveRequest;
       if ('url' in body.source) {
         const url = urlSource(body.source.url, deps);
-        const remote = await listRemote(url, remoteOptions(deps, body.credentials));
+        const remote = await remoteRuns(deps).run(ownerOf(request), () => listRemote(url, remoteOptions(deps, body.credentials)));
         const headRef = remote.head ?? [...remote.refs.keys()].find((name) => name.startsWith('refs/heads/')) ?? 'refs/heads/main';
         return snapshotOf(url, { refs: remote.refs, objectFormat: remote.objectFormat, headRef });
       }
@@ -173,6 +177,9 @@ function urlSource(text: string, deps: RepoApiDependencies): URL {
   return url;
 }
 
+/** git against a remote (`ls-remote`, a fetch): a process and a connection for up to `api.import_timeout`. */
+const remoteRuns = runsPer<RepoApiDependencies>('imports', 'imports from a URL running', { perOwner: 2, total: 8, retryAfterSeconds: 10 });
+
 function remoteOptions(deps: RepoApiDependencies, credentials: SourceCredentials | undefined): UrlImports & { credentials?: SourceCredentials } {
   return { ...(deps.urlImports as UrlImports), ...(credentials ? { credentials } : {}) };
 }
@@ -231,7 +238,7 @@ async function openUrlSource(deps: RepoApiDependencies, url: URL, snapshot: Impo
   };
   try {
     await mkdir(join(deps.cache.tmpDir, 'imports'), { recursive: true });
-    const refs = await fetchRemote(url, dir, snapshot.object_format, { ...remoteOptions(deps, credentials), ...(spool ? { spool } : {}) });
+    const refs = await remoteRuns(deps).run(owner, () => fetchRemote(url, dir, snapshot.object_format, { ...remoteOptions(deps, credentials), ...(spool ? { spool } : {}) }));
     if (!sameRefs(snapshot, refs)) throw new SnapshotStaleError(url);
     return { dir, release };
   } catch (error) {

@@ -1,0 +1,56 @@
+// Work a request starts that takes a core or a process for a while (a `git archive`, a fetch from a remote):
+// so many at once per owner and on the instance, so one tenant's many cannot take them all.
+import { KeyedSlots } from '../src/collections/keyed-slots.ts';
+import { OwnerShareError } from './owner-share-error.ts';
+
+export interface OwnerRunsOptions<Code extends string> {
+  readonly perOwner: number;
+  readonly total: number;
+  /** What runs, for the refusals: "archives being made", "imports from a URL". */
+  readonly what: string;
+  readonly codes: { readonly owner: Code; readonly instance: Code };
+  readonly retryAfterSeconds: number;
+}
+
+export class OwnerRuns<Code extends string> {
+  readonly #slots: KeyedSlots;
+  readonly #options: OwnerRunsOptions<Code>;
+
+  constructor(options: OwnerRunsOptions<Code>) {
+    this.#slots = new KeyedSlots({ total: options.total, perKey: options.perOwner });
+    this.#options = options;
+  }
+
+  /** A run for `owner`, given back by the function answered; 429 past the owner's share, 503 past the instance's. */
+  take(owner: string): () => void {
+    const slot = this.#slots.take(owner);
+    if ('release' in slot) return slot.release;
+    const { what, codes, retryAfterSeconds } = this.#options;
+    if (slot.refused === 'key') throw new OwnerShareError('owner', codes, `${owner} has ${slot.held} ${what} at once, the most an owner may; retry when one is done.`, retryAfterSeconds);
+    throw new OwnerShareError('instance', codes, `This server has as many ${what} as it runs at once; retry shortly.`, retryAfterSeconds);
+  }
+
+  /** Runs `work` as one of `owner`'s runs. */
+  async run<T>(owner: string, work: () => Promise<T>): Promise<T> {
+    const release = this.take(owner);
+    try {
+      return await work();
+    } finally {
+      release();
+    }
+  }
+}
+
+/**
+ * One `OwnerRuns` per key object (an instance's dependencies), made on first use: `perOwner` and `total` runs of
+ * `what`, refused as `owner_<name>_limit` (429) and `<name>_busy` (503).
+ */
+export function runsPer<K extends object>(name: string, what: string, bounds: { perOwner: number; total: number; retryAfterSeconds: number }): (key: K) => OwnerRuns<string> {
+  const made = new WeakMap<K, OwnerRuns<string>>();
+  const options = { ...bounds, what, codes: { owner: `owner_${name}_limit`, instance: `${name}_busy` } };
+  return (key) => {
+    let runs = made.get(key);
+    if (!runs) made.set(key, (runs = new OwnerRuns(options)));
+    return runs;
+  };
+}
