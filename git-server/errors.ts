@@ -85,10 +85,15 @@ export function errorHandler(app: FastifyInstance): void {
   notFound(app, (reply, status, message, headers) => sendError(reply, status, BY_STATUS[status] ?? 'not_found', message, headers));
 }
 
-/** A body cut short by its client (the connection reset or closed mid-body), as Node's streams say it. */
+/**
+ * A body cut short by its client (the connection reset or closed mid-body), as Node's streams say it. An error after
+ * the whole request arrived (the bucket failing, say) is the server's even if the client has gone since.
+ */
 function clientWentAway(request: FastifyRequest, error: Error & { code?: unknown }): boolean {
   const code = typeof error.code === 'string' ? error.code : '';
-  return ['ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ERR_STREAM_PREMATURE_CLOSE'].includes(code) || error.message === 'aborted' || request.raw.socket?.destroyed === true;
+  return (
+    ['ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ERR_STREAM_PREMATURE_CLOSE'].includes(code) || error.message === 'aborted' || (request.raw.complete === false && request.raw.socket?.destroyed === true)
+  );
 }
 
 /**

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EnvReader } from './config/env.ts';
-import { connectionLimitsFromEnv, guardConnections, openFileLimit } from './connection-guard.ts';
+import { ConnectionGuard, connectionLimitsFromEnv, guardConnections, openFileLimit } from './connection-guard.ts';
 
 let server: Server | undefined;
 const sockets: Socket[] = [];
@@ -36,10 +36,31 @@ describe('guardConnections', () => {
   });
 });
 
+describe('ConnectionGuard', () => {
+  it('holds the listeners it guards to one total together', async () => {
+    const guard = new ConnectionGuard({ total: 3, perPeer: 3 });
+    const servers = [0, 1].map(() => createServer((socket) => socket.on('data', (d) => socket.write(d))));
+    const ports: number[] = [];
+    for (const s of servers) {
+      guard.guard(s);
+      s.listen(0, '127.0.0.1');
+      await once(s, 'listening');
+      ports.push((s.address() as AddressInfo).port);
+    }
+    try {
+      expect([await held(ports[0]!, '127.0.0.1'), await held(ports[0]!, '127.0.0.1'), await held(ports[1]!, '127.0.0.1'), await held(ports[1]!, '127.0.0.1')]).toEqual([true, true, true, false]);
+      expect(guard.held).toBe(3);
+    } finally {
+      for (const socket of sockets.splice(0)) socket.destroy();
+      await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
+    }
+  });
+});
+
 describe('connection limits', () => {
-  it('default to half the open-file limit, a quarter of that a peer, and read the environment over them', () => {
-    expect(connectionLimitsFromEnv(new EnvReader({}), 'CW_X', 20_000)).toEqual({ total: 10_000, perPeer: 2500 });
-    expect(connectionLimitsFromEnv(new EnvReader({}), 'CW_X', 1_048_576)).toEqual({ total: 16_384, perPeer: 4096 });
+  it('default to half the open-file limit with no bound per peer of their own, and read the environment over them', () => {
+    expect(connectionLimitsFromEnv(new EnvReader({}), 'CW_X', 20_000)).toEqual({ total: 10_000, perPeer: 10_000 });
+    expect(connectionLimitsFromEnv(new EnvReader({}), 'CW_X', 1_048_576)).toEqual({ total: 16_384, perPeer: 16_384 });
     expect(connectionLimitsFromEnv(new EnvReader({ CW_X_MAX_CONNECTIONS: '500', CW_X_MAX_CONNECTIONS_PER_PEER: '500' }), 'CW_X', 20_000)).toEqual({ total: 500, perPeer: 500 });
     expect(() => connectionLimitsFromEnv(new EnvReader({ CW_X_MAX_CONNECTIONS: '100', CW_X_MAX_CONNECTIONS_PER_PEER: '200' }), 'CW_X')).toThrow(/CW_X_MAX_CONNECTIONS_PER_PEER/);
   });

@@ -1,11 +1,12 @@
 // Every open connection holds a file descriptor of the process serving it. A client holding tens of thousands of
 // idle ones (a hostile review against `make dev`) ran cw-runtime, cw-api and cw-db out of descriptors: every
 // tenant's requests were refused, and the runtime, unable to reach its own workerd, killed it and could not start
-// it again. So a listener takes at most so many connections in all, fewer than the process may open, and one peer
-// address at most a quarter of them: past either, a new connection is closed at once, and the process keeps the
+// it again. So a process's listeners take at most so many connections in all, fewer than it may open (and, where
+// set, one peer address fewer still): past that a new connection is closed at once, and the process keeps the
 // descriptors its own work needs.
 import { readFileSync } from 'node:fs';
 import type { Server } from 'node:net';
+import { KeyedSlots } from './collections/keyed-slots.ts';
 import type { EnvReader } from './config/env.ts';
 
 export interface ConnectionLimits {
@@ -33,38 +34,49 @@ function readProcLimits(): string | undefined {
 
 /**
  * `<prefix>_MAX_CONNECTIONS` (default half the open-file limit, at most 16,384: the other half for the process's
- * own files, sockets and watches) and `<prefix>_MAX_CONNECTIONS_PER_PEER` (default a quarter of that: behind a
- * proxy or load balancer that shows its own address, raise it to the total).
+ * own files, sockets and watches) and `<prefix>_MAX_CONNECTIONS_PER_PEER` (default the same: no bound of its own,
+ * since behind an ingress, a load balancer or the runtime's pods every client shares a few addresses; set it
+ * lower where clients connect directly).
  */
 export function connectionLimitsFromEnv(read: EnvReader, prefix: string, fileLimit = openFileLimit()): ConnectionLimits {
   const defaults = defaultConnectionLimits(fileLimit);
   const total = read.integer(`${prefix}_MAX_CONNECTIONS`, defaults.total, { min: 16, max: 1_000_000 });
-  const perPeer = read.integer(`${prefix}_MAX_CONNECTIONS_PER_PEER`, Math.max(16, Math.floor(total / 4)), { min: 1, max: total });
+  const perPeer = read.integer(`${prefix}_MAX_CONNECTIONS_PER_PEER`, total, { min: 1, max: total });
   return { total, perPeer };
 }
 
 /** The defaults of {@link connectionLimitsFromEnv}, for a process with `fileLimit` descriptors. */
 export function defaultConnectionLimits(fileLimit = openFileLimit()): ConnectionLimits {
   const total = Math.max(64, Math.min(16_384, Math.floor(fileLimit / 2)));
-  return { total, perPeer: Math.max(16, Math.floor(total / 4)) };
+  return { total, perPeer: total };
 }
 
-/** Holds `server` to `limits`: a connection past either bound is closed as it arrives. */
-export function guardConnections(server: Server, limits: ConnectionLimits): void {
-  server.maxConnections = limits.total;
-  const byPeer = new Map<string, number>();
-  server.on('connection', (socket) => {
-    const peer = socket.remoteAddress ?? '';
-    const held = byPeer.get(peer) ?? 0;
-    if (held >= limits.perPeer) {
-      socket.destroy();
-      return;
-    }
-    byPeer.set(peer, held + 1);
-    socket.once('close', () => {
-      const left = (byPeer.get(peer) ?? 1) - 1;
-      if (left > 0) byPeer.set(peer, left);
-      else byPeer.delete(peer);
+/**
+ * One bound shared by every listener it guards (a process's HTTP and HTTPS entry points together: each holding
+ * the whole of it would pass the process's limit): a connection past either bound is closed as it arrives.
+ */
+export class ConnectionGuard {
+  readonly #slots: KeyedSlots;
+
+  constructor(limits: ConnectionLimits) {
+    this.#slots = new KeyedSlots({ total: limits.total, perKey: limits.perPeer });
+  }
+
+  /** Connections held now, across the guarded listeners. */
+  get held(): number {
+    return this.#slots.held;
+  }
+
+  guard(server: Server): void {
+    server.on('connection', (socket) => {
+      const slot = this.#slots.take(socket.remoteAddress ?? '');
+      if ('release' in slot) socket.once('close', slot.release);
+      else socket.destroy();
     });
-  });
+  }
+}
+
+/** Holds one `server` to `limits` (see {@link ConnectionGuard}). */
+export function guardConnections(server: Server, limits: ConnectionLimits): void {
+  new ConnectionGuard(limits).guard(server);
 }

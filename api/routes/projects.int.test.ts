@@ -39,7 +39,9 @@ describe('projects', () => {
       });
       const res = await platform.app.inject({ method: 'POST', url: '/v1/projects', headers: as(hoarderToken), payload: { project_id: unique('one-more'), name: 'One more' } });
       expect(res.statusCode).toBe(409);
-      expect(res.json().detail).toBe(`${hoarder} has created ${MAX_PROJECTS_PER_OWNER} projects, the most a user may; delete one first.`);
+      expect(res.json().detail).toBe(
+        `${hoarder} has created ${MAX_PROJECTS_PER_OWNER} projects, the most a user may (those handed over to others count too, until their owners delete them); delete one first.`,
+      );
     } finally {
       await Promise.all(seeded.map((name) => projects.delete('', name)));
     }
@@ -71,7 +73,10 @@ describe('projects', () => {
       const own = unique('own');
       expect((await platform.app.inject({ method: 'POST', url: '/v1/projects', headers: as(givenToken), payload: { project_id: own, name: 'Mine' } })).statusCode).toBe(201);
       const more = await platform.app.inject({ method: 'POST', url: '/v1/projects', headers: as(makerToken), payload: { project_id: unique('more'), name: 'More' } });
-      expect([more.statusCode, more.json().detail]).toEqual([409, `${maker} has created ${MAX_PROJECTS_PER_OWNER} projects, the most a user may; delete one first.`]);
+      expect([more.statusCode, more.json().detail]).toEqual([
+        409,
+        `${maker} has created ${MAX_PROJECTS_PER_OWNER} projects, the most a user may (those handed over to others count too, until their owners delete them); delete one first.`,
+      ]);
       // Any member may leave; the last owner may not (the project keeps one).
       const [first] = seeded;
       expect((await platform.app.inject({ method: 'DELETE', url: `/v1/projects/${first}/members/${maker}`, headers: as(makerToken) })).statusCode).toBe(204);

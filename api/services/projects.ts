@@ -119,7 +119,7 @@ export class ProjectDirectory {
     if (this.#cache.get(input.projectId)) throw new ConflictError(`A project with the id ${input.projectId} already exists.`);
     const owned = this.#cache.list().filter((p) => !p.metadata?.deletionTimestamp && countsAgainst(p, input.owner)).length;
     if (owned >= MAX_PROJECTS_PER_OWNER) {
-      throw new ConflictError(`${input.owner} has created ${owned} projects, the most a user may; delete one first.`);
+      throw new ConflictError(`${input.owner} has created ${owned} projects, the most a user may (those handed over to others count too, until their owners delete them); delete one first.`);
     }
     // The project's namespace will carry its id. One that exists already belongs to something else (the
     // operator would never adopt it, and the project would stay NamespaceConflict): say so now.

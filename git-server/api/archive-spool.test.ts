@@ -77,8 +77,16 @@ describe('ArchiveSpool', () => {
     };
     const first = s.acquire('one', slow);
     await expect.poll(() => finish).toBeDefined();
-    // Eight bytes on the disk already, not spooled yet: eight more would pass the bound.
-    expect(await s.acquire('two', writing('abcdefgh'))).toBeUndefined();
+    // Eight bytes on the disk already, not spooled yet: eight more would pass the bound. The maker sees its output
+    // refused and fails with an error of its own, as git archive's runner does.
+    const rethrowing = async (out: Writable) => {
+      try {
+        await writing('abcdefgh')(out);
+      } catch {
+        throw new Error('git archive output could not be written');
+      }
+    };
+    expect(await s.acquire('two', rethrowing)).toBeUndefined();
     expect((await readdir(dir)).filter((f) => !f.endsWith('.part'))).toEqual([]);
     finish?.();
     expect(await read(await first)).toBe('12345678');

@@ -115,8 +115,10 @@ export class ArchiveSpool {
     let size = 0;
     const limit = this.maxEntryBytes;
     let counted = 0;
+    // Flagged here: what the maker rethrows when its output is refused is its own error (git's), not this one.
+    let noRoom = false;
     const room = (bytes: number) => {
-      if (!this.#room(bytes)) return false;
+      if (!this.#room(bytes)) return !(noRoom = true);
       counted += bytes;
       return true;
     };
@@ -142,7 +144,7 @@ export class ArchiveSpool {
         this.#tooLarge.set(key, this.#now());
         return;
       }
-      if (error instanceof NoRoomError) return;
+      if (noRoom) return;
       throw error;
     } finally {
       this.#inFlight -= counted;

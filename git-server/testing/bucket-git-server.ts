@@ -1,6 +1,6 @@
 // A cw-git for tests: the whole HTTP surface on `objects`, its repositories found in the bucket, HMAC tokens of
 // `tokenSecret`, a cache of its own in a temporary directory.
-import { mkdtemp } from 'node:fs/promises';
+import { mkdir, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
@@ -15,11 +15,13 @@ import { BucketRepositoryDirectory } from '../repositories/bucket-repository-dir
 
 export async function bucketGitServer(objects: ObjectStore, tokenSecret: string, limits: Partial<GitServerLimits> = {}, options: FastifyServerOptions = {}): Promise<FastifyInstance> {
   const repos = new RepoStore({ store: objects });
+  const cache = new RepoCache({ repos, dir: await mkdtemp(join(tmpdir(), 'cw-git-test-')) });
+  await mkdir(cache.tmpDir, { recursive: true }); // as serve.ts makes it at start: uploads spool there
   return buildGitServer(
     {
       repos,
       objects,
-      cache: new RepoCache({ repos, dir: await mkdtemp(join(tmpdir(), 'cw-git-test-')) }),
+      cache,
       directory: new BucketRepositoryDirectory(repos),
       auth: { tokenSecret },
       metrics: new ServiceMetrics(new Registry()),

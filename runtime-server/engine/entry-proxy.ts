@@ -1,4 +1,4 @@
-import { guardConnections, type ConnectionLimits } from '../../src/connection-guard.ts';
+import { ConnectionGuard, type ConnectionLimits } from '../../src/connection-guard.ts';
 import { randomUUID } from 'node:crypto';
 import { createServer, request, type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import { constants as http2Constants, type Http2SecureServer, type Http2Server, type ServerHttp2Stream } from 'node:http2';
@@ -80,7 +80,8 @@ export class EntryProxy {
   readonly #trust: boolean;
   readonly #retryAfter: string;
   readonly #log: RuntimeLogger;
-  readonly #connections: ConnectionLimits | undefined;
+  /** One bound for the HTTP listener and the HTTPS one it serves on too. */
+  readonly #connections: ConnectionGuard | undefined;
   readonly #route: EntryProxyOptions['route'];
   readonly #answer: EntryProxyOptions['answer'];
   readonly #https: EntryProxyOptions['https'];
@@ -100,8 +101,8 @@ export class EntryProxy {
     // never closes a kept-alive connection just as the ingress reuses it (a spurious 502 there).
     this.server = createServer({ keepAliveTimeout: 65_000, headersTimeout: 66_000 }, this.handle);
     this.server.on('upgrade', this.upgrade);
-    this.#connections = options.connections;
-    if (this.#connections) guardConnections(this.server, this.#connections);
+    this.#connections = options.connections && new ConnectionGuard(options.connections);
+    this.#connections?.guard(this.server);
   }
 
   async listen(port = 0, host = '127.0.0.1'): Promise<AddressInfo> {
@@ -126,7 +127,7 @@ export class EntryProxy {
    * compatibility API, close enough to HTTP/1.1's for `handle` (it reads `:authority` and skips pseudo-headers).
    */
   serveOn(server: Server | Http2Server | Http2SecureServer): void {
-    if (this.#connections) guardConnections(server, this.#connections);
+    this.#connections?.guard(server);
     server.on('request', this.handle);
     server.on('upgrade', this.upgrade);
   }
