@@ -19,12 +19,7 @@ const NETWORK_ERROR_CODES = new Set([
  * failure code. Shared by the AWS adapters so S3 and Route 53 agree on what "unreachable" means.
  */
 export function isNetworkError(err: unknown): boolean {
-  for (let cause: unknown = err, depth = 0; cause && depth < 4; depth++) {
-    const code = (cause as { code?: unknown }).code;
-    if (typeof code === 'string' && NETWORK_ERROR_CODES.has(code)) return true;
-    cause = (cause as { cause?: unknown }).cause;
-  }
-  return false;
+  return hasCode(err, NETWORK_ERROR_CODES);
 }
 
 /**
@@ -32,9 +27,16 @@ export function isNetworkError(err: unknown): boolean {
  * `ENFILE`): a failure of the caller's, not of whatever it tried to reach.
  */
 export function isOutOfDescriptors(err: unknown): boolean {
+  return hasCode(err, OUT_OF_DESCRIPTORS);
+}
+
+const OUT_OF_DESCRIPTORS = new Set(['EMFILE', 'ENFILE']);
+
+/** Whether `err`, or one of its first few `cause`s (SDKs and fetch wrap the socket error), has one of `codes`. */
+function hasCode(err: unknown, codes: ReadonlySet<string>): boolean {
   for (let cause: unknown = err, depth = 0; cause && depth < 4; depth++) {
     const code = (cause as { code?: unknown }).code;
-    if (code === 'EMFILE' || code === 'ENFILE') return true;
+    if (typeof code === 'string' && codes.has(code)) return true;
     cause = (cause as { cause?: unknown }).cause;
   }
   return false;

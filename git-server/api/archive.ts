@@ -86,19 +86,12 @@ export function archiveRoutes(scope: FastifyInstance, deps: RepoApiDependencies)
         const rangeHeader = request.method === 'GET' && ifRangeHolds(request, etag) ? request.headers.range : undefined;
         const spooled =
           request.method === 'HEAD' || rangeHeader !== undefined
-            ? await deps.archives.acquire(tag, async (out) => {
-                const release = takeRun(deps, owner);
-                try {
-                  await writeArchive(archive, out);
-                } finally {
-                  release();
-                }
-              })
+            ? await deps.archives.acquire(tag, (out) => archiveRuns(deps).run(owner, () => writeArchive(archive, out)))
             : await deps.archives.open(tag);
         if (spooled) return sendSpooled(reply, spooled, request.method === 'HEAD', rangeHeader);
         // Larger than the spool takes: the whole archive, streamed (a Range is ignored, as RFC 9110 allows).
         if (request.method === 'HEAD') return reply.send();
-        return streamArchive(request, reply, archive, takeRun(deps, owner));
+        return streamArchive(request, reply, archive, archiveRuns(deps).take(owner));
       }),
   });
 }
@@ -168,7 +161,3 @@ async function streamArchive(request: FastifyRequest, reply: FastifyReply, archi
 
 /** `git archive` runs at once: each takes a core while it compresses, so one tenant's many cannot take them all. */
 const archiveRuns = runsPer<RepoApiDependencies>('archives', 'archives being made', { perOwner: 2, total: 4, retryAfterSeconds: 5 });
-
-function takeRun(deps: RepoApiDependencies, owner: string): () => void {
-  return archiveRuns(deps).take(owner);
-}

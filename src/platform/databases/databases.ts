@@ -157,11 +157,8 @@ export class DatabaseDirectory {
       if (refusal) throw refusal;
       throw err;
     }
-    if (!(await this.#stillMember(project, minter))) {
-      // Removed while it was being made (after the check above): the database goes, with the token nobody else has.
-      await this.#client.delete(project, input.name, { preconditions: { uid: written.metadata?.uid } });
-      throw new ForbiddenError(`You are no longer a member of the project ${project}.`);
-    }
+    // Removed while it was being made (after the check above): the database goes, with the token nobody else has.
+    await this.#refuseFormerMember(project, minter, () => this.#client.delete(project, input.name, { preconditions: { uid: written.metadata?.uid } }));
     const answered = await waitForAnswer(this.#cache, written, (d) => settled(d), input.restore_from ? this.#restoreAnswerMs : this.#answerWithinMs);
     if (answered.status?.state === 'failed') {
       // Nothing of it is usable (a restore point the engine refused): it does not stand. The caller's next read
@@ -221,13 +218,12 @@ export class DatabaseDirectory {
     const minted = this.#mint(options, minter);
     await this.#refuseFormerMember(project, minter);
     const applied = await this.#writeTokens(project, ref, () => [minted.grant]);
-    if (!(await this.#stillMember(project, minter))) {
-      // Removed meanwhile: the token they were about to be shown is replaced by one nobody is shown (the project's
-      // members rotate to have one), not left as the database's only token in the hands of someone gone.
+    // Removed meanwhile: the token they were about to be shown is replaced by one nobody is shown (the project's
+    // members rotate to have one), not left as the database's only token in the hands of someone gone.
+    await this.#refuseFormerMember(project, minter, () => {
       const unseen = this.#mint({}, minter).grant;
-      await this.#writeTokens(project, ref, (tokens) => tokens.map((t) => (t.id === minted.grant.id ? unseen : t)));
-      throw new ForbiddenError(`You are no longer a member of the project ${project}.`);
-    }
+      return this.#writeTokens(project, ref, (tokens) => tokens.map((t) => (t.id === minted.grant.id ? unseen : t)));
+    });
     return { ...minted.shown, applied };
   }
 
@@ -245,10 +241,7 @@ export class DatabaseDirectory {
     });
     // Checked after the write, from the apiserver: a removal that read this database before the token landed took
     // nothing of it, and one that read it after (the member then gone from the project read here) drops it itself.
-    if (!(await this.#stillMember(project, minter))) {
-      await this.#writeTokens(project, ref, (tokens) => tokens.filter((t) => t.id !== minted.grant.id));
-      throw new ForbiddenError(`You are no longer a member of the project ${project}.`);
-    }
+    await this.#refuseFormerMember(project, minter, () => this.#writeTokens(project, ref, (tokens) => tokens.filter((t) => t.id !== minted.grant.id)));
     return { ...minted.shown, applied };
   }
 
@@ -370,17 +363,15 @@ export class DatabaseDirectory {
   }
 
   /**
-   * Whether a member's access still stands, read from the apiserver rather than the cache their request was
+   * Refuses (403) someone no longer a member, read from the apiserver rather than the cache their request was
    * authorised from: a token made by someone removed a moment ago (an API replica's cache behind) outlives the
-   * removal, which drops only the query tokens it finds. Administrators are not members and keep theirs.
+   * removal, which drops only the query tokens it finds. `takeBack` first undoes what was made for them.
+   * Administrators are not members and keep theirs.
    */
-  async #stillMember(project: string, minter: TokenMinter): Promise<boolean> {
-    if (minter.admin || minter.userId === undefined) return true;
-    return this.#memberNow(project, minter.userId);
-  }
-
-  async #refuseFormerMember(project: string, minter: TokenMinter): Promise<void> {
-    if (!(await this.#stillMember(project, minter))) throw new ForbiddenError(`You are no longer a member of the project ${project}.`);
+  async #refuseFormerMember(project: string, minter: TokenMinter, takeBack?: () => Promise<unknown>): Promise<void> {
+    if (minter.admin || minter.userId === undefined || (await this.#memberNow(project, minter.userId))) return;
+    await takeBack?.();
+    throw new ForbiddenError(`You are no longer a member of the project ${project}.`);
   }
 
   /** Writes the database's tokens (optimistically, against its resourceVersion) and waits for the engine to have them. */
