@@ -52,7 +52,7 @@ export async function startSession(userId: string, method: 'password' | 'openid'
     session: { idleTimeoutSeconds: policy.idleTimeoutSeconds },
   };
   await tokens.createToken(record);
-  await capSessions(userId, tokens, now).catch(() => undefined);
+  await capSessions(userId, record.id, tokens, now).catch(() => undefined);
   await pruneInactiveTokensQuietly(tokens, userId, now);
   return { token, record };
 }
@@ -60,10 +60,13 @@ export async function startSession(userId: string, method: 'password' | 'openid'
 /** Active sessions one user may hold; signing in past that ends the oldest (a sign-in loop cannot fill the cluster). */
 export const MAX_SESSIONS_PER_USER = 20;
 
-/** Ends the user's oldest active sessions beyond {@link MAX_SESSIONS_PER_USER} (the newest kept). */
-export async function capSessions(userId: string, tokens: Pick<TokenStore, 'listTokens' | 'revokeToken'>, now: Date): Promise<void> {
-  const active = (await activeSessions(userId, tokens, now)).sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
-  await Promise.all(active.slice(MAX_SESSIONS_PER_USER).map((t) => tokens.revokeToken(t.id)));
+/**
+ * Ends the user's oldest active sessions beyond {@link MAX_SESSIONS_PER_USER}, never `started` (the one just made):
+ * sessions started in the same second are stored as equally old, so age alone could pick the new one.
+ */
+async function capSessions(userId: string, started: string, tokens: Pick<TokenStore, 'listTokens' | 'revokeToken'>, now: Date): Promise<void> {
+  const others = (await activeSessions(userId, tokens, now)).filter((t) => t.id !== started).sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
+  await Promise.all(others.slice(MAX_SESSIONS_PER_USER - 1).map((t) => tokens.revokeToken(t.id)));
 }
 
 /**
