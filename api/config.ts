@@ -11,6 +11,7 @@ import type { S3Config } from '../src/object-store/s3-config.ts';
 import { s3ConfigFromEnv } from '../src/object-store/s3-env.ts';
 import { DEFAULT_AUDIT_RETENTION, type AuditRetention } from './audit/audit-trail.ts';
 import { DEFAULT_PROJECT_UNPACKED_QUOTA } from '../src/platform/build-quota.ts';
+import { DEFAULT_PROJECT_STORED_BUILDS_QUOTA } from '../src/platform/stored-builds-quota.ts';
 import { DEFAULT_LOG_STREAM_LIMITS, type LogStreamLimits } from './routes/app-logs.ts';
 import { DEFAULT_UPLOAD_LIMITS, type UploadLimits } from './routes/upload-slots.ts';
 
@@ -65,6 +66,8 @@ export interface ApiConfig {
   readonly workerdBinary?: string;
   /** CW_PROJECT_UNPACKED_QUOTA: what a project's apps' active builds may unpack to together (default 256 MiB). */
   readonly projectUnpackedQuota: number;
+  /** CW_PROJECT_STORED_BUILDS_QUOTA: what a project's stored builds may take in the bucket, compressed (default 2 GiB). */
+  readonly projectStoredBuildsQuota: number;
   /** CW_API_UPLOADS, CW_API_UPLOADS_PER_USER, CW_API_UPLOAD_TIMEOUT, CW_API_UPLOAD_MIN_RATE: deploy uploads read at once and how slowly. */
   readonly uploadLimits: UploadLimits;
   /** CW_API_LOG_STREAMS, CW_API_LOG_STREAMS_PER_USER: app log streams followed at once, in all and per user. */
@@ -120,6 +123,7 @@ export function apiConfig(env: Env): ApiConfig {
   });
   const openId = openIdFromEnv(read, publicUrl);
   const projectUnpackedQuota = read.bytes('CW_PROJECT_UNPACKED_QUOTA', DEFAULT_PROJECT_UNPACKED_QUOTA);
+  const projectStoredBuildsQuota = read.bytes('CW_PROJECT_STORED_BUILDS_QUOTA', DEFAULT_PROJECT_STORED_BUILDS_QUOTA);
   const uploadLimits = Object.freeze({
     total: read.integer('CW_API_UPLOADS', DEFAULT_UPLOAD_LIMITS.total, { max: 1000 }),
     perUser: read.integer('CW_API_UPLOADS_PER_USER', DEFAULT_UPLOAD_LIMITS.perUser, { max: 1000 }),
@@ -158,6 +162,7 @@ export function apiConfig(env: Env): ApiConfig {
     ...(gitPublicUrl ? { gitPublicUrl } : {}),
     ...(statusToken ? { runtimeStatusToken: statusToken } : {}),
     projectUnpackedQuota,
+    projectStoredBuildsQuota,
     uploadLimits,
     logStreamLimits,
   });

@@ -65,6 +65,7 @@ export async function main(config: ApiConfig): Promise<void> {
     baseDomain: config.runtimeBaseDomain,
     maxCompatibilityDate: await newestCompatibilityDate(config.workerdBinary),
     projectUnpackedQuota: config.projectUnpackedQuota,
+    projectStoredBuildsQuota: config.projectStoredBuildsQuota,
   });
   const rollouts = createAppRollouts(kube, informers);
   const baseDomain = config.runtimeBaseDomain ?? DEFAULT_RUNTIME_BASE_DOMAIN;

@@ -164,7 +164,7 @@ describe('bounded uploads and builds', () => {
         expect(stored).toEqual([]);
       }
       const view = (await call('GET', project)).body.project;
-      expect(view.quotas).toEqual({ active_builds_unpacked_bytes: QUOTA });
+      expect(view.quotas).toEqual({ active_builds_unpacked_bytes: QUOTA, stored_builds_bytes: 2 * 1024 ** 3 });
       expect(view.usage.active_builds_unpacked_bytes).toBeGreaterThan(250 * MIB);
       expect(view.usage.active_builds_unpacked_bytes).toBeLessThan(QUOTA);
     } finally {

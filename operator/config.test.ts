@@ -49,7 +49,16 @@ describe('operatorConfig', () => {
 
   it("has today's defaults, frozen", () => {
     const config = operatorConfig({});
-    expect(config).toEqual({ port: 8080, leaderElection: { namespace: 'default' }, logLevel: 'info', podNamespace: 'default', instance: '', runtimeUnavailableGraceMs: 30_000, dnsEnv: {} });
+    expect(config).toEqual({
+      port: 8080,
+      leaderElection: { namespace: 'default' },
+      logLevel: 'info',
+      podNamespace: 'default',
+      instance: '',
+      runtimeUnavailableGraceMs: 30_000,
+      dnsEnv: {},
+      projectStoredBuildsQuota: 2 * 1024 ** 3,
+    });
     expect(Object.isFrozen(config)).toBe(true);
   });
 
@@ -73,6 +82,7 @@ describe('operatorConfig', () => {
         CW_S3_ENDPOINT: 'http://127.0.0.1:9000',
         CW_S3_ACCESS_KEY_ID: 'id',
         CW_S3_SECRET_ACCESS_KEY: 'secret',
+        CW_PROJECT_STORED_BUILDS_QUOTA: '5Gi',
       }),
     ).toEqual({
       kubeconfig: '/k',
@@ -89,6 +99,7 @@ describe('operatorConfig', () => {
       dnsEnv: { CW_DNS_RECHECK_INTERVAL_SECONDS: '60' },
       git: { bucket: 'git', s3: { endpoint: 'http://127.0.0.1:9000', region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'id', secretAccessKey: 'secret' } } },
       artifacts: { bucket: 'artifacts', s3: { endpoint: 'http://127.0.0.1:9000', region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'id', secretAccessKey: 'secret' } } },
+      projectStoredBuildsQuota: 5 * 1024 ** 3,
     });
   });
 

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { isHostname, isNamespace } from '../src/config/checks.ts';
+import { DEFAULT_PROJECT_STORED_BUILDS_QUOTA } from '../src/platform/stored-builds-quota.ts';
 import { dnsEnv, type DnsEnv } from '../src/config/dns-env.ts';
 import { LOG_LEVELS, type LogLevel } from '../src/logging/log.ts';
 import { ConfigError, EnvReader, type Env } from '../src/config/env.ts';
@@ -56,6 +57,11 @@ export interface OperatorConfig {
    */
   readonly artifacts?: { readonly bucket: string; readonly s3: S3Config };
   /**
+   * CW_PROJECT_STORED_BUILDS_QUOTA, as cw-api's: what a project's stored builds may take in that bucket, compressed
+   * (default 2 GiB); past it the RuntimeApp controller deletes the project's oldest builds no app keeps.
+   */
+  readonly projectStoredBuildsQuota: number;
+  /**
    * cw-db: CW_DB_URL (its public Hrana address, the start of every database_url), CW_DB_ADMIN_URL, CW_DB_ADMIN_TOKEN,
    * CW_DB_USAGE_REFRESH_SECONDS (how often usage figures are read, default 30), CW_DB_USAGE_SAMPLE_SECONDS (how
    * often a sample is added to the usage history, default 300), CW_DB_APP_TOKEN_ROTATION_SECONDS (the age at which
@@ -105,6 +111,7 @@ export function operatorConfig(env: Env): OperatorConfig {
   const dns = dnsEnv(read);
   const bucket = read.optional('CW_GIT_BUCKET');
   const artifactBucket = read.optional('CW_S3_BUCKET');
+  const projectStoredBuildsQuota = read.bytes('CW_PROJECT_STORED_BUILDS_QUOTA', DEFAULT_PROJECT_STORED_BUILDS_QUOTA);
   const s3 = s3ConfigFromEnv(read);
   const dbUrl = read.url('CW_DB_URL');
   const dbAdminUrl = read.url('CW_DB_ADMIN_URL');
@@ -139,6 +146,7 @@ export function operatorConfig(env: Env): OperatorConfig {
     dnsEnv: dns,
     ...(bucket ? { git: Object.freeze({ bucket, s3 }) } : {}),
     ...(artifactBucket ? { artifacts: Object.freeze({ bucket: artifactBucket, s3 }) } : {}),
+    projectStoredBuildsQuota,
     ...(tls ? { tls } : {}),
     ...(builds ? { builds } : {}),
     ...(buildJobs ? { buildJobs } : {}),

@@ -90,6 +90,7 @@ export async function main(config: OperatorConfig): Promise<void> {
       unavailableGraceMs: config.runtimeUnavailableGraceMs,
       builds: manager.informer<Build>(BUILDS, scope),
       ...(artifacts ? { artifacts } : {}),
+      projectStoredBuildsQuota: config.projectStoredBuildsQuota,
       log: manager.log.child({ controller: 'runtimeapp' }),
     }),
   );
@@ -169,6 +170,7 @@ export async function main(config: OperatorConfig): Promise<void> {
       repos: git.store.repos,
       artifacts,
       artifactBucket: config.artifacts,
+      projectStoredBuildsQuota: config.projectStoredBuildsQuota,
       baseDomain: config.runtimeBaseDomain ?? DEFAULT_RUNTIME_BASE_DOMAIN,
       scope,
       ...(buildJobs ? { jobRunner: () => new JobRunner({ conn: kube, settings: buildJobs, log: manager.log.child({ controller: 'sourcebuild' }) }) } : {}),

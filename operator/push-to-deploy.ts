@@ -35,6 +35,8 @@ export interface PushToDeployOptions {
   readonly repos: RepoStore;
   readonly artifacts: ObjectStore;
   readonly artifactBucket: { readonly bucket: string; readonly s3: S3Config };
+  /** What a project's stored builds may take (CW_PROJECT_STORED_BUILDS_QUOTA), checked as a build is stored. */
+  readonly projectStoredBuildsQuota: number;
   readonly baseDomain: string;
   readonly scope: { namespace?: string };
   /** The cluster's runner (a Job per build), required with `settings.runner === 'job'` (runner-for.ts). */
@@ -47,7 +49,13 @@ export function addPushToDeploy(options: PushToDeployOptions): void {
   const apps = manager.informer<RuntimeApp>(RUNTIME_APPS, scope);
   const store = new AppStore(kube, apps, manager.informer<Build>(BUILDS, scope));
   // servedRecordWaitMs 0: a controller worker does not wait on another controller (builds come minutes apart).
-  const catalog = new BuildCatalog(store, { baseDomain: options.baseDomain, artifacts: options.artifacts, projectUnpackedQuota: settings.projectUnpackedQuota, servedRecordWaitMs: 0 });
+  const catalog = new BuildCatalog(store, {
+    baseDomain: options.baseDomain,
+    artifacts: options.artifacts,
+    projectUnpackedQuota: settings.projectUnpackedQuota,
+    projectStoredBuildsQuota: options.projectStoredBuildsQuota,
+    servedRecordWaitMs: 0,
+  });
   const builds = manager.informer<SourceBuild>(SOURCE_BUILDS, scope);
   const repositories = manager.informer<Repository>(REPOSITORIES, scope);
   const runner = runnerFor(settings, options.jobRunner);

@@ -367,6 +367,69 @@ describe('builds and rollbacks', () => {
     }
   });
 
+  it('holds a project to its stored-builds quota: the oldest builds no app serves go, an upload that would not fit beside the kept ones is refused', async () => {
+    // Incompressible padding, so each artifact's stored size is known before it is uploaded.
+    const padded = (text: string, bytes = 20_000) => artifactFromFiles({ 'worker.js': workerSource(text), 'assets/pad.bin': randomBytes(bytes) });
+    const [a1, a2, b1, b2, c1, d1] = ['a1', 'a2', 'b1', 'b2', 'c1', 'd1'].map((text) => padded(text));
+    const quota = a1!.byteLength + a2!.byteLength + b1!.byteLength + 10_000;
+    const bounded = await platformApp({ projectStoredBuildsQuota: quota, runtimeAppArtifacts: (bucket) => bucket });
+    try {
+      const owner = await bounded.createUser();
+      const project = await bounded.createProject(owner, { namespace: true });
+      const auth = { authorization: `Bearer ${await bounded.tokenFor(owner, ['apps:write', 'deploys:write', 'projects:read'])}` };
+      const app = async (name: string) => (await bounded.app.inject({ method: 'POST', url: `/v1/projects/${project}/apps`, headers: auth, payload: { name } })).json().app.app_id as string;
+      const [appA, appB, appC, appD] = [await app('a'), await app('b'), await app('c'), await app('d')];
+      const upload = (appId: string, artifact: Uint8Array) =>
+        bounded.app.inject({ method: 'POST', url: `/v1/projects/${project}/apps/${appId}/deployments`, headers: { ...auth, 'content-type': 'application/octet-stream' }, payload: artifact });
+      const up = async (appId: string, artifact: Uint8Array) => {
+        const res = await upload(appId, artifact);
+        expect(res.statusCode, res.body).toBe(200);
+        return res.json().build_id as string;
+      };
+      const stored = async () => {
+        const keys: string[] = [];
+        for await (const item of listAll(bounded.artifacts, `apps/${project}/`)) keys.push(item.key);
+        const recorded = (await builds().list(project)).items.map((b) => artifactKey(project, b.spec.app, b.spec.buildId));
+        return { keys: keys.sort(), recorded: recorded.sort() };
+      };
+      const settles = (...expected: Array<[string, string]>) => {
+        const keys = expected.map(([appId, id]) => artifactKey(project, appId, id)).sort();
+        return vi.waitFor(async () => expect(await stored()).toEqual({ keys, recorded: keys }), { timeout: 10_000, interval: 50 });
+      };
+
+      const ids = { a1: await up(appA, a1!), a2: await up(appA, a2!), b1: await up(appB, b1!) };
+      await settles([appA, ids.a1], [appA, ids.a2], [appB, ids.b1]);
+      // Past the quota: the project's oldest build no app serves goes (another app's), Build and artifact.
+      const idB2 = await up(appB, b2!);
+      await settles([appA, ids.a2], [appB, ids.b1], [appB, idB2]);
+      const view = (await bounded.app.inject({ method: 'GET', url: `/v1/projects/${project}`, headers: auth })).json().project;
+      expect(view.quotas.stored_builds_bytes).toBe(quota);
+      expect(view.usage.stored_builds_bytes).toBe(a2!.byteLength + b1!.byteLength + b2!.byteLength);
+
+      const idC1 = await up(appC, c1!);
+      await settles([appA, ids.a2], [appB, idB2], [appC, idC1]);
+      // Every build left is an app's active one: a fourth would not fit beside them, and nothing of it is kept.
+      const refused = await upload(appD, d1!);
+      expect(refused.statusCode, refused.body).toBe(409);
+      expect(refused.json().detail).toContain(`quota of ${quota} bytes`);
+      const tooLarge = await upload(appD, padded('d2', quota));
+      expect(tooLarge.statusCode, tooLarge.body).toBe(413);
+      const left = [artifactKey(project, appA, ids.a2), artifactKey(project, appB, idB2), artifactKey(project, appC, idC1)].sort();
+      expect(await stored()).toEqual({ keys: left, recorded: left });
+    } finally {
+      await bounded.close();
+    }
+  });
+
+  it('deletes the artifact of a Build deleted by hand, unless the app keeps that build', async () => {
+    const appId = await createApp('by-hand');
+    const old = (await deploy(appId, worker('old'))).json().build_id as string;
+    const active = (await deploy(appId, worker('active'))).json().build_id as string;
+    await builds().delete(project, buildResourceName(appId, old));
+    await builds().delete(project, buildResourceName(appId, active));
+    await vi.waitFor(async () => expect(await storedKeys(appId)).toEqual([artifactKey(project, appId, active)]), { timeout: 10_000, interval: 50 });
+  });
+
   it('does not roll back to a build of another app, and validates the body', async () => {
     const mine = await createApp('rollback-mine');
     const theirs = await createApp('rollback-theirs');

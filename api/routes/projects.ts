@@ -73,7 +73,13 @@ export function projectRoutes(app: FastifyInstance, projects: ProjectDirectory, 
       const project = projects.get(request.params.projectId, principalOf(request));
       const usage = builds?.usage(request.params.projectId);
       return {
-        project: usage ? { ...project, usage: { active_builds_unpacked_bytes: usage.activeUnpackedBytes }, quotas: { active_builds_unpacked_bytes: usage.quota } } : project,
+        project: usage
+          ? {
+              ...project,
+              usage: { active_builds_unpacked_bytes: usage.activeUnpackedBytes, stored_builds_bytes: usage.storedBytes },
+              quotas: { active_builds_unpacked_bytes: usage.quota, stored_builds_bytes: usage.storedQuota },
+            }
+          : project,
       };
     },
   });

@@ -44,7 +44,10 @@ export const Project = Type.Object(
     role: Type.Optional(roleSchema('The caller’s role; absent for an administrator who is not a member.')),
     usage: Type.Optional(
       Type.Object(
-        { active_builds_unpacked_bytes: Type.Integer({ description: 'Bytes the project’s apps’ active builds unpack to (their modules and assets).' }) },
+        {
+          active_builds_unpacked_bytes: Type.Integer({ description: 'Bytes the project’s apps’ active builds unpack to (their modules and assets).' }),
+          stored_builds_bytes: Type.Integer({ description: 'Bytes the project’s stored builds take, compressed: every app’s, those kept for rollbacks included.' }),
+        },
         { description: 'What the project uses of its quotas; in `GET /v1/projects/{projectId}` only.' },
       ),
     ),
@@ -53,6 +56,10 @@ export const Project = Type.Object(
         {
           active_builds_unpacked_bytes: Type.Integer({
             description: 'The most the project’s apps’ active builds may unpack to together: a deploy or rollback past it is refused (409, or 413 for a build larger than the whole quota).',
+          }),
+          stored_builds_bytes: Type.Integer({
+            description:
+              'The most the project’s stored builds may take, compressed: past it the oldest builds no app serves or rolls out are deleted; an upload that would not fit beside those kept is refused (409, or 413 for a build larger than the whole quota).',
           }),
         },
         { description: 'The project’s quotas; in `GET /v1/projects/{projectId}` only.' },

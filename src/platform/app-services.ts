@@ -31,6 +31,8 @@ export interface AppServicesOptions {
   readonly maxCompatibilityDate?: string | undefined;
   /** What a project's apps' active builds may unpack to together (default `DEFAULT_PROJECT_UNPACKED_QUOTA`). */
   readonly projectUnpackedQuota?: number | undefined;
+  /** What a project's stored builds may take together (default `DEFAULT_PROJECT_STORED_BUILDS_QUOTA`). */
+  readonly projectStoredBuildsQuota?: number | undefined;
   /** How long deleting an app waits for it to be gone, its artifacts deleted by the operator (default 10 s). */
   readonly deleteAnswerWithinMs?: number | undefined;
 }
@@ -81,6 +83,7 @@ export function createAppServices(conn: KubeConnection, informers: InformerFacto
       artifacts: options.artifacts,
       ...(options.limits ? { limits: options.limits } : {}),
       ...(options.projectUnpackedQuota !== undefined ? { projectUnpackedQuota: options.projectUnpackedQuota } : {}),
+      ...(options.projectStoredBuildsQuota !== undefined ? { projectStoredBuildsQuota: options.projectStoredBuildsQuota } : {}),
       maxCompatibilityDate: options.maxCompatibilityDate,
       nameFacts: () => factsFromObjects(domains.list(), hostnamesNamed, baseDomain, new Date()),
       finalizedHostnames: finalized,

@@ -83,6 +83,11 @@ export class AppStore {
     return this.#buildCache.list(project).filter((b) => b.metadata?.namespace === project && b.spec.app === appId);
   }
 
+  /** Every build of the project (cache), in no particular order. */
+  buildsIn(project: string): Build[] {
+    return this.#buildCache.list(project).filter((b) => b.metadata?.namespace === project);
+  }
+
   /** Every build of the project (cache), keyed by app id. */
   buildsByApp(project: string): Map<string, Build[]> {
     const byApp = new Map<string, Build[]>();

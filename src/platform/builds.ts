@@ -17,6 +17,7 @@ import { ConflictError, NotFoundError, PublicError } from '../errors.ts';
 import { keepingApplied, recordedOptions, refuseAskedApplied, sameOptions, withOptions } from './deploy-options.ts';
 import { appliedElsewhere, refuseAppliedElsewhere } from './applied-elsewhere.ts';
 import { activeUnpackedBytes, checkProjectQuota, DEFAULT_PROJECT_UNPACKED_QUOTA, unpackedSizeOf, type ActiveBuild } from './build-quota.ts';
+import { checkStoredBuildsQuota, DEFAULT_PROJECT_STORED_BUILDS_QUOTA, keptStoredBytes, storedBytes } from './stored-builds-quota.ts';
 import { UploadSpool } from './upload-spool.ts';
 import { withDeployedBy } from './deployed-by.ts';
 import { deployHistoryView, type DeploymentView } from './deploy-history.ts';
@@ -61,6 +62,8 @@ export interface BuildCatalogOptions {
   readonly limits?: Partial<ArtifactLimits>;
   /** What a project's apps' active builds may unpack to together; default {@link DEFAULT_PROJECT_UNPACKED_QUOTA}. */
   readonly projectUnpackedQuota?: number;
+  /** What a project's stored builds (compressed, kept for rollbacks) may take together; default {@link DEFAULT_PROJECT_STORED_BUILDS_QUOTA}. */
+  readonly projectStoredBuildsQuota?: number;
   /** Where uploads are kept while they are checked (default: the temporary directory). */
   readonly spoolDir?: string;
   /** The newest compatibility date the runtime's workerd supports; unchecked here when absent. */
@@ -83,6 +86,10 @@ export interface ProjectBuildUsage {
   readonly activeUnpackedBytes: number;
   /** The most they may unpack to together. */
   readonly quota: number;
+  /** Bytes the project's stored builds take in the bucket (compressed, every app's, those kept for rollbacks included). */
+  readonly storedBytes: number;
+  /** The most they may take; past it the oldest are let go. */
+  readonly storedQuota: number;
 }
 
 /**
@@ -104,7 +111,21 @@ export class BuildCatalog {
 
   /** The project's quota on unpacked builds and what its active builds use of it (cache). */
   usage(project: string): ProjectBuildUsage {
-    return { activeUnpackedBytes: activeUnpackedBytes(this.#activeBuilds(project)), quota: this.#quota };
+    return {
+      activeUnpackedBytes: activeUnpackedBytes(this.#activeBuilds(project)),
+      quota: this.#quota,
+      storedBytes: storedBytes(this.#store.buildsIn(project)),
+      storedQuota: this.#storedQuota,
+    };
+  }
+
+  get #storedQuota(): number {
+    return this.#options.projectStoredBuildsQuota ?? DEFAULT_PROJECT_STORED_BUILDS_QUOTA;
+  }
+
+  /** Throws when `size` bytes more would not fit beside the builds retention keeps for the project (cache). */
+  #checkStored(project: string, size: number): void {
+    checkStoredBuildsQuota(project, this.#storedQuota, keptStoredBytes(this.#store.list(project), this.#store.buildsIn(project)), size);
   }
 
   get #quota(): number {
@@ -179,6 +200,7 @@ export class BuildCatalog {
     if (declaredLength !== undefined && declaredLength > max) {
       throw new ArtifactTooLargeError('compressedBytes', max, `artifact is larger than ${max} bytes`);
     }
+    if (declaredLength !== undefined) this.#checkStored(project, declaredLength);
     // Checked as the files' headers arrive, against the other apps' active builds (this app's is replaced).
     const used = activeUnpackedBytes(this.#activeBuilds(project), appId);
     let unpacked = 0;
@@ -211,6 +233,9 @@ export class BuildCatalog {
     const buildId = buildIdFor(digest);
     const key = artifactKey(project, appId, buildId);
     const size = artifact.compressedBytes;
+    // Older builds make room (the RuntimeApp controller lets them go past the quota); those it keeps cannot.
+    // A build stored already adds nothing.
+    if (!this.#store.buildsOf(project, appId).some((b) => b.spec.buildId === buildId)) this.#checkStored(project, size);
 
     const put = await artifacts.put(key, spool.body(), { ifNoneMatch: '*', sha256: digest, contentType: 'application/zstd' });
     const wrote = put.kind === 'written';

@@ -110,6 +110,8 @@ export interface PlatformAppOptions {
   readonly maxBuildsPerApp?: number;
   /** A project's quota on unpacked active builds (default the API's own). */
   readonly projectUnpackedQuota?: number;
+  /** A project's quota on stored builds, for the API and the RuntimeApp controller (default their own). */
+  readonly projectStoredBuildsQuota?: number;
   /**
    * The RuntimeApp controller runs on this fixture's projects, as the operator does beside the API (apps are
    * created with its artifact finalizer): this wraps the bucket it deletes deleted apps' artifacts from.
@@ -132,6 +134,7 @@ export async function platformApp(options: PlatformAppOptions = {}): Promise<Pla
     artifacts,
     ...(options.baseDomain ? { baseDomain } : {}),
     projectUnpackedQuota: options.projectUnpackedQuota,
+    projectStoredBuildsQuota: options.projectStoredBuildsQuota,
     deleteAnswerWithinMs: options.appDeleteAnswerWithinMs,
   });
   const rollouts = createAppRollouts(conn, informers, { answerWithinMs: options.rolloutAnswerWithinMs });
@@ -154,6 +157,7 @@ export async function platformApp(options: PlatformAppOptions = {}): Promise<Pla
       builds,
       artifacts: options.runtimeAppArtifacts ? options.runtimeAppArtifacts(artifacts) : artifacts,
       ...(options.maxBuildsPerApp ? { maxBuildsPerApp: options.maxBuildsPerApp } : {}),
+      ...(options.projectStoredBuildsQuota ? { projectStoredBuildsQuota: options.projectStoredBuildsQuota } : {}),
       events,
       registry: new Registry(),
       log: silentLogger,

@@ -183,11 +183,15 @@ export interface paths {
                                 usage?: {
                                     /** @description Bytes the project’s apps’ active builds unpack to (their modules and assets). */
                                     active_builds_unpacked_bytes: number;
+                                    /** @description Bytes the project’s stored builds take, compressed: every app’s, those kept for rollbacks included. */
+                                    stored_builds_bytes: number;
                                 };
                                 /** @description The project’s quotas; in `GET /v1/projects/{projectId}` only. */
                                 quotas?: {
                                     /** @description The most the project’s apps’ active builds may unpack to together: a deploy or rollback past it is refused (409, or 413 for a build larger than the whole quota). */
                                     active_builds_unpacked_bytes: number;
+                                    /** @description The most the project’s stored builds may take, compressed: past it the oldest builds no app serves or rolls out are deleted; an upload that would not fit beside those kept is refused (409, or 413 for a build larger than the whole quota). */
+                                    stored_builds_bytes: number;
                                 };
                             }[];
                             /** @description An opaque cursor: pass it as `cursor` for the next page; null on the last page. */
@@ -304,11 +308,15 @@ export interface paths {
                                 usage?: {
                                     /** @description Bytes the project’s apps’ active builds unpack to (their modules and assets). */
                                     active_builds_unpacked_bytes: number;
+                                    /** @description Bytes the project’s stored builds take, compressed: every app’s, those kept for rollbacks included. */
+                                    stored_builds_bytes: number;
                                 };
                                 /** @description The project’s quotas; in `GET /v1/projects/{projectId}` only. */
                                 quotas?: {
                                     /** @description The most the project’s apps’ active builds may unpack to together: a deploy or rollback past it is refused (409, or 413 for a build larger than the whole quota). */
                                     active_builds_unpacked_bytes: number;
+                                    /** @description The most the project’s stored builds may take, compressed: past it the oldest builds no app serves or rolls out are deleted; an upload that would not fit beside those kept is refused (409, or 413 for a build larger than the whole quota). */
+                                    stored_builds_bytes: number;
                                 };
                             };
                         };
@@ -463,11 +471,15 @@ export interface paths {
                                 usage?: {
                                     /** @description Bytes the project’s apps’ active builds unpack to (their modules and assets). */
                                     active_builds_unpacked_bytes: number;
+                                    /** @description Bytes the project’s stored builds take, compressed: every app’s, those kept for rollbacks included. */
+                                    stored_builds_bytes: number;
                                 };
                                 /** @description The project’s quotas; in `GET /v1/projects/{projectId}` only. */
                                 quotas?: {
                                     /** @description The most the project’s apps’ active builds may unpack to together: a deploy or rollback past it is refused (409, or 413 for a build larger than the whole quota). */
                                     active_builds_unpacked_bytes: number;
+                                    /** @description The most the project’s stored builds may take, compressed: past it the oldest builds no app serves or rolls out are deleted; an upload that would not fit beside those kept is refused (409, or 413 for a build larger than the whole quota). */
+                                    stored_builds_bytes: number;
                                 };
                             };
                         };

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Build } from '../../../src/apis/v1alpha1/build.ts';
 import { UPLOADED_AT_ANNOTATION } from '../../../src/platform/app-view.ts';
-import { buildsToPrune, keptBuilds, PRUNED_PER_PASS } from './build-pruning.ts';
+import { buildsPastQuota, buildsToPrune, PRUNED_PER_PASS } from './build-pruning.ts';
+import { keptBuilds } from '../../../src/platform/stored-builds-quota.ts';
 
 /** Builds `b0`, `b1`, … uploaded a minute apart, `b0` first. */
 function builds(n: number): Build[] {
@@ -32,6 +33,26 @@ describe('buildsToPrune', () => {
     const [b0, b1, b2] = builds(3);
     const again = { ...b0!, metadata: { ...b0!.metadata, annotations: { [UPLOADED_AT_ANNOTATION]: '2026-01-01T13:00:00.000Z' } } };
     expect(ids(buildsToPrune([again, b1!, b2!], 2, new Set()))).toEqual(['b1']);
+  });
+});
+
+describe('buildsPastQuota', () => {
+  /** Builds of 10 bytes each, of apps `a` and `b` in turn, `b0` (app `a`) uploaded first. */
+  const project = (n: number) => builds(n).map((b, i) => ({ ...b, spec: { ...b.spec, app: i % 2 === 0 ? 'a' : 'b', size: 10 } }));
+  const none = () => false;
+
+  it.each([
+    { name: 'nothing while the project fits', count: 5, quota: 50, kept: [], pruned: [] },
+    { name: 'the oldest of any app until what is left fits', count: 5, quota: 30, kept: [], pruned: ['b0', 'b1'] },
+    { name: 'never one an app keeps: the next oldest instead', count: 5, quota: 30, kept: ['b0'], pruned: ['b1', 'b2'] },
+    { name: 'everything it may when the kept ones alone pass the quota', count: 4, quota: 15, kept: ['b0', 'b2'], pruned: ['b1', 'b3'] },
+  ])('$name', ({ count, quota, kept, pruned }) => {
+    expect(ids(buildsPastQuota(project(count), quota, (b) => kept.includes(b.spec.buildId)))).toEqual(pruned);
+  });
+
+  it('takes at most a pass worth, the oldest, whatever order the cache lists them in', () => {
+    const many = project(PRUNED_PER_PASS + 20).toReversed();
+    expect(ids(buildsPastQuota(many, 0, none))).toEqual(ids(builds(PRUNED_PER_PASS)));
   });
 });
 

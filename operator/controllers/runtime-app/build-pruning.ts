@@ -4,6 +4,7 @@ import { isConflict, isNotFound, type ObjectClient } from '../../../src/kube/ind
 import type { ObjectStore } from '../../../src/object-store/object-store.ts';
 import { newestFirst } from '../../../src/platform/app-view.ts';
 import { artifactKey } from '../../../src/platform/artifact-keys.ts';
+import { keptBuilds, storedBytes } from '../../../src/platform/stored-builds-quota.ts';
 
 /** Builds one pass deletes at most (oldest first): each deletion re-checks the app, which takes the next ones. */
 export const PRUNED_PER_PASS = 10;
@@ -22,15 +23,19 @@ export function buildsToPrune(builds: readonly Build[], keep: number, kept: Read
 }
 
 /**
- * The builds of `app` retention never lets go: the active one, a rollout's stable one (served while the spec
- * names another) and its new one (a retry or a set-back may name it again), and those a replica serves (by its report, or by the status).
+ * Of a project's builds, the ones its stored-builds quota lets go: the least recently uploaded first, whichever
+ * app's, never one `kept` names, until what is left fits `quota`; at most {@link PRUNED_PER_PASS}.
  */
-export function keptBuilds(app: RuntimeApp, served: ReadonlyArray<{ readonly servingBuildId?: string } | undefined>): Set<string> {
-  const rollout = app.status?.rollout;
-  // The status's own record of what is served too: a replica that has not acted on the latest spec says nothing of
-  // the build it still serves (its report left out under its mark), and that build must not go from under it.
-  const ids = [app.spec.activeBuildId, rollout?.stable.buildId, rollout?.canary?.buildId, app.status?.servingBuildId, app.status?.served?.buildId, ...served.map((report) => report?.servingBuildId)];
-  return new Set(ids.filter((id): id is string => id !== undefined && id !== ''));
+export function buildsPastQuota(builds: readonly Build[], quota: number, kept: (build: Build) => boolean): Build[] {
+  let excess = storedBytes(builds) - quota;
+  const due: Build[] = [];
+  for (const build of newestFirst(builds).toReversed()) {
+    if (excess <= 0 || due.length === PRUNED_PER_PASS) break;
+    if (kept(build)) continue;
+    due.push(build);
+    excess -= build.spec.size;
+  }
+  return due;
 }
 
 export interface PruneTargets {

@@ -17,7 +17,9 @@ import { desiredStatus, Reasons, type RuntimeObservation } from './desired-statu
 import { ReplicaReports, type ReplicaReportsOptions } from './replica-reports.ts';
 import { ServingChanges } from './serving-changes.ts';
 import { deleteAppArtifacts } from './artifact-teardown.ts';
-import { buildsToPrune, keptBuilds, pruneBuilds } from './build-pruning.ts';
+import { buildsPastQuota, buildsToPrune, pruneBuilds } from './build-pruning.ts';
+import { DeletedBuilds, deleteOrphanedArtifacts } from './orphaned-artifacts.ts';
+import { DEFAULT_PROJECT_STORED_BUILDS_QUOTA, keptBuilds } from '../../../src/platform/stored-builds-quota.ts';
 import { withServed } from './served-release.ts';
 import { nextRollout } from './rollout/machine.ts';
 import { rolloutEvents } from './rollout/events.ts';
@@ -47,6 +49,8 @@ export interface RuntimeAppControllerDeps {
   artifacts?: ObjectStore;
   /** Builds kept per app past the active one and those served (default {@link MAX_BUILDS_PER_APP}); needs `builds` and `artifacts`. */
   maxBuildsPerApp?: number;
+  /** What a project's stored builds may take, compressed, before its oldest go (default {@link DEFAULT_PROJECT_STORED_BUILDS_QUOTA}). */
+  projectStoredBuildsQuota?: number;
   /** Applies a build's migrations (default: the libSQL client, `migrations.ts`); tests pass their own. */
   applyMigrations?: ApplyMigrations;
   /** Migration runs under way at once, across projects (default {@link MIGRATION_CONCURRENCY}; one per project at a time). */
@@ -120,8 +124,16 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
       ...(deps.unavailableGraceMs !== undefined ? { unavailableGraceMs: deps.unavailableGraceMs } : {}),
       onTimeUp: (keys) => keys.forEach((key) => enqueue(key)),
     });
+  const deletedBuilds = new DeletedBuilds();
+  /** A Build's app is woken by its every change; one gone from the cache is noted for its artifact. */
+  const onBuild = (build: Build): string[] => {
+    const keys = buildOwnerKeys(build);
+    const key = `${build.metadata?.namespace}/${build.metadata?.name}`;
+    if (keys[0] && deps.builds?.get(key) === undefined) deletedBuilds.record(keys[0], build.spec.buildId);
+    return keys;
+  };
   const owns: OwnsSpec[] = [
-    ...(deps.builds ? [{ kind: 'Build', source: deps.builds, mapToOwner: (build: KubeObject) => buildOwnerKeys(build as Build) }] : []),
+    ...(deps.builds ? [{ kind: 'Build', source: deps.builds, mapToOwner: (build: KubeObject) => onBuild(build as Build) }] : []),
     ...(reports
       ? [
           { kind: 'RuntimeReplica', source: reports.view.replicas, mapToOwner: reports.onReplica },
@@ -152,15 +164,45 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
     await removeFinalizer(apps, app, RUNTIME_APP_FINALIZER);
   };
 
-  /** Retention's work: the app's builds past what it keeps go, oldest first, a bounded number per pass. */
+  /**
+   * Retention's work: the app's builds past the number it keeps go, oldest first; then, while the project's builds
+   * take more than its stored-builds quota, the project's oldest (any app's: its own are checked live before each
+   * goes, and the deletions wake the apps they belonged to, whose passes take the next ones). A bounded number per pass.
+   */
   const prune = async (app: RuntimeApp, namespace: string, name: string, log: Logger): Promise<void> => {
     if (!deps.builds || !deps.artifacts) return;
-    const builds = deps.builds.list(namespace).filter((build) => build.metadata?.namespace === namespace && build.spec.app === name);
+    const targets = { apps, builds: buildClient, artifacts: deps.artifacts };
+    const inProject = deps.builds.list(namespace).filter((build) => build.metadata?.namespace === namespace);
     const kept = keptBuilds(app, reports?.app(namespace, name, app) ?? []);
-    const due = buildsToPrune(builds, deps.maxBuildsPerApp ?? MAX_BUILDS_PER_APP, kept);
-    if (due.length === 0) return;
-    const pruned = await pruneBuilds({ apps, builds: buildClient, artifacts: deps.artifacts }, namespace, name, due);
-    log.info('old builds pruned', { builds: pruned });
+    const due = buildsToPrune(
+      inProject.filter((build) => build.spec.app === name),
+      deps.maxBuildsPerApp ?? MAX_BUILDS_PER_APP,
+      kept,
+    );
+    if (due.length > 0) log.info('old builds pruned', { builds: await pruneBuilds(targets, namespace, name, due) });
+    const gone = new Set(due);
+    const keptOf = (build: Build): boolean => {
+      const owner = build.spec.app === name ? app : deps.apps.get(`${namespace}/${build.spec.app}`);
+      // An app being deleted takes its builds with it: not retention's to touch.
+      if (!owner || owner.metadata?.deletionTimestamp) return true;
+      return keptBuilds(owner, reports?.app(namespace, build.spec.app, owner) ?? []).has(build.spec.buildId);
+    };
+    const past = buildsPastQuota(
+      inProject.filter((build) => !gone.has(build)),
+      deps.projectStoredBuildsQuota ?? DEFAULT_PROJECT_STORED_BUILDS_QUOTA,
+      keptOf,
+    );
+    for (const [owner, builds] of Map.groupBy(past, (build) => build.spec.app)) {
+      log.info('builds past the project quota pruned', { app: owner, builds: await pruneBuilds(targets, namespace, owner, builds) });
+    }
+    const deleted = deletedBuilds.take(`${namespace}/${name}`);
+    try {
+      const orphaned = await deleteOrphanedArtifacts(targets, namespace, name, deleted, kept);
+      if (orphaned > 0) log.info('artifacts of builds deleted by hand deleted', { artifacts: orphaned });
+    } catch (err) {
+      for (const buildId of deleted) deletedBuilds.record(`${namespace}/${name}`, buildId);
+      throw err;
+    }
   };
 
   /**
@@ -207,6 +249,7 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
     onStop: () => runs.stop(),
     reconcile: async (key, { namespace, name, log }) => {
       let app = deps.apps.get(key);
+      if (!app || app.metadata?.deletionTimestamp) deletedBuilds.forget(key);
       if (!app) return;
       if (app.metadata?.deletionTimestamp) {
         if (hasFinalizer(app, RUNTIME_APP_FINALIZER)) await teardown(app, namespace, name, log);

@@ -1,0 +1,60 @@
+// The project quota on stored builds: what the bucket holds for a project's apps, every build kept for
+// rollbacks included, counted by the compressed bytes uploaded. Builds are bounded per app by count, and a
+// project may have many apps, so without a bound in bytes one project could keep 100 × 101 builds of 64 MiB.
+// Past the quota the RuntimeApp controller lets the project's oldest builds go, as it does past the count; the
+// API refuses only a build that the builds retention never lets go (active, in a rollout) leave no room for.
+import type { Build } from '../apis/v1alpha1/build.ts';
+import type { RuntimeApp } from '../apis/v1alpha1/runtime-app.ts';
+import { PublicError } from '../errors.ts';
+
+const GIB = 1024 * 1024 * 1024;
+
+/** What a project's stored builds may take together, compressed, unless configured otherwise (`CW_PROJECT_STORED_BUILDS_QUOTA`). */
+export const DEFAULT_PROJECT_STORED_BUILDS_QUOTA = 2 * GIB;
+
+/** The bytes a project's builds take in the bucket (their uploaded, compressed size). */
+export function storedBytes(builds: readonly Build[]): number {
+  return builds.reduce((sum, build) => sum + build.spec.size, 0);
+}
+
+/**
+ * The builds of `app` retention never lets go: the active one, a rollout's stable one (served while the spec
+ * names another) and its new one (a retry or a set-back may name it again), and those a replica serves (by its
+ * report, or by the status's own record: a replica that has not acted on the latest spec says nothing of the
+ * build it still serves, and that build must not go from under it).
+ */
+export function keptBuilds(app: RuntimeApp, served: ReadonlyArray<{ readonly servingBuildId?: string } | undefined> = []): Set<string> {
+  const rollout = app.status?.rollout;
+  const ids = [app.spec.activeBuildId, rollout?.stable.buildId, rollout?.canary?.buildId, app.status?.servingBuildId, app.status?.served?.buildId, ...served.map((report) => report?.servingBuildId)];
+  return new Set(ids.filter((id): id is string => id !== undefined && id !== ''));
+}
+
+/** The bytes of the builds retention keeps for `apps` (by their `spec.app`): what no pruning can free. */
+export function keptStoredBytes(apps: readonly RuntimeApp[], builds: readonly Build[]): number {
+  const kept = new Map(apps.map((app) => [app.metadata?.name ?? '', keptBuilds(app)]));
+  return storedBytes(builds.filter((build) => kept.get(build.spec.app)?.has(build.spec.buildId)));
+}
+
+/**
+ * The stored-builds quota refuses an upload: 413 when the build alone is larger than the quota, else 409 (the
+ * builds the project's apps serve or roll out take the rest; older builds would have been let go). The detail
+ * names the figures.
+ */
+export class StoredBuildsQuotaError extends PublicError {
+  override readonly name = 'StoredBuildsQuotaError';
+
+  constructor(project: string, figures: { quota: number; kept: number; build: number }) {
+    const { quota, kept, build } = figures;
+    super(
+      build > quota ? 413 : 409,
+      build > quota
+        ? `This build is ${build} bytes, more than project ${project}'s quota of ${quota} bytes of stored builds.`
+        : `Project ${project}'s apps' active and rolling-out builds take ${kept} bytes of stored builds and this build ${build}: together more than the project's quota of ${quota} bytes. Delete apps, or deploy smaller builds to them, to make room.`,
+    );
+  }
+}
+
+/** Throws {@link StoredBuildsQuotaError} when `build` bytes on top of the `kept` ones pass `quota`. */
+export function checkStoredBuildsQuota(project: string, quota: number, kept: number, build: number): void {
+  if (kept + build > quota) throw new StoredBuildsQuotaError(project, { quota, kept, build });
+}
