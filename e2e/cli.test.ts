@@ -157,6 +157,13 @@ describe('projects and members', () => {
     expect((await cw(person, ['projects', 'members', 'rm', other.user, '--yes'])).code).toBe(0);
     const after = await cwJson<{ members: { user_id: string }[] }>(person, ['projects', 'members', 'ls'], { method: 'GET', path: '/v1/projects/{projectId}/members' });
     expect(after.members.map((m) => m.user_id)).toEqual([member.user]);
+    // The current project, with what it uses of its quotas (nothing deployed yet).
+    const shown = await cw(person, ['projects', 'get']);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toMatch(new RegExp(`ID:\\s+${id}`));
+    expect(shown.stdout).toMatch(/Stored builds:\s+0 B of 2\.1 GB/);
+    const viewed = await cwJson<{ project: { usage: { stored_builds_bytes: number } } }>(person, ['projects', 'get', id], { method: 'GET', path: '/v1/projects/{projectId}' });
+    expect(viewed.project.usage.stored_builds_bytes).toBe(0);
 
     const removed = await cw(person, ['projects', 'rm', id, '--yes']);
     expect(removed.code, removed.stderr).toBe(0);

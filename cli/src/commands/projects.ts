@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { act, choiceOption, confirmOrExit, examples, withJson, withYes, withLimit } from '../command-kit.ts';
 import { updateServer } from '../config.ts';
 import type { Context } from '../context.ts';
-import { ago, note, printJson, printTable, success } from '../output.ts';
+import { ago, formatBytes, note, printFields, printJson, printTable, success } from '../output.ts';
 
 export function registerProjects(program: Command): void {
   const projects = program.command('projects').alias('project').description('List, create and choose projects; manage members');
@@ -23,6 +23,10 @@ export function registerProjects(program: Command): void {
     ),
     ['cw projects create shop', 'cw projects create shop --name "The Shop"'],
   );
+  examples(act(withJson(projects.command('get').alias('show').argument('[id]', 'project id (default: the current project)').description('Show a project, with what it uses of its quotas')), get), [
+    'cw projects get',
+    'cw projects get shop --json | jq .project.usage',
+  ]);
   examples(act(projects.command('use').argument('<id>', 'project id').description('Make a project the default for this API URL (CW_PROJECT and --project still win)'), use), ['cw projects use shop']);
   examples(act(withYes(projects.command('rm').alias('delete').argument('<id>', 'project id').description('Delete an empty project (apps, databases and domains must go first)')), remove), [
     'cw projects rm shop --yes',
@@ -66,6 +70,24 @@ async function create(ctx: Context, id: string, options: { name?: string }): Pro
   const answer = await ctx.ok(ctx.api.POST('/v1/projects', { body: { project_id: id, name: options.name ?? id } }));
   if (ctx.json) return printJson(answer);
   success(`Created project ${answer.project.project_id}`);
+}
+
+async function get(ctx: Context, id: string | undefined): Promise<void> {
+  const projectId = id ?? (await ctx.project());
+  const answer = await ctx.ok(ctx.api.GET('/v1/projects/{projectId}', { params: { path: { projectId } } }));
+  if (ctx.json) return printJson(answer);
+  const { project } = answer;
+  const of = (used: number | undefined, quota: number | undefined) => (used === undefined || quota === undefined ? undefined : `${formatBytes(used)} of ${formatBytes(quota)}`);
+  printFields([
+    ['ID', project.project_id],
+    ['Name', project.name],
+    ['Role', project.role],
+    ['Ready', project.ready],
+    ['Namespace', project.namespace ?? undefined],
+    ['Active builds (unpacked)', of(project.usage?.active_builds_unpacked_bytes, project.quotas?.active_builds_unpacked_bytes)],
+    ['Stored builds', of(project.usage?.stored_builds_bytes, project.quotas?.stored_builds_bytes)],
+    ['Created', project.created_at],
+  ]);
 }
 
 async function use(ctx: Context, id: string): Promise<void> {
