@@ -1,6 +1,6 @@
 // The events bridge on MinIO with real packs and a real HTTP receiver: at-least-once, in order, nothing lost
 // under a receiver failing half the time; two bridges on one bucket; a gap left by log retention; nothing for
-// maintenance or a HEAD change; time-out, deny-list, sweep and drain. Each test has a bucket of its own: a
+// maintenance or a HEAD change; time-out, an owner's share, a catch-up's turn, deny-list, sweep and drain. Each test has a bucket of its own: a
 // bridge delivers every repository of its bucket.
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -297,6 +297,50 @@ describe('the events bridge', () => {
     expect((await readCursor(store, eventsCursorKey(parseRepoPath(repo))))?.seq).toBe(1);
     expect(r.arrivals[1]?.deliveryId).toBe(r.arrivals[0]?.deliveryId);
     expect(Object.fromEntries((await metric(registry, 'events_bridge_deliveries_total')).map((v) => [v.labels.outcome, v.value]))).toMatchObject({ timeout: 1, delivered: 1 });
+  });
+
+  it("holds an owner whose receiver never answers to its share: another owner's delivery, woken later, arrives at once", { timeout: 30_000 }, async () => {
+    const bucket = await bucketOf('share');
+    const slow = await receiver();
+    slow.answer = () => 'hold';
+    const fast = await receiver();
+    const [toSlow, toFast] = [configuredWebhook(slow.url, SECRET), configuredWebhook(fast.url, SECRET)];
+    const tag = randomBytes(3).toString('hex');
+    const hostile = Array.from({ length: 4 }, (_, i) => `slow${tag}/r${i}`);
+    const other = `fast${tag}/app`;
+    // A time-out far past the test's waits: the slow owner's posts hold their slots throughout.
+    const { bridge: b, repos } = bridge(bucket, slow.url, {
+      targets: (repo) => [repo.startsWith('slow') ? toSlow : toFast],
+      client: new DeliveryClient({ policy: open, answerTimeoutMs: 60_000 }),
+    });
+    for (const repo of [...hostile, other]) {
+      await repos.createRepo(repo);
+      await push(repos, repo, 1);
+    }
+    const held = hostile.map((repo) => b.wake(repo));
+    await slow.until(() => slow.arrivals.length === 2);
+    // Queued after the slow owner's other two, it is not held behind them: it takes one of the two slots left.
+    const delivered = b.wake(other);
+    await fast.until(() => fast.acknowledged(other).length === 1, 5000);
+    expect(await delivered).toMatchObject({ outcome: 'delivered', report: { emitted: 1 } });
+    expect(slow.arrivals).toHaveLength(2);
+    slow.answer = () => 204;
+    for (const arrival of slow.arrivals.slice(0, 2)) slow.release(arrival);
+    expect(await Promise.all(held)).toEqual(hostile.map((repo) => expect.objectContaining({ repo, outcome: 'delivered' })));
+    expect(slow.arrivals).toHaveLength(4);
+  });
+
+  it("ends a catch-up's turn after a post past its time and queues the rest, delivered in order", { timeout: 30_000 }, async () => {
+    const bucket = await bucketOf('turn');
+    const r = await receiver();
+    const { bridge: b, repos } = bridge(bucket, r.url, { turnMs: 0, batchEvents: 5 });
+    const repo = `turn${randomBytes(3).toString('hex')}/app`;
+    await repos.createRepo(repo);
+    for (let i = 1; i <= 12; i++) await push(repos, repo, i);
+    expect(await b.wake(repo)).toMatchObject({ outcome: 'delivered', report: { posts: 1, yielded: true } });
+    await r.until(() => distinct(r.acknowledged(repo)).length === expectedEvents(repo, 12).length);
+    expect(distinct(r.acknowledged(repo))).toEqual(expectedEvents(repo, 12).sort());
+    checkOrder(r, repo);
   });
 
   it('refuses a webhook on an internal address unless private targets are allowed, sending nothing', { timeout: 30_000 }, async () => {

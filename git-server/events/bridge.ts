@@ -1,5 +1,7 @@
 // The events bridge of one instance: wake-ups (notifications, sweeps, retries) become catch-ups of one
-// repository for one target each, at most `concurrency` at a time and one at a time per repository and target.
+// repository for one target each, at most `concurrency` at a time, one at a time per repository and target, and
+// at most `perOwner` of one owner's repositories at a time, so an owner whose receivers answer slowly (or never,
+// until the time-out) holds its share and the other owners' catch-ups take the rest.
 // A bounded queue (64 catch-ups) takes notifications; a storm of them for one repository is one catch-up per
 // target. A target whose delivery failed in a repository is retried after a backoff, and wake-ups meanwhile do
 // not hammer it (the queue is wake-queue.ts, which the push mark shares). One bridge delivers the spec's webhook
@@ -23,9 +25,19 @@ import { WakeQueue, type Refusal, type Trigger } from './wake-queue.ts';
 export const WAKE_QUEUE_LIMIT = 64;
 /** Catch-ups running at once, across repositories and targets. */
 export const DELIVERY_CONCURRENCY = 4;
+/**
+ * Catch-ups of one owner's repositories running at once: half the pool, so an owner's slow receivers leave the
+ * other half to everyone else, while an owner with many repositories still delivers two at a time.
+ */
+export const DELIVERY_PER_OWNER = 2;
+/**
+ * A catch-up starts no further post after this long (the answer time-out): the rest of a long backlog is queued
+ * again, behind what waits, so a catch-up frees its slot within about twice the time-out however slow its receiver.
+ */
+export const CATCH_UP_TURN_MS = 10_000;
 
 export type WakeOutcome =
-  /** Caught up to the head (possibly with nothing to deliver). */
+  /** Caught up to the head (possibly with nothing to deliver), or as far as its turn went (`report.yielded`). */
   | 'delivered'
   /** A post was not acknowledged, or the store failed: the repository is retried after a backoff. */
   | 'failed'
@@ -58,6 +70,7 @@ interface Unit {
 }
 
 const unitKey = (unit: Unit) => `${unit.target.id}\u0000${unit.repo}`;
+const ownerOf = (unit: Unit) => unit.repo.split('/')[0] ?? '';
 
 export interface EventsBridgeOptions {
   readonly repos: Pick<RepoStore, 'readHead' | 'listLog'>;
@@ -78,6 +91,10 @@ export interface EventsBridgeOptions {
   readonly metrics: EventsMetrics;
   readonly sweepIntervalMs: number;
   readonly concurrency?: number;
+  /** Default {@link DELIVERY_PER_OWNER}. */
+  readonly perOwner?: number;
+  /** Default {@link CATCH_UP_TURN_MS}. */
+  readonly turnMs?: number;
   readonly queueLimit?: number;
   readonly backoff?: BackoffPolicy;
   /** Events per post (default 500). */
@@ -105,12 +122,10 @@ export class EventsBridge {
       refused: (unit, refusal) => this.#refused(unit, refusal),
       succeeded: (result) => result.outcome === 'delivered',
       onDone: (unit, result) => this.#options.onCaughtUp?.(unit.target, result),
-      // The retry catches up what the target is then (a changed webhook's new settings), or nothing if it is gone.
-      retryUnit: (unit) => {
-        const target = this.#targetsOf(unit.repo).find((t) => t.id === unit.target.id);
-        return target ? { repo: unit.repo, target } : undefined;
-      },
+      retryUnit: (unit) => this.#current(unit),
       concurrency: options.concurrency ?? DELIVERY_CONCURRENCY,
+      group: ownerOf,
+      perGroup: options.perOwner ?? DELIVERY_PER_OWNER,
       queueLimit: options.queueLimit ?? WAKE_QUEUE_LIMIT,
       backoff: options.backoff,
     });
@@ -165,6 +180,12 @@ export class EventsBridge {
     this.#options.client.close();
   }
 
+  /** The unit as its target is now (a changed webhook's new settings), or `undefined` once it is gone. */
+  #current(unit: Unit): Unit | undefined {
+    const target = this.#targetsOf(unit.repo).find((t) => t.id === unit.target.id);
+    return target ? { repo: unit.repo, target } : undefined;
+  }
+
   #targetsOf(repo: string): readonly DeliveryTarget[] {
     if (this.#options.targets) return this.#options.targets(repo);
     return this.#options.target ? [this.#options.target] : [];
@@ -200,6 +221,7 @@ export class EventsBridge {
       report = await catchUp({ repos, store, post: (t, body, signal, batch) => this.#post(t, body, signal, batch), ...(batchEvents ? { batchEvents } : {}) }, target, repo, {
         abort: this.#abort.signal,
         stopping: this.#stopping.signal,
+        yieldAt: Date.now() + (this.#options.turnMs ?? CATCH_UP_TURN_MS),
       });
     } catch (err) {
       if (err instanceof RepoNotFoundError) {
@@ -228,6 +250,9 @@ export class EventsBridge {
       return result({ outcome: 'failed', report, reason, retryInMs: this.#failed(unit, reason) });
     }
     this.#queue.clearBackoff(unit);
+    // Its turn ended short of the head: the rest is the bridge's own follow-up (as a retry is), behind what waits.
+    const rest = report.yielded ? this.#current(unit) : undefined;
+    if (rest) void this.#queue.wake(rest, 'retry');
     if (report.emitted > 0 && triggers.size === 1 && triggers.has('sweep')) metrics.sweepFound.inc();
     return result({ outcome: report.superseded ? 'gone' : 'delivered', report });
   }

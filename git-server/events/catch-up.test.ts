@@ -169,6 +169,16 @@ describe('catchUp', () => {
     expect((await readCursor(store, key))?.seq).toBe(11);
   });
 
+  it('yields past its time once it posted, never before: the cursor moves each turn; reaching the head is no yield', async () => {
+    await advanceMain(12);
+    let clock = 0;
+    const slow: CatchUpDependencies = { ...deps(), now: () => new Date(clock), post: async (t, body, signal) => ((clock += 1000), deps().post(t, body, signal)) };
+    expect(await catchUp(slow, target, repo, { yieldAt: 0 })).toMatchObject({ cursorSeq: 5, posts: 1, yielded: true });
+    const rest = await catchUp(slow, target, repo, { yieldAt: clock + 1500 });
+    expect(rest).toMatchObject({ fromSeq: 6, cursorSeq: 12, posts: 2 });
+    expect(rest.yielded).toBeUndefined();
+  });
+
   it('starts no further batch once stopping, and abandons the post under way when aborted', async () => {
     await advanceMain(12);
     const stopping = new AbortController();

@@ -38,6 +38,8 @@ export interface CatchUpOptions {
   readonly abort?: AbortSignal;
   /** Once aborted, no further batch starts; the one under way finishes. */
   readonly stopping?: AbortSignal;
+  /** Past this time (`now`, in ms), no further batch starts once one was posted: the report says `yielded`. */
+  readonly yieldAt?: number;
 }
 
 /** Entries the log no longer holds, skipped: `fromSeq..toSeq`, inclusive. */
@@ -63,6 +65,8 @@ export interface CatchUpReport {
   readonly failure?: DeliveryOutcome;
   /** The repository was deleted and created again while it ran; nothing more was written. */
   readonly superseded?: true;
+  /** It stopped short of the head at `yieldAt`, after a post: the rest is for another catch-up. */
+  readonly yielded?: true;
 }
 
 /**
@@ -105,6 +109,8 @@ export async function catchUp(deps: CatchUpDependencies, target: DeliveryTarget,
 
   for (;;) {
     if (at >= headSeq || options.stopping?.aborted) return done();
+    // After a post, so every turn moves the cursor however slow the rest of it was.
+    if (report.posts > 0 && options.yieldAt !== undefined && now().getTime() >= options.yieldAt) return done({ yielded: true });
     const batch = await collectBatch(deps.repos, repo, at, batchEvents, target.filter);
     headSeq = batch.headSeq;
     if (batch.retiredUpTo !== undefined) {

@@ -1,5 +1,6 @@
 // The delivery client against real local HTTP servers: headers and signature, non-2xx and redirects, the answer
-// time-out, the response cap, the deny-list (nothing is sent to a refused address) and abandoning.
+// time-out (over the whole post), the response cap, the deny-list (nothing is sent to a refused address) and
+// abandoning.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -73,6 +74,19 @@ describe('DeliveryClient', () => {
     expect(outcome.durationMs).toBeGreaterThanOrEqual(290);
     expect(outcome.durationMs).toBeLessThan(3000);
     expect(describeOutcome(outcome, 300)).toBe('the webhook did not answer within 300 ms');
+    client.close();
+  });
+
+  it('bounds the whole post by the time-out: an answer whose body trickles is dropped there, as a time-out', async () => {
+    const r = await receiver((_req, res) => {
+      res.writeHead(200);
+      const trickle = setInterval(() => res.write('x'), 50);
+      res.on('close', () => clearInterval(trickle));
+    });
+    const client = new DeliveryClient({ policy: open, answerTimeoutMs: 300 });
+    const outcome = await client.post(configuredWebhook(r.url, undefined), body);
+    expect(outcome.kind).toBe('timeout');
+    expect(outcome.durationMs).toBeLessThan(3000);
     client.close();
   });
 

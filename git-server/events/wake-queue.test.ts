@@ -98,3 +98,75 @@ describe('WakeQueue', () => {
     expect(results.slice(2)).toEqual(Array.from({ length: 4 }, () => ({ outcome: 'abandoned' })));
   });
 });
+
+describe('WakeQueue with a per-group limit', () => {
+  /** Units `<group><n>` whose runs each wait to be released, 3 at once and 2 of a group; records starts and the most of a group at once. */
+  function grouped() {
+    const started: string[] = [];
+    const releases = new Map<string, () => void>();
+    const running = new Map<string, number>();
+    let most = 0;
+    const q = new WakeQueue<string, Result>({
+      key: (unit) => unit,
+      group: (unit) => unit.slice(0, 1),
+      perGroup: 2,
+      run: async (unit) => {
+        const group = unit.slice(0, 1);
+        started.push(unit);
+        running.set(group, (running.get(group) ?? 0) + 1);
+        most = Math.max(most, ...running.values());
+        await new Promise<void>((resolve) => releases.set(unit, resolve));
+        running.set(group, (running.get(group) ?? 0) - 1);
+        return { unit, ok: true };
+      },
+      refused: (_unit, refusal) => refusal,
+      succeeded: () => true,
+      concurrency: 3,
+      queueLimit: 8,
+    });
+    /** Releases `unit`'s run and resolves once the queue started what could start after it. */
+    const release = async (unit: string): Promise<void> => {
+      const ended = q.running.get(unit);
+      releases.get(unit)?.();
+      await ended;
+    };
+    return { q, started, release, most: () => most };
+  }
+
+  it('starts a later unit of another group while a group holds its share, oldest first, and never more than the share of one group', async () => {
+    const { q, started, release, most } = grouped();
+    const woken = ['a1', 'a2', 'a3', 'b1', 'a4', 'b2'].map((unit) => q.wake(unit, 'notify'));
+    // a's runs hang (a receiver that never answers): a3 and a4 wait for a's share, b1 takes the third run.
+    expect(started).toEqual(['a1', 'a2', 'b1']);
+    await release('b1');
+    expect(await woken[3]).toEqual({ unit: 'b1', ok: true });
+    expect(started).toEqual(['a1', 'a2', 'b1', 'b2']);
+    // A run of a ends: the oldest unit of a goes next, a4 still waits behind a's share.
+    await release('a1');
+    expect(started).toEqual(['a1', 'a2', 'b1', 'b2', 'a3']);
+    await release('b2');
+    expect(started).toHaveLength(5);
+    await release('a2');
+    expect(started).toEqual(['a1', 'a2', 'b1', 'b2', 'a3', 'a4']);
+    await release('a3');
+    await release('a4');
+    expect(await Promise.all(woken)).toEqual(['a1', 'a2', 'a3', 'b1', 'a4', 'b2'].map((unit) => ({ unit, ok: true })));
+    expect(most()).toBe(2);
+  });
+
+  it('lets a wake-up of a unit waiting for its group join that unit', async () => {
+    const { q, started, release } = grouped();
+    const first = ['a1', 'a2', 'a3'].map((unit) => q.wake(unit, 'notify'));
+    const again = q.wake('a3', 'sweep');
+    await release('a1');
+    await release('a2');
+    await release('a3');
+    expect(await Promise.all([...first, again])).toEqual([
+      { unit: 'a1', ok: true },
+      { unit: 'a2', ok: true },
+      { unit: 'a3', ok: true },
+      { unit: 'a3', ok: true },
+    ]);
+    expect(started).toEqual(['a1', 'a2', 'a3']);
+  });
+});

@@ -1,9 +1,13 @@
 // The wake-up machinery the events role's lanes share (the bridges' catch-ups, the push mark): wake-ups of a unit
-// (a repository and a target; a repository) become runs, at most `concurrency` at a time and one at a time per
-// unit. A bounded queue takes them: a wake-up of a unit already waiting joins it, so a storm of them is one run (one
-// more after the run under way, which may have read the repository before what the storm reports). Beyond the
-// bound a notification is refused (the next sweep gets it) and a sweep or a retry waits for room. A unit whose run
-// failed is retried after a backoff, and wake-ups meanwhile do not hammer it.
+// (a repository and a target; a repository) become runs, at most `concurrency` at a time, one at a time per unit
+// and, when units have a group (a repository's owner), at most `perGroup` of a group's at once: a group whose runs
+// are slow (a receiver that never answers) holds its share, and the runs of other groups take the rest, the queue
+// passing over units whose group is full rather than waiting behind them. A bounded queue takes them: a wake-up
+// of a unit already waiting joins it, so a storm of them is one run (one more after the run under way, which may
+// have read the repository before what the storm reports). Beyond the bound a notification is refused (the next
+// sweep gets it) and a sweep or a retry waits for room. A unit whose run failed is retried after a backoff, and
+// wake-ups meanwhile do not hammer it.
+import { KeyedSlots } from '../../src/collections/keyed-slots.ts';
 import { backoffDelay, DEFAULT_BACKOFF, type BackoffPolicy } from './backoff.ts';
 
 export type Trigger = 'notify' | 'sweep' | 'retry';
@@ -28,12 +32,17 @@ export interface WakeQueueOptions<U, R> {
   /** What a retry runs: the unit as it is now (a webhook changed meanwhile), or `undefined` when it is gone. */
   readonly retryUnit?: (unit: U) => U | undefined;
   readonly concurrency: number;
+  /** The group a unit's runs count against (its repository's owner). Default: one group for all. */
+  readonly group?: (unit: U) => string;
+  /** Runs of one group at once at most. Default `concurrency`. */
+  readonly perGroup?: number;
   readonly queueLimit: number;
   readonly backoff?: BackoffPolicy | undefined;
 }
 
 interface Queued<U, R> {
   readonly unit: U;
+  readonly group: string;
   readonly triggers: Set<Trigger>;
   readonly done: Promise<R>;
   resolve(result: R): void;
@@ -50,6 +59,8 @@ export class WakeQueue<U, R> {
   readonly #options: WakeQueueOptions<U, R>;
   readonly #queued = new Map<string, Queued<U, R>>();
   readonly #running = new Map<string, Promise<void>>();
+  /** The runs under way, per group: `concurrency` in all, `perGroup` of one group. */
+  readonly #slots: KeyedSlots;
   readonly #backoff = new Map<string, Backoff>();
   /** Units woken while their retry ran: run again if it succeeds. */
   readonly #behind = new Set<string>();
@@ -58,6 +69,7 @@ export class WakeQueue<U, R> {
 
   constructor(options: WakeQueueOptions<U, R>) {
     this.#options = options;
+    this.#slots = new KeyedSlots({ total: options.concurrency, perKey: options.perGroup ?? options.concurrency });
   }
 
   get stopped(): boolean {
@@ -93,7 +105,7 @@ export class WakeQueue<U, R> {
     }
     let resolve: (result: R) => void = () => {};
     const done = new Promise<R>((r) => (resolve = r));
-    this.#queued.set(key, { unit, triggers: new Set([trigger]), done, resolve });
+    this.#queued.set(key, { unit, group: this.#options.group?.(unit) ?? '', triggers: new Set([trigger]), done, resolve });
     this.#pump();
     return done;
   }
@@ -135,12 +147,16 @@ export class WakeQueue<U, R> {
     this.#wakeRoomWaiters();
   }
 
-  /** Starts queued runs while there is capacity, oldest first, never two of one key. */
+  /** Starts queued runs while there is capacity, oldest first, never two of one key nor past a group's share. */
   #pump(): void {
-    while (!this.#stopped && this.#running.size < this.#options.concurrency) {
-      const next = [...this.#queued.keys()].find((key) => !this.#running.has(key));
-      if (next === undefined) return;
-      const queued = this.#queued.get(next) as Queued<U, R>;
+    for (const [next, queued] of this.#queued) {
+      if (this.#stopped) return;
+      if (this.#running.has(next)) continue;
+      const slot = this.#slots.take(queued.group);
+      if (!('release' in slot)) {
+        if (slot.refused === 'total') return;
+        continue; // its group holds its share: a later unit of another group may run
+      }
       this.#queued.delete(next);
       this.#wakeRoomWaiters();
       const run = this.#options
@@ -151,6 +167,7 @@ export class WakeQueue<U, R> {
           if (this.#behind.delete(next) && this.#options.succeeded(result)) void this.wake(queued.unit, 'retry');
         })
         .finally(() => {
+          slot.release();
           this.#running.delete(next);
           this.#pump();
         });
