@@ -127,6 +127,8 @@ export class EventsBridge {
       group: ownerOf,
       perGroup: options.perOwner ?? DELIVERY_PER_OWNER,
       queueLimit: options.queueLimit ?? WAKE_QUEUE_LIMIT,
+      // Half the places at most for one owner's waiting catch-ups: the other owners' notifications find room.
+      queueLimitPerGroup: Math.ceil((options.queueLimit ?? WAKE_QUEUE_LIMIT) / 2),
       backoff: options.backoff,
     });
     this.#log = options.log;
@@ -198,7 +200,8 @@ export class EventsBridge {
   #refused(unit: Unit, refusal: Refusal): WakeResult {
     const base = { repo: unit.repo, target: unit.target.id };
     if (refusal.outcome === 'deferred') return { ...base, ...refusal };
-    if (refusal.outcome === 'not_queued') return { ...base, outcome: 'not_queued', reason: `the wake-up queue is full (${refusal.queueLimit} catch-ups)` };
+    if (refusal.outcome === 'not_queued')
+      return { ...base, outcome: 'not_queued', reason: `the wake-up queue is full (${refusal.queueLimit} catch-ups, half of them at most of one owner's repositories)` };
     return { ...base, outcome: 'abandoned', reason: 'the events bridge is shutting down' };
   }
 

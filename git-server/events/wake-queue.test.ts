@@ -123,6 +123,7 @@ describe('WakeQueue with a per-group limit', () => {
       succeeded: () => true,
       concurrency: 3,
       queueLimit: 8,
+      queueLimitPerGroup: 4,
     });
     /** Releases `unit`'s run and resolves once the queue started what could start after it. */
     const release = async (unit: string): Promise<void> => {
@@ -152,6 +153,24 @@ describe('WakeQueue with a per-group limit', () => {
     await release('a4');
     expect(await Promise.all(woken)).toEqual(['a1', 'a2', 'a3', 'b1', 'a4', 'b2'].map((unit) => ({ unit, ok: true })));
     expect(most()).toBe(2);
+  });
+
+  it('keeps the places of the queue one group may hold, so another group’s notification finds room', async () => {
+    const { q, started, release } = grouped();
+    // a1, a2 run; a3…a6 wait (the group's four places); a7's notification is refused, b1's is not.
+    const woken = ['a1', 'a2', 'a3', 'a4', 'a5', 'a6'].map((unit) => q.wake(unit, 'notify'));
+    expect(await q.wake('a7', 'notify')).toEqual({ outcome: 'not_queued', queueLimit: 8 });
+    const other = q.wake('b1', 'notify');
+    expect(started).toEqual(['a1', 'a2', 'b1']);
+    await release('b1');
+    expect(await other).toEqual({ unit: 'b1', ok: true });
+    // A sweep's a7 waits for a place of the group rather than being refused, and runs once one is free.
+    const swept = q.wake('a7', 'sweep');
+    await release('a1');
+    for (const unit of ['a2', 'a3', 'a4', 'a5', 'a6']) await release(unit);
+    await release('a7');
+    expect(await swept).toEqual({ unit: 'a7', ok: true });
+    expect(await Promise.all(woken)).toHaveLength(6);
   });
 
   it('lets a wake-up of a unit waiting for its group join that unit', async () => {

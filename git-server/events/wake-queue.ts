@@ -2,7 +2,8 @@
 // (a repository and a target; a repository) become runs, at most `concurrency` at a time, one at a time per unit
 // and, when units have a group (a repository's owner), at most `perGroup` of a group's at once: a group whose runs
 // are slow (a receiver that never answers) holds its share, and the runs of other groups take the rest, the queue
-// passing over units whose group is full rather than waiting behind them. A bounded queue takes them: a wake-up
+// passing over units whose group is full rather than waiting behind them. A bounded queue takes them (and a group's
+// units at most `queueLimitPerGroup` of its places, so a slow group's pile leaves room for the others): a wake-up
 // of a unit already waiting joins it, so a storm of them is one run (one more after the run under way, which may
 // have read the repository before what the storm reports). Beyond the bound a notification is refused (the next
 // sweep gets it) and a sweep or a retry waits for room. A unit whose run failed is retried after a backoff, and
@@ -37,6 +38,11 @@ export interface WakeQueueOptions<U, R> {
   /** Runs of one group at once at most. Default `concurrency`. */
   readonly perGroup?: number;
   readonly queueLimit: number;
+  /**
+   * Places of the queue one group's units may hold at most (default `queueLimit`): a group whose runs are slow
+   * piles up waiting units, and other groups' notifications must still find room.
+   */
+  readonly queueLimitPerGroup?: number;
   readonly backoff?: BackoffPolicy | undefined;
 }
 
@@ -58,6 +64,8 @@ interface Backoff {
 export class WakeQueue<U, R> {
   readonly #options: WakeQueueOptions<U, R>;
   readonly #queued = new Map<string, Queued<U, R>>();
+  /** Units waiting, per group. */
+  readonly #queuedPerGroup = new Map<string, number>();
   readonly #running = new Map<string, Promise<void>>();
   /** The runs under way, per group: `concurrency` in all, `perGroup` of one group. */
   readonly #slots: KeyedSlots;
@@ -84,6 +92,7 @@ export class WakeQueue<U, R> {
   /** Wakes `unit`: joins its waiting run, or queues one. Never throws. */
   async wake(unit: U, trigger: Trigger): Promise<R> {
     const key = this.#options.key(unit);
+    const group = this.#options.group?.(unit) ?? '';
     if (this.#stopped) return this.#options.refused(unit, { outcome: 'abandoned' });
     const backoff = this.#backoff.get(key);
     if (backoff && trigger !== 'retry') {
@@ -97,22 +106,37 @@ export class WakeQueue<U, R> {
         queued.triggers.add(trigger);
         return queued.done;
       }
-      if (this.#queued.size < this.#options.queueLimit) break;
+      if (this.#hasRoom(group)) break;
       // Notifications never wait: the queue bounds what a storm can pile up. Sweeps and retries wait for room.
       if (trigger === 'notify') return this.#options.refused(unit, { outcome: 'not_queued', queueLimit: this.#options.queueLimit });
-      await this.room();
+      await this.room(group);
       if (this.#stopped) return this.#options.refused(unit, { outcome: 'abandoned' });
     }
     let resolve: (result: R) => void = () => {};
     const done = new Promise<R>((r) => (resolve = r));
-    this.#queued.set(key, { unit, group: this.#options.group?.(unit) ?? '', triggers: new Set([trigger]), done, resolve });
+    this.#queued.set(key, { unit, group, triggers: new Set([trigger]), done, resolve });
+    this.#queuedPerGroup.set(group, (this.#queuedPerGroup.get(group) ?? 0) + 1);
     this.#pump();
     return done;
   }
 
-  /** Resolves once the queue has room for one more unit, or it stopped (a sweep listing many units waits here). */
-  async room(): Promise<void> {
-    while (!this.#stopped && this.#queued.size >= this.#options.queueLimit) await new Promise<void>((resolve) => this.#roomWaiters.push(resolve));
+  /** Resolves once the queue has room for one more unit (of `group`), or it stopped (a sweep listing many units waits here). */
+  async room(group?: string): Promise<void> {
+    while (!this.#stopped && !this.#hasRoom(group)) await new Promise<void>((resolve) => this.#roomWaiters.push(resolve));
+  }
+
+  #hasRoom(group: string | undefined): boolean {
+    if (this.#queued.size >= this.#options.queueLimit) return false;
+    const perGroup = this.#options.queueLimitPerGroup;
+    return group === undefined || perGroup === undefined || (this.#queuedPerGroup.get(group) ?? 0) < perGroup;
+  }
+
+  #dequeued(key: string, group: string): void {
+    this.#queued.delete(key);
+    const left = (this.#queuedPerGroup.get(group) ?? 1) - 1;
+    if (left > 0) this.#queuedPerGroup.set(group, left);
+    else this.#queuedPerGroup.delete(group);
+    this.#wakeRoomWaiters();
   }
 
   /** Records a failure of `unit` and schedules its retry; answers the delay and the failures in a row. */
@@ -144,6 +168,7 @@ export class WakeQueue<U, R> {
     for (const b of this.#backoff.values()) clearTimeout(b.timer);
     for (const queued of this.#queued.values()) queued.resolve(this.#options.refused(queued.unit, { outcome: 'abandoned' }));
     this.#queued.clear();
+    this.#queuedPerGroup.clear();
     this.#wakeRoomWaiters();
   }
 
@@ -157,8 +182,7 @@ export class WakeQueue<U, R> {
         if (slot.refused === 'total') return;
         continue; // its group holds its share: a later unit of another group may run
       }
-      this.#queued.delete(next);
-      this.#wakeRoomWaiters();
+      this.#dequeued(next, queued.group);
       const run = this.#options
         .run(queued.unit, next, queued.triggers)
         .then((result) => {
