@@ -138,12 +138,18 @@ export class PayloadChangedError extends PublicError {
   }
 }
 
-/** 429: as many redeliveries as this instance posts at once are under way. */
+/** 429: as many redeliveries as this instance posts at once, or as it posts of one owner's repositories, are under way. */
 export class TooManyRedeliveriesError extends PublicError {
   override readonly name = 'TooManyRedeliveriesError';
   readonly code = 'too_many_redeliveries';
-  constructor(limit: number) {
-    super(429, `${limit} redeliveries are under way on this instance; retry.`, { 'retry-after': '5' });
+  constructor(bound: { readonly limit: number; readonly owner?: string }) {
+    super(
+      429,
+      bound.owner === undefined
+        ? `${bound.limit} redeliveries are under way on this instance; retry.`
+        : `${bound.limit} redeliveries of ${bound.owner}'s repositories are under way, the most this instance posts of one owner's at once; retry.`,
+      { 'retry-after': '5' },
+    );
   }
 }
 
@@ -241,7 +247,7 @@ export function hooksRoutes(scope: FastifyInstance, deps: RepoApiDependencies): 
         ...NOT_ENABLED,
         409: Type.Object(ErrorBodySchema.properties, { description: '`webhook_not_ready` (its Secret, URL or `active` stop delivery) or `payload_changed` (its filter changed since).' }),
         410: Type.Object(ErrorBodySchema.properties, { description: '`payload_gone`: log retention retired the entries the delivery covered.' }),
-        429: Type.Object(ErrorBodySchema.properties, { description: '`too_many_redeliveries` under way on this instance; `Retry-After`.' }),
+        429: Type.Object(ErrorBodySchema.properties, { description: '`too_many_redeliveries` under way on this instance (4), or of the owner’s repositories (2); `Retry-After`.' }),
       },
     },
     handler: async (request, reply) => {

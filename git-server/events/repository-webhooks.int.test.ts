@@ -200,6 +200,40 @@ describe('per-repository webhooks', () => {
     expect(r.acknowledged().map((e) => e.ref_name)).toEqual(['refs/heads/main']);
   });
 
+  it("redeliver at most 2 of one owner's repositories at once: a third waits its turn (429), another owner's is posted", { timeout: 60_000 }, async () => {
+    const bed = await testbed('redeliver');
+    const r = await receiver();
+    const owner = `slow${randomBytes(3).toString('hex')}`;
+    const mine = [`${owner}/one`, `${owner}/two`, `${owner}/three`];
+    for (const repo of mine) await bed.repos.createRepo(repo);
+    const theirs = await bed.repository('other');
+    await bed.secret('redeliver-keys', { key: SERVICE_SECRET });
+    const lane = await bed.lane();
+    const repos = [...mine, theirs];
+    for (const [i, repo] of repos.entries()) await bed.webhook(`hook-${i}`, { repository: repo, url: r.url, secretRef: { name: 'redeliver-keys', key: 'key' } });
+    for (const i of repos.keys()) await bed.until(lane, `hook-${i}`, (state) => state?.resolution.kind === 'ready');
+    for (const repo of repos) {
+      await bed.publish(repo, ['+main']);
+      lane.wake(repo);
+    }
+    await r.until(() => r.acknowledged().length === repos.length);
+    const firstRecord = async (i: number) => (await lane.deliveries(repos[i] ?? '', `hook-${i}`))?.[0]?.id ?? 0;
+
+    // The receiver now holds what arrives: two redeliveries of the owner's take its share.
+    r.answer = () => 'hold';
+    const held = [lane.redeliver(repos[0] ?? '', 'hook-0', await firstRecord(0)), lane.redeliver(repos[1] ?? '', 'hook-1', await firstRecord(1))];
+    await r.until(() => r.arrivals.length === repos.length + 2);
+    await expect(lane.redeliver(repos[2] ?? '', 'hook-2', await firstRecord(2))).rejects.toMatchObject({
+      status: 429,
+      code: 'too_many_redeliveries',
+      message: expect.stringContaining(`${owner}'s repositories`),
+    });
+    const other = lane.redeliver(theirs, 'hook-3', await firstRecord(3));
+    await r.until(() => r.arrivals.length === repos.length + 3);
+    for (const arrival of r.arrivals.slice(repos.length)) r.release(arrival);
+    expect(await Promise.all([...held, other])).toEqual([0, 1, 3].map(() => expect.objectContaining({ redelivery: true, outcome: 'delivered' })));
+  });
+
   it('refuse a URL on an internal address unless private targets are allowed, sending nothing', { timeout: 60_000 }, async () => {
     const bed = await testbed('ssrf');
     const r = await receiver();

@@ -18,6 +18,7 @@ import { deliveryId } from './signing.ts';
 import type { TargetPolicy } from '../../src/target-policy.ts';
 import { webhookCursorKey, webhookDeliveriesKey } from './webhook-layout.ts';
 import { parseRepoPath } from '../../src/repo-store/repo-path.ts';
+import { KeyedSlots } from '../../src/collections/keyed-slots.ts';
 import type { RepoStore } from '../../src/repo-store/repo-store.ts';
 import {
   DeliveryNotFoundError,
@@ -50,6 +51,8 @@ export interface WebhooksLaneOptions {
 
 /** Redeliveries posted at once by one instance (each holds a connection for up to 10 s). */
 export const REDELIVERY_CONCURRENCY = 4;
+/** Of those, of one owner's repositories: an owner redelivering to a slow receiver leaves the rest to others. */
+export const REDELIVERY_PER_OWNER = 2;
 
 export class WebhooksLane implements RepoWebhooksApi {
   readonly webhooks: RepositoryWebhooks;
@@ -58,7 +61,7 @@ export class WebhooksLane implements RepoWebhooksApi {
   readonly status: WebhookStatusWriter;
   readonly #store: ObjectStore;
   readonly #repos: RepoStore;
-  #redelivering = 0;
+  readonly #redelivering = new KeyedSlots({ total: REDELIVERY_CONCURRENCY, perKey: REDELIVERY_PER_OWNER });
   readonly #forgetting = new Set<Promise<void>>();
   #log: FastifyBaseLogger | undefined;
 
@@ -161,8 +164,9 @@ export class WebhooksLane implements RepoWebhooksApi {
     if (!past) throw new DeliveryNotFoundError(String(id), name);
     const { resolution } = state;
     if (resolution.kind !== 'ready') throw new WebhookNotReadyError(name, resolution.reason, resolution.message);
-    if (this.#redelivering >= REDELIVERY_CONCURRENCY) throw new TooManyRedeliveriesError(REDELIVERY_CONCURRENCY);
-    this.#redelivering++;
+    const owner = parseRepoPath(repo).owner;
+    const slot = this.#redelivering.take(owner);
+    if (!('release' in slot)) throw new TooManyRedeliveriesError(slot.refused === 'key' ? { owner, limit: REDELIVERY_PER_OWNER } : { limit: REDELIVERY_CONCURRENCY });
     try {
       const { target } = resolution;
       const payload = await rebuildPayload(this.#repos, repo, target, { fromSeq: past.from_seq, toSeq: past.to_seq, deliveryId: past.delivery_id });
@@ -179,7 +183,7 @@ export class WebhooksLane implements RepoWebhooksApi {
       this.#log?.info({ repo, webhook: state.key, id: appended.record.id, deliveryId: past.delivery_id, outcome: outcome.kind }, 'delivery posted again on request');
       return appended.record;
     } finally {
-      this.#redelivering--;
+      slot.release();
     }
   }
 
