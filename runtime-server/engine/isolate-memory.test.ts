@@ -73,11 +73,20 @@ describe('memoryCulprit', () => {
     expect(memoryCulprit([dispatcher, holding(1300, 'grow-a'), holding(800, 'decoy-a'), holding(30, 'victim-a')], 2100 * MiB, 2048 * MiB, projectOf)).toEqual(['grow-a', 'decoy-a']);
   });
 
-  it('says nothing when V8 does not account for the memory, or no project holds a quarter of the bound', () => {
+  it('names the largest holders that hold half of it between them when the growth is spread over many projects, not the small neighbours', () => {
+    const five = ['p1', 'p2', 'p3', 'p4', 'p5'].map((project) => holding(380, `${project}-a`));
+    const neighbours = Array.from({ length: 20 }, (_, i) => holding(4, `n${i}-a`));
+    expect(memoryCulprit([dispatcher, ...five, ...neighbours, holding(30, 'victim-a')], 2048 * MiB, 2048 * MiB, projectOf)?.sort()).toEqual(['p1-a', 'p2-a', 'p3-a']);
+    // Each under a thirty-second of the bound: nobody is named for it.
+    const many = Array.from({ length: 40 }, (_, i) => holding(50, `m${i}-a`));
+    expect(memoryCulprit([dispatcher, ...many], 2048 * MiB, 2048 * MiB, projectOf)).toBeUndefined();
+  });
+
+  it('says nothing when V8 does not account for the memory, or no project holds a thirty-second of the bound', () => {
     // Memory V8 does not count (response bodies workerd holds): the account explains under half of it.
     expect(memoryCulprit([dispatcher, holding(600, 'big-a'), holding(30, 'victim-a')], 2048 * MiB, 2048 * MiB, projectOf)).toBeUndefined();
-    // Nobody holds a quarter of the bound.
-    expect(memoryCulprit([dispatcher, holding(300, 'one-a'), holding(50, 'two-a')], 400 * MiB, 2048 * MiB, projectOf)).toBeUndefined();
+    // Nobody holds a thirty-second of the bound.
+    expect(memoryCulprit([dispatcher, holding(60, 'one-a'), holding(50, 'two-a')], 150 * MiB, 2048 * MiB, projectOf)).toBeUndefined();
     // Code of no known project: nobody's.
     expect(memoryCulprit([dispatcher, holding(1500, 'gone')], 2048 * MiB, 2048 * MiB, () => undefined)).toBeUndefined();
   });

@@ -78,12 +78,17 @@ export class IsolateMemory {
  * The fingerprints of the code of the projects holding a workerd's memory past its resident bound (`boundBytes`), or
  * undefined when V8's account cannot say. It says only when it explains the memory (the isolates together hold at
  * least half of `residentBytes`: memory V8 does not count, such as response bodies workerd holds, leaves the
- * account short). The project holding the most is named, with every other project holding at least a quarter of
- * the bound (two projects of one tenant sharing the growth, or a decoy's memory parked beside it), provided the
- * first holds that quarter too; each project's figure is summed over its isolates, so a project spreading its memory
- * over several apps is found as one holding all of it. `projectOf` names the project of an app's code fingerprint;
- * an isolate of no app's (the dispatcher's) is nobody's.
+ * account short). Named: every project holding a quarter of the bound (two projects of one tenant sharing the
+ * growth, or a decoy's memory parked beside it), and the largest holders until they hold half of what projects
+ * hold, each holding at least a thirty-second of the bound ({@link MEMORY_CULPRIT_FLOOR}): growth spread over
+ * many projects of one tenant is laid on them (five at a fifth each), never on apps holding what apps usually do.
+ * Each project's figure is summed over its isolates, so a project spreading its memory over several apps is found
+ * as one holding all of it. `projectOf` names the project of an app's code fingerprint; an isolate of no app's
+ * (the dispatcher's) is nobody's.
  */
+/** A project holding less than this fraction of a shard's bound (1/32: 48 MiB of the chart's 1.5 GiB) is never named for it but as a quarter holder. */
+export const MEMORY_CULPRIT_FLOOR = 32;
+
 export function memoryCulprit(holdings: readonly IsolateHolding[], residentBytes: number, boundBytes: number, projectOf: (fingerprint: string) => string | undefined): string[] | undefined {
   const total = holdings.reduce((sum, holding) => sum + holding.bytes, 0);
   if (total * 2 < residentBytes) return undefined;
@@ -97,7 +102,16 @@ export function memoryCulprit(holdings: readonly IsolateHolding[], residentBytes
     held.fingerprints.push(...holding.fingerprints);
     byProject.set(project, held);
   }
-  const holders = [...byProject.values()].filter((held) => held.bytes * 4 >= boundBytes);
+  const byBytes = [...byProject.values()].sort((a, b) => b.bytes - a.bytes);
+  const attributed = byBytes.reduce((sum, held) => sum + held.bytes, 0);
+  const holders: (typeof byBytes)[number][] = [];
+  let covered = 0;
+  for (const held of byBytes) {
+    const quarter = held.bytes * 4 >= boundBytes;
+    if (!quarter && (covered * 2 >= attributed || held.bytes * MEMORY_CULPRIT_FLOOR < boundBytes)) break;
+    holders.push(held);
+    covered += held.bytes;
+  }
   if (holders.length === 0) return undefined;
   return [...new Set(holders.flatMap((held) => held.fingerprints))];
 }
