@@ -172,7 +172,7 @@ export const PROTOCOL_ROUTES: Readonly<Record<string, RouteDescription>> = {
   'POST /{owner}/{repo}/git-receive-pack': {
     summary: 'Git smart HTTP: push',
     description:
-      'Published to the bucket before it is acknowledged. Refused refs (stale, missing objects, a pack over the limit) are reported per ref in the 200 report (`ng`), as git’s own receive-pack does. A push silent for a while starts its 200 answer early with side-band keepalives; an error after that goes to git on the error band.',
+      'Published to the bucket before it is acknowledged. Refused refs (stale, missing objects, a pack over the limit, new refs past `quota.repository_max_refs`) are reported per ref in the 200 report (`ng`), as git’s own receive-pack does. A push silent for a while starts its 200 answer early with side-band keepalives; an error after that goes to git on the error band.',
     body: { content: { 'application/x-git-receive-pack-request': { schema: { type: 'string', format: 'binary' } } } },
     response: {
       200: binary('The report-status (on side-band when negotiated); empty for git’s lone-flush probe.', 'application/x-git-receive-pack-result'),

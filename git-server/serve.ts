@@ -46,7 +46,7 @@ export interface StartOptions {
 export async function startService(config: GitServiceConfig, options: StartOptions = {}): Promise<RunningService> {
   const registry = new Registry();
   const objects = createObjectStore(config, { registry });
-  const repos = new RepoStore({ store: objects, registry, freshnessTtlMs: config.wal.freshnessTtlMs });
+  const repos = new RepoStore({ store: objects, registry, freshnessTtlMs: config.wal.freshnessTtlMs, maxRefs: config.quota.repositoryMaxRefs });
   await mkdir(config.cache.dir, { recursive: true });
   const cache = new RepoCache({ repos, dir: config.cache.dir });
   // Quarantines and LFS spool files a killed process left behind: nothing else uses them (one process owns

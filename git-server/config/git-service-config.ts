@@ -76,6 +76,8 @@ export interface GitServiceConfig {
   quota: {
     /** What one repository may store in the bucket: its live packs and LFS objects together (git-server/plumbing/storage-quota.ts). */
     repositoryMaxBytes: number;
+    /** The refs one repository may hold: creates past it are refused, moves and deletions never (src/repo-store/refs.ts). */
+    repositoryMaxRefs: number;
     /** What all repositories of one owner (a project's) may store together. */
     ownerMaxBytes: number;
     /** Repositories one owner may have, without Kubernetes (with it, the project's ResourceQuota counts them). */

@@ -63,7 +63,7 @@ describe('loadConfig', () => {
       events: { webhookUrl: 'https://hooks.example.com/cw-git', webhookSecret: 'change-me-too', sweepIntervalMs: 300_000, allowPrivateTargets: false, deniedTargetRanges: ['169.254.169.254/32'] },
       wal: { freshnessTtlMs: 0 },
       cache: { dir: '/var/cache/cw-git', diskHighWatermark: 0.85, maxBytes: 20 * 1024 ** 3, evictIntervalMs: 60_000, spoolMaxBytes: 8 * 1024 ** 3, spoolMaxBytesPerOwner: 5 * 1024 ** 3 },
-      quota: { repositoryMaxBytes: 10 * 1024 ** 3, ownerMaxBytes: 50 * 1024 ** 3, ownerMaxRepositories: 100 },
+      quota: { repositoryMaxBytes: 10 * 1024 ** 3, repositoryMaxRefs: 10_000, ownerMaxBytes: 50 * 1024 ** 3, ownerMaxRepositories: 100 },
       maintenance: { intervalMs: 60_000, logRetentionMs: 7 * 24 * 60 * 60 * 1000, gracePeriodMs: 60 * 60 * 1000 },
       kubernetes: { namespace: 'cloudwright-system', webhookNamespace: 'cloudwright-system-webhooks', projectTokens: true },
       environment: { logLevel: 'info' },

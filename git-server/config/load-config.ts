@@ -156,7 +156,12 @@ function shape(v: ConfigValues, env: EnvReader, baseDir: string): GitServiceConf
       spoolMaxBytes: v['cache.spool_max_size'],
       spoolMaxBytesPerOwner: v['cache.spool_max_size_per_owner'],
     },
-    quota: { repositoryMaxBytes: v['quota.repository_max_size'], ownerMaxBytes: v['quota.owner_max_size'], ownerMaxRepositories: v['quota.owner_max_repositories'] },
+    quota: {
+      repositoryMaxBytes: v['quota.repository_max_size'],
+      repositoryMaxRefs: v['quota.repository_max_refs'],
+      ownerMaxBytes: v['quota.owner_max_size'],
+      ownerMaxRepositories: v['quota.owner_max_repositories'],
+    },
     maintenance: { intervalMs: v['maintenance.interval'], logRetentionMs: v['maintenance.log_retention'], gracePeriodMs: v['maintenance.grace_period'] },
     kubernetes: { namespace: v['kubernetes.namespace'], webhookNamespace: v['kubernetes.webhook_namespace'] ?? v['kubernetes.namespace'], projectTokens: v['kubernetes.project_tokens'] },
     environment: { logLevel: env.oneOf('CW_LOG_LEVEL', PINO_LEVELS, 'info'), ...(kubeconfig ? { kubeconfig } : {}) },

@@ -1,5 +1,6 @@
 // Every key of the `cw-git` configuration file, with its kind and default (docs/repository-service.md,
 // "Configuration", documents each one). Keys are snake_case as in the spec; nested sections join with dots.
+import { DEFAULT_MAX_REFS } from '../../src/repo-store/refs.ts';
 import { parseRepoPath } from '../../src/repo-store/repo-path.ts';
 import { FieldError } from './config-error.ts';
 import { checkUrlPattern, isUrlPattern } from '../import/source-url.ts';
@@ -107,6 +108,7 @@ export const FIELDS = {
   'cache.spool_max_size': byteSize('8GiB'),
   'cache.spool_max_size_per_owner': byteSize('5GiB'),
   'quota.repository_max_size': byteSize('10GiB'),
+  'quota.repository_max_refs': count(DEFAULT_MAX_REFS),
   'quota.owner_max_size': byteSize('50GiB'),
   'quota.owner_max_repositories': count(100),
   'maintenance.interval': duration('1m'),

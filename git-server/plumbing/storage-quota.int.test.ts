@@ -9,7 +9,7 @@ import { S3ObjectStore } from '../../src/object-store/s3-object-store.ts';
 import { lfsObjectKey, parseRepoPath, repoPrefix } from '../../src/repo-store/index.ts';
 import { GitClient } from '../../e2e/harness/git-client.ts';
 import { mintToken } from '../auth/index.ts';
-import { bucketGitServer } from '../testing/bucket-git-server.ts';
+import { bucketGitServer, listenForGit } from '../testing/bucket-git-server.ts';
 
 const SECRET = 'storage-quota-test-secret-of-32-bytes';
 const token = mintToken({ sub: 'ada', scopes: ['read', 'write'] }, SECRET);
@@ -30,9 +30,7 @@ let work: string;
 /** A cw-git on the bucket with `limits`, listening; answers it and its base URL for stock git (the token in it). */
 async function gitServer(limits: { maxRepositoryBytes: number; maxOwnerBytes?: number }): Promise<{ server: FastifyInstance; base: string }> {
   const server = await bucketGitServer(objects, SECRET, limits);
-  await server.listen({ host: '127.0.0.1', port: 0 });
-  const address = server.server.address();
-  return { server, base: `http://git:${token}@127.0.0.1:${typeof address === 'object' && address ? address.port : 0}` };
+  return { server, base: await listenForGit(server, token) };
 }
 
 beforeAll(async () => {

@@ -1,5 +1,6 @@
 // A cw-git for tests: the whole HTTP surface on `objects`, its repositories found in the bucket, HMAC tokens of
-// `tokenSecret`, a cache of its own in a temporary directory.
+// `tokenSecret`, a cache of its own in a temporary directory. `limits.maxRefs` is the store's ref limit
+// (`quota.repository_max_refs`, which serve.ts gives the RepoStore rather than the app).
 import { mkdir, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,8 +14,13 @@ import { ServiceMetrics } from '../metrics.ts';
 import { RepoCache } from '../plumbing/repo-cache.ts';
 import { BucketRepositoryDirectory } from '../repositories/bucket-repository-directory.ts';
 
-export async function bucketGitServer(objects: ObjectStore, tokenSecret: string, limits: Partial<GitServerLimits> = {}, options: FastifyServerOptions = {}): Promise<FastifyInstance> {
-  const repos = new RepoStore({ store: objects });
+export async function bucketGitServer(
+  objects: ObjectStore,
+  tokenSecret: string,
+  { maxRefs, ...limits }: Partial<GitServerLimits> & { maxRefs?: number } = {},
+  options: FastifyServerOptions = {},
+): Promise<FastifyInstance> {
+  const repos = new RepoStore({ store: objects, ...(maxRefs === undefined ? {} : { maxRefs }) });
   const cache = new RepoCache({ repos, dir: await mkdtemp(join(tmpdir(), 'cw-git-test-')) });
   await mkdir(cache.tmpDir, { recursive: true }); // as serve.ts makes it at start: uploads spool there
   return buildGitServer(
@@ -30,4 +36,11 @@ export async function bucketGitServer(objects: ObjectStore, tokenSecret: string,
     },
     options,
   );
+}
+
+/** Starts `app` on a free loopback port; answers the base URL stock git reaches it at, with `token` as its password. */
+export async function listenForGit(app: FastifyInstance, token: string): Promise<string> {
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  return `http://git:${token}@127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
 }

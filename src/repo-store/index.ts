@@ -6,7 +6,7 @@ export type { Manifest, CheckpointRef, HeadAmendment } from './manifest.ts';
 export type { EntryKind, LogEntry, PackRef } from './log-entry.ts';
 export { logEntryJson } from './log-entry.ts';
 export type { LivePack, RepoState } from './state.ts';
-export { zeroOid, isValidRefName, type ObjectFormat, type RefResult, type RefRejection, type RefUpdate } from './refs.ts';
+export { DEFAULT_MAX_REFS, zeroOid, isValidRefName, type ObjectFormat, type RefResult, type RefRejection, type RefUpdate } from './refs.ts';
 export { parseRepoPath, parseUrlRepoPath, InvalidRepoNameError, type RepoPath } from './repo-path.ts';
 export * from './layout.ts';
 export * from './errors.ts';

@@ -77,6 +77,8 @@ export interface PublishContext {
   readonly registry: Registry;
   /** Claim or CAS rounds before giving up with `PublishContentionError`. */
   readonly maxRounds: number;
+  /** The refs a repository may hold: creates past it are rejected with `too many refs` (refs.ts). */
+  readonly maxRefs: number;
 }
 
 const JSON_TYPE = 'application/json';
@@ -100,7 +102,7 @@ export async function publish(ctx: PublishContext, repo: RepoPath, request: Publ
     return upload;
   };
   const known = request.headMaxAgeMs === undefined ? undefined : ctx.heads.cachedWithin(repo, request.headMaxAgeMs);
-  if (!known || !refusesEvery(known, request)) void startUpload();
+  if (!known || !refusesEvery(known, request, ctx.maxRefs)) void startUpload();
   // Whether the uploaded pack is named by a log entry this publish wrote: if not, it lies in the bucket in no
   // head, and the repository is marked so that gc deletes it once its grace period is over.
   let packInEntry = false;
@@ -119,7 +121,9 @@ export async function publish(ctx: PublishContext, repo: RepoPath, request: Publ
       for (let round = 0; round < ctx.maxRounds; round++) {
         const state = applyEntries(base, prepared);
         const verdict =
-          request.onlyIfNoRefs && state.refs.size > 0 ? rejectAll(request.refUpdates, 'not pristine') : validateRefUpdates(state.refs, request.refUpdates, request.atomic, base.objectFormat);
+          request.onlyIfNoRefs && state.refs.size > 0
+            ? rejectAll(request.refUpdates, 'not pristine')
+            : validateRefUpdates(state.refs, request.refUpdates, request.atomic, base.objectFormat, ctx.maxRefs);
         if (verdict.rejected && !confirmed) {
           // The remembered head may be behind the store: an old value that looks stale may be current.
           base = await readFresh(ctx, repo, base);
@@ -175,11 +179,11 @@ export async function publish(ctx: PublishContext, repo: RepoPath, request: Publ
   }
 }
 
-/** Whether `head` refuses every update of `request` (all stale, conflicting or no-ops; a pristine-only publish onto refs). */
-function refusesEvery(head: RepoHead, request: PublishRequest): boolean {
+/** Whether `head` refuses every update of `request` (all stale, conflicting, past the ref limit or no-ops; a pristine-only publish onto refs). */
+function refusesEvery(head: RepoHead, request: PublishRequest, maxRefs: number): boolean {
   checkRefUpdates(request.refUpdates, head.objectFormat);
   if (request.onlyIfNoRefs && head.refs.size > 0) return true;
-  return validateRefUpdates(head.refs, request.refUpdates, request.atomic, head.objectFormat).accepted.length === 0;
+  return validateRefUpdates(head.refs, request.refUpdates, request.atomic, head.objectFormat, maxRefs).accepted.length === 0;
 }
 
 /**

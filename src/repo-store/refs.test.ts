@@ -105,3 +105,56 @@ describe('validateRefUpdates', () => {
     expect(noop).toEqual({ accepted: [], results: [{ ref: 'refs/heads/main', status: 'ok' }], rejected: false });
   });
 });
+
+describe('validateRefUpdates with a ref limit', () => {
+  // Two refs, a limit of three: one more fits.
+  const refs = new Map([
+    ['refs/heads/main', A],
+    ['refs/tags/v1', B],
+  ]);
+  const create = (name: string) => ({ ref: `refs/heads/${name}`, old: Z, new: C });
+  const tooMany = (name: string) => ({ ref: `refs/heads/${name}`, status: 'rejected', reason: 'too many refs', maxRefs: 3 });
+
+  it('takes creates up to the limit, and refuses every create of a publish that would pass it', () => {
+    expect(validateRefUpdates(refs, [create('x')], false, 'sha1', 3).rejected).toBe(false);
+    const past = validateRefUpdates(refs, [create('x'), create('y'), { ref: 'refs/heads/main', old: A, new: C }], false, 'sha1', 3);
+    expect(past.results).toEqual([tooMany('x'), tooMany('y'), { ref: 'refs/heads/main', status: 'ok' }]);
+    expect(past.accepted).toEqual([{ ref: 'refs/heads/main', old: A, new: C }]);
+  });
+
+  it('refuses the whole publish when atomic', () => {
+    const atomic = validateRefUpdates(refs, [{ ref: 'refs/heads/main', old: A, new: C }, create('x'), create('y')], true, 'sha1', 3);
+    expect(atomic).toEqual({
+      accepted: [],
+      results: [{ ref: 'refs/heads/main', status: 'rejected', reason: 'atomic push failure' }, tooMany('x'), tooMany('y')],
+      rejected: true,
+    });
+  });
+
+  it('always takes updates and deletions, at the limit and past it (a limit lowered below what a repository holds)', () => {
+    const updates = [
+      { ref: 'refs/heads/main', old: A, new: C },
+      { ref: 'refs/tags/v1', old: B, new: Z },
+    ];
+    for (const limit of [2, 1]) expect(validateRefUpdates(refs, updates, true, 'sha1', limit).accepted).toEqual(updates);
+  });
+
+  it('counts the deletions of the same publish: at the limit, a rename fits', () => {
+    const rename = [{ ref: 'refs/heads/main', old: A, new: Z }, create('trunk')];
+    expect(validateRefUpdates(refs, rename, true, 'sha1', 2).accepted).toEqual(rename);
+    // A stale deletion makes no room.
+    const stale = [{ ref: 'refs/heads/main', old: B, new: Z }, create('trunk')];
+    expect(validateRefUpdates(refs, stale, false, 'sha1', 2).results).toEqual([
+      { ref: 'refs/heads/main', status: 'rejected', reason: 'stale old value' },
+      { ref: 'refs/heads/trunk', status: 'rejected', reason: 'too many refs', maxRefs: 2 },
+    ]);
+  });
+
+  it('does not count a create that is already done (a retried publish) or refused for another reason', () => {
+    const withX = new Map([...refs, ['refs/heads/x', C]]);
+    expect(validateRefUpdates(withX, [create('x')], true, 'sha1', 3)).toEqual({ accepted: [], results: [{ ref: 'refs/heads/x', status: 'ok' }], rejected: false });
+    const conflict = validateRefUpdates(refs, [create('main/sub'), create('y')], false, 'sha1', 3);
+    expect(conflict.results[0]).toMatchObject({ reason: 'ref name conflict' });
+    expect(conflict.results[1]).toEqual({ ref: 'refs/heads/y', status: 'ok' });
+  });
+});

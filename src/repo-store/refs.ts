@@ -23,9 +23,25 @@ export type RefRejection =
   /** The update was fine, but an atomic publish applies all or nothing and another ref was rejected. */
   | 'atomic push failure'
   /** The publish was only for a repository with no refs (`onlyIfNoRefs`: an import, an initialize), and it has some by now. */
-  | 'not pristine';
+  | 'not pristine'
+  /**
+   * A create that would leave the repository holding more than `maxRefs` refs (every create of the publish is
+   * refused together); updates and deletions never are, so a repository at its limit can always be cleaned up.
+   */
+  | 'too many refs';
 
-export type RefResult = { readonly ref: string; readonly status: 'ok' } | { readonly ref: string; readonly status: 'rejected'; readonly reason: RefRejection; readonly conflictsWith?: string };
+export type RefResult =
+  | { readonly ref: string; readonly status: 'ok' }
+  | { readonly ref: string; readonly status: 'rejected'; readonly reason: RefRejection; readonly conflictsWith?: string; readonly maxRefs?: number };
+
+/**
+ * The refs one repository may hold unless configured otherwise (`quota.repository_max_refs`). A head holds every ref:
+ * a typical ref costs ~85 bytes of every manifest and checkpoint and 150-170 bytes of heap per decoded head (a ref name
+ * of git's longest, 1024 bytes, ~1.1 KB of each), so 10,000 bounds a head near 1-2 MB (11 MB at the longest names).
+ * docs/repository-service.md "Ref limit" has the measurements.
+ * GitHub recommends at most 5,000 branches; an import takes at most 10,000 refs.
+ */
+export const DEFAULT_MAX_REFS = 10_000;
 
 export const OID_LENGTH: Record<ObjectFormat, number> = { sha1: 40, sha256: 64 };
 
@@ -82,12 +98,13 @@ export interface RefVerdict {
 /**
  * Checks each update's old value against `refs` (a missing ref reads as the zero oid). A stale update is
  * rejected with `stale old value`; a ref created where it would be a directory of another ref, or under one,
- * once the updates are applied, with `ref name conflict` (two such creates in one publish both are). With
- * `atomic`, one rejection rejects all the others with `atomic push failure`. An update whose ref already has
- * its new value is a no-op, `ok` and not written, whatever its old value: so a retried publish is answered
- * as the first one would have been.
+ * once the updates are applied, with `ref name conflict` (two such creates in one publish both are). When the
+ * updates left would make the repository hold more than `maxRefs` refs, every create among them is rejected with
+ * `too many refs` (deletions in the same publish count: they make room). With `atomic`, one rejection rejects all
+ * the others with `atomic push failure`. An update whose ref already has its new value is a no-op, `ok` and not
+ * written, whatever its old value: so a retried publish is answered as the first one would have been.
  */
-export function validateRefUpdates(refs: ReadonlyMap<string, string>, updates: readonly RefUpdate[], atomic: boolean, format: ObjectFormat): RefVerdict {
+export function validateRefUpdates(refs: ReadonlyMap<string, string>, updates: readonly RefUpdate[], atomic: boolean, format: ObjectFormat, maxRefs = Number.POSITIVE_INFINITY): RefVerdict {
   const zero = zeroOid(format);
   const rejections = new Map<RefUpdate, Extract<RefResult, { status: 'rejected' }>>();
   const done = new Set<RefUpdate>();
@@ -104,6 +121,9 @@ export function validateRefUpdates(refs: ReadonlyMap<string, string>, updates: r
     zero,
   )) {
     rejections.set(u, { ref: u.ref, status: 'rejected', reason: 'ref name conflict', conflictsWith: other });
+  }
+  for (const u of pastLimit(refs, updates, (u) => !rejections.has(u) && !done.has(u), zero, maxRefs)) {
+    rejections.set(u, { ref: u.ref, status: 'rejected', reason: 'too many refs', maxRefs });
   }
   if (rejections.size > 0 && atomic) {
     const results = updates.map((u): RefResult => rejections.get(u) ?? { ref: u.ref, status: 'rejected', reason: 'atomic push failure' });
@@ -122,6 +142,17 @@ export function validateRefUpdates(refs: ReadonlyMap<string, string>, updates: r
 /** Every update rejected for one `reason` that concerns the whole state, not one ref. */
 export function rejectAll(updates: readonly RefUpdate[], reason: RefRejection): RefVerdict {
   return { accepted: [], results: updates.map((u): RefResult => ({ ref: u.ref, status: 'rejected', reason })), rejected: true };
+}
+
+/**
+ * The creates among the `applied` updates when, applied, they would leave more than `maxRefs` refs: all of them, or
+ * none. Counted on the state the publish commits on, so two publishes that each fit alone cannot both land.
+ */
+function pastLimit(refs: ReadonlyMap<string, string>, updates: readonly RefUpdate[], applied: (u: RefUpdate) => boolean, zero: string, maxRefs: number): RefUpdate[] {
+  const live = updates.filter(applied);
+  const creates = live.filter((u) => u.new !== zero && !refs.has(u.ref));
+  const deletes = live.filter((u) => u.new === zero && refs.has(u.ref)).length;
+  return creates.length > 0 && refs.size + creates.length - deletes > maxRefs ? creates : [];
 }
 
 /**

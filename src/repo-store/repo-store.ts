@@ -15,7 +15,7 @@ import { LogReader } from './log-reader.ts';
 import { amendedManifest, encodeManifest, pristineManifest, type HeadAmendment } from './manifest.ts';
 import { failureCounter, listPending, type PendingMarker } from './pending.ts';
 import { publish, rollForward, type PublishContext, type PublishRequest, type PublishResult } from './publish.ts';
-import { isValidRefName, type ObjectFormat } from './refs.ts';
+import { DEFAULT_MAX_REFS, isValidRefName, type ObjectFormat } from './refs.ts';
 import { parseRepoPath, type RepoPath } from './repo-path.ts';
 import { isSeq } from './seq.ts';
 import { applyEntries, EMPTY_STATE, undoEntries, type RepoState } from './state.ts';
@@ -34,6 +34,12 @@ export interface RepoStoreOptions {
   entryCacheSize?: number;
   /** Lost claim or CAS rounds before a publish gives up with `PublishContentionError`. Default 200. */
   maxPublishRounds?: number;
+  /**
+   * `quota.repository_max_refs`: the refs one repository may hold. A publish whose creates would pass it rejects them
+   * (`too many refs`), checked against the state its entry commits on; updates and deletions always go through.
+   * Default {@link DEFAULT_MAX_REFS}.
+   */
+  maxRefs?: number;
 }
 
 export interface CreateRepoOptions {
@@ -69,6 +75,8 @@ export class RepoStore {
   readonly #now: () => Date;
   readonly #registry: Registry;
   readonly #maxRounds: number;
+  /** The refs one repository may hold (`RepoStoreOptions.maxRefs`). */
+  readonly maxRefs: number;
 
   constructor(options: RepoStoreOptions) {
     this.#store = options.store;
@@ -78,6 +86,7 @@ export class RepoStore {
     this.#registry = options.registry ?? defaultRegistry;
     failureCounter(this.#registry);
     this.#maxRounds = options.maxPublishRounds ?? 200;
+    this.maxRefs = options.maxRefs ?? DEFAULT_MAX_REFS;
   }
 
   /** Creates a pristine repository (seq 0, no refs, no packs); `RepoExistsError` if the name is taken. */
@@ -148,7 +157,8 @@ export class RepoStore {
   /**
    * Publishes a ref transaction (and the pack carrying its objects) as log entry head+1. Resolves only once
    * the manifest covers the entry: a `published` result is durable. Stale old values are rejected per ref
-   * (`stale old value`); deciding fast-forward and connectivity is the caller's job, done before.
+   * (`stale old value`), creates past `maxRefs` together (`too many refs`); deciding fast-forward and connectivity
+   * is the caller's job, done before.
    */
   async publish(repo: string, request: PublishRequest): Promise<PublishResult> {
     return publish(this.#publishContext(), parseRepoPath(repo), request);
@@ -164,7 +174,7 @@ export class RepoStore {
   }
 
   #publishContext(): PublishContext {
-    return { store: this.#store, heads: this.#heads, log: this.#log, lock: this.#lock, now: this.#now, registry: this.#registry, maxRounds: this.#maxRounds };
+    return { store: this.#store, heads: this.#heads, log: this.#log, lock: this.#lock, now: this.#now, registry: this.#registry, maxRounds: this.#maxRounds, maxRefs: this.maxRefs };
   }
 
   /**

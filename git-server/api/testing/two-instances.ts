@@ -32,7 +32,14 @@ export interface TwoInstances {
   close(): Promise<void>;
 }
 
-export async function twoInstances(options: { initializeSources?: readonly string[]; importSources?: readonly string[] } = {}): Promise<TwoInstances> {
+/** What both instances are built with: the JSON API's allow-lists, and the store's ref limit (`quota.repository_max_refs`). */
+export interface InstanceOptions {
+  readonly initializeSources?: readonly string[];
+  readonly importSources?: readonly string[];
+  readonly maxRefs?: number;
+}
+
+export async function twoInstances(options: InstanceOptions = {}): Promise<TwoInstances> {
   const bucket = new MemoryObjectStore();
   const gate = new GateStore(bucket, (key) => key.includes('/log/'));
   const root = await mkdtemp(join(tmpdir(), 'cw-two-'));
@@ -51,8 +58,8 @@ export async function twoInstances(options: { initializeSources?: readonly strin
   };
 }
 
-async function instance(objects: ObjectStore, dir: string, options: { initializeSources?: readonly string[]; importSources?: readonly string[] }): Promise<FastifyInstance> {
-  const repos = new RepoStore({ store: objects, registry: new Registry() });
+async function instance(objects: ObjectStore, dir: string, { maxRefs, ...options }: InstanceOptions): Promise<FastifyInstance> {
+  const repos = new RepoStore({ store: objects, registry: new Registry(), ...(maxRefs === undefined ? {} : { maxRefs }) });
   return buildGitServer({
     repos,
     objects,

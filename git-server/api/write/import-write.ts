@@ -30,6 +30,7 @@ import { ImportReceipts, type ImportReceipt } from './import-receipt.ts';
 import { checkSnapshot, importedRefs, InvalidSnapshotError, ImportSnapshot, sameRefs, snapshotOf, SnapshotStaleError } from './import-snapshot.ts';
 import { allowedSource, NotPristineError, ObjectFormatMismatchError, OPERATION_KEY, SourceNotAllowedError } from './operation.ts';
 import { publishWrite } from './publish-write.ts';
+import { RefLimitError } from './write-errors.ts';
 
 const NAME = Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9._-]+$' });
 // A snapshot of 10 000 refs is about 1 MiB of JSON.
@@ -98,7 +99,9 @@ export function importWriteRoutes(scope: FastifyInstance, deps: RepoApiDependenc
     400: error('Malformed input (`invalid_request`), an edited snapshot (`invalid_snapshot`), a URL that is not https or holds credentials (`invalid_source_url`).'),
     403: error('No `write` scope or no reach (`forbidden`), a source outside `api.import_sources` (`source_not_allowed`), a URL resolving to an internal address (`source_refused`).'),
     404: ErrorBodySchema,
-    409: error('The target is not pristine (`not_pristine`), or the source moved since the snapshot (`snapshot_stale`).'),
+    409: error(
+      'The target is not pristine (`not_pristine`), the source moved since the snapshot (`snapshot_stale`), or it has more refs than a repository may hold (`ref_limit_reached`, `quota.repository_max_refs`).',
+    ),
     429: error(
       'The owner has two imports from a URL running (`owner_imports_limit`; 503 `imports_busy` past the instance’s eight), or its share of the spool is taken (`owner_uploads_limit`); `Retry-After`.',
     ),
@@ -266,6 +269,8 @@ async function importSnapshot(deps: RepoApiDependencies, request: FastifyRequest
   const synced = await deps.cache.sync(target, { fresh: true });
   if (synced.head.refs.size > 0) return replay(deps, receipts, target, synced.head, body);
   if (snapshot.object_format !== synced.head.objectFormat) throw new ObjectFormatMismatchError(snapshot.object_format, synced.head.objectFormat);
+  // Before the fetch: the publish would refuse these creates anyway (into a pristine target, every ref is one).
+  if (Object.keys(snapshot.refs).length > deps.repos.maxRefs) throw new RefLimitError(target, deps.repos.maxRefs);
 
   const from = await open();
   try {

@@ -14,6 +14,7 @@ import type { RefUpdate } from '../../../src/repo-store/refs.ts';
 import type { PublishResult } from '../../../src/repo-store/publish.ts';
 import { parseRepoPath } from '../../../src/repo-store/index.ts';
 import type { RepoApiDependencies } from '../dependencies.ts';
+import { RefLimitError } from './write-errors.ts';
 
 /** What a write asks: which repository, who, and how to build its objects and ref updates. */
 export interface WriteRequest {
@@ -41,6 +42,8 @@ export interface WriteRequest {
  * Syncs the cached copy, runs `request.build` in a quarantine, packs whatever objects it wrote, and publishes
  * pack and ref updates atomically (all or none). Answers the publish result: `published` with the seq,
  * `rejected` when an update's old value was stale (the route answers 409 with the current oid), `unchanged`.
+ * Throws `RefLimitError` (409 `ref_limit_reached`) when the write was refused only because its creates would pass
+ * the repository's ref limit: one answer for every route that creates refs.
  */
 export type PublishWrite = (deps: RepoApiDependencies, request: WriteRequest) => Promise<PublishResult>;
 
@@ -75,6 +78,7 @@ export const publishWrite: PublishWrite = async (deps, request) => {
       headMaxAgeMs: HEAD_MAX_AGE_MS,
       ...(request.onlyIfNoRefs ? { onlyIfNoRefs: true } : {}),
     });
+    if (pastRefLimit(result)) throw new RefLimitError(repo, deps.repos.maxRefs);
     if (result.outcome === 'published') reservation?.published();
     if (result.outcome === 'published' && pack) await applyLocally(deps.cache, repo, quarantine, pack, (error) => deps.onLocalApplyFailed?.(repo, error));
     return result;
@@ -84,6 +88,17 @@ export const publishWrite: PublishWrite = async (deps, request) => {
     release();
   }
 };
+
+/**
+ * Whether the publish was refused for the ref limit alone: a stale old value, a name conflict or a repository that is
+ * no longer pristine is the route's own answer (its 409 names the ref), and a write retried on the new head may fit.
+ */
+function pastRefLimit(result: PublishResult): boolean {
+  if (result.outcome !== 'rejected') return false;
+  const reasons = new Set(result.refs.flatMap((r) => (r.status === 'rejected' ? [r.reason] : [])));
+  reasons.delete('atomic push failure');
+  return reasons.size === 1 && reasons.has('too many refs');
+}
 
 /**
  * Packs the objects `build` wrote into the quarantine, loose or in packs (objects copied from another

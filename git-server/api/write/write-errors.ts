@@ -40,6 +40,18 @@ export class RefNameConflictError extends PublicError {
   }
 }
 
+/**
+ * 409: the write would create refs past what one repository may hold (`quota.repository_max_refs`); nothing was
+ * written. Moving and deleting refs is never refused, so deleting refs makes room again.
+ */
+export class RefLimitError extends PublicError {
+  override readonly name = 'RefLimitError';
+  readonly code = 'ref_limit_reached';
+  constructor(repo: string, maxRefs: number) {
+    super(409, `${repo} may hold at most ${maxRefs} refs (branches, tags and any other refs together), and this write would create more; nothing was written. Delete refs you no longer need first.`);
+  }
+}
+
 /** 404: the ref to delete does not exist. */
 export class RefNotFoundError extends PublicError {
   override readonly name = 'RefNotFoundError';

@@ -19,7 +19,7 @@ import { readReceivePackRequest, type RefCommand } from './request.ts';
 const HEAD_MAX_AGE_MS = 30_000;
 
 /** Why a push (or part of one) was refused: the `reason` label of `service_push_refused_total`. */
-export type RefusalReason = 'body' | 'spool' | 'unpack' | 'connectivity' | 'invalid' | 'stale' | 'quota';
+export type RefusalReason = 'body' | 'spool' | 'unpack' | 'connectivity' | 'invalid' | 'stale' | 'quota' | 'ref_limit';
 
 export interface ReceivePackOptions {
   readonly repos: RepoStore;
@@ -129,7 +129,7 @@ export async function receivePack(input: PushInput, options: ReceivePackOptions)
       // cache.sync read the head when this request began: publishing from it saves a request per push.
       headMaxAgeMs: HEAD_MAX_AGE_MS,
     });
-    for (const ref of result.refs) if (ref.status === 'rejected') refuse(ref.ref, rejection(ref), 'stale');
+    for (const ref of result.refs) if (ref.status === 'rejected') refuse(ref.ref, rejection(ref), ref.reason === 'too many refs' ? 'ref_limit' : 'stale');
     if (result.outcome !== 'published') return { body: report('ok', progress) };
     reservation?.published();
     if (stored && quarantine) await applyLocally(options.cache, input.repo, quarantine, stored, options.onLocalApplyFailed);
@@ -186,6 +186,8 @@ function rejection(result: Extract<RefResult, { status: 'rejected' }>): string {
   // git's words for a ref that moved since the client looked: it must fetch and merge first.
   if (result.reason === 'stale old value') return 'fetch first';
   if (result.reason === 'ref name conflict') return `cannot create '${result.ref}': it conflicts with '${result.conflictsWith ?? ''}' (a ref cannot also be a directory of refs)`;
+  // git prints it beside the ref: `! [remote rejected] x -> x (too many refs: …)`.
+  if (result.reason === 'too many refs' && result.maxRefs !== undefined) return `too many refs: the repository may hold at most ${result.maxRefs}; delete some first`;
   return result.reason;
 }
 

@@ -221,6 +221,45 @@ export function describeRepoStoreScenarios(name: string, subject: () => Scenario
       expect([...(await a.readHead(repo)).refs.keys()].sort()).toEqual(['refs/heads/a/b', 'refs/heads/ok', 'refs/heads/x/y']);
     });
 
+    it('the ref limit holds across instances: creates racing for the last place, or made on a stale head, never pass it', async () => {
+      const s = subject();
+      const instances = Array.from({ length: 3 }, () => new RepoStore({ store: s.connect(), maxRefs: 2 }));
+      const [a, b] = instances as [RepoStore, RepoStore];
+      const repo = newRepoName();
+      await a.createRepo(repo);
+      published(await a.publish(repo, update([{ ref: 'refs/heads/main', old: Z, new: oid('m') }])));
+      const create = (name: string) => ({ ref: `refs/heads/${name}`, old: Z, new: oid(name) });
+
+      // One place left, six writers through three instances: one lands, the others are told why.
+      const racers = await Promise.all(Array.from({ length: 6 }, (_, i) => instances[i % 3]!.publish(repo, update([create(`racer-${i}`)]))));
+      expect(racers.filter((r) => r.outcome === 'published')).toHaveLength(1);
+      for (const r of racers.filter((r) => r.outcome !== 'published')) expect(r.refs).toEqual([expect.objectContaining({ status: 'rejected', reason: 'too many refs', maxRefs: 2 })]);
+      const winner = [...(await b.readHead(repo, { fresh: true })).refs.keys()].find((ref) => ref.includes('racer')) as string;
+      published(await b.publish(repo, update([{ ref: winner, old: oid(winner.slice('refs/heads/'.length)), new: Z }])));
+
+      // `a` remembers a head with room for one; `b` takes it meanwhile. `a`'s create is checked against the state its
+      // entry would follow, not the head it remembered.
+      await a.readHead(repo, { fresh: true });
+      published(await b.publish(repo, update([create('taken')])));
+      const late = await a.publish(repo, update([create('late')], { headMaxAgeMs: 60_000 }));
+      expect(late).toMatchObject({ outcome: 'rejected', refs: [{ ref: 'refs/heads/late', status: 'rejected', reason: 'too many refs', maxRefs: 2 }] });
+      expect([...(await a.readHead(repo, { fresh: true })).refs.keys()]).not.toContain('refs/heads/late');
+
+      // At the limit, deleting, moving and renaming (delete and create in one publish) go through.
+      published(await a.publish(repo, update([{ ref: 'refs/heads/main', old: oid('m'), new: oid('m2') }])));
+      published(
+        await b.publish(
+          repo,
+          update([
+            { ref: 'refs/heads/taken', old: oid('taken'), new: Z },
+            { ref: 'refs/heads/renamed', old: Z, new: oid('taken') },
+          ]),
+        ),
+      );
+      published(await a.publish(repo, update([{ ref: 'refs/heads/renamed', old: oid('taken'), new: Z }])));
+      expect([...(await b.readHead(repo, { fresh: true })).refs.keys()]).toEqual(['refs/heads/main']);
+    });
+
     it('8 writers × 25 publishes through two instances: every acknowledged publish is there, seq gapless', async () => {
       const s = subject();
       const instances = [new RepoStore({ store: s.connect() }), new RepoStore({ store: s.connect() })];
