@@ -148,6 +148,9 @@ describe('traffic, deploy history and logs in the console', () => {
     const rows = page.getByRole('table', { name: /Apps/ }).getByRole('row');
     await expect.poll(async () => (await rows.nth(1).innerText()).replace(/\s+/g, ' '), { timeout: 15_000 }).toMatch(new RegExp(`^web Serving ${web.requests} ${figure(web.error_ratio)} % \\d+ ms `));
     expect((await rows.nth(2).innerText()).replace(/\s+/g, ' ')).toMatch(/^calm Serving \d+ 0 % /);
+    // Under the apps, what the project's builds use of its quotas: the deploys above are stored.
+    const builds = page.getByRole('region', { name: 'Builds' });
+    await expect.poll(async () => (await builds.innerText()).replace(/\s+/g, ' '), { timeout: 5_000 }).toMatch(/Stored builds [1-9][\d,]* of 2,147,483,648 bytes/);
     await checkConsolePage(page, 'apps-traffic');
 
     // The app's page opens on its charts: the figures of the requests sent, the deploys marked.

@@ -5,6 +5,7 @@ import { allPages } from '../api/pages.ts';
 import { percent } from '../app-metrics.tsx';
 import { failingFirst } from '../failing-first.ts';
 import { ProjectNav } from '../project-nav.tsx';
+import { ProjectBuildQuotas } from './project-build-quotas.tsx';
 import { ErrorNote, Frame, Head, Loading, useLoad, useRefresh } from '../ui.tsx';
 
 const REFRESH_MS = 60_000;
@@ -49,6 +50,7 @@ export function Apps() {
           </tbody>
         </table>
       )}
+      {data && data.apps.length > 0 && <ProjectBuildQuotas projectId={projectId} round={data} />}
     </Frame>
   );
 }
