@@ -158,32 +158,54 @@ function pastLimit(refs: ReadonlyMap<string, string>, updates: readonly RefUpdat
 /**
  * The creates among `updates` (all valid against `refs`) that would leave a ref and a ref under it, each
  * with one ref it conflicts with. Refs that exist already are never rejected for this: an update to one
- * changes no name.
+ * changes no name. A ref under a create is found by binary search in the names in git's order, so a publish of
+ * many creates costs (refs + creates) × log, not refs × creates: 10,000 creates against 10,000 refs took ~8 s of
+ * the event loop scanning every name for each create.
  */
 function nameConflicts(refs: ReadonlyMap<string, string>, updates: readonly RefUpdate[], zero: string): Map<RefUpdate, string> {
   const creates = updates.filter((u) => u.new !== zero && !refs.has(u.ref));
   const conflicts = new Map<RefUpdate, string>();
   if (creates.length === 0) return conflicts;
-  const after = new Set(refs.keys());
-  for (const u of updates) {
-    if (u.new === zero) after.delete(u.ref);
-    else after.add(u.ref);
-  }
+  const deleted = new Set(updates.filter((u) => u.new === zero).map((u) => u.ref));
+  const created = new Set(creates.map((u) => u.ref));
+  const kept = (name: string) => !deleted.has(name);
+  const existing = inGitOrder([...refs.keys()]);
+  const added = inGitOrder([...created]);
   for (const u of creates) {
     const parts = u.ref.split('/');
     // A directory of it that is a ref (`refs/heads/a` for `refs/heads/a/b`)…
     for (let i = 2; i < parts.length && !conflicts.has(u); i++) {
       const directory = parts.slice(0, i).join('/');
-      if (after.has(directory)) conflicts.set(u, directory);
+      if ((refs.has(directory) && kept(directory)) || created.has(directory)) conflicts.set(u, directory);
     }
+    if (conflicts.has(u)) continue;
     // …or a ref under it (`refs/heads/a/b` for `refs/heads/a`).
     const prefix = `${u.ref}/`;
-    for (const other of after) {
-      if (conflicts.has(u)) break;
-      if (other.startsWith(prefix)) conflicts.set(u, other);
-    }
+    const under = firstUnder(existing, prefix, kept) ?? firstUnder(added, prefix, () => true);
+    if (under !== undefined) conflicts.set(u, under);
   }
   return conflicts;
+}
+
+/** `names` sorted as git orders refs (a head's refs already are: then this only checks). */
+function inGitOrder(names: string[]): string[] {
+  for (let i = 1; i < names.length; i++) if (compareRefNames(names[i - 1] as string, names[i] as string) > 0) return names.sort(compareRefNames);
+  return names;
+}
+
+/**
+ * The first name of `sorted` (in git's order) that starts with `prefix` and is `kept`. Names with a prefix are
+ * contiguous in lexicographic order, from the first name not below the prefix.
+ */
+function firstUnder(sorted: readonly string[], prefix: string, kept: (name: string) => boolean): string | undefined {
+  let low = 0;
+  for (let high = sorted.length; low < high;) {
+    const middle = (low + high) >>> 1;
+    if (compareRefNames(sorted[middle] as string, prefix) < 0) low = middle + 1;
+    else high = middle;
+  }
+  for (let i = low; i < sorted.length && (sorted[i] as string).startsWith(prefix); i++) if (kept(sorted[i] as string)) return sorted[i];
+  return undefined;
 }
 
 /** Orders ref names as git does (byte order of UTF-8, which is code point order). */
