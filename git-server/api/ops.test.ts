@@ -265,6 +265,7 @@ describe('GET /api/overview', () => {
       head_seq: 0,
       log_start: 1,
       packs: { count: 0, bytes: 0 },
+      refs: { count: 0, max: 10_000 },
       storage: { bytes: 0, lfs_bytes: 0, quota_bytes: 10 * 1024 ** 3, owner_bytes: 0, owner_quota_bytes: 50 * 1024 ** 3 },
       checkpoint: null,
       entries_since_checkpoint: 0,

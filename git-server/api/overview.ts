@@ -20,6 +20,10 @@ export const RepoOverviewBody = Type.Object({
   head_seq: Seq('The newest log entry.'),
   log_start: Seq('The oldest log entry kept (older ones are folded into a checkpoint).'),
   packs: Type.Object({ count: Count('Live packs: a fetch reads each.'), bytes: Count('Their size.') }),
+  refs: Type.Object(
+    { count: Count('Refs the repository holds: branches, tags and any others.'), max: Count('How many it may hold (`quota.repository_max_refs`); a new ref past it is refused.') },
+    { description: 'What the ref limit counts.' },
+  ),
   storage: Type.Optional(
     Type.Object(
       {
@@ -98,18 +102,19 @@ export function overviewRoutes(scope: FastifyInstance, deps: RepoApiDependencies
       const head = await deps.repos.readHead(path.full);
       const [overview, stored] = await Promise.all([repoOverview(deps.objects, path, head), deps.quota?.stored(path, head)]);
       reply.header('cache-control', 'no-store');
-      return overviewBody(overview, stored);
+      return overviewBody(overview, { count: head.refs.size, max: deps.repos.maxRefs }, stored);
     },
   });
 }
 
-export function overviewBody(o: RepoOverview, stored?: StoredBytes): RepoOverviewBody {
+export function overviewBody(o: RepoOverview, refs: RepoOverviewBody['refs'], stored?: StoredBytes): RepoOverviewBody {
   const c = o.lastCompaction;
   return {
     repo: o.repo,
     head_seq: o.headSeq,
     log_start: o.logStart,
     packs: { count: o.packs.count, bytes: o.packs.bytes },
+    refs,
     ...(stored ? { storage: { bytes: stored.packs + stored.lfs, lfs_bytes: stored.lfs, quota_bytes: stored.quota, owner_bytes: stored.owner.bytes, owner_quota_bytes: stored.owner.quota } } : {}),
     checkpoint: o.checkpoint && { seq: o.checkpoint.seq, at: o.checkpoint.at },
     entries_since_checkpoint: o.entriesSinceCheckpoint,

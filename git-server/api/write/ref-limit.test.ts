@@ -46,6 +46,7 @@ describe('the ref limit on JSON API writes', () => {
     const changes = [{ op: 'upsert', path: 'b.txt', content: Buffer.from('b\n').toString('base64'), mode: '100644' }];
     refused(await bed.b('POST', '/acme/site/api/commits', { branch: 'b', base: 'main', message: 'new branch', committer, changes }));
     expect([await refNames(bed, 'branches'), await refNames(bed, 'tags')]).toEqual([['a', 'main'], ['v1']]);
+    expect((await bed.b('GET', '/acme/site/api/overview')).json()).toMatchObject({ refs: { count: LIMIT, max: LIMIT } });
 
     // At the limit: a commit on an existing branch, a move and a deletion go through; then there is room again.
     const moved = await bed.a('POST', '/acme/site/api/commits', { branch: 'main', message: 'second', committer, changes });
