@@ -1,30 +1,49 @@
 // The manifest as this process last saw it, revalidated with a conditional GET: an unchanged head costs one
-// request answered 304 and no body; a changed one costs the same request with the new manifest in it.
+// request answered 304 and no body; a changed one costs the same request with the new manifest in it. Heads are
+// kept up to a size in all (a repository may hold 10,000 refs, a tenant many repositories): one let go is read
+// again whole on its next use.
 import type { ETag, ObjectStore } from '../object-store/object-store.ts';
 import { CorruptObjectError, RepoNotFoundError } from './errors.ts';
 import { manifestKey } from './layout.ts';
 import { decodeManifest, type Manifest } from './manifest.ts';
 import type { RepoPath } from './repo-path.ts';
+import { Lru } from './lru.ts';
 
 /** A manifest with the etag it was read or written with: what a compare-and-swap is conditional on. */
 export type RepoHead = Manifest & { readonly etag: ETag };
 
 interface Cached {
-  head: RepoHead;
-  checkedAt: number;
+  readonly head: RepoHead;
+  readonly checkedAt: number;
+}
+
+/** What the decoded heads of one process may take together, unless told otherwise. */
+export const HEAD_CACHE_BYTES = 32 * 1024 * 1024;
+
+/** About what a decoded head takes in memory: its refs' names and ids as JS strings, in a Map, and its packs. */
+export function headWeight(head: RepoHead): number {
+  let bytes = 512 + head.packs.length * 256;
+  for (const [name, oid] of head.refs) bytes += 2 * (name.length + oid.length) + 64;
+  return bytes;
 }
 
 export class HeadCache {
   readonly #store: ObjectStore;
   readonly #ttlMs: number;
   readonly #clock: () => number;
-  readonly #cache = new Map<string, Cached>();
+  readonly #cache: Lru<Cached>;
   readonly #inflight = new Map<string, Promise<RepoHead>>();
 
-  constructor(store: ObjectStore, options: { ttlMs: number; clock: () => number }) {
+  constructor(store: ObjectStore, options: { ttlMs: number; clock: () => number; maxBytes?: number }) {
     this.#store = store;
     this.#ttlMs = options.ttlMs;
     this.#clock = options.clock;
+    this.#cache = new Lru(options.maxBytes ?? HEAD_CACHE_BYTES);
+  }
+
+  /** What the heads kept weigh together (bytes, by {@link headWeight}). */
+  get bytes(): number {
+    return this.#cache.weight;
   }
 
   /**
@@ -59,7 +78,7 @@ export class HeadCache {
     const current = this.#cache.get(repo.full)?.head;
     // An answer that left the store before ours must not move the cache back.
     if (current && current.repoId === head.repoId && current.seq > head.seq) return;
-    this.#cache.set(repo.full, { head, checkedAt: this.#clock() });
+    this.#cache.set(repo.full, { head, checkedAt: this.#clock() }, headWeight(head));
   }
 
   forget(repo: RepoPath): void {

@@ -1,5 +1,5 @@
 // Reading log entries. Entries are immutable within an incarnation, so decoded ones are kept in an LRU keyed
-// by (repoId, seq) and never read twice.
+// by (repoId, seq), bounded by their size (an entry may hold 10,000 ref updates), and not read twice while kept.
 import type { ETag, ObjectStore } from '../object-store/object-store.ts';
 import { CorruptObjectError } from './errors.ts';
 import { logKey } from './layout.ts';
@@ -14,9 +14,10 @@ export class LogReader {
   readonly #store: ObjectStore;
   readonly #cache: Lru<LogEntry>;
 
-  constructor(store: ObjectStore, capacity: number) {
+  /** `capacityBytes`: what the decoded entries kept may take together, counted as twice their encoded size. */
+  constructor(store: ObjectStore, capacityBytes: number) {
     this.#store = store;
-    this.#cache = new Lru(capacity);
+    this.#cache = new Lru(capacityBytes);
   }
 
   /** The slot at `seq`, read as incarnation `repoId` (whether or not a manifest covers it yet). */
@@ -31,7 +32,7 @@ export class LogReader {
     if (entry.repoId !== repoId) return { kind: 'foreign', etag: got.etag };
     if (entry.seq !== seq) throw new CorruptObjectError(key, `holds seq ${entry.seq}`);
     const frozen = Object.freeze(entry);
-    this.#cache.set(`${repoId}/${seq}`, frozen);
+    this.#cache.set(`${repoId}/${seq}`, frozen, 2 * got.body.byteLength);
     return { kind: 'entry', entry: frozen };
   }
 

@@ -1,24 +1,46 @@
-/** A small least-recently-used map, for immutable objects (log entries) that never need invalidation. */
+/**
+ * A small least-recently-used map, bounded by the weight of what it holds: 1 an entry unless the caller weighs
+ * them (bytes, for decoded objects whose size a tenant chooses), so the bound is a count or a size.
+ */
 export class Lru<V> {
-  readonly #map = new Map<string, V>();
+  readonly #map = new Map<string, { readonly value: V; readonly weight: number }>();
   readonly #capacity: number;
+  #weight = 0;
 
   constructor(capacity: number) {
     this.#capacity = capacity;
   }
 
-  get(key: string): V | undefined {
-    const value = this.#map.get(key);
-    if (value !== undefined) {
-      this.#map.delete(key);
-      this.#map.set(key, value);
-    }
-    return value;
+  /** What the entries weigh together. */
+  get weight(): number {
+    return this.#weight;
   }
 
-  set(key: string, value: V): void {
+  get(key: string): V | undefined {
+    const held = this.#map.get(key);
+    if (held !== undefined) {
+      this.#map.delete(key);
+      this.#map.set(key, held);
+    }
+    return held?.value;
+  }
+
+  /** Keeps `value`, letting the least recently used go past the capacity (never the one just kept). */
+  set(key: string, value: V, weight = 1): void {
+    this.delete(key);
+    this.#map.set(key, { value, weight });
+    this.#weight += weight;
+    for (const [oldest, held] of this.#map) {
+      if (this.#weight <= this.#capacity || oldest === key) break;
+      this.#map.delete(oldest);
+      this.#weight -= held.weight;
+    }
+  }
+
+  delete(key: string): void {
+    const held = this.#map.get(key);
+    if (held === undefined) return;
     this.#map.delete(key);
-    this.#map.set(key, value);
-    if (this.#map.size > this.#capacity) this.#map.delete(this.#map.keys().next().value as string);
+    this.#weight -= held.weight;
   }
 }

@@ -30,8 +30,10 @@ export interface RepoStoreOptions {
   /** Where `service_pending_marker_put_failures_total` goes; prom-client's default registry when absent. */
   registry?: Registry;
   now?: () => Date;
-  /** Decoded log entries kept in memory (they never change). Default 4096. */
-  entryCacheSize?: number;
+  /** What the decoded log entries kept in memory (they never change) may take, in bytes. Default {@link ENTRY_CACHE_BYTES}. */
+  entryCacheBytes?: number;
+  /** What the decoded heads kept in memory may take, in bytes. Default `HEAD_CACHE_BYTES` (head-cache.ts). */
+  headCacheBytes?: number;
   /** Lost claim or CAS rounds before a publish gives up with `PublishContentionError`. Default 200. */
   maxPublishRounds?: number;
   /**
@@ -67,6 +69,9 @@ const SHA256 = /^[0-9a-f]{64}$/;
  * the heads it has seen and revalidates it on every read (one conditional GET, usually a 304). Repository
  * names are `owner/repo` (`InvalidRepoNameError` otherwise); a missing repository is `RepoNotFoundError`.
  */
+/** What the decoded log entries one process keeps may take together (32 MiB: some 20,000 ordinary pushes'). */
+export const ENTRY_CACHE_BYTES = 32 * 1024 * 1024;
+
 export class RepoStore {
   readonly #store: ObjectStore;
   readonly #heads: HeadCache;
@@ -81,8 +86,12 @@ export class RepoStore {
   constructor(options: RepoStoreOptions) {
     this.#store = options.store;
     this.#now = options.now ?? (() => new Date());
-    this.#heads = new HeadCache(options.store, { ttlMs: options.freshnessTtlMs ?? 0, clock: () => this.#now().getTime() });
-    this.#log = new LogReader(options.store, options.entryCacheSize ?? 4096);
+    this.#heads = new HeadCache(options.store, {
+      ttlMs: options.freshnessTtlMs ?? 0,
+      clock: () => this.#now().getTime(),
+      ...(options.headCacheBytes !== undefined ? { maxBytes: options.headCacheBytes } : {}),
+    });
+    this.#log = new LogReader(options.store, options.entryCacheBytes ?? ENTRY_CACHE_BYTES);
     this.#registry = options.registry ?? defaultRegistry;
     failureCounter(this.#registry);
     this.#maxRounds = options.maxPublishRounds ?? 200;

@@ -25,7 +25,7 @@ async function branches(t: TwoInstances, repo: string): Promise<string[]> {
   return (await t.b('GET', `/acme/${repo}/api/refs/branches`)).json<{ refs: { name: string }[] }>().refs.map((r) => r.name);
 }
 
-describe('writes into a pristine repository racing another', () => {
+describe('writes into a pristine repository racing another', { timeout: 30_000 }, () => {
   it('initialize: the second of two with different branches publishes nothing and answers 409', async () => {
     bed = await twoInstances({ initializeSources: ['acme/template'] });
     const template = await source(bed, 'template', 'main');

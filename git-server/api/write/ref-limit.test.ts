@@ -32,7 +32,7 @@ function refused(answer: { statusCode: number; json: () => unknown }): void {
   expect([answer.statusCode, answer.json()]).toEqual([409, { error: 'ref_limit_reached', retryable: false, message: expect.stringContaining(`acme/site may hold at most ${LIMIT} refs`) as unknown }]);
 }
 
-describe('the ref limit on JSON API writes', () => {
+describe('the ref limit on JSON API writes', { timeout: 30_000 }, () => {
   it('refuses every route that would create a ref past it, and still moves and deletes refs at it', async () => {
     bed = await twoInstances({ maxRefs: LIMIT });
     bed.gate.release(); // no race here: `a` writes as `b` does

@@ -1,0 +1,35 @@
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { MemoryObjectStore } from '../object-store/memory-object-store.ts';
+import { CountingObjectStore } from '../object-store/testing/counting-object-store.ts';
+import { HeadCache, headWeight } from './head-cache.ts';
+import { parseRepoPath } from './repo-path.ts';
+import { RepoStore } from './repo-store.ts';
+
+const ZERO = '0'.repeat(40);
+
+describe('HeadCache', () => {
+  it('keeps heads to its size in all, reading one it let go again whole, and answers a kept one without a body', async () => {
+    const store = new MemoryObjectStore();
+    const repos = new RepoStore({ store });
+    const names = ['a/one', 'a/two', 'a/three'];
+    for (const name of names) {
+      await repos.createRepo(name);
+      const refUpdates = Array.from({ length: 200 }, (_, i) => ({ ref: `refs/heads/topic-${i}`, old: ZERO, new: randomBytes(20).toString('hex') }));
+      await repos.publish(name, { kind: 'ref_update', refUpdates, pusher: 'ada', requestId: 'r', atomic: true });
+    }
+    const counting = new CountingObjectStore(store);
+    const one = await new HeadCache(store, { ttlMs: 60_000, clock: () => 0 }).read(parseRepoPath('a/one'));
+    // Room for two of the three heads.
+    const heads = new HeadCache(counting, { ttlMs: 60_000, clock: () => 0, maxBytes: Math.ceil(headWeight(one) * 2.5) });
+    for (const name of names) await heads.read(parseRepoPath(name));
+    expect(heads.bytes).toBeLessThanOrEqual(Math.ceil(headWeight(one) * 2.5));
+    counting.reset();
+    // The two most recent are answered from memory within the TTL; the first was let go and is read again.
+    await heads.read(parseRepoPath('a/three'));
+    await heads.read(parseRepoPath('a/two'));
+    expect(counting.total).toBe(0);
+    expect((await heads.read(parseRepoPath('a/one'))).refs.size).toBe(200);
+    expect(counting.count('get')).toBe(1);
+  });
+});
