@@ -1,5 +1,6 @@
 // Work a request starts that takes a core or a process for a while (a `git archive`, a fetch from a remote):
-// so many at once per owner and on the instance, so one tenant's many cannot take them all.
+// so many at once per caller (the principal asking: one person's share across every project they have, as the
+// repository's owner would be one project's) and on the instance, so one tenant's many cannot take them all.
 import { KeyedSlots } from '../src/collections/keyed-slots.ts';
 import { OwnerShareError } from './owner-share-error.ts';
 
@@ -21,18 +22,18 @@ export class OwnerRuns<Code extends string> {
     this.#options = options;
   }
 
-  /** A run for `owner`, given back by the function answered; 429 past the owner's share, 503 past the instance's. */
-  take(owner: string): () => void {
-    const slot = this.#slots.take(owner);
+  /** A run for `caller`, given back by the function answered; 429 past the caller's share, 503 past the instance's. */
+  take(caller: string): () => void {
+    const slot = this.#slots.take(caller);
     if ('release' in slot) return slot.release;
     const { what, codes, retryAfterSeconds } = this.#options;
-    if (slot.refused === 'key') throw new OwnerShareError('owner', codes, `${owner} has ${slot.held} ${what} at once, the most an owner may; retry when one is done.`, retryAfterSeconds);
+    if (slot.refused === 'key') throw new OwnerShareError('owner', codes, `${caller} has ${slot.held} ${what} at once, the most one caller may; retry when one is done.`, retryAfterSeconds);
     throw new OwnerShareError('instance', codes, `This server has as many ${what} as it runs at once; retry shortly.`, retryAfterSeconds);
   }
 
-  /** Runs `work` as one of `owner`'s runs. */
-  async run<T>(owner: string, work: () => Promise<T>): Promise<T> {
-    const release = this.take(owner);
+  /** Runs `work` as one of `caller`'s runs. */
+  async run<T>(caller: string, work: () => Promise<T>): Promise<T> {
+    const release = this.take(caller);
     try {
       return await work();
     } finally {

@@ -57,7 +57,7 @@ export function archiveRoutes(scope: FastifyInstance, deps: RepoApiDependencies)
         404: ErrorBodySchema,
         416: ErrorBodySchema,
         429: Type.Object(ErrorBodySchema.properties, {
-          description: 'The owner has two archives being made at once (`owner_archives_limit`, `Retry-After`; 503 `archives_busy` past the instance’s four).',
+          description: 'The caller has two archives being made at once, whatever the repositories (`owner_archives_limit`, `Retry-After`; 503 `archives_busy` past the instance’s four).',
         }),
       },
     },
@@ -82,16 +82,17 @@ export function archiveRoutes(scope: FastifyInstance, deps: RepoApiDependencies)
         if (hasTag(request.headers['if-none-match'], etag)) return reply.code(304).send();
 
         const archive: ArchiveRequest = { dir: repo.dir, commit, format, prefix };
-        const owner = repo.name.split('/')[0] ?? '';
+        // The caller's share, not the repository owner's: a person with many projects has one share.
+        const caller = request.gitPrincipal?.name ?? repo.name.split('/')[0] ?? '';
         const rangeHeader = request.method === 'GET' && ifRangeHolds(request, etag) ? request.headers.range : undefined;
         const spooled =
           request.method === 'HEAD' || rangeHeader !== undefined
-            ? await deps.archives.acquire(tag, (out) => archiveRuns(deps).run(owner, () => writeArchive(archive, out)))
+            ? await deps.archives.acquire(tag, (out) => archiveRuns(deps).run(caller, () => writeArchive(archive, out)))
             : await deps.archives.open(tag);
         if (spooled) return sendSpooled(reply, spooled, request.method === 'HEAD', rangeHeader);
         // Larger than the spool takes: the whole archive, streamed (a Range is ignored, as RFC 9110 allows).
         if (request.method === 'HEAD') return reply.send();
-        return streamArchive(request, reply, archive, archiveRuns(deps).take(owner));
+        return streamArchive(request, reply, archive, archiveRuns(deps).take(caller));
       }),
   });
 }

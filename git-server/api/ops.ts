@@ -110,7 +110,7 @@ export function opsRoutes(scope: FastifyInstance, deps: RepoApiDependencies): vo
         if (!isOperationId(op)) throw new UnknownOperationError(op);
         const repo = repoName(request);
         await deps.repos.readHead(repo); // 404 repository_not_found before any task exists
-        const { task, attached } = deps.tasks.start(repo, op, runnerOf(deps, repo, op), { trigger: 'api', log: request.log });
+        const { task, attached } = deps.tasks.start(repo, op, runnerOf(deps, repo, op), { trigger: 'api', by: request.gitPrincipal?.name, log: request.log });
         // The same lane and spelling of the repository the client used.
         const location = `${request.url.split('?', 1)[0]?.replace(/\/ops\/[^/]*$/, '')}/tasks/${task.id}`;
         if (wantsEventStream(request)) return streamTask(reply, task, deps.tasks.keepaliveMs, { location });

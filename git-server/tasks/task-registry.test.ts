@@ -226,4 +226,16 @@ describe('TaskRegistry', () => {
     await tasks.get(tasks.running()[0]!.id)?.done;
     expect(tasks.start('wayne/site', 'gc', new ControlledUnit().run).attached).toBe(false);
   });
+
+  it('counts the tasks one caller asked for across every owner: one person with many projects has one share', () => {
+    const tasks = new TaskRegistry({ instance: 'host-a:8090', apiTasks: { perOwner: 2, total: 4 } });
+    const run = () => new ControlledUnit().run;
+    tasks.start('p1/site', 'gc', run(), { trigger: 'api', by: 'mallory' });
+    tasks.start('p2/site', 'gc', run(), { trigger: 'api', by: 'mallory' });
+    expect(() => tasks.start('p3/site', 'gc', run(), { trigger: 'api', by: 'mallory' })).toThrow(
+      expect.objectContaining({ status: 429, code: 'owner_tasks_limit', message: expect.stringContaining('mallory has 2') }),
+    );
+    // Another person's, on one of those projects' repositories too, still runs.
+    expect(tasks.start('p1/other', 'gc', run(), { trigger: 'api', by: 'ada' }).attached).toBe(false);
+  });
 });

@@ -29,6 +29,8 @@ export interface TaskRegistryOptions {
 
 export interface StartOptions {
   readonly trigger: TaskTrigger;
+  /** Who asked for it (the principal), whose share of the API's tasks it takes; default the repository's owner. */
+  readonly by?: string | undefined;
   /** The logger of this task (a request's, so its lines carry the request id); default the registry's. */
   readonly log?: TaskLogger;
 }
@@ -58,6 +60,8 @@ export class TaskRegistry {
   #recent: Task[] = [];
   #draining = false;
   readonly #apiTasks: { readonly perOwner: number; readonly total: number };
+  /** Whose share each running API task takes. */
+  readonly #callers = new Map<Task, string>();
 
   constructor(options: TaskRegistryOptions) {
     this.instance = options.instance;
@@ -78,22 +82,25 @@ export class TaskRegistry {
     const key = `${repo}\0${operation}`;
     const running = this.#running.get(key);
     if (running) return { task: running, attached: true };
-    if (options.trigger === 'api') this.#refuseApiTaskPastBound(repo);
+    if (options.trigger === 'api') this.#refuseApiTaskPastBound(repo, options.by);
     const onEnded = (task: Task) => {
       this.#running.delete(key);
+      this.#callers.delete(task);
       this.#recent = [task, ...this.#recent].slice(0, this.#keepRecent);
     };
     const task = new Task({ repo, operation, instance: this.instance, trigger: options.trigger, now: this.#now, log: options.log ?? this.#log, onEnded }, run);
     this.#running.set(key, task);
+    if (options.trigger === 'api') this.#callers.set(task, options.by ?? repo.split('/')[0] ?? '');
     return { task, attached: false };
   }
 
-  #refuseApiTaskPastBound(repo: string): void {
-    const owner = repo.split('/')[0] ?? '';
+  /** The caller's share (`by`, else the repository's owner: one person's across their projects) and the instance's. */
+  #refuseApiTaskPastBound(repo: string, by: string | undefined): void {
+    const caller = by ?? repo.split('/')[0] ?? '';
     const api = [...this.#running.values()].filter((task) => task.trigger === 'api');
-    const mine = api.filter((task) => task.repo.split('/')[0] === owner).length;
+    const mine = api.filter((task) => this.#callers.get(task) === caller).length;
     if (mine >= this.#apiTasks.perOwner) {
-      throw new TooManyTasksError('owner', `${owner} has ${mine} operations running on this instance, the most an owner may at once; retry once one has ended.`);
+      throw new TooManyTasksError('owner', `${caller} has ${mine} operations running on this instance, the most one caller may at once; retry once one has ended.`);
     }
     if (api.length >= this.#apiTasks.total) throw new TooManyTasksError('instance', 'This instance runs as many requested operations as it runs at once; retry shortly.');
   }
