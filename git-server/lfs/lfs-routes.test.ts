@@ -293,11 +293,11 @@ describe('LFS with the object store down', () => {
 });
 
 describe('LFS uploads and the spool budget', () => {
-  it("refuses an upload past its owner's share of the spool with 429 and Retry-After, reading none of it, and counts nothing once done", async () => {
+  it("refuses an upload past its caller's share of the spool with 429 and Retry-After, reading none of it, and counts nothing once done", async () => {
     const spool = new SpoolBudget({ perOwnerBytes: 10_000, totalBytes: 100_000 });
     await start({ spool });
-    // Another upload of acme's is being received: 8,000 bytes of its 10,000 are taken.
-    const inFlight = spool.open('acme');
+    // Another upload of the same caller's (`writer`, to any repository) is being received: 8,000 bytes of its 10,000 are taken.
+    const inFlight = spool.open('writer');
     inFlight.reach(8000);
     const bytes = randomBytes(5000);
     const refused = await put(sha256(bytes), bytes);
@@ -306,7 +306,7 @@ describe('LFS uploads and the spool budget', () => {
     expect(refused.json()).toMatchObject({
       error: 'owner_uploads_limit',
       retryable: true,
-      message: expect.stringContaining("acme's pushes, LFS uploads and imports being received hold 7.8 KiB of the 9.8 KiB"),
+      message: expect.stringContaining("writer's pushes, LFS uploads and imports being received hold 7.8 KiB of the 9.8 KiB"),
     });
     expect(await stored(sha256(bytes))).toBeUndefined();
     inFlight.release();

@@ -139,8 +139,10 @@ export function lfsRoutes(app: FastifyInstance, deps: LfsDependencies): void {
         // Refused before a byte is read when the announced length cannot fit (an object stored already adds nothing).
         if (quota && declared > 0 && !(await deps.objects.head(key))) (await quota.reserve(repo, declared)).release();
         // Refused at once when what it announces would not fit now; counted as its bytes arrive (receiveObject's meter).
-        deps.spool.refuseUnfit(repo.owner, declared);
-        const spool = deps.spool.open(repo.owner);
+        // The caller's share (one person's across their projects), the repository's owner's without a principal.
+        const sharer = request.gitPrincipal?.name ?? repo.owner;
+        deps.spool.refuseUnfit(sharer, declared);
+        const spool = deps.spool.open(sharer);
         try {
           await receiveObject(deps.objects, {
             repo,

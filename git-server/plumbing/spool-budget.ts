@@ -56,6 +56,10 @@ export function receiveMeter(maxBytes: number, tooLarge: (maxBytes: number) => E
   return Object.defineProperty(meter, 'received', { get: () => received }) as Transform & { readonly received: number };
 }
 
+/**
+ * What is being received onto an instance's disk, counted in all and per share: a share is named by the caller
+ * (the principal receiving, one person's across every project they have), the repository's owner without one.
+ */
 export class SpoolBudget {
   readonly #bounds: SpoolBounds;
   readonly #owners = new Map<string, number>();
@@ -82,7 +86,7 @@ export class SpoolBudget {
 
   #refuseLarger(bytes: number): void {
     const bound = Math.min(this.#bounds.perOwnerBytes, this.#bounds.totalBytes);
-    if (bytes > bound) throw new SpoolFullError('receive', `What is being received is larger than this server holds at once for one owner (${formatBytes(bound)}).`);
+    if (bytes > bound) throw new SpoolFullError('receive', `What is being received is larger than this server holds at once for one caller (${formatBytes(bound)}).`);
   }
 
   open(owner: string): SpoolMeter {

@@ -108,7 +108,8 @@ export function gitHttpRoutes(app: FastifyInstance, deps: GitHttpDependencies): 
       const abort = abortOnClose(request, reply);
       reply.raw.once('close', deps.cache.hold(repo));
       const response = new PushResponse(reply, deps.keepaliveMs);
-      const spool = deps.spool.open(request.params.owner);
+      // The caller's share (one person's across their projects), the repository's owner's without a principal.
+      const spool = deps.spool.open(request.gitPrincipal?.name ?? request.params.owner);
       try {
         const outcome = await receivePack(
           {

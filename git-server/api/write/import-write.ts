@@ -103,7 +103,7 @@ export function importWriteRoutes(scope: FastifyInstance, deps: RepoApiDependenc
       'The target is not pristine (`not_pristine`), the source moved since the snapshot (`snapshot_stale`), or it has more refs than a repository may hold (`ref_limit_reached`, `quota.repository_max_refs`).',
     ),
     429: error(
-      'The caller has two imports from a URL running, whatever the repositories (`owner_imports_limit`; 503 `imports_busy` past the instance’s eight), or the owner’s share of the spool is taken (`owner_uploads_limit`); `Retry-After`.',
+      'The caller has two imports from a URL running, whatever the repositories (`owner_imports_limit`; 503 `imports_busy` past the instance’s eight), or its share of the spool is taken (`owner_uploads_limit`); `Retry-After`.',
     ),
     422: error(
       'Object formats differ (`object_format_mismatch`); a URL source that needs or refused the credentials (`source_authentication_failed`), has no repository there (`source_not_found`), or sent more than `api.import_max_size` (`source_too_large`).',
@@ -234,25 +234,19 @@ async function openBucketSource(deps: RepoApiDependencies, source: string, snaps
 
 /**
  * The URL source, fetched into a directory of the cache's tmp (deleted on release); 409 when its refs moved. What it
- * fetches counts against `owner`'s share of the spool until then, as a push does: one tenant's many imports cannot
+ * fetches counts against `caller`'s share of the spool until then, as a push does: one tenant's many imports cannot
  * fill the disk every other tenant's pushes need (429 past its share).
  */
-async function openUrlSource(
-  deps: RepoApiDependencies,
-  url: URL,
-  snapshot: ImportSnapshot,
-  credentials: SourceCredentials | undefined,
-  who: { readonly owner: string; readonly caller: string },
-): Promise<OpenSource> {
+async function openUrlSource(deps: RepoApiDependencies, url: URL, snapshot: ImportSnapshot, credentials: SourceCredentials | undefined, caller: string): Promise<OpenSource> {
   const dir = join(deps.cache.tmpDir, 'imports', randomUUID());
-  const spool = deps.spool?.open(who.owner);
+  const spool = deps.spool?.open(caller);
   const release = async () => {
     await rm(dir, { recursive: true, force: true });
     spool?.release();
   };
   try {
     await mkdir(join(deps.cache.tmpDir, 'imports'), { recursive: true });
-    const refs = await remoteRuns(deps).run(who.caller, () => fetchRemote(url, dir, snapshot.object_format, { ...remoteOptions(deps, credentials), ...(spool ? { spool } : {}) }));
+    const refs = await remoteRuns(deps).run(caller, () => fetchRemote(url, dir, snapshot.object_format, { ...remoteOptions(deps, credentials), ...(spool ? { spool } : {}) }));
     if (!sameRefs(snapshot, refs)) throw new SnapshotStaleError(url);
     return { dir, release };
   } catch (error) {
@@ -268,7 +262,7 @@ async function importSnapshot(deps: RepoApiDependencies, request: FastifyRequest
   if ('url' in snapshot.source) {
     const url = urlSource(snapshot.source.url, deps);
     if (url.href !== snapshot.source.url) throw new InvalidSnapshotError('source.url is not as resolve answered it; send the snapshot as POST /api/import/resolve answered it.');
-    open = () => openUrlSource(deps, url, snapshot, body.credentials, { owner: ownerOf(request), caller: callerOf(request) });
+    open = () => openUrlSource(deps, url, snapshot, body.credentials, callerOf(request));
   } else {
     noCredentials(body.credentials);
     const source = importSource(request, snapshot.source, deps);
