@@ -1,7 +1,8 @@
 // A hostile tenant's code on the real stack: a cw-runtime replica with two workerd shards and the operator. An
 // app that loops and one that fills its heap are quarantined (the RuntimeApp says why, an Event is recorded,
 // the app's log has the line) while another project's app on the same replica keeps answering; the
-// quarantine ends after its back-off.
+// quarantine ends after its back-off. An app whose requests compute in slices, yielding between them, is quarantined
+// for holding its shard's thread while a neighbour's requests wait there (the sustained bound), the same ways.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
 import { EVENTS, loadKubeConnection, objectClient, type KubeObject } from '../src/kube/index.ts';
@@ -35,6 +36,14 @@ const HOSTILE = `export default {
 };
 `;
 const CALM = `export default { fetch() { return new Response('calm ok'); } };\n`;
+/** `/burn` computes in slices of 30 ms forever, yielding between them: never long enough for the CPU bound. */
+const BURNER = `export default {
+  async fetch(request) {
+    if (new URL(request.url).pathname === '/burn') for (;;) { const t = Date.now(); while (Date.now() - t < 30) {} await scheduler.wait(0); }
+    return new Response('burner ok');
+  },
+};
+`;
 
 /** Serves `source` as app `name` in `namespace` (no Build resource: the runtime needs only the artifact and the spec). */
 async function deploy(namespace: string, name: string, source: string): Promise<void> {
@@ -50,21 +59,26 @@ function ready(app: RuntimeApp | undefined) {
 let runtime: Runtime;
 let tenant = '';
 let victim = '';
+/** Another project on the tenant's shard: it waits while the tenant's burner computes. */
+let neighbour = '';
 
 beforeAll(async () => {
   tenant = await createTestNamespace(conn, 'tenant');
   // Another project, placed on the other shard (projects are spread by a hash of their name).
   do victim = await createTestNamespace(conn, 'victim');
   while (shardOf(victim, SHARDS) === shardOf(tenant, SHARDS));
+  do neighbour = await createTestNamespace(conn, 'neighbour');
+  while (shardOf(neighbour, SHARDS) !== shardOf(tenant, SHARDS));
   runtime = await startRuntime('cw-runtime-limits', tenant, running, {
     CW_RUNTIME_SHARDS: String(SHARDS),
     CW_RUNTIME_CPU_LIMIT: '300ms',
     CW_RUNTIME_ISOLATE_HEAP_MB: '32',
     // Long enough for the report to reach the RuntimeApp on a loaded machine (it shows only while the quarantine lasts).
     CW_RUNTIME_QUARANTINE: '15s',
+    CW_RUNTIME_SUSTAINED_CPU_WINDOW: '2s',
   });
   await startOperator(tenant, running);
-  await Promise.all([deploy(victim, 'victim', CALM), deploy(tenant, 'looper', HOSTILE), deploy(tenant, 'hog', HOSTILE)]);
+  await Promise.all([deploy(victim, 'victim', CALM), deploy(tenant, 'looper', HOSTILE), deploy(tenant, 'hog', HOSTILE), deploy(tenant, 'burner', BURNER), deploy(neighbour, 'neighbour', CALM)]);
   await servedEverywhere([runtime], `victim.${victim}.${BASE_DOMAIN}`, 'calm ok');
   // Not the looper yet: an app of the same shard that answered a moment before an attack is a suspect too
   // (work after its answer), and the heap test below wants one suspect. The looper's test asks it first.
@@ -136,5 +150,30 @@ describe('bounded user code on the real stack', () => {
       40_000,
     );
     expect((await send(runtime.port, `looper.${tenant}.${BASE_DOMAIN}`)).body).toBe('hostile ok');
+  });
+
+  it('quarantines an app whose yielding requests hold its shard while another project waits there, says so on its RuntimeApp, and cuts them short', { timeout: 60_000 }, async () => {
+    await servedEverywhere([runtime], `burner.${tenant}.${BASE_DOMAIN}`, 'burner ok');
+    await servedEverywhere([runtime], `neighbour.${neighbour}.${BASE_DOMAIN}`, 'calm ok');
+    const probe = async () => expect((await send(runtime.port, `neighbour.${neighbour}.${BASE_DOMAIN}`)).status).toBe(200);
+    const burn = () => send(runtime.port, `burner.${tenant}.${BASE_DOMAIN}`, '/burn');
+    const { result: answers, latenciesMs } = await whileProbing(probe, () => Promise.all([burn(), burn()]));
+    console.log(`e2e yielding app: the neighbour on its shard meanwhile: ${latencySummary(latenciesMs)}`);
+    for (const answer of answers) expect(JSON.parse(answer.body)).toMatchObject({ status: 503, reason: 'CPULimitExceeded' });
+    const held = await eventually(
+      'burner Ready CPULimitExceeded',
+      () => apps.get(tenant, 'burner'),
+      (app) => ready(app)?.reason === 'CPULimitExceeded',
+    );
+    expect(ready(held)?.message).toMatch(/held most of its runtime shard's CPU time for 2 s while other projects' requests waited/);
+    await eventually(
+      'a CPULimitExceeded Event for the burner',
+      async () => (await events.list(tenant)).items.find((e) => e.reason === 'CPULimitExceeded' && e.involvedObject?.name === 'burner'),
+      (e) => e !== undefined,
+    );
+    const logs = await (await fetch(`${runtime.statusUrl}/apps/${tenant}/burner/logs?follow=false`, STATUS_AUTH)).text();
+    expect(logs).toMatch(/"outcome":"exceededCpu"/);
+    expect(logs).toMatch(/held most of its runtime shard's CPU time/);
+    await probe();
   });
 });

@@ -70,7 +70,14 @@ export interface RuntimeServerConfig {
   readonly shards: number;
   /** The bounds on apps' code (docs/runtime.md, "Bounded user code"). */
   /** `shardMemoryMb` as it applies; `configuredShardMemoryMb` when that is lower than configured, to fit the container. */
-  readonly limits: { readonly cpuLimitMs: number; readonly startupLimitMs: number; readonly isolateHeapMb: number; readonly shardMemoryMb: number; readonly configuredShardMemoryMb?: number };
+  readonly limits: {
+    readonly cpuLimitMs: number;
+    readonly startupLimitMs: number;
+    readonly sustainedWindowMs: number;
+    readonly isolateHeapMb: number;
+    readonly shardMemoryMb: number;
+    readonly configuredShardMemoryMb?: number;
+  };
   /** An app's first quarantine, doubling with each offence up to `maxMs`. */
   readonly quarantine: { readonly initialMs: number; readonly maxMs: number };
   /**
@@ -163,6 +170,7 @@ export function runtimeServerConfig(
   const shards = read.integer('CW_RUNTIME_SHARDS', Math.min(host.cores ?? availableParallelism(), 64), { min: 1, max: 64 });
   const cpuLimitMs = read.durationMs('CW_RUNTIME_CPU_LIMIT', 500, { min: 50, max: 60_000 });
   const startupLimitMs = read.durationMs('CW_RUNTIME_STARTUP_CPU_LIMIT', 1000, { min: 0, max: 60_000 });
+  const sustainedWindowMs = read.durationMs('CW_RUNTIME_SUSTAINED_CPU_WINDOW', 5000, { min: 0, max: 600_000 });
   const isolateHeapMb = read.integer('CW_RUNTIME_ISOLATE_HEAP_MB', 128, { min: 16, max: 16_384 });
   const configuredShardMemoryMb = read.integer('CW_RUNTIME_SHARD_MEMORY_MB', 2048, { min: 0, max: 1_048_576 });
   const shardMemoryMb = host.memory ? fittedShardMemoryMb({ configuredMb: configuredShardMemoryMb, shards, ...host.memory }) : configuredShardMemoryMb;
@@ -219,7 +227,7 @@ export function runtimeServerConfig(
     }),
     leaseDurationSeconds,
     shards,
-    limits: Object.freeze({ cpuLimitMs, startupLimitMs, isolateHeapMb, shardMemoryMb, ...(shardMemoryMb !== configuredShardMemoryMb ? { configuredShardMemoryMb } : {}) }),
+    limits: Object.freeze({ cpuLimitMs, startupLimitMs, sustainedWindowMs, isolateHeapMb, shardMemoryMb, ...(shardMemoryMb !== configuredShardMemoryMb ? { configuredShardMemoryMb } : {}) }),
     quarantine: Object.freeze({ initialMs: quarantineMs, maxMs: quarantineMaxMs }),
     ...(databaseUrl ? { databaseUrl } : {}),
     ...(https ? { https } : {}),

@@ -240,7 +240,7 @@ export class RuntimeServer {
       app,
       this.#records.get(`${namespace}/${app}`),
       engine?.served(namespace, app),
-      quarantine && { reason: quarantine.reason, until: new Date(quarantine.until).toISOString(), message: engine!.limits.why(quarantine.reason, quarantine.project) },
+      quarantine && { reason: quarantine.reason, until: new Date(quarantine.until).toISOString(), message: engine!.limits.why(quarantine.reason, quarantine.project, quarantine.sustained) },
       this.#rolloutCounts?.get(`${namespace}/${app}`),
       refused?.terminal ? refused.failure : undefined,
     );

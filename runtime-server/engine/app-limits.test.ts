@@ -2,20 +2,23 @@ import { describe, expect, it } from 'vitest';
 import { AppLogs } from '../../src/runtime-contract/app-logs.ts';
 import { silentRuntimeLogger } from '../../src/runtime-contract/log.ts';
 import { AppLimits, PROJECT_RELEASE_STOPS, PROJECT_STOPS } from './app-limits.ts';
+import type { Refusal } from './entry-proxy.ts';
 import type { Generation } from './generation.ts';
 import type { ShardStop } from './shard.ts';
+import type { SustainedUse } from './sustained-cpu.ts';
 import { UpstreamPool } from './upstream.ts';
 
-const limits = (createdAt?: (key: string) => number | undefined, memoryAccount = false) =>
+const limits = (createdAt?: (key: string) => number | undefined, memoryAccount = false, logs = new AppLogs()) =>
   new AppLimits({
     ...(createdAt ? { createdAt } : {}),
     memoryAccount,
     cpuLimitMs: 500,
+    sustainedWindowMs: 5000,
     quarantine: { initialMs: 60_000, maxMs: 3_600_000 },
     probationMs: 60_000,
     blame: { lateMs: 1_000, endedGraceMs: 100 },
     log: silentRuntimeLogger,
-    logs: new AppLogs(),
+    logs,
   });
 
 /** A CPU stop of shard 0 while `apps` each had a request in flight there. */
@@ -149,5 +152,87 @@ describe('AppLimits: who is held to a stopped shard', () => {
     expect(l.quarantine('victim/blog')).toBeUndefined(); // the project's other apps are served
     for (let i = 0; i < PROJECT_STOPS; i++) l.stopped(stopWhile([`attacker/fresh-${i}`]), () => 'b1');
     expect(l.quarantine('attacker/next')).toMatchObject({ project: true });
+  });
+});
+
+describe('AppLimits: who is held to a saturated shard', () => {
+  /** A shard saturated over 5 s with `inFlight` requests in flight (each answered by a cut it records), the hog's by requests. */
+  function saturated(inFlight: Record<string, number>) {
+    const pool = new UpstreamPool();
+    const cut: Array<{ app: string; refusal: Refusal }> = [];
+    for (const [app, n] of Object.entries(inFlight)) for (let i = 0; i < n; i++) pool.enter(app, 'GET', '/burn', (refusal) => cut.push({ app, refusal }) > 0);
+    const total = Object.values(inFlight).reduce((sum, n) => sum + n, 0);
+    const use: SustainedUse = {
+      wallMs: 5000,
+      cpuMs: 4900,
+      busy: 0.98,
+      byRequests: new Map(Object.entries(inFlight).map(([app, n]) => [app, n / total])),
+      waiting: new Set(Object.keys(inFlight).map((app) => app.split('/')[0]!)),
+    };
+    const stop = { generation: { shard: 0, upstream: { pool } } as unknown as Generation };
+    /** `l` judges the window, the thread sampled as `samples` (undefined: not asked), `spare` asked of the app held. */
+    const judge = (l: AppLimits, samples?: string[][], spare: (key: string) => string | undefined = () => undefined) => l.sustained(use, samples, stop, () => 'b1', spare);
+    return { use, cut, stop, judge };
+  }
+
+  it('quarantines the app whose code held the thread while another project waited, says why, and cuts its requests short', () => {
+    const logs = new AppLogs();
+    const withLogs = limits(undefined, false, logs);
+    const { cut, judge } = saturated({ 'hog/burn': 2, 'calm/site': 8 });
+    // The thread names the hog, though the neighbour's requests (waiting for it) are more.
+    const held = judge(withLogs, [['hog/burn'], ['hog/burn'], [], ['hog/burn'], ['calm/site']]);
+    expect(held).toMatchObject({ app: 'hog/burn', end: false, detail: expect.stringMatching(/it held 60 % of the shard's CPU time over 5 s/) as string });
+    const q = withLogs.quarantine('hog/burn');
+    expect(q).toMatchObject({ reason: 'CPULimitExceeded', sustained: true, offences: 1 });
+    expect(withLogs.quarantine('calm/site')).toBeUndefined();
+    expect(cut.map((c) => c.app)).toEqual(['hog/burn', 'hog/burn']);
+    expect(cut[0]!.refusal).toMatchObject({
+      status: 503,
+      reason: 'CPULimitExceeded',
+      detail: expect.stringMatching(/^The app was stopped: its code held most of its runtime shard's CPU time for 5 s while other projects' requests waited.* It is served again in 60 s\.$/) as string,
+    });
+    expect(withLogs.why('CPULimitExceeded', false, true)).toMatch(/held most of its runtime shard's CPU time for 5 s/);
+    expect(logs.recent('hog/burn').at(-1)).toMatchObject({ outcome: 'exceededCpu', buildId: 'b1', request: { url: '/burn' }, status: 503 });
+  });
+
+  it('holds nobody to an app busy alone on its shard, or when the thread names no app in the majority', () => {
+    const l = limits();
+    const alone = saturated({ 'hog/burn': 20 });
+    expect(alone.judge(l, [['hog/burn'], ['hog/burn']])).toBeUndefined();
+    expect(alone.judge(l)).toBeUndefined();
+    const mixed = saturated({ 'hog/burn': 2, 'calm/site': 2 });
+    expect(mixed.judge(l, [[], [], ['hog/burn']])).toBeUndefined();
+    expect([alone.cut, mixed.cut, l.quarantine('hog/burn')]).toEqual([[], [], undefined]);
+  });
+
+  it('judges by the requests in flight when the thread is not asked', () => {
+    const l = limits();
+    const { cut, judge } = saturated({ 'hog/burn': 9, 'calm/site': 1 });
+    expect(judge(l)).toMatchObject({ app: 'hog/burn', end: false });
+    expect(cut).toHaveLength(9);
+  });
+
+  it("has the shard ended when the app's code runs with none of its requests there to cut, and the stop then quarantines it as sustained", () => {
+    const l = limits();
+    const { stop, judge } = saturated({ 'calm/site': 3 });
+    const held = judge(l, [['hog/later'], ['hog/later'], ['hog/later']]);
+    expect(held).toMatchObject({ app: 'hog/later', end: true });
+    expect(l.quarantine('hog/later')).toBeUndefined(); // the stop does it
+    l.stopped(
+      { ...stop, kind: 'cpu', detail: held!.detail, sustained: true },
+      () => 'b1',
+      () => undefined,
+      ['hog/later'],
+    );
+    expect(l.quarantine('hog/later')).toMatchObject({ reason: 'CPULimitExceeded', sustained: true });
+    expect(l.quarantine('calm/site')).toBeUndefined();
+  });
+
+  it('suspends a new release in a rollout instead of quarantining the app', () => {
+    const l = limits();
+    const { cut, judge } = saturated({ 'hog/burn': 3, 'calm/site': 1 });
+    expect(judge(l, undefined, () => 'b2')).toMatchObject({ app: 'hog/burn', end: false });
+    expect(l.quarantine('hog/burn')).toBeUndefined();
+    expect(cut[0]!.refusal).toMatchObject({ status: 503, reason: 'CPULimitExceeded', retryAfter: '1' });
   });
 });

@@ -6,11 +6,14 @@ import type { RuntimeLogger } from '../../src/runtime-contract/log.ts';
 import { Probation } from './probation.ts';
 import { Quarantines, type LimitReason, type Quarantine } from './quarantine.ts';
 import type { ShardStop } from './shard.ts';
+import { sustainedCulprit, type SustainedUse } from './sustained-cpu.ts';
 import type { UpstreamPool } from './upstream.ts';
 
 export interface AppLimitsOptions {
   /** The CPU bound: how long a shard may go without answering anything (named in messages). */
   readonly cpuLimitMs: number;
+  /** The sustained bound's window (named in messages). */
+  readonly sustainedWindowMs: number;
   readonly quarantine: { readonly initialMs: number; readonly maxMs: number };
   /** How long apps suspected together take turns on their shard. */
   readonly probationMs: number;
@@ -46,8 +49,8 @@ export interface AppLimitsView {
   onProbation(): string[];
   /** Shards stopped at a limit or crashed, by kind, and apps quarantined now, by reason. */
   counts(): LimitCounts;
-  /** What an app quarantined for `reason` did, or its project (`project`), for its owner (stable while it lasts). */
-  why(reason: LimitReason, project?: boolean): string;
+  /** What an app quarantined for `reason` did (`sustained`: CPU held over a window), or its project (`project`), for its owner (stable while it lasts). */
+  why(reason: LimitReason, project?: boolean, sustained?: boolean): string;
 }
 
 /** Stops that quarantined apps of one project within {@link PROJECT_STOPS_WINDOW_MS} before all its apps are held back on the replica. */
@@ -124,7 +127,13 @@ export class AppLimits implements AppLimitsView {
       const q = this.quarantine(key);
       if (q) {
         const seconds = Math.max(1, Math.ceil((q.until - Date.now()) / 1000));
-        return { status: 503, title: 'Service Unavailable', detail: `${this.why(q.reason, q.project)} It is served again in ${seconds} s.`, retryAfter: String(seconds), reason: q.reason };
+        return {
+          status: 503,
+          title: 'Service Unavailable',
+          detail: `${this.why(q.reason, q.project, q.sustained)} It is served again in ${seconds} s.`,
+          retryAfter: String(seconds),
+          reason: q.reason,
+        };
       }
     }
     if (this.#probation.size > 0) {
@@ -169,6 +178,46 @@ export class AppLimits implements AppLimitsView {
     );
     if (cut.length > 0) this.#options.log.info('probation turn cut short', { shard, project: holder, requests: cut.length });
     return cut;
+  }
+
+  /**
+   * A shard's thread was saturated over the sustained window (`use`; `samples`: the apps whose code each sample of
+   * its thread ran, when it was asked). The app that held most of it while another project's requests waited
+   * (`sustainedCulprit`) is held to it as to a stop: quarantined with `CPULimitExceeded` (or its new release suspended,
+   * in a rollout), and its requests there cut short, which frees the thread at their next `await`. Answers that app,
+   * with `end` when none of its requests was there to cut (its code runs after its answers, or on although it is
+   * quarantined): the shard's workerd must then be ended and the stop laid on it (`stopped`, with `sustained`), and it
+   * is not held to it here.
+   */
+  sustained(
+    use: SustainedUse,
+    samples: ReadonlyArray<readonly string[]> | undefined,
+    stop: Omit<ShardStop, 'kind' | 'detail'>,
+    buildOf: (key: string) => string | undefined,
+    spare: (key: string) => string | undefined,
+  ): { readonly app: string; readonly detail: string; readonly end: boolean } | undefined {
+    const culprit = sustainedCulprit(use, samples);
+    const pool = stop.generation.upstream.pool;
+    const seen = { shard: stop.generation.shard, seconds: Math.round(use.wallMs / 100) / 10, busy: Math.round(use.busy * 100), by: samples ? 'thread' : 'requests', waiting: [...use.waiting] };
+    if (!culprit) {
+      this.#options.log.info('workerd shard saturated; nobody held to it', seen);
+      return undefined;
+    }
+    const detail = `it held ${Math.round(culprit.share * 100)} % of the shard's CPU time over ${seen.seconds} s while other projects' requests waited (the thread busy ${seen.busy} % of the time)`;
+    this.#options.log.warn('workerd shard saturated by one app', { ...seen, app: culprit.app, detail });
+    if (!pool.inFlightByApp().has(culprit.app)) return { app: culprit.app, detail, end: true };
+    this.#laidOn([culprit.app], 'CPULimitExceeded', { ...stop, kind: 'cpu', detail, sustained: true }, buildOf, spare);
+    // Quarantined: its requests are answered what later ones are; spared (a rollout's new release suspended): retried.
+    const refusal = this.refusal(culprit.app, stop.generation.shard, pool) ?? {
+      status: 503,
+      title: 'Service Unavailable',
+      detail: `${this.#why('CPULimitExceeded', true)} The request was cut short; retry shortly.`,
+      retryAfter: '1',
+      reason: 'CPULimitExceeded',
+    };
+    const cut = pool.cut(culprit.app, refusal);
+    this.#options.log.info('requests cut short', { app: culprit.app, requests: cut.length });
+    return { app: culprit.app, detail, end: false };
   }
 
   /**
@@ -264,7 +313,7 @@ export class AppLimits implements AppLimitsView {
     this.#probation.forget(key);
     this.#options.log.warn('rollout: new release suspended', { app: key, build, reason, detail: stop.detail });
     const now = new Date().toISOString();
-    const message = `${this.#why(reason)} The app is in a rollout: its new release (build ${build}), the likelier cause, is no longer served on this replica; the stable release serves all its traffic.`;
+    const message = `${this.#why(reason, stop.sustained)} The app is in a rollout: its new release (build ${build}), the likelier cause, is no longer served on this replica; the stable release serves all its traffic.`;
     this.#options.logs.add(key, {
       time: now,
       buildId: build,
@@ -278,9 +327,9 @@ export class AppLimits implements AppLimitsView {
   /** An app that may have stopped its shard, not in a rollout: quarantined. */
   #quarantine(key: string, reason: LimitReason, stop: ShardStop, buildOf: (key: string) => string | undefined): void {
     const pool = stop.generation.upstream.pool;
-    const q = this.#quarantines.impose(key, reason);
+    const q = this.#quarantines.impose(key, reason, Date.now(), stop.sustained);
     this.#probation.forget(key);
-    const message = `${this.#why(reason)} It is not served on this replica for ${Math.round((q.until - q.since) / 1000)} s (offence ${q.offences}).`;
+    const message = `${this.#why(reason, stop.sustained)} It is not served on this replica for ${Math.round((q.until - q.since) / 1000)} s (offence ${q.offences}).`;
     this.#options.log.warn('app quarantined', { app: key, reason, until: new Date(q.until).toISOString(), offences: q.offences, detail: stop.detail });
     const now = new Date().toISOString();
     this.#options.logs.add(key, {
@@ -326,18 +375,22 @@ export class AppLimits implements AppLimitsView {
   }
 
   /** What an app quarantined for `reason` did, or its project (`project`), for its owner (stable: no times or counts). */
-  why(reason: LimitReason, project = false): string {
-    return project ? this.#whyProject(reason) : this.#why(reason);
+  why(reason: LimitReason, project = false, sustained = false): string {
+    return project ? this.#whyProject(reason) : this.#why(reason, sustained);
   }
 
-  #why(reason: LimitReason): string {
-    return reason === 'CPULimitExceeded'
-      ? `The app was stopped: one of its requests ran for more than ${this.#options.cpuLimitMs} ms without yielding, which stalls every app of its runtime shard.`
-      : 'The app was stopped: it ran its runtime shard out of memory.';
+  #why(reason: LimitReason, sustained = false): string {
+    if (reason === 'MemoryLimitExceeded') return 'The app was stopped: it ran its runtime shard out of memory.';
+    return sustained
+      ? `The app was stopped: its code held most of its runtime shard's CPU time for ${this.#options.sustainedWindowMs / 1000} s while other projects' requests waited, which starves every app of its runtime shard.`
+      : `The app was stopped: one of its requests ran for more than ${this.#options.cpuLimitMs} ms without yielding, which stalls every app of its runtime shard.`;
   }
 
   #whyProject(reason: LimitReason): string {
-    const what = reason === 'CPULimitExceeded' ? `ran for more than ${this.#options.cpuLimitMs} ms without yielding` : 'ran their runtime shard out of memory';
+    const what =
+      reason === 'CPULimitExceeded'
+        ? `ran for more than ${this.#options.cpuLimitMs} ms without yielding, or held most of their runtime shard's CPU time while other projects' requests waited,`
+        : 'ran their runtime shard out of memory';
     return `The app's project is held back: its apps (or new releases of them) ${what} again and again within ${PROJECT_STOPS_WINDOW_MS / 60_000} minutes, stalling every app of their runtime shards, so none of its apps is served on this replica for a while.`;
   }
 }

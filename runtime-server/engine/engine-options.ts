@@ -70,11 +70,14 @@ export interface RuntimeEngineOptions {
    * isolate (an isolate past it ends its shard). `shardMemoryMb` (default 0, none): a shard whose resident
    * memory passes it is ended the same way. `shardRecycleMb` (default three quarters of `shardMemoryMb`): a healthy
    * shard past it is replaced by a fresh workerd, blue/green, losing no request; not sooner than `recycleMinAgeMs`
-   * (default 30 s) after its workerd started.
+   * (default 30 s) after its workerd started. `sustainedWindowMs` (default 5000; 0: none): a shard whose thread wanted a
+   * core 90 % of such a window, while another project's requests waited, lays the window on the app whose code held
+   * more than half of it (`sustained-cpu.ts`): quarantined, its requests cut short.
    */
   readonly limits?: {
     readonly cpuLimitMs?: number;
     readonly startupLimitMs?: number;
+    readonly sustainedWindowMs?: number;
     readonly intervalMs?: number;
     readonly isolateHeapMb?: number;
     readonly shardMemoryMb?: number;

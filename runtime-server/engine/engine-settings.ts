@@ -7,6 +7,8 @@ export interface EngineSettings {
   readonly shards: number;
   readonly cpuLimitMs: number;
   readonly startupLimitMs: number;
+  /** The window over which a shard's saturated thread is laid on the app holding it (`sustained-cpu.ts`); 0: never. */
+  readonly sustainedWindowMs: number;
   /** How often a shard's watchdog looks: a fifth of the CPU bound unless set, at least 10 ms. */
   readonly intervalMs: number;
   readonly isolateHeapMb: number;
@@ -39,6 +41,7 @@ export function engineSettings(o: RuntimeEngineOptions): EngineSettings {
     shards: Math.max(1, o.shards ?? 1),
     cpuLimitMs,
     startupLimitMs: o.limits?.startupLimitMs ?? 1000,
+    sustainedWindowMs: o.limits?.sustainedWindowMs ?? 5000,
     intervalMs: o.limits?.intervalMs ?? Math.max(10, Math.round(cpuLimitMs / 5)),
     isolateHeapMb: o.limits?.isolateHeapMb ?? 128,
     askTheThread: o.limits?.askTheThread ?? true,
@@ -73,7 +76,7 @@ export function shardSettings(s: EngineSettings): Pick<ShardContext, 'drainTimeo
   return {
     drainTimeoutMs: s.drainTimeoutMs,
     restartBackoff: s.restartBackoff,
-    watchdog: { intervalMs: s.intervalMs, cpuLimitMs: s.cpuLimitMs, startupLimitMs: s.startupLimitMs, memoryLimitBytes: s.shardMemoryBytes },
+    watchdog: { intervalMs: s.intervalMs, cpuLimitMs: s.cpuLimitMs, startupLimitMs: s.startupLimitMs, memoryLimitBytes: s.shardMemoryBytes, sustainedWindowMs: s.sustainedWindowMs },
     maxLoadedWorkers: s.maxLoadedWorkers,
     memoryRecycle: s.memoryRecycle,
   };

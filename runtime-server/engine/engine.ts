@@ -23,7 +23,7 @@ import { splitKey } from '../../src/kube/types.ts';
 import { startNodeService } from './node-service.ts';
 import type { AppDeployment, ServedApp } from './ports.ts';
 import { RequestStats, type DispatcherStats, type RolloutCounts } from './request-stats.ts';
-import { Shard, type ShardStop } from './shard.ts';
+import { Shard, type ShardSaturation, type ShardStop } from './shard.ts';
 import { servedTables } from './shard-tables.ts';
 import { shardOf } from './shard-of.ts';
 import { ShardRouter } from './shard-router.ts';
@@ -151,6 +151,7 @@ export class RuntimeEngine {
     this.#router = new ShardRouter(this.#shardCount, (host) => this.#assignment.get(host));
     this.#limits = new AppLimits({
       cpuLimitMs: s.cpuLimitMs,
+      sustainedWindowMs: s.sustainedWindowMs,
       quarantine: s.quarantine,
       probationMs: s.probationMs,
       // A request sent two health-check intervals after the shard last answered found it stuck already; an app
@@ -262,6 +263,7 @@ export class RuntimeEngine {
           (key) => this.#suspend(key, stop.runningCode),
           this.#appsOfFingerprints(stop.runningCode),
         ),
+      saturated: (saturation: ShardSaturation) => this.#saturated(saturation),
     };
     this.#shards = Array.from({ length: this.#shardCount }, (_, i) => new Shard(i, shardContext, { routes: emptyTable, assets: [] }));
     try {
@@ -582,6 +584,26 @@ export class RuntimeEngine {
   #nextId(): number {
     this.#generations += 1;
     return this.#generations;
+  }
+
+  /**
+   * A shard's thread was saturated over the sustained window: the app that held it while another project waited is
+   * held to it (`AppLimits.sustained`). Answers what to end the shard's workerd for, and the code of that app it was
+   * found running, when cutting the app's requests frees nothing.
+   */
+  #saturated({ use, generation, samples }: ShardSaturation): { detail: string; runningCode: string[] } | undefined {
+    const apps = samples?.map((fingerprints) => this.#appsOfFingerprints(fingerprints) ?? []);
+    const held = this.#limits.sustained(
+      use,
+      apps,
+      { generation },
+      (key) => this.#served.get(key)?.live.build.buildId,
+      (key) => this.#suspend(key, undefined),
+    );
+    if (!held?.end) return undefined;
+    // Only the thread can say the app's code runs with nothing of it in flight (without it, the app was found by them).
+    const runningCode = [...new Set(samples?.flat())].filter((fingerprint) => this.#loadedCode.get(fingerprint) === held.app);
+    return runningCode.length > 0 ? { detail: held.detail, runningCode } : undefined;
   }
 
   /** The apps code with one of `fingerprints` was given for (a stopped shard's thread was running it, a deploy since or not); undefined when none. */

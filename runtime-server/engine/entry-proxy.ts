@@ -225,6 +225,7 @@ export class EntryProxy {
             if (cutShort) return;
             responded = true;
             pool.output();
+            done.answered();
             try {
               const headers = responseHeaders(c.rawHeaders, responseHeaderMap);
               // The app's own Strict-Transport-Security wins: it may know better for a path (or send max-age=0).
@@ -404,6 +405,7 @@ export class EntryProxy {
       if (cutShort) return upSocket.destroy();
       answered = true;
       pool.output();
+      leave.answered();
       socket.write(rawHead(up, false));
       if (upHead.length > 0) socket.write(upHead);
       if (head.length > 0) upSocket.write(head);
@@ -421,6 +423,7 @@ export class EntryProxy {
       if (cutShort) return up.destroy();
       answered = true;
       pool.output();
+      leave.answered();
       socket.write(rawHead(up, true));
       up.pipe(socket);
       up.once('close', () => {

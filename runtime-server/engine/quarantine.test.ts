@@ -40,6 +40,15 @@ describe('Quarantines', () => {
     expect(changes).toEqual(['p/a', 'p/a']);
   });
 
+  it('says which quarantines are for CPU held over a window, counting their offences with the others', () => {
+    const q = new Quarantines({ initialMs: 1000, maxMs: 60_000 });
+    q.impose('p/a', 'CPULimitExceeded', 0);
+    expect(q.impose('p/a', 'CPULimitExceeded', 10, true)).toMatchObject({ sustained: true, offences: 2 });
+    expect(q.get('p/a')).toMatchObject({ sustained: true });
+    expect(q.impose('p/a', 'CPULimitExceeded', 20).sustained).toBeUndefined();
+    q.clear();
+  });
+
   it('keeps apps apart, and forgets a removed app', () => {
     const q = new Quarantines({ initialMs: 1000, maxMs: 60_000 });
     q.impose('p/a', 'CPULimitExceeded', 0);

@@ -9,6 +9,8 @@ export interface Quarantine {
   readonly until: number;
   /** Offences counted for the back-off, this one included. */
   readonly offences: number;
+  /** For CPU held over a window while other projects' requests waited (`sustained-cpu.ts`), not for one request computing without yielding. */
+  readonly sustained?: true;
 }
 
 export interface QuarantineOptions {
@@ -40,8 +42,8 @@ export class Quarantines {
     return this.#active.size;
   }
 
-  /** Quarantines `key` for its next back-off period. */
-  impose(key: string, reason: LimitReason, now = Date.now()): Quarantine {
+  /** Quarantines `key` for its next back-off period; `sustained`: for CPU held over a window (`Quarantine.sustained`). */
+  impose(key: string, reason: LimitReason, now = Date.now(), sustained = false): Quarantine {
     const previous = this.#offences.get(key);
     const forgotten = !previous || now - previous.last > (this.#options.forgetAfterMs ?? 86_400_000);
     const count = forgotten ? 1 : previous.count + 1;
@@ -50,7 +52,7 @@ export class Quarantines {
     clearTimeout(this.#active.get(key)?.timer);
     const timer = setTimeout(() => this.#lift(key), length);
     timer.unref();
-    const quarantine = { reason, since: now, until: now + length, offences: count };
+    const quarantine: Quarantine = { reason, since: now, until: now + length, offences: count, ...(sustained ? { sustained: true } : {}) };
     this.#active.set(key, { ...quarantine, timer });
     this.#options.onChange?.(key);
     return quarantine;
@@ -59,7 +61,7 @@ export class Quarantines {
   /** The app's quarantine, while it lasts. */
   get(key: string): Quarantine | undefined {
     const q = this.#active.get(key);
-    return q && { reason: q.reason, since: q.since, until: q.until, offences: q.offences };
+    return q && { reason: q.reason, since: q.since, until: q.until, offences: q.offences, ...(q.sustained ? { sustained: true } : {}) };
   }
 
   /** Every quarantine in force, by app key. */

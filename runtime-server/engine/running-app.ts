@@ -63,24 +63,57 @@ export function workerdIsolates(pid: number, dir: string): Promise<IsolateCode> 
 export async function runningFingerprints(pid: number, dir: string): Promise<string[] | undefined> {
   try {
     if (!stopped(pid)) return undefined;
-    // For a thread stopped outside a system call: `-1 <sp> <pc>`; inside one, the call and its arguments first.
-    const fields = readFileSync(`/proc/${pid}/task/${pid}/syscall`, 'utf8').trim().split(' ');
-    const [sp, pc] = fields.slice(-2).map((field) => BigInt(field));
-    if (sp === undefined || pc === undefined) return undefined;
-    const code = await workerdIsolates(pid, dir);
-    let isolates = code.chunkIsolates(Number(pc));
-    // In a builtin (a regular expression, JSON.parse) or the runtime's own C++: the innermost JavaScript frame's
-    // return address is the nearest address above the stack pointer in compiled code that sits where a call left
-    // one (`returnAddresses`).
-    for (const word of isolates.length === 0 ? returnAddresses(pid, sp) : []) {
-      isolates = code.codeIsolates(word);
-      if (isolates.length > 0) break;
-    }
-    const apps = code.apps(isolates);
+    const apps = runningAt(pid, await workerdIsolates(pid, dir));
     return apps.length > 0 ? apps : undefined;
   } catch {
     return undefined;
   }
+}
+
+/**
+ * What workerd `pid`'s JavaScript thread is running, sampled `count` times `gapMs` apart while it runs on: for each
+ * sample, the fingerprints of the apps whose code it was in (none: the runtime's own code, or it could not be told,
+ * or it could not be stopped). Each sample stops the process (SIGSTOP) for as long as it takes to read its thread's
+ * registers and stack, then lets it go on (SIGCONT); none is taken once `sampling()` says no more (the watchdog
+ * ended it meanwhile and stops it for its own reading). Code compiled after its isolates were read is not found.
+ */
+export async function sampleRunning(pid: number, dir: string, count: number, gapMs: number, sampling: () => boolean): Promise<string[][]> {
+  const code = await workerdIsolates(pid, dir);
+  const samples: string[][] = [];
+  for (let i = 0; i < count && sampling(); i++) {
+    if (i > 0) await new Promise((resolve) => setTimeout(resolve, gapMs));
+    if (!sampling()) break;
+    let apps: string[] = [];
+    try {
+      if (stopped(pid)) apps = runningAt(pid, code);
+    } catch {
+      // gone, or not readable: a sample that names nobody
+    }
+    try {
+      process.kill(pid, 'SIGCONT');
+    } catch {
+      // gone
+    }
+    samples.push(apps);
+  }
+  return samples;
+}
+
+/** The fingerprints of the apps whose code workerd `pid`'s stopped JavaScript thread is in (`code`: its isolates). */
+function runningAt(pid: number, code: IsolateCode): string[] {
+  // For a thread stopped outside a system call: `-1 <sp> <pc>`; inside one, the call and its arguments first.
+  const fields = readFileSync(`/proc/${pid}/task/${pid}/syscall`, 'utf8').trim().split(' ');
+  const [sp, pc] = fields.slice(-2).map((field) => BigInt(field));
+  if (sp === undefined || pc === undefined) return [];
+  let isolates = code.chunkIsolates(Number(pc));
+  // In a builtin (a regular expression, JSON.parse) or the runtime's own C++: the innermost JavaScript frame's
+  // return address is the nearest address above the stack pointer in compiled code that sits where a call left
+  // one (`returnAddresses`).
+  for (const word of isolates.length === 0 ? returnAddresses(pid, sp) : []) {
+    isolates = code.codeIsolates(word);
+    if (isolates.length > 0) break;
+  }
+  return code.apps(isolates);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { heapFingerprints, memoryFingerprints, runningFingerprints } from './running-app.ts';
+import { heapFingerprints, memoryFingerprints, runningFingerprints, sampleRunning } from './running-app.ts';
 import { join } from 'node:path';
 import { control } from './control-client.ts';
 import type { GenerationAssets } from './dispatcher/config.ts';
@@ -7,7 +7,8 @@ import type { RoutingTable } from './dispatcher/routing-table.ts';
 import { assetsChanged, dispatcherStats, drained, health, startGeneration, stopGeneration, type Generation, type GenerationContext } from './generation.ts';
 import type { RuntimeLogger } from '../../src/runtime-contract/log.ts';
 import type { DispatcherStats } from './request-stats.ts';
-import { mainThreadCpuMs, residentBytes, Watchdog, type WatchdogOptions } from './watchdog.ts';
+import type { SustainedUse } from './sustained-cpu.ts';
+import { mainThreadBusyMs, mainThreadCpuMs, residentBytes, Watchdog, type WatchdogOptions } from './watchdog.ts';
 import { ItemExponentialRateLimiter } from '../../src/controller-runtime/rate-limiter.ts';
 
 /** What one shard serves: its apps' routing table and the static assets its workerd needs. */
@@ -25,6 +26,17 @@ export interface ShardStop {
   readonly generation: Generation;
   /** The fingerprints of the app code its thread was running when the watchdog stopped it, of the isolate holding the memory past its bound, or of the isolate that passed its heap bound (one, or several where its isolate could not be told apart), if workerd told (`running-app.ts`). */
   readonly runningCode?: readonly string[] | undefined;
+  /** Ended for CPU its thread was held by one app over the sustained window (`sustained-cpu.ts`), not for one stretch without yielding. */
+  readonly sustained?: boolean;
+}
+
+/** A shard's thread saturated over the sustained window while requests were in flight on it (`sustained-cpu.ts`). */
+export interface ShardSaturation {
+  readonly use: SustainedUse;
+  /** The workerd whose thread it is. */
+  readonly generation: Generation;
+  /** Per sample of its thread (`sampleRunning`), the fingerprints of the apps whose code it ran; undefined when the thread is not asked. */
+  readonly samples: ReadonlyArray<readonly string[]> | undefined;
 }
 
 export interface ShardContext {
@@ -55,10 +67,18 @@ export interface ShardContext {
   readonly askTheThread?: boolean;
   /** The project of the app an app's code fingerprint was loaded for (`worker-code.ts`), to sum a project's isolates' memory. */
   readonly projectOfCode?: (fingerprint: string) => string | undefined;
+  /**
+   * Its thread was saturated over the sustained window: the app that held it is held to it by the caller, which
+   * answers what to end the workerd for (and the code to lay that on) when cutting that app's requests frees nothing.
+   */
+  readonly saturated?: (saturation: ShardSaturation) => { readonly detail: string; readonly runningCode: readonly string[] } | undefined;
 }
 
 /** How many health checks in a row may fail (answered, but not healthy) before the workerd is replaced. */
 const UNHEALTHY_LIMIT = 3;
+/** Samples of a saturated thread taken to judge whose code holds it, and the time between them: about a tenth of a second in all. */
+const THREAD_SAMPLES = 7;
+const THREAD_SAMPLE_GAP_MS = 15;
 /** What V8 prints when an isolate passes its heap bound (`--max-old-space-size`) and it ends the process. */
 const HEAP_EXHAUSTED = /Reached heap limit|heap out of memory/;
 
@@ -110,6 +130,8 @@ export class Shard {
    * pass's new table, say one without a release that stopped it) are applied, its requests still wait.
    */
   #settling = false;
+  /** A saturated thread's samples are being taken and judged (one window at a time). */
+  #judgingSaturation = false;
 
   constructor(index: number, ctx: ShardContext, table: ShardTable) {
     this.index = index;
@@ -257,10 +279,13 @@ export class Shard {
         cpuMs: () => mainThreadCpuMs(gen.proc.pid, (path) => readFileSync(path, 'utf8')),
         lastOutput: () => pool.lastOutput,
         answered: () => pool.output(),
+        busyMs: () => mainThreadBusyMs(gen.proc.pid, (path) => readFileSync(path, 'utf8')),
+        inFlight: () => pool.inFlightByApp(true),
       },
       this.#ctx.watchdog,
       {
         stuck: (kind, detail) => this.#stuck(gen, kind, detail),
+        sustained: (use) => this.#saturated(gen, use),
         healthy: (loads, rss) => {
           if (gen !== this.#current) return;
           this.#unhealthy = 0;
@@ -297,19 +322,44 @@ export class Shard {
   }
 
   /**
-   * Its watchdog found the workerd stuck or too big: the app to blame is judged, then it is killed and, if it was
-   * serving, started again at once (a retiring one has a successor already: its requests in flight are lost).
+   * Its watchdog found the thread saturated over the sustained window: a few samples of what it runs (when the thread
+   * is asked), then the engine's judgement; the workerd is ended as at the CPU bound when that is what frees it.
    */
-  #stuck(gen: Generation, kind: 'cpu' | 'memory', detail: string): void {
+  #saturated(gen: Generation, use: SustainedUse): void {
+    const saturated = this.#ctx.saturated;
+    const sampling = () => !this.#stopped && gen.killedFor === undefined && gen.proc.running;
+    if (!saturated || this.#judgingSaturation || !sampling()) return;
+    this.#judgingSaturation = true;
+    // A thread that could not be sampled names nobody: it is not judged from the requests in flight instead, which a
+    // tenant can pile up on a neighbour's app (they wait for the thread it holds).
+    const samples = this.#ctx.askTheThread ? sampleRunning(gen.proc.pid, gen.dir, THREAD_SAMPLES, THREAD_SAMPLE_GAP_MS, sampling).catch(() => []) : Promise.resolve(undefined);
+    void samples
+      .then((found) => {
+        if (!sampling()) return;
+        const end = saturated({ use, generation: gen, samples: found });
+        if (!end) return;
+        this.#watchdogs.get(gen)?.stop();
+        this.#stuck(gen, 'cpu', end.detail, { runningCode: end.runningCode, sustained: true });
+      })
+      .finally(() => (this.#judgingSaturation = false));
+  }
+
+  /**
+   * Its watchdog found the workerd stuck or too big: the app to blame is judged (unless `judged` says already), then
+   * it is killed and, if it was serving, started again at once (a retiring one has a successor already: its requests
+   * in flight are lost).
+   */
+  #stuck(gen: Generation, kind: 'cpu' | 'memory', detail: string, judged?: { readonly runningCode: readonly string[]; readonly sustained: boolean }): void {
     if (this.#stopped || gen.killedFor) return;
     const serving = gen === this.#current;
     gen.killedFor = kind; // from now on requests for its apps wait for the restart (`restartingWithin`)
     if (serving) this.#limitRestart = true;
-    void this.#judge(gen, kind)
+    const running: Promise<readonly string[] | undefined> = judged ? Promise.resolve(judged.runningCode) : this.#judge(gen, kind);
+    void running
       .catch(() => undefined) // nothing told: `AppLimits.stopped` decides without it
       .then((runningCode) => {
         try {
-          if (!this.#stopped) this.#ctx.stopped({ kind, detail, generation: gen, runningCode });
+          if (!this.#stopped) this.#ctx.stopped({ kind, detail, generation: gen, runningCode, ...(judged?.sustained ? { sustained: true } : {}) });
         } finally {
           gen.upstream.pool.judged();
           gen.proc.kill();

@@ -57,6 +57,27 @@ describe('UpstreamPool turns', () => {
     expect(pool.cut('pq', REFUSAL, 0)).toEqual([]);
   });
 
+  it("cuts short one app's requests by its key, and counts each app's in flight", () => {
+    const pool = new UpstreamPool();
+    const cut: string[] = [];
+    pool.enter('p/a', 'GET', '/', () => cut.push('a') > 0);
+    pool.enter('p/a', 'GET', '/', () => cut.push('a') > 0);
+    pool.enter('p/b', 'GET', '/', () => cut.push('b') > 0);
+    pool.enter('p/ab', 'GET', '/', () => cut.push('ab') > 0);
+    const counts = new Map([
+      ['p/a', 2],
+      ['p/b', 1],
+      ['p/ab', 1],
+    ]);
+    expect(pool.inFlightByApp()).toEqual(counts);
+    // Waiting: only those workerd has not begun to answer (an open WebSocket waits for nothing).
+    pool.enter('p/ws', 'GET', '/socket').answered();
+    expect(pool.inFlightByApp(true)).toEqual(counts);
+    expect(pool.inFlightByApp().get('p/ws')).toBe(1);
+    expect(pool.cut('p/a', REFUSAL)).toEqual(['p/a', 'p/a']);
+    expect(cut).toEqual(['a', 'a']);
+  });
+
   it('lets a finished request go although its flight is kept (a lost one, as evidence)', async () => {
     setFlagsFromString('--expose-gc');
     const gc = runInNewContext('gc') as () => void;

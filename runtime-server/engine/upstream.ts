@@ -8,6 +8,12 @@ export interface UpstreamSocket {
   readonly dispatcher: Pool;
 }
 
+/**
+ * Ends a request's flight ({@link UpstreamPool.enter}): `lost` when the workerd broke off its answer. `answered()` notes
+ * that workerd began answering it.
+ */
+export type Leave = ((lost?: boolean) => void) & { readonly answered: () => void };
+
 /** Dropped requests kept as evidence (a workerd that died dropped all it had). */
 const MAX_LOST = 1000;
 
@@ -17,6 +23,8 @@ interface Flight {
   readonly method: string;
   readonly url: string;
   readonly sentAt: number;
+  /** workerd began answering it (a response head, a 101): it no longer waits for the thread to run its app. */
+  answered: boolean;
   /**
    * Ends the request early (`cut`): answers its client the refusal when nothing was answered yet (true), else breaks
    * its answer off (false, as when it had ended already: workerd's answer was counted as the app's). Dropped when the
@@ -78,13 +86,13 @@ export class UpstreamPool {
    * Counts a request of `app` in flight; the returned function ends it, once however often it is called:
    * `lost` when the workerd broke off its answer (it died), so it still counts as running when it died.
    */
-  enter(app = '', method = '', url = '', cut?: (refusal: Refusal) => boolean): (lost?: boolean) => void {
-    const flight: Flight = { app, method, url, sentAt: Date.now(), cut };
+  enter(app = '', method = '', url = '', cut?: (refusal: Refusal) => boolean): Leave {
+    const flight: Flight = { app, method, url, sentAt: Date.now(), answered: false, cut };
     const project = app.slice(0, Math.max(0, app.indexOf('/')));
     this.#open.add(flight);
     this.#openByProject.set(project, (this.#openByProject.get(project) ?? 0) + 1);
     let left = false;
-    return (lost = false) => {
+    const leave = (lost = false) => {
       if (left) return;
       left = true;
       this.#open.delete(flight);
@@ -104,6 +112,7 @@ export class UpstreamPool {
         if (listeners) for (const listener of listeners) listener();
       }
     };
+    return Object.assign(leave, { answered: () => void (flight.answered = true) });
   }
 
   /** Calls `listener` once no request of `project` is in flight here (at once if none is); returns what unsubscribes it. */
@@ -128,11 +137,22 @@ export class UpstreamPool {
     return this.#endedByProject.get(project);
   }
 
-  /** Ends the requests in flight here of `project`'s apps sent before `sentBefore` that can be ended early; the apps of those answered the refusal. */
-  cut(project: string, refusal: Refusal, sentBefore = Infinity): string[] {
-    const prefix = `${project}/`;
-    const flights = [...this.#open].filter((f) => f.cut && f.sentAt < sentBefore && f.app.startsWith(prefix));
+  /**
+   * Ends the requests in flight here of `owner` (a project's apps, or one app by its key) sent before `sentBefore` that
+   * can be ended early; the apps of those answered the refusal. Ending one aborts it towards workerd, which cancels
+   * its code at its next `await` (what it computes until then it computes).
+   */
+  cut(owner: string, refusal: Refusal, sentBefore = Infinity): string[] {
+    const prefix = `${owner}/`;
+    const flights = [...this.#open].filter((f) => f.cut && f.sentAt < sentBefore && (f.app === owner || f.app.startsWith(prefix)));
     return flights.filter((flight) => flight.cut!(refusal)).map((flight) => flight.app);
+  }
+
+  /** App key → its requests in flight here; `waiting`: only those workerd has not begun to answer (a WebSocket or a stream open for long after its answer began waits for nothing). */
+  inFlightByApp(waiting = false): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const { app, answered } of this.#open) if (app && !(waiting && answered)) counts.set(app, (counts.get(app) ?? 0) + 1);
+    return counts;
   }
 
   /**

@@ -1,6 +1,7 @@
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { mainThreadCpuMs, residentBytes, Watchdog, type WatchdogTarget } from './watchdog.ts';
+import type { SustainedUse } from './sustained-cpu.ts';
+import { mainThreadBusyMs, mainThreadCpuMs, residentBytes, Watchdog, type WatchdogTarget } from './watchdog.ts';
 
 const options = { intervalMs: 10, cpuLimitMs: 60, startupLimitMs: 200, memoryLimitBytes: 1000 };
 
@@ -178,5 +179,19 @@ describe('Watchdog', () => {
         throw new Error('gone');
       }),
     ).toBeUndefined();
+    expect(mainThreadBusyMs(42, (path) => (path === '/proc/42/task/42/schedstat' ? '404145736 6813209 47\n' : ''))).toBeCloseTo(410.958945);
+    expect(mainThreadBusyMs(42, () => '')).toBeUndefined();
+  });
+
+  it('reports a thread saturated over the sustained window with the requests in flight, once a window', async () => {
+    const found: SustainedUse[] = [];
+    const t = target({ inFlight: () => new Map([['hog/a', 3]]) }); // its thread computes all the time
+    const dog = new Watchdog(t, { ...options, sustainedWindowMs: 50 }, { stuck: () => {}, healthy: () => {}, unhealthy: () => {}, sustained: (use) => found.push(use) });
+    dog.start();
+    await expect.poll(() => found.length).toBeGreaterThanOrEqual(2);
+    dog.stop();
+    expect(found[0]).toMatchObject({ busy: expect.closeTo(1, 0) as number, waiting: new Set(['hog']) });
+    expect(found[0]!.byRequests.get('hog/a')).toBe(1);
+    expect(found[1]!.wallMs).toBeGreaterThanOrEqual(50);
   });
 });

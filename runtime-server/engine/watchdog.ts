@@ -1,4 +1,5 @@
 import { isOutOfDescriptors } from '../../src/network-errors.ts';
+import { SustainedCpu, type SustainedUse } from './sustained-cpu.ts';
 /** What the watchdog watches: one workerd process. */
 export interface WatchdogTarget {
   /** Asks the dispatcher for its health; resolves with the isolates it has loaded, or undefined for an answer that is not healthy. */
@@ -11,6 +12,10 @@ export interface WatchdogTarget {
   lastOutput(): number;
   /** It answered: note the time. */
   answered(): void;
+  /** CPU time its main thread has used plus the time it was ready to run and waited for a core, in ms, or undefined when it cannot be read. */
+  busyMs?(): number | undefined;
+  /** App key → its requests in flight there now that it has not begun to answer (the sustained bound's evidence). */
+  inFlight?(): ReadonlyMap<string, number>;
 }
 
 export interface WatchdogOptions {
@@ -25,6 +30,8 @@ export interface WatchdogOptions {
   readonly startupLimitMs: number;
   /** Resident memory past which the shard is ended (0: no bound). */
   readonly memoryLimitBytes: number;
+  /** The window over which a saturated thread is looked into (`sustained-cpu.ts`); 0 or none: it is not. */
+  readonly sustainedWindowMs?: number;
 }
 
 export interface WatchdogHandlers {
@@ -34,6 +41,8 @@ export interface WatchdogHandlers {
   healthy(loads: number, rssBytes: number | undefined): void;
   /** It answered, but not healthy, or the ping failed (a crash shows as its exit). */
   unhealthy(): void;
+  /** Its thread was saturated over the sustained window while requests were in flight: which app held it is the caller's to judge. */
+  sustained?(use: SustainedUse): void;
 }
 
 /**
@@ -44,7 +53,9 @@ export interface WatchdogHandlers {
  * nothing (late, not stuck). Once it is handed an isolate's code, the bound is `startupLimitMs` longer until it has
  * computed that much more. CPU time and memory are read from `/proc` at each tick. Before it says so, it
  * lets this process read what has arrived meanwhile (its own event loop may have been too busy to read an
- * answer that is waiting), and looks again.
+ * answer that is waiting), and looks again. Each tick also goes to the sustained bound (`sustained-cpu.ts`): a thread
+ * saturated over its window while requests were in flight is reported (`sustained`), and the caller judges whose
+ * code held it.
  */
 export class Watchdog {
   readonly #target: WatchdogTarget;
@@ -58,11 +69,16 @@ export class Watchdog {
   #samples: Array<{ readonly at: number; readonly cpuMs: number }> = [];
   /** The shard's CPU time up to which the bound has the startup allowance (an isolate being loaded). */
   #startupUntilCpuMs = 0;
+  /** Its ticks over the sustained window, the requests in flight read at each, and who is told: when that is looked into. */
+  readonly #sustained: { readonly ticks: SustainedCpu; readonly inFlight: () => ReadonlyMap<string, number>; readonly report: (use: SustainedUse) => void } | undefined;
 
   constructor(target: WatchdogTarget, options: WatchdogOptions, handlers: WatchdogHandlers) {
     this.#target = target;
     this.#options = options;
     this.#handlers = handlers;
+    const inFlight = target.inFlight?.bind(target);
+    const report = handlers.sustained?.bind(handlers);
+    if (options.sustainedWindowMs && inFlight && report) this.#sustained = { ticks: new SustainedCpu(options.sustainedWindowMs), inFlight, report };
   }
 
   start(): void {
@@ -96,6 +112,10 @@ export class Watchdog {
       // Enough to look back over the bound and a few ticks more.
       const keep = Math.ceil((cpuLimitMs + this.#options.startupLimitMs) / this.#options.intervalMs) + 8;
       if (this.#samples.length > keep) this.#samples.splice(0, this.#samples.length - keep);
+      // Every tick, a ping waiting or not: a saturated shard's pings wait most of the time.
+      const sustained = this.#sustained;
+      const use = sustained?.ticks.tick({ at: now, cpuMs, busyMs: this.#target.busyMs?.() ?? cpuMs, inFlight: sustained.inFlight() });
+      if (use) sustained?.report(use);
     }
     if (this.#pendingSince !== undefined) {
       if (this.#stuck(this.#stuckFor(cpuMs), cpuMs)) {
@@ -171,6 +191,21 @@ export function mainThreadCpuMs(pid: number, readStat: (path: string) => string)
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const ticks = Number(fields[11]) + Number(fields[12]);
     return Number.isFinite(ticks) ? ticks * 10 : undefined; // USER_HZ is 100 on Linux
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * CPU time a process's main thread has used plus the time it was ready to run and waited for a core, in ms, from
+ * `/proc/<pid>/task/<pid>/schedstat` (Linux: nanoseconds on a core, then waiting on a run queue); undefined elsewhere
+ * or once it is gone.
+ */
+export function mainThreadBusyMs(pid: number, readSchedstat: (path: string) => string): number | undefined {
+  try {
+    const [running, waiting] = readSchedstat(`/proc/${pid}/task/${pid}/schedstat`).split(' ').map(Number);
+    const ns = (running ?? Number.NaN) + (waiting ?? Number.NaN);
+    return Number.isFinite(ns) ? ns / 1e6 : undefined;
   } catch {
     return undefined;
   }

@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import { SustainedCpu, sustainedCulprit, type ShardTick, type SustainedUse } from './sustained-cpu.ts';
+
+/**
+ * Feeds `ticks` ticks 100 ms apart, the thread computing `cpu` of each 100 ms and wanting a core `busy` of it, with
+ * `inFlight(i)` in flight at tick i; answers the windows found.
+ */
+function run(ticks: number, inFlight: (i: number) => Record<string, number>, options: { cpu?: number; busy?: number; windowMs?: number } = {}): SustainedUse[] {
+  const { cpu = 1, busy = cpu, windowMs = 1000 } = options;
+  const sustained = new SustainedCpu(windowMs);
+  const found: SustainedUse[] = [];
+  for (let i = 0; i <= ticks; i++) {
+    const tick: ShardTick = { at: 10_000 + i * 100, cpuMs: i * 100 * cpu, busyMs: i * 100 * busy, inFlight: new Map(Object.entries(inFlight(i))) };
+    const use = sustained.tick(tick);
+    if (use) found.push(use);
+  }
+  return found;
+}
+
+describe('SustainedCpu', () => {
+  it('finds a window the thread was saturated over, with each app its share by requests in flight, once a window', () => {
+    const found = run(25, () => ({ 'hog/a': 9, 'calm/b': 1 }));
+    expect(found).toHaveLength(2); // ticks 10 and 20: a window each
+    expect(found[0]).toMatchObject({ wallMs: 1000, cpuMs: 1000, busy: 1, waiting: new Set(['hog', 'calm']) });
+    expect(found[0]!.byRequests.get('hog/a')).toBeCloseTo(0.9);
+    expect(found[0]!.byRequests.get('calm/b')).toBeCloseTo(0.1);
+    expect(sustainedCulprit(found[0]!)).toEqual({ app: 'hog/a', share: expect.closeTo(0.9) as number });
+  });
+
+  it('finds nothing while the thread has time to spare', () => {
+    expect(run(50, () => ({ 'hog/a': 9, 'calm/b': 1 }), { cpu: 0.8 })).toEqual([]);
+  });
+
+  it('counts the time the thread waited for a core: a shard on a busy machine is saturated though it gets part of a core', () => {
+    expect(run(10, () => ({ 'hog/a': 9, 'calm/b': 1 }), { cpu: 0.4, busy: 0.95 })).toHaveLength(1);
+  });
+
+  it('finds nothing when no request was in flight for half the window (work nobody waits for)', () => {
+    expect(run(30, (i) => (i % 3 === 0 ? { 'calm/b': 1 } : ({} as Record<string, number>)))).toEqual([]);
+  });
+
+  it('lays each tick on the requests in flight at it', () => {
+    // The hog's 3 requests for the first half, the neighbour's 1 with them for the second: 0.5 + 0.5 × 3/4.
+    const [use] = run(10, (i) => (i <= 5 ? { 'hog/a': 3 } : { 'hog/a': 3, 'calm/b': 1 }) as Record<string, number>);
+    expect(use!.byRequests.get('hog/a')).toBeCloseTo(0.875);
+    expect(use!.waiting).toEqual(new Set(['hog', 'calm']));
+  });
+});
+
+describe('sustainedCulprit', () => {
+  const use = (byRequests: Record<string, number>, waiting: string[]): SustainedUse => ({
+    wallMs: 5000,
+    cpuMs: 5000,
+    busy: 1,
+    byRequests: new Map(Object.entries(byRequests)),
+    waiting: new Set(waiting),
+  });
+
+  it('holds nobody to a busy app alone on its shard, or beside its own project only', () => {
+    expect(sustainedCulprit(use({ 'hog/a': 1 }, ['hog']))).toBeUndefined();
+    expect(sustainedCulprit(use({ 'hog/a': 0.9, 'hog/b': 0.1 }, ['hog']))).toBeUndefined();
+  });
+
+  it('holds nobody when no app had more than half of the thread', () => {
+    expect(sustainedCulprit(use({ 'hog/a': 0.5, 'calm/b': 0.5 }, ['hog', 'calm']))).toBeUndefined();
+    expect(sustainedCulprit(use({ 'a/a': 0.4, 'b/b': 0.3, 'c/c': 0.3 }, ['a', 'b', 'c']))).toBeUndefined();
+  });
+
+  it("takes the thread's word over the requests in flight: a neighbour flooded with requests is not the one computing", () => {
+    // The attacker computes with 2 requests and floods the neighbour's app with 18 that wait for the thread.
+    const flooded = use({ 'hog/a': 0.1, 'calm/b': 0.9 }, ['hog', 'calm']);
+    expect(sustainedCulprit(flooded)).toMatchObject({ app: 'calm/b' }); // by requests alone: the wrong one
+    const samples = [['hog/a'], ['hog/a'], [], ['hog/a'], ['calm/b'], ['hog/a'], ['hog/a']];
+    expect(sustainedCulprit(flooded, samples)).toEqual({ app: 'hog/a', share: expect.closeTo(5 / 7) as number });
+  });
+
+  it('holds an app computing with nothing in flight (after its answers) while another project waits, by the thread', () => {
+    expect(sustainedCulprit(use({ 'calm/b': 1 }, ['calm']), [['hog/a'], ['hog/a'], ['hog/a'], ['calm/b']])).toEqual({ app: 'hog/a', share: expect.closeTo(0.75) as number });
+  });
+
+  it('holds nobody when the samples name no app in the majority (the runtime itself, or apps in turn)', () => {
+    const busy = use({ 'hog/a': 0.9, 'calm/b': 0.1 }, ['hog', 'calm']);
+    expect(sustainedCulprit(busy, [[], [], ['hog/a'], [], ['hog/a']])).toBeUndefined();
+    // Code two isolates' chunks claim counts half for each.
+    expect(
+      sustainedCulprit(busy, [
+        ['hog/a', 'calm/b'],
+        ['hog/a', 'calm/b'],
+      ]),
+    ).toBeUndefined();
+  });
+});
