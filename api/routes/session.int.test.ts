@@ -81,7 +81,8 @@ describe('signing in', () => {
     expect(wrong.headers['set-cookie']).toBeUndefined();
 
     const { setCookie, csrf } = await signIn();
-    expect(setCookie).toMatch(/^cw_session=cwt_[A-Za-z0-9]{40}; Max-Age=3600; Path=\/; HttpOnly; SameSite=Strict$/);
+    // The session, and the device cookie that lets this browser sign in while others are held back (a year).
+    expect(setCookie).toMatch(/^cw_session=cwt_[A-Za-z0-9]{40}; Max-Age=3600; Path=\/; HttpOnly; SameSite=Strict,cw_device=[\w-]+\.[\w-]+; Max-Age=31536000; Path=\/; HttpOnly; SameSite=Strict$/);
     expect(csrf).toMatch(/^[A-Za-z0-9_-]{43}$/);
   });
 
@@ -209,6 +210,27 @@ describe('signing in', () => {
     expect(changed.statusCode).toBe(204);
     expect((await p.app.inject({ method: 'GET', url: '/v1/projects', headers: { cookie: elsewhere.cookie } })).statusCode).toBe(401);
     expect((await p.app.inject({ method: 'GET', url: '/v1/projects', headers: { cookie: s.cookie } })).statusCode).toBe(200);
+  });
+
+  it('keeps a person signing in from their own browser while guesses from many addresses hold everyone else back', async () => {
+    const dave = await person();
+    const device = /(?:^|,\s*)(cw_device=[^;]+)/.exec((await signIn(dave)).setCookie)?.[1];
+    expect(device).toMatch(/^cw_device=[\w-]+\.[\w-]+$/);
+    const from = (address: string, password: string, cookie?: string) =>
+      p.app.inject({ method: 'POST', url: '/v1/session', remoteAddress: address, headers: cookie ? { cookie } : {}, payload: { user: dave, password } });
+    // Five guesses from each of eight addresses: the user's allowance from everywhere (thirty) is spent.
+    const guesses = [];
+    for (let a = 1; a <= 8; a++) for (let i = 0; i < 5; i++) guesses.push((await from(`203.0.113.${a}`, 'guessing guessing')).statusCode);
+    expect(guesses.filter((status) => status === 429).length).toBeGreaterThan(0);
+    // A browser without the cookie is held back, the right password or not; a forged cookie is no cookie.
+    expect((await from('198.51.100.7', PASSWORD)).statusCode).toBe(429);
+    expect((await from('198.51.100.7', PASSWORD, 'cw_device=forged.cookie')).statusCode).toBe(429);
+    // The person's own browser signs in; guesses sent with a stolen-looking cookie of another user count as none.
+    const own = await from('198.51.100.7', PASSWORD, device);
+    expect(own.statusCode, own.body).toBe(200);
+    const other = await person();
+    const theirs = /(?:^|,\s*)(cw_device=[^;]+)/.exec((await signIn(other)).setCookie)?.[1];
+    expect((await from('198.51.100.8', PASSWORD, theirs)).statusCode).toBe(429);
   });
 
   it('holds back a user after five attempts from one address', async () => {

@@ -10,6 +10,7 @@ import { activeSessions, csrfTokenFor, endAllSessions, signInWithPassword, type 
 import { BadRequestError, NotFoundError, PublicError } from '../../src/errors.ts';
 import { principalOf, sessionCookieName, sessionCookieOf, sessionSetCookie } from '../plugins/auth.ts';
 import { clientAddressKey } from '../plugins/client-address.ts';
+import { deviceOf, deviceSetCookie } from './device-cookie.ts';
 import { UserParams } from '../schemas/user.ts';
 import { TokenBuckets, type RateLimitOptions } from '../plugins/token-buckets.ts';
 import { errorResponses } from '../schemas/problem.ts';
@@ -21,7 +22,9 @@ export const SIGN_IN_RATE_LIMIT: RateLimitOptions = { perSecond: 0.1, burst: 10 
 /**
  * Attempts per user from one address: five, then one a minute. Per user from all addresses together: thirty,
  * then one every ten seconds, so guessing from many addresses stays slow while one address guessing cannot
- * lock the user out of signing in from anywhere else. Counted before the password is checked, so concurrent
+ * lock the user out of signing in from anywhere else. A browser that signed in as the user before (its device
+ * cookie, device-cookie.ts) is counted on its own instead, five then one a minute: guesses from many addresses
+ * cannot lock the person out of their own browser. Counted before the password is checked, so concurrent
  * attempts cannot slip past.
  */
 const ATTEMPTS_PER_USER_AND_ADDRESS = { perSecond: 1 / 60, burst: 5 };
@@ -49,13 +52,17 @@ export function sessionRoutes(app: FastifyInstance, tokens: TokenStore, password
   const clock = () => now().getTime();
   const perUserAndAddress = new TokenBuckets(ATTEMPTS_PER_USER_AND_ADDRESS, 10_000, clock);
   const perUser = new TokenBuckets(ATTEMPTS_PER_USER, 10_000, clock);
-  /** Counts an attempt for `user` from the request's address; a 429 once either allowance is spent. */
-  const attempt = (request: FastifyRequest, user: string): void => {
+  const perDevice = new TokenBuckets(ATTEMPTS_PER_USER_AND_ADDRESS, 10_000, clock);
+  /** Counts an attempt for `user` from the request's address, or its `device`; a 429 once an allowance is spent. */
+  const attempt = (request: FastifyRequest, user: string, device: string | undefined): void => {
     const pair = `${user}\n${clientAddressKey(request.ip)}`;
-    for (const [buckets, key] of [
-      [perUserAndAddress, pair],
-      [perUser, user],
-    ] as const) {
+    const allowances: ReadonlyArray<readonly [TokenBuckets, string]> = device
+      ? [[perDevice, `${user}\n${device}`]]
+      : [
+          [perUserAndAddress, pair],
+          [perUser, user],
+        ];
+    for (const [buckets, key] of allowances) {
       if (buckets.take(key) === undefined) throw new PublicError(429, 'Too many sign-in attempts for this user; try again in a minute.', { 'retry-after': String(buckets.retryAfterSeconds(key)) });
     }
   };
@@ -90,16 +97,19 @@ export function sessionRoutes(app: FastifyInstance, tokens: TokenStore, password
       tags,
       summary: 'Sign in to the web console with a local account: sets the session cookie (HttpOnly) and returns its CSRF token',
       description:
-        'Public. An unknown user and a wrong password answer the same 401. Ten attempts per address, then one every ten seconds; per user, five attempts from one address then one a minute, thirty from all addresses then one every ten seconds (429 with Retry-After).',
+        'Public. An unknown user and a wrong password answer the same 401. Ten attempts per address, then one every ten seconds; per user, five attempts from one address then one a minute, thirty from all addresses then one every ten seconds (429 with Retry-After). A browser that signed in as the user before carries a device cookie (set with the session) and is counted on its own instead, five attempts then one a minute, so guesses from elsewhere do not lock it out.',
       body: Type.Object({ user: Type.String({ minLength: 1, maxLength: 253 }), password: Password }, { additionalProperties: false }),
       response: { 200: Type.Object({ session: SessionView }), ...errorResponses(401, 429, 500) },
     },
     handler: async (request, reply) => {
       const { user, password } = request.body;
-      attempt(request, user);
+      // Read for every attempt, known user or not, as the password check reads it: the answer takes as long.
+      const stored = await passwords.getPasswordHash(user).catch(() => undefined);
+      attempt(request, user, deviceOf(request.headers.cookie, options.secureCookies, user, stored));
       const session = await signInWithPassword(user, password, { tokens, passwords }, options.policy, now());
       request.log.info({ token_id: session.record.id, user }, 'console sign-in');
-      void reply.header('cache-control', 'no-store').header('set-cookie', cookie(session.token, options.policy.maxAgeSeconds));
+      const cookies = [cookie(session.token, options.policy.maxAgeSeconds), ...(stored ? [deviceSetCookie(options.secureCookies, user, stored)] : [])];
+      void reply.header('cache-control', 'no-store').header('set-cookie', cookies);
       return { session: view(session.token, session.record.userId, session.record.expiresAt) };
     },
   });
@@ -162,14 +172,19 @@ export function sessionRoutes(app: FastifyInstance, tokens: TokenStore, password
       const principal = principalOf(request);
       // A token (a script's, a device's) never changes the password a person signs in with.
       if (!principal.session) throw new ForbiddenError('Change your password signed in to the console, not with an access token.');
-      attempt(request, principal.userId);
       const stored = await passwords.getPasswordHash(principal.userId);
+      attempt(request, principal.userId, deviceOf(request.headers.cookie, options.secureCookies, principal.userId, stored));
       if (!stored || !(await verifyPassword(request.body.current_password, stored))) throw new ForbiddenError('The current password is wrong.');
-      await passwords.setPasswordHash(principal.userId, await hashed(request.body.new_password), (await tokens.getUser(principal.userId))?.uid);
+      const changed = await hashed(request.body.new_password);
+      await passwords.setPasswordHash(principal.userId, changed, (await tokens.getUser(principal.userId))?.uid);
       // Whoever else was signed in with the old password is signed out.
       const others = (await activeSessions(principal.userId, tokens, now())).filter((t) => t.id !== principal.tokenId);
       await Promise.all(others.map((t) => tokens.revokeToken(t.id)));
-      return reply.code(204).send(null);
+      // Device cookies are keyed with the password hash: this browser's is made again with the new one.
+      return reply
+        .code(204)
+        .header('set-cookie', deviceSetCookie(options.secureCookies, principal.userId, changed))
+        .send(null);
     },
   });
 

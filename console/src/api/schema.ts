@@ -2648,7 +2648,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in to the web console with a local account: sets the session cookie (HttpOnly) and returns its CSRF token
-         * @description Public. An unknown user and a wrong password answer the same 401. Ten attempts per address, then one every ten seconds; per user, five attempts from one address then one a minute, thirty from all addresses then one every ten seconds (429 with Retry-After).
+         * @description Public. An unknown user and a wrong password answer the same 401. Ten attempts per address, then one every ten seconds; per user, five attempts from one address then one a minute, thirty from all addresses then one every ten seconds (429 with Retry-After). A browser that signed in as the user before carries a device cookie (set with the session) and is counted on its own instead, five attempts then one a minute, so guesses from elsewhere do not lock it out.
          */
         post: {
             parameters: {
