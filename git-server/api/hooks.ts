@@ -31,9 +31,10 @@ export interface RepoWebhooksApi {
   deliveries(repo: string, name: string): Promise<readonly DeliveryRecord[] | undefined>;
   /**
    * Posts delivery `id` of webhook `name` again: the same payload with the same delivery id, now; answers the new
-   * record (`redelivery: true`), whatever the receiver answered. Throws the errors below.
+   * record (`redelivery: true`), whatever the receiver answered. `by`: who asks, whose share of the redeliveries it
+   * takes (default the repository's owner). Throws the errors below.
    */
-  redeliver(repo: string, name: string, id: number): Promise<DeliveryRecord>;
+  redeliver(repo: string, name: string, id: number, by?: string): Promise<DeliveryRecord>;
 }
 
 const Seq = (description: string) => Type.Integer({ minimum: 0, description });
@@ -142,12 +143,12 @@ export class PayloadChangedError extends PublicError {
 export class TooManyRedeliveriesError extends PublicError {
   override readonly name = 'TooManyRedeliveriesError';
   readonly code = 'too_many_redeliveries';
-  constructor(bound: { readonly limit: number; readonly owner?: string }) {
+  constructor(bound: { readonly limit: number; readonly caller?: string }) {
     super(
       429,
-      bound.owner === undefined
+      bound.caller === undefined
         ? `${bound.limit} redeliveries are under way on this instance; retry.`
-        : `${bound.limit} redeliveries of ${bound.owner}'s repositories are under way, the most this instance posts of one owner's at once; retry.`,
+        : `${bound.caller} has ${bound.limit} redeliveries under way, the most this instance posts for one caller at once; retry.`,
       { 'retry-after': '5' },
     );
   }
@@ -247,13 +248,15 @@ export function hooksRoutes(scope: FastifyInstance, deps: RepoApiDependencies): 
         ...NOT_ENABLED,
         409: Type.Object(ErrorBodySchema.properties, { description: '`webhook_not_ready` (its Secret, URL or `active` stop delivery) or `payload_changed` (its filter changed since).' }),
         410: Type.Object(ErrorBodySchema.properties, { description: '`payload_gone`: log retention retired the entries the delivery covered.' }),
-        429: Type.Object(ErrorBodySchema.properties, { description: '`too_many_redeliveries` under way on this instance (4), or of the owner’s repositories (2); `Retry-After`.' }),
+        429: Type.Object(ErrorBodySchema.properties, {
+          description: '`too_many_redeliveries` under way on this instance (4), or asked for by the caller (2, whatever the repositories); `Retry-After`.',
+        }),
       },
     },
     handler: async (request, reply) => {
       const params = request.params as Static<typeof DeliveryParams>;
       const { api, repo } = await webhooksOf(deps, params);
-      const record = await api.redeliver(repo, params.name, Number(params.id));
+      const record = await api.redeliver(repo, params.name, Number(params.id), request.gitPrincipal?.name);
       return reply.code(201).header('cache-control', 'no-store').send(record);
     },
   });

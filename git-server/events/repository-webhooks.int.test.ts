@@ -200,7 +200,7 @@ describe('per-repository webhooks', () => {
     expect(r.acknowledged().map((e) => e.ref_name)).toEqual(['refs/heads/main']);
   });
 
-  it("redeliver at most 2 of one owner's repositories at once: a third waits its turn (429), another owner's is posted", { timeout: 60_000 }, async () => {
+  it("redeliver at most 2 for one caller at once, whatever the repositories: a third waits its turn (429), another caller's is posted", { timeout: 60_000 }, async () => {
     const bed = await testbed('redeliver');
     const r = await receiver();
     const owner = `slow${randomBytes(3).toString('hex')}`;
@@ -219,16 +219,15 @@ describe('per-repository webhooks', () => {
     await r.until(() => r.acknowledged().length === repos.length);
     const firstRecord = async (i: number) => (await lane.deliveries(repos[i] ?? '', `hook-${i}`))?.[0]?.id ?? 0;
 
-    // The receiver now holds what arrives: two redeliveries of the owner's take its share.
+    // The receiver now holds what arrives: two redeliveries asked for without a caller (the owner's share) take it.
     r.answer = () => 'hold';
     const held = [lane.redeliver(repos[0] ?? '', 'hook-0', await firstRecord(0)), lane.redeliver(repos[1] ?? '', 'hook-1', await firstRecord(1))];
     await r.until(() => r.arrivals.length === repos.length + 2);
-    await expect(lane.redeliver(repos[2] ?? '', 'hook-2', await firstRecord(2))).rejects.toMatchObject({
-      status: 429,
-      code: 'too_many_redeliveries',
-      message: expect.stringContaining(`${owner}'s repositories`),
-    });
-    const other = lane.redeliver(theirs, 'hook-3', await firstRecord(3));
+    const refused = { status: 429, code: 'too_many_redeliveries', message: expect.stringContaining(`${owner} has 2 redeliveries under way`) };
+    await expect(lane.redeliver(repos[2] ?? '', 'hook-2', await firstRecord(2))).rejects.toMatchObject(refused);
+    // The same caller asking for another owner's repository: still their share.
+    await expect(lane.redeliver(theirs, 'hook-3', await firstRecord(3), owner)).rejects.toMatchObject(refused);
+    const other = lane.redeliver(theirs, 'hook-3', await firstRecord(3), 'someone-else');
     await r.until(() => r.arrivals.length === repos.length + 3);
     for (const arrival of r.arrivals.slice(repos.length)) r.release(arrival);
     expect(await Promise.all([...held, other])).toEqual([0, 1, 3].map(() => expect.objectContaining({ redelivery: true, outcome: 'delivered' })));

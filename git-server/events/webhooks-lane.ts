@@ -51,7 +51,7 @@ export interface WebhooksLaneOptions {
 
 /** Redeliveries posted at once by one instance (each holds a connection for up to 10 s). */
 export const REDELIVERY_CONCURRENCY = 4;
-/** Of those, of one owner's repositories: an owner redelivering to a slow receiver leaves the rest to others. */
+/** Of those, asked for by one caller (one person's across their projects): one redelivering to a slow receiver leaves the rest to others. */
 export const REDELIVERY_PER_OWNER = 2;
 
 export class WebhooksLane implements RepoWebhooksApi {
@@ -156,7 +156,7 @@ export class WebhooksLane implements RepoWebhooksApi {
     return state ? (await this.#deliveryLog(state)).records : undefined;
   }
 
-  async redeliver(repo: string, name: string, id: number): Promise<DeliveryRecord> {
+  async redeliver(repo: string, name: string, id: number, by?: string): Promise<DeliveryRecord> {
     if (this.bridge.draining) throw new UnavailableError('This instance is shutting down; retry.');
     const state = this.webhooks.get(repo, name);
     if (!state) throw new WebhookNotFoundError(name, repo);
@@ -164,9 +164,9 @@ export class WebhooksLane implements RepoWebhooksApi {
     if (!past) throw new DeliveryNotFoundError(String(id), name);
     const { resolution } = state;
     if (resolution.kind !== 'ready') throw new WebhookNotReadyError(name, resolution.reason, resolution.message);
-    const owner = parseRepoPath(repo).owner;
-    const slot = this.#redelivering.take(owner);
-    if (!('release' in slot)) throw new TooManyRedeliveriesError(slot.refused === 'key' ? { owner, limit: REDELIVERY_PER_OWNER } : { limit: REDELIVERY_CONCURRENCY });
+    const caller = by ?? parseRepoPath(repo).owner;
+    const slot = this.#redelivering.take(caller);
+    if (!('release' in slot)) throw new TooManyRedeliveriesError(slot.refused === 'key' ? { caller, limit: REDELIVERY_PER_OWNER } : { limit: REDELIVERY_CONCURRENCY });
     try {
       const { target } = resolution;
       const payload = await rebuildPayload(this.#repos, repo, target, { fromSeq: past.from_seq, toSeq: past.to_seq, deliveryId: past.delivery_id });
