@@ -10,6 +10,7 @@ import { NAMESPACES, objectClient, type KubeObject } from '../../src/kube/index.
 import { listAll } from '../../src/object-store/list-all.ts';
 import { appArtifactPrefix, artifactKey, buildIdFor, buildResourceName } from '../../src/platform/artifact-keys.ts';
 import { APP_HOSTNAMES, BUILDS, PROJECT_DOMAINS, RUNTIME_APPS } from '../../src/platform/resources.ts';
+import { STORED_BYTES_ANNOTATION } from '../../src/platform/stored-builds-quota.ts';
 import { DEFAULT_ARTIFACT_LIMITS } from '../../src/app-artifacts/artifact.ts';
 import { artifactFromFiles, artifactOf } from '../../runtime-server/engine/testing/artifact-builder.ts';
 import { platformApp, type PlatformApp } from './testing/platform-app.ts';
@@ -425,9 +426,16 @@ describe('builds and rollbacks', () => {
     const appId = await createApp('by-hand');
     const old = (await deploy(appId, worker('old'))).json().build_id as string;
     const active = (await deploy(appId, worker('active'))).json().build_id as string;
+    const recorded = await builds().get(project, buildResourceName(appId, active));
+    expect(recorded?.metadata?.annotations?.[STORED_BYTES_ANNOTATION]).toBe(String(recorded?.spec.size));
     await builds().delete(project, buildResourceName(appId, old));
     await builds().delete(project, buildResourceName(appId, active));
     await vi.waitFor(async () => expect(await storedKeys(appId)).toEqual([artifactKey(project, appId, active)]), { timeout: 10_000, interval: 50 });
+
+    // Written again by hand, saying it stores nothing: the operator measures what the bucket holds and writes it down.
+    const { name, namespace } = { name: buildResourceName(appId, active), namespace: project };
+    await builds().create({ metadata: { name, namespace }, spec: { ...recorded!.spec, size: 0 } });
+    await vi.waitFor(async () => expect((await builds().get(project, name))?.metadata?.annotations?.[STORED_BYTES_ANNOTATION]).toBe(String(recorded?.spec.size)), { timeout: 10_000, interval: 50 });
   });
 
   it('does not roll back to a build of another app, and validates the body', async () => {

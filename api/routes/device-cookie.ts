@@ -28,7 +28,8 @@ export function deviceSetCookie(secure: boolean, user: string, passwordHash: str
 export function deviceOf(cookieHeader: string | undefined, secure: boolean, user: string, passwordHash: string | undefined): string | undefined {
   if (cookieHeader === undefined || passwordHash === undefined) return undefined;
   const [nonce, given] = (parseCookie(cookieHeader)[deviceCookieName(secure)] ?? '').split('.');
-  if (!nonce || !given) return undefined;
+  // As made (16 bytes, base64url): a nonce is a key of the attempts' allowances, so none of a caller's choosing.
+  if (nonce?.length !== 22 || !given) return undefined;
   const expected = Buffer.from(mac(user, nonce, passwordHash));
   const presented = Buffer.from(given);
   return presented.length === expected.length && timingSafeEqual(presented, expected) ? nonce : undefined;

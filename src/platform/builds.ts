@@ -17,7 +17,7 @@ import { ConflictError, NotFoundError, PublicError } from '../errors.ts';
 import { keepingApplied, recordedOptions, refuseAskedApplied, sameOptions, withOptions } from './deploy-options.ts';
 import { appliedElsewhere, refuseAppliedElsewhere } from './applied-elsewhere.ts';
 import { activeUnpackedBytes, checkProjectQuota, DEFAULT_PROJECT_UNPACKED_QUOTA, unpackedSizeOf, type ActiveBuild } from './build-quota.ts';
-import { checkStoredBuildsQuota, DEFAULT_PROJECT_STORED_BUILDS_QUOTA, keptStoredBytes, storedBytes } from './stored-builds-quota.ts';
+import { checkStoredBuildsQuota, DEFAULT_PROJECT_STORED_BUILDS_QUOTA, keptStoredBytes, STORED_BYTES_ANNOTATION, storedBytes } from './stored-builds-quota.ts';
 import { UploadSpool } from './upload-spool.ts';
 import { withDeployedBy } from './deployed-by.ts';
 import { deployHistoryView, type DeploymentView } from './deploy-history.ts';
@@ -362,7 +362,7 @@ export class BuildCatalog {
           name,
           namespace,
           labels: { [PROJECT_LABEL]: namespace, [APP_LABEL]: appId },
-          annotations: { [UPLOADED_AT_ANNOTATION]: uploadedAt },
+          annotations: { [UPLOADED_AT_ANNOTATION]: uploadedAt, [STORED_BYTES_ANNOTATION]: String(spec.size) },
           ownerReferences: [owner],
         },
         spec: { app: appId, ...spec },
@@ -380,7 +380,9 @@ export class BuildCatalog {
     // Uploaded again: the newest build now. Left over from an earlier app of the same id: adopt it, or the
     // garbage collector would delete it.
     const adopt = existing.metadata?.ownerReferences?.some((r) => r.uid === owner.uid) ? {} : { ownerReferences: [owner] };
-    const build = await this.#store.builds.patch(namespace, name, { metadata: { ...adopt, annotations: { [UPLOADED_AT_ANNOTATION]: uploadedAt } } });
+    // The size as stored now, whatever the Build's writer said (one written with kubectl may say anything).
+    const annotations = { [UPLOADED_AT_ANNOTATION]: uploadedAt, [STORED_BYTES_ANNOTATION]: String(spec.size) };
+    const build = await this.#store.builds.patch(namespace, name, { metadata: { ...adopt, annotations } });
     // Pruning and listing read the cache: until it holds the new time, this build would still look old.
     await this.#store.settleBuildUploaded(namespace, name, uploadedAt);
     return { build, created: false };

@@ -12,9 +12,28 @@ const GIB = 1024 * 1024 * 1024;
 /** What a project's stored builds may take together, compressed, unless configured otherwise (`CW_PROJECT_STORED_BUILDS_QUOTA`). */
 export const DEFAULT_PROJECT_STORED_BUILDS_QUOTA = 2 * GIB;
 
+/**
+ * On a Build: the bytes its artifact takes in the bucket, as the platform measured them (the API as it stored the
+ * upload, the operator by reading the object for a Build written otherwise). `spec.size` is its writer's word, and
+ * a tenant writing Builds with kubectl could say 0; a `created-by-*` annotation a tenant may remove but never
+ * write (tenant-metadata-policy.yaml), and the operator measures again a Build without it.
+ */
+export const STORED_BYTES_ANNOTATION = 'cloudwright.dev/created-by-upload';
+
+/** The bytes the platform measured for `build`'s artifact, if it has. */
+export function measuredBytesOf(build: Build): number | undefined {
+  const text = build.metadata?.annotations?.[STORED_BYTES_ANNOTATION];
+  return text !== undefined && /^\d{1,15}$/.test(text) ? Number(text) : undefined;
+}
+
+/** The bytes a build counts for: as measured, else (until the operator has measured it) as its spec says. */
+export function countedBytesOf(build: Build): number {
+  return measuredBytesOf(build) ?? build.spec.size;
+}
+
 /** The bytes a project's builds take in the bucket (their uploaded, compressed size). */
 export function storedBytes(builds: readonly Build[]): number {
-  return builds.reduce((sum, build) => sum + build.spec.size, 0);
+  return builds.reduce((sum, build) => sum + countedBytesOf(build), 0);
 }
 
 /**

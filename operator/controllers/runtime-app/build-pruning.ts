@@ -4,7 +4,7 @@ import { isConflict, isNotFound, type ObjectClient } from '../../../src/kube/ind
 import type { ObjectStore } from '../../../src/object-store/object-store.ts';
 import { newestFirst } from '../../../src/platform/app-view.ts';
 import { artifactKey } from '../../../src/platform/artifact-keys.ts';
-import { keptBuilds, storedBytes } from '../../../src/platform/stored-builds-quota.ts';
+import { countedBytesOf, keptBuilds, storedBytes } from '../../../src/platform/stored-builds-quota.ts';
 
 /** Builds one pass deletes at most (oldest first): each deletion re-checks the app, which takes the next ones. */
 export const PRUNED_PER_PASS = 10;
@@ -33,7 +33,7 @@ export function buildsPastQuota(builds: readonly Build[], quota: number, kept: (
     if (excess <= 0 || due.length === PRUNED_PER_PASS) break;
     if (kept(build)) continue;
     due.push(build);
-    excess -= build.spec.size;
+    excess -= countedBytesOf(build);
   }
   return due;
 }

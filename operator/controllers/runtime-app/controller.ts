@@ -19,6 +19,7 @@ import { ServingChanges } from './serving-changes.ts';
 import { deleteAppArtifacts } from './artifact-teardown.ts';
 import { buildsPastQuota, buildsToPrune, pruneBuilds } from './build-pruning.ts';
 import { DeletedBuilds, deleteOrphanedArtifacts } from './orphaned-artifacts.ts';
+import { measureStoredBytes } from './stored-bytes.ts';
 import { DEFAULT_PROJECT_STORED_BUILDS_QUOTA, keptBuilds } from '../../../src/platform/stored-builds-quota.ts';
 import { withServed } from './served-release.ts';
 import { nextRollout } from './rollout/machine.ts';
@@ -187,21 +188,22 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
       if (!owner || owner.metadata?.deletionTimestamp) return true;
       return keptBuilds(owner, reports?.app(namespace, build.spec.app, owner) ?? []).has(build.spec.buildId);
     };
-    const past = buildsPastQuota(
-      inProject.filter((build) => !gone.has(build)),
-      deps.projectStoredBuildsQuota ?? DEFAULT_PROJECT_STORED_BUILDS_QUOTA,
-      keptOf,
-    );
-    for (const [owner, builds] of Map.groupBy(past, (build) => build.spec.app)) {
-      log.info('builds past the project quota pruned', { app: owner, builds: await pruneBuilds(targets, namespace, owner, builds) });
-    }
+    const left = inProject.filter((build) => !gone.has(build));
+    // A Build deleted by hand: its artifact goes unless the app keeps it or another Build (of any name) names it.
+    const named = new Set(left.filter((build) => build.spec.app === name).map((build) => build.spec.buildId));
     const deleted = deletedBuilds.take(`${namespace}/${name}`);
     try {
-      const orphaned = await deleteOrphanedArtifacts(targets, namespace, name, deleted, kept);
+      const orphaned = await deleteOrphanedArtifacts(targets, namespace, name, deleted, new Set([...kept, ...named]));
       if (orphaned > 0) log.info('artifacts of builds deleted by hand deleted', { artifacts: orphaned });
     } catch (err) {
       for (const buildId of deleted) deletedBuilds.record(`${namespace}/${name}`, buildId);
       throw err;
+    }
+    // Counted as the bucket holds them: a build not measured yet is measured first, and its write wakes the next pass.
+    if (!(await measureStoredBytes(targets, namespace, left))) return;
+    const past = buildsPastQuota(left, deps.projectStoredBuildsQuota ?? DEFAULT_PROJECT_STORED_BUILDS_QUOTA, keptOf);
+    for (const [owner, builds] of Map.groupBy(past, (build) => build.spec.app)) {
+      log.info('builds past the project quota pruned', { app: owner, builds: await pruneBuilds(targets, namespace, owner, builds) });
     }
   };
 
