@@ -9,7 +9,7 @@ import { S3ObjectStore } from '../../src/object-store/s3-object-store.ts';
 import { lfsObjectKey, parseRepoPath, repoPrefix } from '../../src/repo-store/index.ts';
 import { GitClient } from '../../e2e/harness/git-client.ts';
 import { mintToken } from '../auth/index.ts';
-import { bucketGitServer, listenForGit } from '../testing/bucket-git-server.ts';
+import { bucketGitServer, listenForGit, pushBed } from '../testing/bucket-git-server.ts';
 
 const SECRET = 'storage-quota-test-secret-of-32-bytes';
 const token = mintToken({ sub: 'ada', scopes: ['read', 'write'] }, SECRET);
@@ -34,13 +34,7 @@ async function gitServer(limits: { maxRepositoryBytes: number; maxOwnerBytes?: n
 }
 
 beforeAll(async () => {
-  const started = await gitServer({ maxRepositoryBytes: QUOTA });
-  app = started.server;
-  remote = `${started.base}/${REPO}`;
-  expect((await app.inject({ method: 'PUT', url: `/${REPO}`, headers: auth })).statusCode).toBe(201);
-  git = await GitClient.create();
-  work = await git.workdir('site');
-  await git.run(['init', '-q'], { cwd: work });
+  ({ app, remote, git, work } = await pushBed(objects, SECRET, token, REPO, { maxRepositoryBytes: QUOTA }));
 });
 afterAll(async () => {
   await app?.close();

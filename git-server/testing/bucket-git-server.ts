@@ -13,6 +13,7 @@ import { DrainState } from '../drain.ts';
 import { ServiceMetrics } from '../metrics.ts';
 import { RepoCache } from '../plumbing/repo-cache.ts';
 import { BucketRepositoryDirectory } from '../repositories/bucket-repository-directory.ts';
+import { GitClient } from '../../e2e/harness/git-client.ts';
 
 export async function bucketGitServer(
   objects: ObjectStore,
@@ -43,4 +44,24 @@ export async function listenForGit(app: FastifyInstance, token: string): Promise
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   return `http://git:${token}@127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+}
+
+/** A cw-git listening for stock git (`bucketGitServer`) with `repo` created, and a fresh work tree to push from. */
+export interface PushBed {
+  readonly app: FastifyInstance;
+  /** The repository's URL for git, the token in it. */
+  readonly remote: string;
+  readonly git: GitClient;
+  readonly work: string;
+}
+
+export async function pushBed(objects: ObjectStore, tokenSecret: string, token: string, repo: string, limits: Parameters<typeof bucketGitServer>[2] = {}): Promise<PushBed> {
+  const app = await bucketGitServer(objects, tokenSecret, limits);
+  const remote = `${await listenForGit(app, token)}/${repo}`;
+  const created = await app.inject({ method: 'PUT', url: `/${repo}`, headers: { authorization: `Bearer ${token}` } });
+  if (created.statusCode !== 201) throw new Error(`creating ${repo} answered ${created.statusCode}: ${created.body}`);
+  const git = await GitClient.create();
+  const work = await git.workdir('site');
+  await git.run(['init', '-q'], { cwd: work });
+  return { app, remote, git, work };
 }

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { S3ObjectStore } from '../../../src/object-store/s3-object-store.ts';
 import { GitClient } from '../../../e2e/harness/git-client.ts';
 import { mintToken } from '../../auth/index.ts';
-import { bucketGitServer, listenForGit } from '../../testing/bucket-git-server.ts';
+import { pushBed } from '../../testing/bucket-git-server.ts';
 
 const SECRET = 'ref-limit-test-secret-of-32-bytes!!!';
 const token = mintToken({ sub: 'ada', scopes: ['read', 'write'] }, SECRET);
@@ -23,12 +23,7 @@ let git: GitClient;
 let work: string;
 
 beforeAll(async () => {
-  app = await bucketGitServer(objects, SECRET, { maxRefs: LIMIT });
-  remote = `${await listenForGit(app, token)}/${REPO}`;
-  expect((await app.inject({ method: 'PUT', url: `/${REPO}`, headers: auth })).statusCode).toBe(201);
-  git = await GitClient.create();
-  work = await git.workdir('site');
-  await git.run(['init', '-q'], { cwd: work });
+  ({ app, remote, git, work } = await pushBed(objects, SECRET, token, REPO, { maxRefs: LIMIT }));
 });
 afterAll(async () => {
   await app?.close();
