@@ -104,9 +104,10 @@ export function sessionRoutes(app: FastifyInstance, tokens: TokenStore, password
     handler: async (request, reply) => {
       const { user, password } = request.body;
       // Read for every attempt, known user or not, as the password check reads it: the answer takes as long.
-      const stored = await passwords.getPasswordHash(user).catch(() => undefined);
+      const reading = passwords.getPasswordHash(user).catch(() => undefined);
+      const stored = await reading;
       attempt(request, user, deviceOf(request.headers.cookie, options.secureCookies, user, stored));
-      const session = await signInWithPassword(user, password, { tokens, passwords }, options.policy, now());
+      const session = await signInWithPassword(user, password, { tokens, passwords, storedHash: reading }, options.policy, now());
       request.log.info({ token_id: session.record.id, user }, 'console sign-in');
       const cookies = [cookie(session.token, options.policy.maxAgeSeconds), ...(stored ? [deviceSetCookie(options.secureCookies, user, stored)] : [])];
       void reply.header('cache-control', 'no-store').header('set-cookie', cookies);

@@ -52,7 +52,7 @@ export interface WebhooksLaneOptions {
 /** Redeliveries posted at once by one instance (each holds a connection for up to 10 s). */
 export const REDELIVERY_CONCURRENCY = 4;
 /** Of those, asked for by one caller (one person's across their projects): one redelivering to a slow receiver leaves the rest to others. */
-export const REDELIVERY_PER_OWNER = 2;
+export const REDELIVERY_PER_CALLER = 2;
 
 export class WebhooksLane implements RepoWebhooksApi {
   readonly webhooks: RepositoryWebhooks;
@@ -61,7 +61,7 @@ export class WebhooksLane implements RepoWebhooksApi {
   readonly status: WebhookStatusWriter;
   readonly #store: ObjectStore;
   readonly #repos: RepoStore;
-  readonly #redelivering = new KeyedSlots({ total: REDELIVERY_CONCURRENCY, perKey: REDELIVERY_PER_OWNER });
+  readonly #redelivering = new KeyedSlots({ total: REDELIVERY_CONCURRENCY, perKey: REDELIVERY_PER_CALLER });
   readonly #forgetting = new Set<Promise<void>>();
   #log: FastifyBaseLogger | undefined;
 
@@ -166,7 +166,7 @@ export class WebhooksLane implements RepoWebhooksApi {
     if (resolution.kind !== 'ready') throw new WebhookNotReadyError(name, resolution.reason, resolution.message);
     const caller = by ?? parseRepoPath(repo).owner;
     const slot = this.#redelivering.take(caller);
-    if (!('release' in slot)) throw new TooManyRedeliveriesError(slot.refused === 'key' ? { caller, limit: REDELIVERY_PER_OWNER } : { limit: REDELIVERY_CONCURRENCY });
+    if (!('release' in slot)) throw new TooManyRedeliveriesError(slot.refused === 'key' ? { caller, limit: REDELIVERY_PER_CALLER } : { limit: REDELIVERY_CONCURRENCY });
     try {
       const { target } = resolution;
       const payload = await rebuildPayload(this.#repos, repo, target, { fromSeq: past.from_seq, toSeq: past.to_seq, deliveryId: past.delivery_id });

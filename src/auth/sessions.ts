@@ -72,10 +72,17 @@ async function capSessions(userId: string, started: string, tokens: Pick<TokenSt
 /**
  * Checks a local account's password and starts a session. An unknown user, a user without a password and a
  * wrong password answer alike and take as long (a decoy hash is verified), so accounts cannot be probed.
+ * `storedHash`: the user's stored hash when the caller read it already (the sign-in route, for its device cookie).
  */
-export async function signInWithPassword(userId: string, password: string, deps: { tokens: SessionTokens; passwords: PasswordStore }, policy: SessionPolicy, now: Date): Promise<Session> {
+export async function signInWithPassword(
+  userId: string,
+  password: string,
+  deps: { tokens: SessionTokens; passwords: PasswordStore; storedHash?: Promise<string | undefined> },
+  policy: SessionPolicy,
+  now: Date,
+): Promise<Session> {
   // Both lookups whether or not the user exists, so an unknown user takes as long as a known one.
-  const [user, stored] = await Promise.all([deps.tokens.getUser(userId), deps.passwords.getPasswordHash(userId).catch(() => undefined)]);
+  const [user, stored] = await Promise.all([deps.tokens.getUser(userId), deps.storedHash ?? deps.passwords.getPasswordHash(userId).catch(() => undefined)]);
   const hash = user ? stored : undefined;
   const ok = hash ? await verifyPassword(password, hash) : await verifyAgainstDecoy(password);
   if (!ok) throw new UnauthorizedError('Unknown user or wrong password.', { tokenPresented: false });
