@@ -109,6 +109,28 @@ describe('RuntimeEngine serving on demand', () => {
     expect(artifacts.fetches).toBe(4);
   });
 
+  it('keeps serving what an app served before a deploy it cannot prepare, however many apps come after', async () => {
+    const broken = artifactFromFiles({ 'worker.js': 'export default { fetch( { return 1 } };' });
+    const artifacts = new MemoryArtifactSource().put('good', hello('good')).put('broken', broken);
+    for (const app of ['x', 'y', 'z']) artifacts.put(app, hello(app));
+    const e = await start(artifacts, { maxApps: 2, eagerBuilds: () => true });
+    await deploy(e, 'web', 'good');
+    await deploy(e, 'api', 'good');
+    await expect(deploy(e, 'web', 'lost')).rejects.toThrow(); // its artifact is not stored
+    await expect(deploy(e, 'api', 'broken')).rejects.toThrow(/SyntaxError/);
+    // Each new app passes the bound of two prepared apps: the least recently used go, but not these two.
+    for (const app of ['x', 'y', 'z']) {
+      await deploy(e, app);
+      expect(await send(e.address.port, `${app}.p.od.test`, '/')).toMatchObject({ status: 200, body: `hello from ${app}` });
+    }
+    await expect.poll(() => e.served('p', 'y')?.onDemand, { timeout: 10_000 }).toBe(true);
+    for (const app of ['web', 'api']) {
+      expect(e.served('p', app), JSON.stringify(e.served('p', app))).toMatchObject({ buildId: 'good' });
+      expect(e.served('p', app)?.onDemand).toBeUndefined();
+      expect(await send(e.address.port, `${app}.p.od.test`, '/')).toMatchObject({ status: 200, body: 'hello from good' });
+    }
+  });
+
   it('keeps the unpacked builds of prepared apps within the cache bound in bytes', async () => {
     const artifacts = new MemoryArtifactSource().put('a', sized('a')).put('b', sized('b')).put('c', sized('c'));
     const e = await start(artifacts, { cacheBytes: 160 * 1024 });

@@ -647,7 +647,11 @@ export class RuntimeEngine {
     const plan = new PassPlan(this.#served, snapshot.keys());
     await Promise.all([...snapshot].map(([key, { app }]) => this.#prepare(plan, key, app)));
     this.#keepRefused(plan);
-    this.#onDemand?.evictFrom(plan.next, this.#log);
+    // An app serving what it served before a deploy that cannot be prepared is kept: let go, it would serve nothing.
+    this.#onDemand?.evictFrom(plan.next, this.#log, (key) => {
+      const served = plan.next.get(key);
+      return served !== undefined && served.live.app !== this.#desired.get(key)?.app;
+    });
     try {
       await this.#gate!.check(plan, this.#code);
       // Before any request can load them.

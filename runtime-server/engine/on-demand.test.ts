@@ -10,6 +10,13 @@ describe('evictions', () => {
     { case: 'past the bytes: as many as it takes', apps: [app('a', 1, 40), app('b', 2, 40), app('c', 3, 40)], maxApps: 10, cacheBytes: 50, out: ['a', 'b'] },
     { case: 'never one being prepared', apps: [app('a', 1, 0, true), app('b', 2), app('c', 3)], maxApps: 2, cacheBytes: 100, out: ['b'] },
     { case: 'never the most recently used, even larger than the bound', apps: [app('a', 1, 10), app('big', 2, 500)], maxApps: 10, cacheBytes: 100, out: ['a'] },
+    {
+      case: 'never one serving an earlier deployment than its own, which cannot be prepared',
+      apps: [{ ...app('a', 1), fallback: true }, app('b', 2), app('c', 3)],
+      maxApps: 1,
+      cacheBytes: 100,
+      out: ['b'],
+    },
   ])('$case', ({ apps, maxApps, cacheBytes, out }) => {
     expect(evictions(apps, { maxApps, cacheBytes })).toEqual(out);
   });

@@ -31,6 +31,11 @@ export interface KeptApp {
   /** Bytes its unpacked build(s) take; 0 while it is being prepared. */
   readonly bytes: number;
   readonly preparing: boolean;
+  /**
+   * It serves an earlier deployment because the one deployed cannot be prepared (a build workerd refuses, an
+   * artifact not stored): let go, its next request would prepare the deployed one and serve nothing.
+   */
+  readonly fallback?: boolean;
 }
 
 /**
@@ -115,14 +120,15 @@ export class OnDemand {
   /**
    * Lets the least recently used apps go past the bounds, counting a pass's preparations (`next`, what it will
    * serve): they leave `next`, so the pass drops them from their shards' tables and its collection their builds
-   * from disk. They route still, and are prepared again on their next request.
+   * from disk. They route still, and are prepared again on their next request. `fallback` says which serve an
+   * earlier deployment than the one deployed ({@link KeptApp.fallback}).
    */
-  evictFrom(next: Map<string, Served>, log: RuntimeLogger): void {
+  evictFrom(next: Map<string, Served>, log: RuntimeLogger, fallback: (key: string) => boolean = () => false): void {
     const bytesOf = (key: string) => {
       const s = next.get(key);
       return (s?.live.build.unpackedBytes ?? 0) + (s?.canary?.live.build.unpackedBytes ?? 0);
     };
-    const out = evictions(this.apps(bytesOf), this);
+    const out = evictions(this.apps(bytesOf, fallback), this);
     if (out.length === 0) return;
     for (const key of out) {
       this.#kept.delete(key);
@@ -132,15 +138,16 @@ export class OnDemand {
   }
 
   /** The kept apps with their last use, for {@link evictions}. */
-  apps(bytesOf: (key: string) => number): KeptApp[] {
-    return [...this.#kept].map(([key, k]) => ({ key, lastUsed: k.lastUsed, bytes: bytesOf(key), preparing: k.preparing }));
+  apps(bytesOf: (key: string) => number, fallback: (key: string) => boolean = () => false): KeptApp[] {
+    return [...this.#kept].map(([key, k]) => ({ key, lastUsed: k.lastUsed, bytes: bytesOf(key), preparing: k.preparing, ...(fallback(key) ? { fallback: true } : {}) }));
   }
 }
 
 /**
  * The apps to let go so that at most `maxApps` are kept and their builds take at most `cacheBytes`: the least
  * recently used first. Never one being prepared for a waiting request, nor the most recently used (a build
- * larger than the whole bound is still served while it is the one in use). Pure.
+ * larger than the whole bound is still served while it is the one in use), nor one serving a fallback: a failed
+ * deploy must not take an app down later, when the cache fills (the project's build quota bounds those). Pure.
  */
 export function evictions(apps: readonly KeptApp[], bounds: { readonly maxApps: number; readonly cacheBytes: number }): string[] {
   let count = apps.length;
@@ -151,7 +158,7 @@ export function evictions(apps: readonly KeptApp[], bounds: { readonly maxApps: 
   const out: string[] = [];
   for (const app of byUse) {
     if (count <= bounds.maxApps && bytes <= bounds.cacheBytes) break;
-    if (app.preparing || app.key === newest) continue;
+    if (app.preparing || app.fallback || app.key === newest) continue;
     out.push(app.key);
     count -= 1;
     bytes -= app.bytes;
