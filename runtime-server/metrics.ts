@@ -15,7 +15,7 @@ const deployBuckets = [0.05, 0.1, 0.25, 0.5, 0.75, 1, 1.5, 2, 3, 5, 10, 30, 60];
  */
 export function servingMetrics(
   registry: Registry,
-  engine: Pick<RuntimeEngine, 'status' | 'limits' | 'deployedApps' | 'heldRequests'>,
+  engine: Pick<RuntimeEngine, 'status' | 'limits' | 'deployedApps' | 'fallbackApps' | 'heldRequests'>,
   records: AppRecords,
   firstListPending: () => number = () => 0,
 ): ServingMetrics {
@@ -50,6 +50,14 @@ export function servingMetrics(
     registers,
     collect() {
       this.set(engine.deployedApps);
+    },
+  });
+  new Gauge({
+    name: 'cloudwright_runtime_apps_falling_back',
+    help: 'Apps deployed with a new build since their last serve here whose previous deployment is kept to serve while the new one cannot be (most are settled within a pass)',
+    registers,
+    collect() {
+      this.set(engine.fallbackApps);
     },
   });
   new Gauge({

@@ -131,6 +131,41 @@ describe('RuntimeEngine serving on demand', () => {
     }
   });
 
+  it('serves the build an app served before when a new one cannot be, also after the app was let go, at deploy or on its first request', async () => {
+    const broken = artifactFromFiles({ 'worker.js': 'export default { fetch( { return 1 } };' });
+    const artifacts = new MemoryArtifactSource().put('good', hello('good')).put('broken', broken).put('fixed', hello('fixed')).put('other', hello('other'));
+    let eager = true;
+    const e = await start(artifacts, { maxApps: 1, eagerBuilds: () => eager });
+    const letGo = async (app: string) => {
+      await deploy(e, 'other');
+      expect(await send(e.address.port, 'other.p.od.test', '/')).toMatchObject({ status: 200 });
+      await expect.poll(() => e.served('p', app)?.onDemand, { timeout: 10_000 }).toBe(true);
+    };
+    for (const app of ['web', 'api']) {
+      await deploy(e, app, 'good');
+      expect(await send(e.address.port, `${app}.p.od.test`, '/')).toMatchObject({ status: 200, body: 'hello from good' });
+    }
+    await letGo('api');
+    await letGo('web');
+
+    // Prepared at deploy: the deploy fails, and the app serves its previous build again.
+    await expect(deploy(e, 'web', 'broken')).rejects.toThrow(/SyntaxError/);
+    await expect(deploy(e, 'api', 'lost')).rejects.toThrow(); // its artifact is not stored
+    for (const app of ['web', 'api']) {
+      expect(e.served('p', app), app).toMatchObject({ buildId: 'good' });
+      expect(await send(e.address.port, `${app}.p.od.test`, '/')).toMatchObject({ status: 200, body: 'hello from good' });
+    }
+
+    // Deployed without preparing it (its replica's first list): its first request finds it broken and serves the one before.
+    eager = false;
+    await deploy(e, 'web', 'fixed');
+    await letGo('web');
+    expect((await deploy(e, 'web', 'broken')).onDemand).toBe(true);
+    expect(await send(e.address.port, 'web.p.od.test', '/')).toMatchObject({ status: 200, body: 'hello from fixed' });
+    expect(String(e.preparationFailure('p', 'web')?.error)).toMatch(/SyntaxError/);
+    expect(e.served('p', 'web')).toMatchObject({ buildId: 'fixed' });
+  });
+
   it('keeps the unpacked builds of prepared apps within the cache bound in bytes', async () => {
     const artifacts = new MemoryArtifactSource().put('a', sized('a')).put('b', sized('b')).put('c', sized('c'));
     const e = await start(artifacts, { cacheBytes: 160 * 1024 });

@@ -37,7 +37,8 @@ import { engineStatus } from './engine-status.ts';
 import { onDemandApp, servedApp, type Served } from './served.ts';
 import { HostAssignment } from './host-assignment.ts';
 import { OnDemand } from './on-demand.ts';
-import { PreparationFailures, type PreparationFailure } from './preparation-failures.ts';
+import { PreparationFailures, sameDeployment, type PreparationFailure } from './preparation-failures.ts';
+import { Fallbacks } from './fallbacks.ts';
 import { RouteCancel } from './route-cancel.ts';
 import { firstRequest, type FirstRequestHost } from './first-request.ts';
 import { engineSettings, shardSettings, type EngineSettings } from './engine-settings.ts';
@@ -77,6 +78,8 @@ export class RuntimeEngine {
    * hold a refused build of up to an artifact's largest size for as long as it is kept, counted by no bound).
    */
   readonly #refusedDeployments = new Map<string, AppDeployment>();
+  /** What each app deployed with a new build served before, served instead while that build cannot be. */
+  readonly #fallbacks = new Fallbacks();
   /** The run of each app's split (`splitRun`), from its first pass in a rollout until a deployment without one. */
   readonly #splitRuns = new Map<string, string>();
   #splitRunCount = 0;
@@ -318,6 +321,8 @@ export class RuntimeEngine {
     if (problem) return Promise.reject(problem);
     const key = `${app.project}/${app.appId}`;
     const before = this.#desired.get(key)?.app;
+    const newBuild = before?.buildId !== app.buildId || before.canary?.buildId !== app.canary?.buildId;
+    if (!sameDeployment(before, app)) this.#fallbacks.deployed(key, this.#served.get(key)?.live.app ?? (before && !this.#failedHere(key, before) ? before : undefined), newBuild);
     this.#refusedDeployments.delete(key);
     // Deployed without a split (a rollout aborted, or over): a split asked for again is a new run.
     if (!app.canary) this.#splitRuns.delete(key);
@@ -326,7 +331,7 @@ export class RuntimeEngine {
     const ofProject = this.#desiredIn.get(app.project);
     if (ofProject) ofProject.add(key);
     else this.#desiredIn.set(app.project, new Set([key]));
-    this.#onDemand?.deployed(key, before?.buildId !== app.buildId || before.canary?.buildId !== app.canary?.buildId);
+    this.#onDemand?.deployed(key, newBuild);
     return this.#await(key).then((served) => {
       if (!served) throw new Error(`app ${key} was removed while it was being deployed`);
       return served;
@@ -346,6 +351,7 @@ export class RuntimeEngine {
     this.#splitRuns.delete(key);
     this.#refusals.delete(key);
     this.#refusedDeployments.delete(key);
+    this.#fallbacks.forget(key);
     ++this.#version;
     await this.#await(key);
     if (!this.#desired.has(key)) {
@@ -408,6 +414,11 @@ export class RuntimeEngine {
   /** Apps deployed: routed, whether prepared or (on demand) waiting for their first request. */
   get deployedApps(): number {
     return this.#desired.size;
+  }
+
+  /** Apps with a fallback kept (`fallbacks.ts`): deployed with a new build not served here yet, or one that cannot be. */
+  get fallbackApps(): number {
+    return this.#fallbacks.size;
   }
 
   /** Apps kept prepared for serving on demand (none when every app is prepared when deployed). */
@@ -566,10 +577,14 @@ export class RuntimeEngine {
         const canary = canaryDeployment(app);
         await Promise.all([this.#builds!.prepare(app), canary && this.#builds!.prepare(canary)]);
       },
+      hasFallback: (key) => this.#fallbacks.of(key) !== undefined,
       serve: async (key) => {
         ++this.#version;
-        await this.#await(key);
-        if (!this.#served.has(key)) throw new Error(`app ${key} is no longer served`);
+        let failure: { error: unknown } | undefined;
+        await this.#await(key).catch((error: unknown) => (failure = { error }));
+        const served = this.#served.get(key);
+        if (!served) throw failure ? failure.error : new Error(`app ${key} is no longer served`);
+        return { fellBack: served.live.app !== this.#desired.get(key)?.app, ...(failure ? { failure: failure.error } : {}) };
       },
       refused: (key) => this.#refused(key),
       failed: (key) => this.#o.onPreparationFailed?.(key),
@@ -647,13 +662,14 @@ export class RuntimeEngine {
     const plan = new PassPlan(this.#served, snapshot.keys());
     await Promise.all([...snapshot].map(([key, { app }]) => this.#prepare(plan, key, app)));
     this.#keepRefused(plan);
-    // An app serving what it served before a deploy that cannot be prepared is kept: let go, it would serve nothing.
-    this.#onDemand?.evictFrom(plan.next, this.#log, (key) => {
-      const served = plan.next.get(key);
-      return served !== undefined && served.live.app !== this.#desired.get(key)?.app;
-    });
     try {
       await this.#gate!.check(plan, this.#code);
+      await this.#fallBack(plan, snapshot);
+      // An app serving its fallback is kept: let go, its next request would try the deployment that failed first.
+      this.#onDemand?.evictFrom(plan.next, this.#log, (key) => {
+        const served = plan.next.get(key);
+        return served !== undefined && served.live.app !== this.#desired.get(key)?.app;
+      });
       // Before any request can load them.
       for (const s of plan.next.values()) {
         this.#code.set(s.id, s.live);
@@ -680,7 +696,9 @@ export class RuntimeEngine {
     }
     for (const [key, err] of plan.failures) {
       const asked = snapshot.get(key)?.app;
-      if (err instanceof BuildLoadError && asked && this.#desired.get(key)?.app === asked) this.#refusedDeployments.set(key, asked);
+      if (!asked || this.#desired.get(key)?.app !== asked) continue;
+      if (err instanceof BuildLoadError) this.#refusedDeployments.set(key, asked);
+      this.#fallbacks.failed(key, asked);
     }
     for (const key of this.#waiters.keys()) {
       this.#waiters.settle(key, upTo, plan.failures.has(key) ? { error: plan.failures.get(key) } : { value: () => this.#servedApp(key) });
@@ -697,14 +715,44 @@ export class RuntimeEngine {
     }
   }
 
-  /** What a pass prepares: every desired app, or on demand, those kept prepared (found from the few kept, not the many routed). */
+  /**
+   * What a pass prepares: every desired app, or on demand, those kept prepared (found from the few kept, not the many
+   * routed); an app whose deployment was refused, its fallback if it has one.
+   */
   #toPrepare(): Map<string, { app: AppDeployment; version: number }> {
     const out = new Map<string, { app: AppDeployment; version: number }>();
     for (const key of this.#onDemand ? this.#onDemand.keys() : this.#desired.keys()) {
       const desired = this.#desired.get(key);
-      if (desired && this.#refusedDeployments.get(key) !== desired.app) out.set(key, desired);
+      if (!desired) continue;
+      if (this.#refusedDeployments.get(key) !== desired.app) out.set(key, desired);
+      else {
+        const fallback = this.#fallbacks.of(key);
+        if (fallback) out.set(key, { app: fallback, version: desired.version });
+      }
     }
     return out;
+  }
+
+  /**
+   * The apps of `plan` whose deployment failed with nothing served before on this replica (let go on demand, or
+   * never prepared here) serve their fallback, prepared and checked as any deployment; the failure stands.
+   */
+  async #fallBack(plan: PassPlan, snapshot: ReadonlyMap<string, { app: AppDeployment }>): Promise<void> {
+    const asked = new Map<string, AppDeployment>();
+    for (const key of plan.failures.keys()) {
+      const fallback = this.#fallbacks.of(key);
+      if (fallback && !plan.next.has(key) && fallback !== snapshot.get(key)?.app) asked.set(key, fallback);
+    }
+    if (asked.size === 0) return;
+    const fallbacks = new PassPlan(this.#served, asked.keys());
+    await Promise.all([...asked].map(([key, app]) => this.#prepare(fallbacks, key, app)));
+    await this.#gate!.check(fallbacks, this.#code);
+    for (const [key, served] of fallbacks.next) plan.next.set(key, served);
+  }
+
+  /** Whether `app`, the deployment of `key`, could not be served on this replica. */
+  #failedHere(key: string, app: AppDeployment): boolean {
+    return this.#refusedDeployments.get(key) === app || this.#fallbacks.hasFailed(key, app) || this.#failedPreparations.of(key, app) !== undefined;
   }
 
   /**
@@ -768,6 +816,7 @@ export class RuntimeEngine {
   #commit(next: ReadonlyMap<string, Served>): void {
     this.#served.clear();
     for (const [key, s] of next) this.#served.set(key, s);
+    this.#fallbacks.settle((key) => next.get(key)?.live.app === this.#desired.get(key)?.app);
     // A suspension lasts while its pair of releases is asked for (a stop counted just now has its pass to come).
     const asked = new Set([...next.values()].flatMap((s) => [s.canary?.tag, s.suspended?.tag]));
     for (const tag of this.#suspended.keys()) if (!asked.has(tag)) this.#suspended.delete(tag);
@@ -781,7 +830,7 @@ export class RuntimeEngine {
     const s = this.#served.get(key);
     if (s) return servedApp(key, s, this.#assignment, this.#s.serving);
     const desired = this.#onDemand && this.#desired.get(key);
-    return desired ? onDemandApp(key, desired.app, this.#assignment, this.#s.serving) : undefined;
+    return desired ? onDemandApp(key, this.#fallbacks.shown(key, desired.app), this.#assignment, this.#s.serving) : undefined;
   }
 
   /**

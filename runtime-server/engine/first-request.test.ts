@@ -12,8 +12,8 @@ import type { Upstream } from './upstream.ts';
 const upstream = {} as Upstream;
 const served: Route = { upstream, app: 'p/web' };
 
-/** A host whose pass serves the app or fails as `serve` says, counting what it was asked. */
-function host(serve: () => Promise<void>, options: { timeoutMs?: number } = {}) {
+/** A host whose pass serves the app (or its fallback, when `serve` says so) or fails as `serve` says, counting what it was asked. */
+function host(serve: () => Promise<void | { fellBack: true; failure?: unknown }>, options: { timeoutMs?: number; fallback?: boolean } = {}) {
   let app: AppDeployment = { project: 'p', appId: 'web', buildId: 'b1', env: {}, hostnames: [] };
   const calls = { unpacked: 0, served: 0, refused: 0, failed: 0 };
   const h: FirstRequestHost = {
@@ -23,9 +23,10 @@ function host(serve: () => Promise<void>, options: { timeoutMs?: number } = {}) 
     retryAfter: '1',
     desired: () => app,
     unpack: async () => void calls.unpacked++,
+    hasFallback: () => options.fallback ?? false,
     serve: async () => {
       calls.served++;
-      await serve();
+      return (await serve()) ?? { fellBack: false };
     },
     refused: () => void calls.refused++,
     failed: () => void calls.failed++,
@@ -73,6 +74,21 @@ describe('firstRequest', () => {
     redeploy('b2');
     expect(await firstRequest(h, 'p/web', () => served)).toBe(served);
     expect(calls.served).toBe(2);
+  });
+
+  it('routes to the fallback of a deployment that cannot be served, remembering the failure, and prepares it again once let go', async () => {
+    const refused = new BuildLoadError('b1', 'SyntaxError');
+    let answer: { fellBack: true; failure?: unknown } = { fellBack: true, failure: refused };
+    const { h, calls } = host(async () => answer, { fallback: true });
+    expect(await firstRequest(h, 'p/web', () => served)).toBe(served);
+    expect(h.failures.of('p/web', h.desired('p/web'))?.error).toBe(refused);
+    expect(calls).toMatchObject({ served: 1, failed: 1, refused: 0 });
+    // Let go since: the refusal is known, so the pass serves the fallback without trying the deployment again.
+    h.onDemand.forget('p/web');
+    answer = { fellBack: true };
+    expect(await firstRequest(h, 'p/web', () => served)).toBe(served);
+    expect(h.failures.of('p/web', h.desired('p/web'))?.error).toBe(refused);
+    expect(calls).toMatchObject({ served: 2, failed: 1, refused: 0 });
   });
 
   it('keeps the failure of a deployment deployed again unchanged while it was being prepared (a new object, the same deployment)', async () => {

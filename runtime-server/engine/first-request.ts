@@ -16,8 +16,13 @@ export interface FirstRequestHost {
   desired(key: string): AppDeployment | undefined;
   /** Fetches and unpacks the build of a deployment (and of its rollout's new release). */
   unpack(app: AppDeployment): Promise<void>;
-  /** Runs the convergence pass that prepares `key`; resolves once it serves it, or rejects with why it does not. */
-  serve(key: string): Promise<void>;
+  /** Whether `key` has a deployment it served before to serve instead of one that cannot be (`fallbacks.ts`). */
+  hasFallback(key: string): boolean;
+  /**
+   * Runs the convergence pass that prepares `key`; resolves once it serves it (`fellBack`: its fallback, its
+   * deployment having failed with `failure` in this pass or earlier), or rejects with why it serves nothing.
+   */
+  serve(key: string): Promise<{ readonly fellBack: boolean; readonly failure?: unknown }>;
   /** A request the entry point answered itself. */
   refused(key: string): void;
   /** The preparation failed (the engine's `onPreparationFailed`). */
@@ -38,7 +43,7 @@ export async function firstRequest(host: FirstRequestHost, key: string, route: (
   };
   const unservable = () => isBuildRefusal(host.failures.of(key, host.desired(key))?.error);
   const broken = () => refusal("The app's current build cannot be served; a new deployment of the app replaces it.", 'BuildFailed');
-  if (unservable()) return broken();
+  if (unservable() && !host.hasFallback(key)) return broken();
 
   const prepared = host.onDemand.first(key, () => prepare(host, key));
   let timer: NodeJS.Timeout | undefined;
@@ -66,20 +71,31 @@ async function prepare(host: FirstRequestHost, key: string): Promise<void> {
   const started = performance.now();
   let fetched = started;
   const app = host.desired(key);
+  // Only while the app still asks for what failed: removed meanwhile, nothing is kept of it; deployed anew, its
+  // next request prepares the new deployment.
+  const failed = (err: unknown) => {
+    if (!app || !sameDeployment(host.desired(key), app)) return;
+    host.failures.record(key, app, err);
+    host.failed(key);
+  };
   try {
-    // Fetched and unpacked before the pass, not in it: a large artifact then delays no other app's pass.
-    if (app) await host.unpack(app);
+    // Fetched and unpacked before the pass, not in it: a large artifact then delays no other app's pass. One that
+    // cannot be had fails the pass too, which then serves the app's fallback if it has one.
+    if (app) {
+      await host.unpack(app).catch((err: unknown) => {
+        if (!host.hasFallback(key)) throw err;
+      });
+    }
     fetched = performance.now();
-    await host.serve(key);
-    host.failures.forget(key);
+    const served = await host.serve(key);
+    if (!served.fellBack) host.failures.forget(key);
+    else if ('failure' in served) {
+      host.log.warn('an app’s deployment could not be prepared for its first request; it serves the one before', { app: key, error: served.failure });
+      failed(served.failure);
+    }
   } catch (err) {
     host.log.warn('preparing an app for its first request failed', { app: key, error: err });
-    // Only while the app still asks for what failed: removed meanwhile, nothing is kept of it; deployed anew, its
-    // next request prepares the new deployment.
-    if (app && sameDeployment(host.desired(key), app)) {
-      host.failures.record(key, app, err);
-      host.failed(key);
-    }
+    failed(err);
     throw err;
   }
   const ms = (from: number, to: number) => Math.round(to - from);
