@@ -113,12 +113,12 @@ describe('RuntimeEngine serving on demand', () => {
     const broken = artifactFromFiles({ 'worker.js': 'export default { fetch( { return 1 } };' });
     const artifacts = new MemoryArtifactSource().put('good', hello('good')).put('broken', broken);
     for (const app of ['x', 'y', 'z']) artifacts.put(app, hello(app));
-    const e = await start(artifacts, { maxApps: 2, eagerBuilds: () => true });
+    const e = await start(artifacts, { maxApps: 3, eagerBuilds: () => true });
     await deploy(e, 'web', 'good');
     await deploy(e, 'api', 'good');
     await expect(deploy(e, 'web', 'lost')).rejects.toThrow(); // its artifact is not stored
     await expect(deploy(e, 'api', 'broken')).rejects.toThrow(/SyntaxError/);
-    // Each new app passes the bound of two prepared apps: the least recently used go, but not these two.
+    // Each new app passes the bound of three prepared apps: the least recently used go, these two last.
     for (const app of ['x', 'y', 'z']) {
       await deploy(e, app);
       expect(await send(e.address.port, `${app}.p.od.test`, '/')).toMatchObject({ status: 200, body: `hello from ${app}` });
@@ -164,6 +164,16 @@ describe('RuntimeEngine serving on demand', () => {
     expect(await send(e.address.port, 'web.p.od.test', '/')).toMatchObject({ status: 200, body: 'hello from fixed' });
     expect(String(e.preparationFailure('p', 'web')?.error)).toMatch(/SyntaxError/);
     expect(e.served('p', 'web')).toMatchObject({ buildId: 'fixed' });
+
+    // Serving their fallbacks, they go last past the bound, but go; their next request falls back again.
+    for (const [app, body] of [
+      ['web', 'hello from fixed'],
+      ['api', 'hello from good'],
+    ] as const) {
+      await letGo(app);
+      expect(e.served('p', app)).toMatchObject({ buildId: app === 'web' ? 'fixed' : 'good', onDemand: true });
+      expect(await send(e.address.port, `${app}.p.od.test`, '/')).toMatchObject({ status: 200, body });
+    }
   });
 
   it('keeps the unpacked builds of prepared apps within the cache bound in bytes', async () => {

@@ -665,7 +665,7 @@ export class RuntimeEngine {
     try {
       await this.#gate!.check(plan, this.#code);
       await this.#fallBack(plan, snapshot);
-      // An app serving its fallback is kept: let go, its next request would try the deployment that failed first.
+      // An app serving its fallback goes last: its next request would try the deployment that failed first.
       this.#onDemand?.evictFrom(plan.next, this.#log, (key) => {
         const served = plan.next.get(key);
         return served !== undefined && served.live.app !== this.#desired.get(key)?.app;

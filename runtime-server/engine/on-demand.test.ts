@@ -11,11 +11,11 @@ describe('evictions', () => {
     { case: 'never one being prepared', apps: [app('a', 1, 0, true), app('b', 2), app('c', 3)], maxApps: 2, cacheBytes: 100, out: ['b'] },
     { case: 'never the most recently used, even larger than the bound', apps: [app('a', 1, 10), app('big', 2, 500)], maxApps: 10, cacheBytes: 100, out: ['a'] },
     {
-      case: 'never one serving an earlier deployment than its own, which cannot be prepared',
-      apps: [{ ...app('a', 1), fallback: true }, app('b', 2), app('c', 3)],
-      maxApps: 1,
+      case: 'one serving an earlier deployment than its own, which cannot be prepared, last',
+      apps: [{ ...app('a', 1), fallback: true }, app('b', 2), { ...app('c', 3), fallback: true }, app('d', 4), app('e', 5)],
+      maxApps: 2,
       cacheBytes: 100,
-      out: ['b'],
+      out: ['b', 'd', 'a'],
     },
   ])('$case', ({ apps, maxApps, cacheBytes, out }) => {
     expect(evictions(apps, { maxApps, cacheBytes })).toEqual(out);

@@ -33,7 +33,7 @@ export interface KeptApp {
   readonly preparing: boolean;
   /**
    * It serves an earlier deployment because the one deployed cannot be prepared (a build workerd refuses, an
-   * artifact not stored): let go, its next request would prepare the deployed one and serve nothing.
+   * artifact not stored): let go, its next request tries the deployed one again before it falls back.
    */
   readonly fallback?: boolean;
 }
@@ -145,9 +145,10 @@ export class OnDemand {
 
 /**
  * The apps to let go so that at most `maxApps` are kept and their builds take at most `cacheBytes`: the least
- * recently used first. Never one being prepared for a waiting request, nor the most recently used (a build
- * larger than the whole bound is still served while it is the one in use), nor one serving a fallback: a failed
- * deploy must not take an app down later, when the cache fills (the project's build quota bounds those). Pure.
+ * recently used first, those serving a fallback last (their next request would try their failed deployment
+ * again first; kept past the bounds, a tenant deploying broken builds could hold the cache). Never one being
+ * prepared for a waiting request, nor the most recently used (a build larger than the whole bound is still served
+ * while it is the one in use). Pure.
  */
 export function evictions(apps: readonly KeptApp[], bounds: { readonly maxApps: number; readonly cacheBytes: number }): string[] {
   let count = apps.length;
@@ -156,9 +157,9 @@ export function evictions(apps: readonly KeptApp[], bounds: { readonly maxApps: 
   const byUse = [...apps].sort((a, b) => a.lastUsed - b.lastUsed || (a.key < b.key ? -1 : 1));
   const newest = byUse.at(-1)?.key;
   const out: string[] = [];
-  for (const app of byUse) {
+  for (const app of [...byUse.filter((a) => !a.fallback), ...byUse.filter((a) => a.fallback)]) {
     if (count <= bounds.maxApps && bytes <= bounds.cacheBytes) break;
-    if (app.preparing || app.fallback || app.key === newest) continue;
+    if (app.preparing || app.key === newest) continue;
     out.push(app.key);
     count -= 1;
     bytes -= app.bytes;
