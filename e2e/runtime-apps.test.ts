@@ -256,4 +256,31 @@ describe('runtime apps applied as custom resources', () => {
     expect(failed?.servedGeneration).toBeUndefined();
     await late.service.stop();
   });
+
+  it('an app a replica had let go keeps serving its build there when a new one cannot be, and says so', { timeout: 120_000 }, async () => {
+    // One app kept prepared: a request for another lets the first go.
+    const small = await startRuntime('cw-runtime-e', namespace, running, { CW_WATCH_NAMESPACE: namespace, CW_RUNTIME_PREPARED_APPS: '1' });
+    const idle = await apps.create({ metadata: { name: 'idle', namespace }, spec: { displayName: 'Idle' } });
+    const busy = await apps.create({ metadata: { name: 'busy', namespace }, spec: { displayName: 'Busy' } });
+    const good = await upload(namespace, idle, worker('good'));
+    await apps.patch(namespace, 'idle', { spec: { activeBuildId: good } });
+    await apps.patch(namespace, 'busy', { spec: { activeBuildId: await upload(namespace, busy, worker('busy')) } });
+    const [idleHost, busyHost] = [`idle.${namespace}.${BASE_DOMAIN}`, `busy.${namespace}.${BASE_DOMAIN}`];
+    await servedEverywhere([...runtimes, small], idleHost, 'Hello from good');
+    await servedEverywhere([small], busyHost, 'Hello from busy');
+    const report = async () => (await (await fetch(`${small.statusUrl}/apps/${namespace}/idle`, STATUS_AUTH)).json()) as RuntimeAppReport;
+    await eventually(
+      'idle let go on the small replica',
+      () => fetch(`${small.statusUrl}/metrics`).then((r) => r.text()),
+      (text) => /^cloudwright_runtime_apps_served 1$/m.test(text),
+    );
+
+    const broken = await upload(namespace, idle, artifactFromFiles({ 'worker.js': 'export default { fetch( {\n' }));
+    await apps.patch(namespace, 'idle', { spec: { activeBuildId: broken } });
+    const failed = await readyReason(namespace, 'idle', 'BuildFailed');
+    expect(condition(failed, 'Deployed')?.message).toMatch(new RegExp(`^Build ${broken} cannot be served: .*SyntaxError.* The app keeps serving build ${good}\\.$`, 's'));
+    expect(await report()).toMatchObject({ servingBuildId: good, failure: { reason: 'BuildFailed', buildId: broken } });
+    for (const runtime of [...runtimes, small]) expect(await send(runtime.port, idleHost)).toMatchObject({ status: 200, body: 'Hello from good' });
+    await small.service.stop();
+  });
 });
