@@ -77,6 +77,9 @@ describe('memoryCulprit', () => {
     const five = ['p1', 'p2', 'p3', 'p4', 'p5'].map((project) => holding(380, `${project}-a`));
     const neighbours = Array.from({ length: 20 }, (_, i) => holding(4, `n${i}-a`));
     expect(memoryCulprit([dispatcher, ...five, ...neighbours, holding(30, 'victim-a')], 2048 * MiB, 2048 * MiB, projectOf)?.sort()).toEqual(['p1-a', 'p2-a', 'p3-a']);
+    // Many just under a thirty-second hold most of it: the two honest apps above it are not named in their place.
+    const underFloor = Array.from({ length: 16 }, (_, i) => holding(47, `u${i}-a`));
+    expect(memoryCulprit([dispatcher, holding(100, 'innocent-a'), holding(60, 'other-a'), ...underFloor], 1600 * MiB, 1536 * MiB, projectOf)).toBeUndefined();
     // Each under a thirty-second of the bound: nobody is named for it.
     const many = Array.from({ length: 40 }, (_, i) => holding(50, `m${i}-a`));
     expect(memoryCulprit([dispatcher, ...many], 2048 * MiB, 2048 * MiB, projectOf)).toBeUndefined();

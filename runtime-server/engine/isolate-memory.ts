@@ -80,8 +80,9 @@ export class IsolateMemory {
  * least half of `residentBytes`: memory V8 does not count, such as response bodies workerd holds, leaves the
  * account short). Named: every project holding a quarter of the bound (two projects of one tenant sharing the
  * growth, or a decoy's memory parked beside it), and the largest holders until they hold half of what projects
- * hold, each holding at least a thirty-second of the bound ({@link MEMORY_CULPRIT_FLOOR}): growth spread over
- * many projects of one tenant is laid on them (five at a fifth each), never on apps holding what apps usually do.
+ * hold, each holding at least a thirty-second of the bound ({@link MEMORY_CULPRIT_FLOOR}), and only if they reach
+ * half: growth spread over many projects of one tenant is laid on them (five at a fifth each), never on apps
+ * holding what apps usually do, nor on the few above the floor while many just under it hold the rest.
  * Each project's figure is summed over its isolates, so a project spreading its memory over several apps is found
  * as one holding all of it. `projectOf` names the project of an app's code fingerprint; an isolate of no app's
  * (the dispatcher's) is nobody's.
@@ -104,7 +105,7 @@ export function memoryCulprit(holdings: readonly IsolateHolding[], residentBytes
   }
   const byBytes = [...byProject.values()].sort((a, b) => b.bytes - a.bytes);
   const attributed = byBytes.reduce((sum, held) => sum + held.bytes, 0);
-  const holders: (typeof byBytes)[number][] = [];
+  let holders: (typeof byBytes)[number][] = [];
   let covered = 0;
   for (const held of byBytes) {
     const quarter = held.bytes * 4 >= boundBytes;
@@ -112,6 +113,9 @@ export function memoryCulprit(holdings: readonly IsolateHolding[], residentBytes
     holders.push(held);
     covered += held.bytes;
   }
+  // The largest holders are named only when together they hold half: growth spread over many projects each just under
+  // the floor would otherwise have the few honest apps above it named in their place.
+  if (covered * 2 < attributed) holders = holders.filter((held) => held.bytes * 4 >= boundBytes);
   if (holders.length === 0) return undefined;
   return [...new Set(holders.flatMap((held) => held.fingerprints))];
 }
