@@ -66,6 +66,12 @@ describe('sustainedCulprit', () => {
     expect(sustainedCulprit(use({ 'a/a': 0.4, 'b/b': 0.3, 'c/c': 0.3 }, ['a', 'b', 'c']))).toBeUndefined();
   });
 
+  it('holds a project splitting its work over two apps, by the app of it found most', () => {
+    const samples = [['evil/a'], ['evil/b'], ['evil/a'], ['calm/x'], ['evil/b'], ['evil/a'], ['evil/b']];
+    expect(sustainedCulprit(use({}, ['calm']), samples)).toEqual({ app: 'evil/a', share: expect.closeTo(6 / 7) as number });
+    expect(sustainedCulprit(use({ 'evil/a': 0.35, 'evil/b': 0.3, 'calm/x': 0.35 }, ['calm']))).toEqual({ app: 'evil/a', share: expect.closeTo(0.65) as number });
+  });
+
   it("takes the thread's word over the requests in flight: a neighbour flooded with requests is not the one computing", () => {
     // The attacker computes with 2 requests and floods the neighbour's app with 18 that wait for the thread.
     const flooded = use({ 'hog/a': 0.1, 'calm/b': 0.9 }, ['hog', 'calm']);

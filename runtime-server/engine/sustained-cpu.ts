@@ -82,17 +82,26 @@ export class SustainedCpu {
 }
 
 /**
- * The app held to a saturated window, if one is: the app that had more than half of the thread, by what the thread
+ * The app held to a saturated window, if one is: the app found most of the project that had more than half of the thread, by what the thread
  * itself was found running (`samples`: the apps whose code each sample of it ran, none when no app's), or else by
  * its requests in flight; and only while another project's requests waited. An app alone on its shard (or beside
  * its own project's apps) may keep the thread busy: it starves nobody else.
  */
 export function sustainedCulprit(use: SustainedUse, samples?: ReadonlyArray<readonly string[]>): { readonly app: string; readonly share: number } | undefined {
   const shares = samples === undefined ? use.byRequests : sampleShares(samples);
-  const [app, share] = [...shares].reduce<[string | undefined, number]>((best, entry) => (entry[1] > best[1] ? entry : best), [undefined, 0]);
-  if (app === undefined || share <= 0.5) return undefined;
-  const project = splitKey(app).namespace;
+  // By project first, as shards are: a project splitting its work over two apps holds the thread all the same. Its
+  // app found most is held; another of it still computing is found alone in the next window.
+  const byProject = new Map<string, number>();
+  for (const [app, share] of shares) byProject.set(splitKey(app).namespace, (byProject.get(splitKey(app).namespace) ?? 0) + share);
+  const [project, share] = largest(byProject);
+  if (project === undefined || share <= 0.5) return undefined;
+  const [app] = largest(new Map([...shares].filter(([key]) => splitKey(key).namespace === project)));
+  if (app === undefined) return undefined;
   return [...use.waiting].some((other) => other !== project) ? { app, share } : undefined;
+}
+
+function largest(shares: ReadonlyMap<string, number>): [string | undefined, number] {
+  return [...shares].reduce<[string | undefined, number]>((best, entry) => (entry[1] > best[1] ? entry : best), [undefined, 0]);
 }
 
 /** App → the share of the samples that found the thread in its code (a sample naming several apps counts for each in part). */
