@@ -584,7 +584,7 @@ export class RuntimeEngine {
         await this.#await(key).catch((error: unknown) => (failure = { error }));
         const served = this.#served.get(key);
         if (!served) throw failure ? failure.error : new Error(`app ${key} is no longer served`);
-        return { fellBack: served.live.app !== this.#desired.get(key)?.app, ...(failure ? { failure: failure.error } : {}) };
+        return { fellBack: !this.#servesDeployed(key, served), ...(failure ? { failure: failure.error } : {}) };
       },
       refused: (key) => this.#refused(key),
       failed: (key) => this.#o.onPreparationFailed?.(key),
@@ -668,7 +668,7 @@ export class RuntimeEngine {
       // An app serving its fallback goes last: its next request would try the deployment that failed first.
       this.#onDemand?.evictFrom(plan.next, this.#log, (key) => {
         const served = plan.next.get(key);
-        return served !== undefined && served.live.app !== this.#desired.get(key)?.app;
+        return served !== undefined && !this.#servesDeployed(key, served);
       });
       // Before any request can load them.
       for (const s of plan.next.values()) {
@@ -750,6 +750,11 @@ export class RuntimeEngine {
     for (const [key, served] of fallbacks.next) plan.next.set(key, served);
   }
 
+  /** Whether `served` is what `key` is deployed with now, not its fallback (nor an earlier deployment still in place). */
+  #servesDeployed(key: string, served: Served | undefined): boolean {
+    return served !== undefined && served.live.app === this.#desired.get(key)?.app;
+  }
+
   /** Whether `app`, the deployment of `key`, could not be served on this replica. */
   #failedHere(key: string, app: AppDeployment): boolean {
     return this.#refusedDeployments.get(key) === app || this.#fallbacks.hasFailed(key, app) || this.#failedPreparations.of(key, app) !== undefined;
@@ -816,7 +821,7 @@ export class RuntimeEngine {
   #commit(next: ReadonlyMap<string, Served>): void {
     this.#served.clear();
     for (const [key, s] of next) this.#served.set(key, s);
-    this.#fallbacks.settle((key) => next.get(key)?.live.app === this.#desired.get(key)?.app);
+    this.#fallbacks.settle((key) => this.#servesDeployed(key, next.get(key)));
     // A suspension lasts while its pair of releases is asked for (a stop counted just now has its pass to come).
     const asked = new Set([...next.values()].flatMap((s) => [s.canary?.tag, s.suspended?.tag]));
     for (const tag of this.#suspended.keys()) if (!asked.has(tag)) this.#suspended.delete(tag);

@@ -92,7 +92,10 @@ export function sustainedCulprit(use: SustainedUse, samples?: ReadonlyArray<read
   // By project first, as shards are: a project splitting its work over two apps holds the thread all the same. Its
   // app found most is held; another of it still computing is found alone in the next window.
   const byProject = new Map<string, number>();
-  for (const [app, share] of shares) byProject.set(splitKey(app).namespace, (byProject.get(splitKey(app).namespace) ?? 0) + share);
+  for (const [app, share] of shares) {
+    const { namespace } = splitKey(app);
+    byProject.set(namespace, (byProject.get(namespace) ?? 0) + share);
+  }
   const [project, share] = largest(byProject);
   if (project === undefined || share <= 0.5) return undefined;
   const [app] = largest(new Map([...shares].filter(([key]) => splitKey(key).namespace === project)));
