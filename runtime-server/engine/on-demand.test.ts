@@ -12,10 +12,24 @@ describe('evictions', () => {
     { case: 'never the most recently used, even larger than the bound', apps: [app('a', 1, 10), app('big', 2, 500)], maxApps: 10, cacheBytes: 100, out: ['a'] },
     {
       case: 'one serving an earlier deployment than its own, which cannot be prepared, last',
-      apps: [{ ...app('a', 1), fallback: true }, app('b', 2), { ...app('c', 3), fallback: true }, app('d', 4), app('e', 5)],
+      apps: [{ ...app('a', 1), fallback: true }, app('b', 2), { ...app('c', 3), fallback: true }, app('d', 4), app('e', 5), app('f', 6)],
+      maxApps: 4,
+      cacheBytes: 100,
+      out: ['b', 'd'],
+    },
+    {
+      case: 'those serving a fallback past half the bound on apps in their turn, the most recently used kept',
+      apps: [{ ...app('a', 1), fallback: true }, { ...app('b', 2), fallback: true }, { ...app('c', 3), fallback: true }, app('d', 4), app('e', 5)],
       maxApps: 2,
       cacheBytes: 100,
-      out: ['b', 'd', 'a'],
+      out: ['a', 'b', 'd'],
+    },
+    {
+      case: 'one serving a fallback larger than half the bound in bytes in its turn',
+      apps: [{ ...app('a', 1, 50), fallback: true }, app('b', 2, 10), app('c', 3, 10)],
+      maxApps: 10,
+      cacheBytes: 60,
+      out: ['a'],
     },
   ])('$case', ({ apps, maxApps, cacheBytes, out }) => {
     expect(evictions(apps, { maxApps, cacheBytes })).toEqual(out);

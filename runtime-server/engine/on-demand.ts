@@ -145,10 +145,11 @@ export class OnDemand {
 
 /**
  * The apps to let go so that at most `maxApps` are kept and their builds take at most `cacheBytes`: the least
- * recently used first, those serving a fallback last (their next request would try their failed deployment
- * again first; kept past the bounds, a tenant deploying broken builds could hold the cache). Never one being
- * prepared for a waiting request, nor the most recently used (a build larger than the whole bound is still served
- * while it is the one in use). Pure.
+ * recently used first, and those serving a fallback last (their next request would try their failed deployment
+ * again first) — the most recently used of them, up to half of each bound, so a tenant deploying broken builds to
+ * many apps cannot hold the cache: past that share theirs go in their turn like any app. Never one being prepared
+ * for a waiting request, nor the most recently used (a build larger than the whole bound is still served while it
+ * is the one in use). Pure.
  */
 export function evictions(apps: readonly KeptApp[], bounds: { readonly maxApps: number; readonly cacheBytes: number }): string[] {
   let count = apps.length;
@@ -156,8 +157,9 @@ export function evictions(apps: readonly KeptApp[], bounds: { readonly maxApps: 
   if (count <= bounds.maxApps && bytes <= bounds.cacheBytes) return [];
   const byUse = [...apps].sort((a, b) => a.lastUsed - b.lastUsed || (a.key < b.key ? -1 : 1));
   const newest = byUse.at(-1)?.key;
+  const sheltered = shelteredFallbacks(byUse, bounds);
   const out: string[] = [];
-  for (const app of [...byUse.filter((a) => !a.fallback), ...byUse.filter((a) => a.fallback)]) {
+  for (const app of [...byUse.filter((a) => !sheltered.has(a.key)), ...byUse.filter((a) => sheltered.has(a.key))]) {
     if (count <= bounds.maxApps && bytes <= bounds.cacheBytes) break;
     if (app.preparing || app.key === newest) continue;
     out.push(app.key);
@@ -165,4 +167,17 @@ export function evictions(apps: readonly KeptApp[], bounds: { readonly maxApps: 
     bytes -= app.bytes;
   }
   return out;
+}
+
+/** The apps serving a fallback that are let go last: the most recently used, while together within half of each bound. */
+function shelteredFallbacks(byUse: readonly KeptApp[], bounds: { readonly maxApps: number; readonly cacheBytes: number }): Set<string> {
+  const sheltered = new Set<string>();
+  let bytes = 0;
+  for (const app of [...byUse].reverse()) {
+    if (!app.fallback) continue;
+    if (sheltered.size + 1 > bounds.maxApps / 2 || bytes + app.bytes > bounds.cacheBytes / 2) break;
+    sheltered.add(app.key);
+    bytes += app.bytes;
+  }
+  return sheltered;
 }
