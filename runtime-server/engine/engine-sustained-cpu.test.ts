@@ -71,6 +71,9 @@ describe('RuntimeEngine bounding sustained CPU', { timeout: 60_000 }, () => {
       await engine.deploy({ project, appId, buildId: 'hog', env: {}, hostnames: [] });
       expect((await send(port, host(key))).status).toBe(200); // loaded: its isolate's code is known to the thread's samples
     }
+    // In a rollout from the computing build to a calm one.
+    await engine.deploy({ project: 'rolling', appId: 'hog', buildId: 'hog', env: {}, hostnames: [], canary: { buildId: 'calm', env: {}, weight: 50, affinity: { header: 'x-user' } } });
+    for (const release of ['stable', 'canary']) expect((await send(port, host('rolling/hog'), '/', { headers: { 'cw-rollout-build': release } })).status).toBe(200);
   }, 60_000);
   afterAll(async () => {
     await engine.stop();
@@ -125,6 +128,14 @@ describe('RuntimeEngine bounding sustained CPU', { timeout: 60_000 }, () => {
     for (const answer of outcome === 'neighbour refused' ? [] : outcome) expect(JSON.parse(answer.body)).toMatchObject({ reason: 'CPULimitExceeded' });
     expect(engine.limits.quarantine('sly/hog')).toMatchObject({ sustained: true });
     expect(engine.limits.quarantine('neighbour/site')).toBeUndefined();
+  });
+
+  it('quarantines an app in a rollout whose stable release the thread was found running, rather than suspending its new release', async () => {
+    const answers = await whileProbing(probeNeighbour, () => Promise.all(Array.from({ length: 8 }, () => send(port, host('rolling/hog'), '/burn', { headers: { 'cw-rollout-build': 'stable' } }))));
+    for (const answer of answers.result) expect(JSON.parse(answer.body)).toMatchObject({ status: 503, reason: 'CPULimitExceeded' });
+    expect(engine.limits.quarantine('rolling/hog')).toMatchObject({ reason: 'CPULimitExceeded', sustained: true });
+    // Suspending the new release, which computes nothing, would have left the stable one free to hold the thread again.
+    expect(engine.served('rolling', 'hog')?.canary).not.toMatchObject({ suspended: true });
   });
 
   it("leaves an app that keeps its shard busy alone there, beside another project's open stream", async () => {

@@ -613,7 +613,7 @@ export class RuntimeEngine {
       apps,
       { generation },
       (key) => this.#served.get(key)?.live.build.buildId,
-      (key) => this.#suspend(key, undefined),
+      (key) => (foundStableOnly(this.#served.get(key), samples) ? undefined : this.#suspend(key, undefined)),
     );
     if (!held?.end) return undefined;
     // Only the thread can say the app's code runs with nothing of it in flight (without it, the app was found by them).
@@ -853,4 +853,14 @@ export class RuntimeEngine {
     for (const id of unusedIds) this.#code.delete(id);
     await this.#builds?.retain(keepBuilds).catch((err: unknown) => this.#log.warn('removing unused builds failed', { error: err }));
   }
+}
+
+/**
+ * Whether the thread's samples found an app in a rollout running its stable release's code and never its new
+ * release's: the stable release holds the thread, so suspending the new one would spare the app for nothing.
+ */
+function foundStableOnly(served: Served | undefined, samples: ReadonlyArray<readonly string[]> | undefined): boolean {
+  if (!served?.canary || samples === undefined) return false;
+  const found = new Set(samples.flat());
+  return found.has(workerFingerprint(served.live)) && !found.has(workerFingerprint(served.canary.live));
 }
