@@ -6,6 +6,7 @@
 // missing (a platform without these files), and then the rules of `blame.ts` decide as before.
 import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { readIsolateCode, type IsolateCode } from './isolate-code.ts';
 import { memoryCulprit, type IsolateMemory } from './isolate-memory.ts';
 
@@ -62,7 +63,7 @@ export function workerdIsolates(pid: number, dir: string): Promise<IsolateCode> 
  */
 export async function runningFingerprints(pid: number, dir: string): Promise<string[] | undefined> {
   try {
-    if (!stopped(pid)) return undefined;
+    if (!(await stopped(pid))) return undefined;
     const apps = runningAt(pid, await workerdIsolates(pid, dir));
     return apps.length > 0 ? apps : undefined;
   } catch {
@@ -74,10 +75,10 @@ export async function runningFingerprints(pid: number, dir: string): Promise<str
  * What workerd `pid`'s JavaScript thread is running, sampled `count` times `gapMs` apart while it runs on: for each
  * sample, the fingerprints of the apps whose code it was in (none: the runtime's own code, or it could not be told,
  * or it could not be stopped). Each sample stops the process (SIGSTOP) for as long as it takes to read its thread's
- * registers and stack, then lets it go on (SIGCONT); none is taken once `sampling()` says no more (the watchdog
- * ended it meanwhile and stops it for its own reading). Code compiled after its isolates were read is not found.
+ * registers and stack, then lets it go on (SIGCONT) unless `keepStopped()` says the watchdog ended it meanwhile (it
+ * stops it for its own reading, then kills it); none is taken once `sampling()` says no more. Code compiled after its isolates were read is not found.
  */
-export async function sampleRunning(pid: number, dir: string, count: number, gapMs: number, sampling: () => boolean): Promise<string[][]> {
+export async function sampleRunning(pid: number, dir: string, count: number, gapMs: number, sampling: () => boolean, keepStopped: () => boolean = () => false): Promise<string[][]> {
   const code = await workerdIsolates(pid, dir);
   const samples: string[][] = [];
   for (let i = 0; i < count && sampling(); i++) {
@@ -85,16 +86,18 @@ export async function sampleRunning(pid: number, dir: string, count: number, gap
     if (!sampling()) break;
     let apps: string[] = [];
     try {
-      if (stopped(pid)) apps = runningAt(pid, code);
+      if (await stopped(pid)) apps = runningAt(pid, code);
     } catch {
       // gone, or not readable: a sample that names nobody
     }
+    samples.push(apps);
+    // Ended meanwhile (the watchdog stops it for its own reading, then kills it): left stopped for that reading.
+    if (keepStopped()) break;
     try {
       process.kill(pid, 'SIGCONT');
     } catch {
       // gone
     }
-    samples.push(apps);
   }
   return samples;
 }
@@ -155,17 +158,20 @@ export async function memoryFingerprints(
   }
 }
 
-/** Sends SIGSTOP and waits (briefly, blocking: a stall is rare) until the process shows as stopped. */
-function stopped(pid: number): boolean {
+/**
+ * Sends SIGSTOP and waits until the process shows as stopped (most often at once; a process in uninterruptible
+ * sleep takes longer), polling without blocking: this thread proxies every tenant's requests meanwhile.
+ */
+async function stopped(pid: number): Promise<boolean> {
   process.kill(pid, 'SIGSTOP');
-  const wait = new Int32Array(new SharedArrayBuffer(4));
-  for (let waited = 0; waited < STOP_WAIT_MS; waited++) {
+  const deadline = performance.now() + STOP_WAIT_MS;
+  for (;;) {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The state follows the command name's closing parenthesis: `T` stopped by a signal.
     if (/^\s*[Tt]/.test(stat.slice(stat.lastIndexOf(')') + 1))) return true;
-    Atomics.wait(wait, 0, 0, 1);
+    if (performance.now() >= deadline) return false;
+    await sleep(1);
   }
-  return false;
 }
 
 /**

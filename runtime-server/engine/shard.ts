@@ -332,7 +332,9 @@ export class Shard {
     this.#judgingSaturation = true;
     // A thread that could not be sampled names nobody: it is not judged from the requests in flight instead, which a
     // tenant can pile up on a neighbour's app (they wait for the thread it holds).
-    const samples = this.#ctx.askTheThread ? sampleRunning(gen.proc.pid, gen.dir, THREAD_SAMPLES, THREAD_SAMPLE_GAP_MS, sampling).catch(() => []) : Promise.resolve(undefined);
+    const samples = this.#ctx.askTheThread
+      ? sampleRunning(gen.proc.pid, gen.dir, THREAD_SAMPLES, THREAD_SAMPLE_GAP_MS, sampling, () => gen.killedFor !== undefined).catch(() => [])
+      : Promise.resolve(undefined);
     void samples
       .then((found) => {
         if (!sampling()) return;
