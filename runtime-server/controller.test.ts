@@ -64,7 +64,7 @@ function idleMetrics(registry: Registry, records: AppRecords) {
     registry,
     {
       status: () => ({ ready: true, restarts: 0, workerdStarts: 1, apps: 0, loadedWorkers: 0, loadChecks: 0, shards: [] }),
-      limits: { counts: () => ({ stops: new Map(), quarantined: new Map() }), onProbation: () => [], quarantine: () => undefined, why: () => '' },
+      limits: { counts: () => ({ stops: new Map(), quarantined: new Map(), saturated: new Map() }), onProbation: () => [], quarantine: () => undefined, why: () => '' },
       deployedApps: 0,
       fallbackApps: 0,
       heldRequests: 0,

@@ -91,6 +91,17 @@ export function servingMetrics(
       for (const kind of ['cpu', 'memory', 'heap', 'crash'] as const) this.inc({ kind }, stops.get(kind) ?? 0);
     },
   });
+  new Counter({
+    name: 'cloudwright_runtime_saturated_windows_total',
+    help: "Windows over which a shard's thread was found saturated while requests waited (the sustained CPU bound), by outcome: held (an app was held to it), nobody",
+    labelNames: ['outcome'],
+    registers,
+    collect() {
+      this.reset();
+      const { saturated } = engine.limits.counts();
+      for (const outcome of ['held', 'nobody'] as const) this.inc({ outcome }, saturated.get(outcome) ?? 0);
+    },
+  });
   new Gauge({
     name: 'cloudwright_runtime_apps_quarantined',
     help: 'Apps this replica does not route to for a while (answered 503), by reason (CPULimitExceeded, MemoryLimitExceeded)',

@@ -39,7 +39,12 @@ export type AppQuarantine = Quarantine & { readonly project?: true };
 export interface LimitCounts {
   readonly stops: ReadonlyMap<ShardStop['kind'], number>;
   readonly quarantined: ReadonlyMap<LimitReason, number>;
+  /** Windows a shard's thread was found saturated over (the sustained bound), by whether an app was held to one. */
+  readonly saturated: ReadonlyMap<SaturationOutcome, number>;
 }
+
+/** What came of a saturated window: an app was held to it, or nobody was (no project had most of the thread, or none waited). */
+export type SaturationOutcome = 'held' | 'nobody';
 
 /** What callers of the engine read of its limits: quarantines, probation, the counts, and what each reason means. */
 export interface AppLimitsView {
@@ -76,6 +81,7 @@ export class AppLimits implements AppLimitsView {
   readonly #quarantines: Quarantines;
   readonly #probation: Probation;
   readonly #stops = new Map<ShardStop['kind'], number>();
+  readonly #saturated = new Map<SaturationOutcome, number>();
   /** Project → the stops laid on it lately (a quarantining stop, or a release suspended) and when. */
   readonly #projectStops = new Map<string, Map<string, number>>();
   /** A stopped workerd's requests → the projects whose code its thread was running, or whose isolates held its memory (only when V8 told). */
@@ -118,7 +124,7 @@ export class AppLimits implements AppLimitsView {
   counts(): LimitCounts {
     const quarantined = new Map<LimitReason, number>();
     for (const q of this.#quarantines.list().values()) quarantined.set(q.reason, (quarantined.get(q.reason) ?? 0) + 1);
-    return { stops: new Map(this.#stops), quarantined };
+    return { stops: new Map(this.#stops), quarantined, saturated: new Map(this.#saturated) };
   }
 
   /** Why a request of `key` (served by `shard`, through `pool`) is refused here now, if it is. Cheap when no app is held back. */
@@ -199,6 +205,8 @@ export class AppLimits implements AppLimitsView {
     const culprit = sustainedCulprit(use, samples);
     const pool = stop.generation.upstream.pool;
     const seen = { shard: stop.generation.shard, seconds: Math.round(use.wallMs / 100) / 10, busy: Math.round(use.busy * 100), by: samples ? 'thread' : 'requests', waiting: [...use.waiting] };
+    const outcome: SaturationOutcome = culprit ? 'held' : 'nobody';
+    this.#saturated.set(outcome, (this.#saturated.get(outcome) ?? 0) + 1);
     if (!culprit) {
       this.#options.log.info('workerd shard saturated; nobody held to it', seen);
       return undefined;

@@ -91,6 +91,7 @@ describe('RuntimeEngine bounding sustained CPU', { timeout: 60_000 }, () => {
     expect(heldMs).toBeLessThan(20_000);
     expect(engine.limits.quarantine('tenant/hog')).toMatchObject({ reason: 'CPULimitExceeded', sustained: true });
     expect(engine.limits.quarantine('neighbour/site')).toBeUndefined();
+    expect(engine.limits.counts().saturated.get('held')).toBeGreaterThanOrEqual(1); // cloudwright_runtime_saturated_windows_total
     // Cutting its requests freed the thread: the shard was not ended.
     expect(engine.status().shards[0]!.pid).toBe(pid);
     const after: number[] = [];
