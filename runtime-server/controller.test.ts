@@ -190,6 +190,16 @@ describe('servingController', () => {
     expect(await registry.metrics()).toMatch(/cloudwright_runtime_deploy_duration_seconds_count\{result="Served"\} 1/);
   });
 
+  it("exports the limits' counts, each label value with 0 when nothing happened", async () => {
+    const { registry } = await setup();
+    const text = await registry.metrics();
+    for (const series of ['shard_stops_total{kind="crash"} 0', 'saturated_windows_total{outcome="held"} 0', 'apps_quarantined{reason="MemoryLimitExceeded"} 0']) {
+      expect(text).toContain(`cloudwright_runtime_${series}`);
+    }
+    expect(text).toMatch(/# TYPE cloudwright_runtime_apps_quarantined gauge/);
+    expect(text).toMatch(/# TYPE cloudwright_runtime_saturated_windows_total counter/);
+  });
+
   it('follows the rollout the status records: a split, a weight change without a new generation, then the stable release alone', async () => {
     const { source, engine, records, reconciled } = await setup();
     const v1 = { displayName: 'a', activeBuildId: 'b-1', environment: { GREETING: 'old' } };

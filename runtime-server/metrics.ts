@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { RuntimeEngine } from './engine/index.ts';
 import type { AppRecords } from './app-records.ts';
+import type { LimitCounts } from './engine/app-limits.ts';
 
 export interface ServingMetrics {
   /** Time from a reconcile handing a spec to the engine until it is served or refused. */
@@ -8,6 +9,32 @@ export interface ServingMetrics {
 }
 
 const deployBuckets = [0.05, 0.1, 0.25, 0.5, 0.75, 1, 1.5, 2, 3, 5, 10, 30, 60];
+
+/** Metrics of one label read from the limits' counts at scrape time: each of `values` with its count (0 when none). */
+const LIMIT_METRICS: readonly { name: string; help: string; label: string; values: readonly string[]; read: (counts: LimitCounts) => ReadonlyMap<string, number>; gauge?: boolean }[] = [
+  {
+    name: 'cloudwright_runtime_shard_stops_total',
+    help: "A shard's workerd ended by kind: cpu (stuck in an app's code past the CPU bound), memory (past its memory bound), heap (an isolate past its heap bound), crash",
+    label: 'kind',
+    values: ['cpu', 'memory', 'heap', 'crash'],
+    read: (counts) => counts.stops,
+  },
+  {
+    name: 'cloudwright_runtime_saturated_windows_total',
+    help: "Windows over which a shard's thread was found saturated while requests waited (the sustained CPU bound), by outcome: held (an app was held to it), nobody",
+    label: 'outcome',
+    values: ['held', 'nobody'],
+    read: (counts) => counts.saturated,
+  },
+  {
+    name: 'cloudwright_runtime_apps_quarantined',
+    help: 'Apps this replica does not route to for a while (answered 503), by reason (CPULimitExceeded, MemoryLimitExceeded)',
+    label: 'reason',
+    values: ['CPULimitExceeded', 'MemoryLimitExceeded'],
+    read: (counts) => counts.quarantined,
+    gauge: true,
+  },
+];
 
 /**
  * cw-runtime's own metrics, beside the controller runtime's `controller_runtime_*` and `workqueue_*` and the
@@ -80,39 +107,29 @@ export function servingMetrics(
       for (const shard of engine.status().shards) this.set({ shard: shard.index }, shard.apps);
     },
   });
-  new Counter({
-    name: 'cloudwright_runtime_shard_stops_total',
-    help: "A shard's workerd ended by kind: cpu (stuck in an app's code past the CPU bound), memory (past its memory bound), heap (an isolate past its heap bound), crash",
-    labelNames: ['kind'],
-    registers,
-    collect() {
-      this.reset();
-      const { stops } = engine.limits.counts();
-      for (const kind of ['cpu', 'memory', 'heap', 'crash'] as const) this.inc({ kind }, stops.get(kind) ?? 0);
-    },
-  });
-  new Counter({
-    name: 'cloudwright_runtime_saturated_windows_total',
-    help: "Windows over which a shard's thread was found saturated while requests waited (the sustained CPU bound), by outcome: held (an app was held to it), nobody",
-    labelNames: ['outcome'],
-    registers,
-    collect() {
-      this.reset();
-      const { saturated } = engine.limits.counts();
-      for (const outcome of ['held', 'nobody'] as const) this.inc({ outcome }, saturated.get(outcome) ?? 0);
-    },
-  });
-  new Gauge({
-    name: 'cloudwright_runtime_apps_quarantined',
-    help: 'Apps this replica does not route to for a while (answered 503), by reason (CPULimitExceeded, MemoryLimitExceeded)',
-    labelNames: ['reason'],
-    registers,
-    collect() {
-      this.reset();
-      const { quarantined } = engine.limits.counts();
-      for (const reason of ['CPULimitExceeded', 'MemoryLimitExceeded'] as const) this.set({ reason }, quarantined.get(reason) ?? 0);
-    },
-  });
+  for (const metric of LIMIT_METRICS) {
+    const settings = { name: metric.name, help: metric.help, labelNames: [metric.label], registers };
+    const each = (put: (labels: Record<string, string>, value: number) => void) => {
+      const counts = metric.read(engine.limits.counts());
+      for (const value of metric.values) put({ [metric.label]: value }, counts.get(value) ?? 0);
+    };
+    if (metric.gauge)
+      new Gauge({
+        ...settings,
+        collect() {
+          this.reset();
+          each((labels, value) => this.set(labels, value));
+        },
+      });
+    else
+      new Counter({
+        ...settings,
+        collect() {
+          this.reset();
+          each((labels, value) => this.inc(labels, value));
+        },
+      });
+  }
   new Gauge({
     name: 'cloudwright_runtime_apps_on_probation',
     help: 'Apps suspected together of stopping their shard, taking turns on it',
