@@ -1,7 +1,7 @@
 import type { AppHostname } from '../apis/v1alpha1/app-hostname.ts';
 import { refuseDeleteAppliedElsewhere } from './applied-elsewhere.ts';
 import type { DnsRecord } from '../apis/v1alpha1/dns-record.ts';
-import { RUNTIME_APP_FINALIZER, type RuntimeApp } from '../apis/v1alpha1/runtime-app.ts';
+import { RECONCILE_REQUEST_ANNOTATION, RUNTIME_APP_FINALIZER, type RuntimeApp } from '../apis/v1alpha1/runtime-app.ts';
 import { isConflict, objectClient, type KubeConnection, type KubeObject, type ObjectClient } from '../kube/index.ts';
 import { listAll } from '../object-store/list-all.ts';
 import type { ObjectStore } from '../object-store/object-store.ts';
@@ -10,6 +10,7 @@ import { missingApp, type AppStore } from './app-store.ts';
 import { CONTROLLER_ANSWER_MS } from './domains/controller-answer.ts';
 import { APP_HOSTNAMES, DNS_RECORDS } from './resources.ts';
 import { inParallel } from '../collections/in-parallel.ts';
+import { NotFoundError } from '../errors.ts';
 
 /** A record the owner published at their own DNS provider for a host name of the deleted app. */
 export interface PendingDnsRecord {
@@ -120,6 +121,8 @@ export async function deleteApp(deps: AppDeletionDeps, project: string, appId: s
     await store.apps.delete(project, appId, { preconditions: { uid: app.metadata?.uid } }).catch((err: unknown) => {
       if (!isConflict(err)) throw err;
     });
+  } else {
+    await requestTeardownNow(store, app);
   }
   const gone = await store.waitAppRemoved(app, deps.answerWithinMs ?? CONTROLLER_ANSWER_MS);
   await Promise.all(builds.map((b) => store.settleBuild(project, b.metadata?.name ?? '', false)));
@@ -139,6 +142,20 @@ export async function deleteApp(deps: AppDeletionDeps, project: string, appId: s
     },
     dns_cleanup_pending: unbound.dnsCleanupPending,
   };
+}
+
+/**
+ * Asks the controller to retry the teardown now: the caller repeating the DELETE expects it to be tried again, not
+ * after a back-off that may outlast this request's bound. An app gone meanwhile is what the caller waits for.
+ */
+async function requestTeardownNow(store: AppStore, app: RuntimeApp): Promise<void> {
+  const { namespace = '', name = '', uid } = app.metadata ?? {};
+  const requestedAt = new Date().toISOString();
+  await store
+    .updateObject(namespace, name, (live) => ({ ...live, metadata: { ...live.metadata, annotations: { ...live.metadata?.annotations, [RECONCILE_REQUEST_ANNOTATION]: requestedAt } } }), { uid })
+    .catch((err: unknown) => {
+      if (!(err instanceof NotFoundError)) throw err;
+    });
 }
 
 /** Annotation on a RuntimeApp being deleted: the host names it was bound to and their pending DNS (JSON). */

@@ -165,6 +165,13 @@ export type RuntimeApp = CustomResource<'RuntimeApp', RuntimeAppSpec, RuntimeApp
 export const RUNTIME_APP_FINALIZER = 'cloudwright.dev/runtime-app-artifacts';
 
 /**
+ * Annotation asking the RuntimeApp controller to act now (as Flux's `reconcile.fluxcd.io/requestedAt`: any new
+ * value asks again): a repeated DELETE of an app still being deleted sets it, so the artifacts' teardown is retried
+ * at once rather than when its back-off, grown during an object store outage, runs out.
+ */
+export const RECONCILE_REQUEST_ANNOTATION = 'cloudwright.dev/reconcile-requested-at';
+
+/**
  * A deployable V8-isolate app (Next.js among them) in a project's namespace. The name is the app id
  * (a DNS label, used in its default host). Build history is kept with the build artifacts, not in the
  * spec: the spec only points at the build to serve.
