@@ -1,6 +1,8 @@
 // Work a request starts that takes a core or a process for a while (a `git archive`, a fetch from a remote):
 // so many at once per caller (the principal asking: one person's share across every project they have, as the
-// repository's owner would be one project's) and on the instance, so one tenant's many cannot take them all.
+// repository's owner would be one project's), per repository owner (its share: many callers of one popular
+// repository cannot take every run from the other owners) and on the instance, so one tenant's many cannot take
+// them all.
 import { KeyedSlots } from '../src/collections/keyed-slots.ts';
 import { OwnerShareError } from './owner-share-error.ts';
 
@@ -13,27 +15,49 @@ export interface OwnerRunsOptions<Code extends string> {
   readonly retryAfterSeconds: number;
 }
 
+/** The owner of the repository a run is for: its name (for messages) and the key of the share it spends (`ShareOf`). */
+export interface RepositoryOwner {
+  readonly name: string;
+  readonly share: string;
+}
+
 export class OwnerRuns<Code extends string> {
   readonly #slots: KeyedSlots;
+  /** Runs per repository owner's share; the instance's total is counted by `#slots`. */
+  readonly #owners: KeyedSlots;
   readonly #options: OwnerRunsOptions<Code>;
 
   constructor(options: OwnerRunsOptions<Code>) {
     this.#slots = new KeyedSlots({ total: options.total, perKey: options.perOwner });
+    this.#owners = new KeyedSlots({ total: Number.POSITIVE_INFINITY, perKey: options.perOwner });
     this.#options = options;
   }
 
-  /** A run for `caller`, given back by the function answered; 429 past the caller's share, 503 past the instance's. */
-  take(caller: string): () => void {
-    const slot = this.#slots.take(caller);
-    if ('release' in slot) return slot.release;
+  /**
+   * A run for `caller` on a repository of `owner` (its name, and the key of the share it spends), given back by the
+   * function answered; 429 past the caller's share or the owner's, 503 past the instance's.
+   */
+  take(caller: string, owner?: RepositoryOwner): () => void {
     const { what, codes, retryAfterSeconds } = this.#options;
+    const ownerSlot = owner && owner.share !== caller ? this.#owners.take(owner.share) : { release: () => {} };
+    if (!('release' in ownerSlot)) {
+      throw new OwnerShareError('owner', codes, `The repositories of ${owner?.name} have ${ownerSlot.held} ${what} at once, the most one owner's may; retry when one is done.`, retryAfterSeconds);
+    }
+    const slot = this.#slots.take(caller);
+    if ('release' in slot) {
+      return () => {
+        slot.release();
+        ownerSlot.release();
+      };
+    }
+    ownerSlot.release();
     if (slot.refused === 'key') throw new OwnerShareError('owner', codes, `${caller} has ${slot.held} ${what} at once, the most one caller may; retry when one is done.`, retryAfterSeconds);
     throw new OwnerShareError('instance', codes, `This server has as many ${what} as it runs at once; retry shortly.`, retryAfterSeconds);
   }
 
-  /** Runs `work` as one of `caller`'s runs. */
-  async run<T>(caller: string, work: () => Promise<T>): Promise<T> {
-    const release = this.take(caller);
+  /** Runs `work` as one of `caller`'s runs (on a repository of `owner`). */
+  async run<T>(caller: string, work: () => Promise<T>, owner?: RepositoryOwner): Promise<T> {
+    const release = this.take(caller, owner);
     try {
       return await work();
     } finally {

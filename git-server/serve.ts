@@ -23,6 +23,7 @@ import { RuntimeStallMonitor } from './runtime-stall.ts';
 import { instanceName, TaskRegistry } from './tasks/task-registry.ts';
 import { maintenanceRole } from './maintenance-role.ts';
 import { eventsRole } from './events/events-role.ts';
+import { projectCreatorShare } from './owner-share.ts';
 
 /** After the drain timeout, this long more so the load balancer has surely stopped sending. */
 const LOAD_BALANCER_GRACE_MS = 2000;
@@ -57,8 +58,16 @@ export async function startService(config: GitServiceConfig, options: StartOptio
   const tasks = new TaskRegistry({ instance: instanceName(config.server.listen.port) });
   const maintenance = maintenanceRole({ config, repos, objects, registry, tasks });
   const directory = await repositoryDirectory(config, repos, objects);
-  const events = await eventsRole({ config, repos, objects, registry, ...(directory.resources ? { resources: directory.resources } : {}) });
   const projectTokens = await projectTokenSource(config);
+  const shareOf = projectTokens ? projectCreatorShare(projectTokens.source) : undefined;
+  const events = await eventsRole({
+    config,
+    repos,
+    objects,
+    registry,
+    ...(directory.resources ? { resources: directory.resources } : {}),
+    ...(shareOf ? { shareOf } : {}),
+  });
   const app = await buildGitServer(
     {
       repos,
@@ -87,6 +96,7 @@ export async function startService(config: GitServiceConfig, options: StartOptio
       maintenance: maintenance.runner,
       ...(events.waker ? { events: events.waker } : {}),
       ...(events.webhooks ? { webhooks: events.webhooks } : {}),
+      ...(shareOf ? { shareOf } : {}),
       ...(config.server.publicUrl ? { publicUrl: config.server.publicUrl } : {}),
       limits: {
         spool: { totalBytes: config.cache.spoolMaxBytes, perOwnerBytes: config.cache.spoolMaxBytesPerOwner },

@@ -4,6 +4,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PassThrough } from 'node:stream';
 import { runsPer } from '../owner-runs.ts';
+import { ownShare } from '../owner-share.ts';
 import { Type } from 'typebox';
 import { ARCHIVE_FORMATS, dependsOnRefs, writeArchive, type ArchiveRequest } from '../plumbing/read/archive.ts';
 import { resolveCommit, RevisionNotFoundError } from '../plumbing/read/rev-parse.ts';
@@ -57,7 +58,7 @@ export function archiveRoutes(scope: FastifyInstance, deps: RepoApiDependencies)
         404: ErrorBodySchema,
         416: ErrorBodySchema,
         429: Type.Object(ErrorBodySchema.properties, {
-          description: 'The caller has two archives being made at once, whatever the repositories (`owner_archives_limit`, `Retry-After`; 503 `archives_busy` past the instance’s four).',
+          description: 'The caller, or the repository’s owner, has two archives being made at once (`owner_archives_limit`, `Retry-After`; 503 `archives_busy` past the instance’s four).',
         }),
       },
     },
@@ -82,17 +83,19 @@ export function archiveRoutes(scope: FastifyInstance, deps: RepoApiDependencies)
         if (hasTag(request.headers['if-none-match'], etag)) return reply.code(304).send();
 
         const archive: ArchiveRequest = { dir: repo.dir, commit, format, prefix };
-        // The caller's share, not the repository owner's: a person with many projects has one share.
-        const caller = request.gitPrincipal?.name ?? repo.name.split('/')[0] ?? '';
+        // The caller's share (a person with many projects has one), and the repository owner's besides.
+        const ownerName = repo.name.split('/')[0] ?? '';
+        const caller = request.gitPrincipal?.name ?? ownerName;
+        const owner = { name: ownerName, share: (deps.shareOf ?? ownShare)(ownerName) };
         const rangeHeader = request.method === 'GET' && ifRangeHolds(request, etag) ? request.headers.range : undefined;
         const spooled =
           request.method === 'HEAD' || rangeHeader !== undefined
-            ? await deps.archives.acquire(tag, (out) => archiveRuns(deps).run(caller, () => writeArchive(archive, out)))
+            ? await deps.archives.acquire(tag, (out) => archiveRuns(deps).run(caller, () => writeArchive(archive, out), owner))
             : await deps.archives.open(tag);
         if (spooled) return sendSpooled(reply, spooled, request.method === 'HEAD', rangeHeader);
         // Larger than the spool takes: the whole archive, streamed (a Range is ignored, as RFC 9110 allows).
         if (request.method === 'HEAD') return reply.send();
-        return streamArchive(request, reply, archive, archiveRuns(deps).take(caller));
+        return streamArchive(request, reply, archive, archiveRuns(deps).take(caller, owner));
       }),
   });
 }

@@ -299,19 +299,21 @@ describe('the events bridge', () => {
     expect(Object.fromEntries((await metric(registry, 'events_bridge_deliveries_total')).map((v) => [v.labels.outcome, v.value]))).toMatchObject({ timeout: 1, delivered: 1 });
   });
 
-  it("holds an owner whose receiver never answers to its share: another owner's delivery, woken later, arrives at once", { timeout: 30_000 }, async () => {
+  it("holds an owner whose receiver never answers to its share, one person's owners together: another's delivery, woken later, arrives at once", { timeout: 30_000 }, async () => {
     const bucket = await bucketOf('share');
     const slow = await receiver();
     slow.answer = () => 'hold';
     const fast = await receiver();
     const [toSlow, toFast] = [configuredWebhook(slow.url, SECRET), configuredWebhook(fast.url, SECRET)];
     const tag = randomBytes(3).toString('hex');
-    const hostile = Array.from({ length: 4 }, (_, i) => `slow${tag}/r${i}`);
+    // Two owners (projects) of one person, two repositories each: keyed by owner alone they would take all four slots.
+    const hostile = Array.from({ length: 4 }, (_, i) => `slow${i % 2}${tag}/r${i}`);
     const other = `fast${tag}/app`;
     // A time-out far past the test's waits: the slow owner's posts hold their slots throughout.
     const { bridge: b, repos } = bridge(bucket, slow.url, {
       targets: (repo) => [repo.startsWith('slow') ? toSlow : toFast],
       client: new DeliveryClient({ policy: open, answerTimeoutMs: 60_000 }),
+      shareOf: (owner) => (owner.startsWith('slow') ? 'user:mallory' : owner),
     });
     for (const repo of [...hostile, other]) {
       await repos.createRepo(repo);
@@ -374,6 +376,32 @@ describe('the events bridge', () => {
     expect(distinct(r.acknowledged())).toEqual(names.flatMap((repo) => expectedEvents(repo, 1)).sort());
     expect((await b.sweep()).delivered).toBe(0);
     expect((await metric(registry, 'events_bridge_sweep_found_total'))[0]?.value).toBe(2);
+  });
+
+  it("times the next sweep from when the last one listed, not from when a slow receiver's catch-up ends", { timeout: 30_000 }, async () => {
+    const bucket = await bucketOf('sweep-slow');
+    const slow = await receiver();
+    slow.answer = () => 'hold';
+    const repo = `sweepslow${randomBytes(3).toString('hex')}/a`;
+    let listings = 0;
+    // The receiver holds its answer far past the test: the first sweep's catch-up never ends within it.
+    const { bridge: b, repos } = bridge(bucket, slow.url, {
+      client: new DeliveryClient({ policy: open, answerTimeoutMs: 60_000 }),
+      sweepIntervalMs: 100,
+      repositories: () => {
+        listings++;
+        return [repo];
+      },
+    });
+    await repos.createRepo(repo);
+    await push(repos, repo, 1);
+    b.start();
+    await slow.until(() => slow.arrivals.length === 1);
+    await expect.poll(() => listings, { timeout: 5000 }).toBeGreaterThanOrEqual(3);
+    // Swept again and again, the repository is still one catch-up: its post is not repeated while it is held.
+    expect(slow.arrivals).toHaveLength(1);
+    slow.answer = () => 204;
+    slow.release(slow.arrivals[0]!);
   });
 
   it('drains: takes no wake-up, gives up the post under way past the bound, cursor unmoved', { timeout: 30_000 }, async () => {

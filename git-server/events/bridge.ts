@@ -1,7 +1,8 @@
 // The events bridge of one instance: wake-ups (notifications, sweeps, retries) become catch-ups of one
 // repository for one target each, at most `concurrency` at a time, one at a time per repository and target, and
-// at most `perOwner` of one owner's repositories at a time, so an owner whose receivers answer slowly (or never,
-// until the time-out) holds its share and the other owners' catch-ups take the rest.
+// at most `perOwner` of one owner's repositories at a time (of one person's projects on the platform: `shareOf`),
+// so an owner whose receivers answer slowly (or never, until the time-out) holds its share and the other owners'
+// catch-ups take the rest.
 // A bounded queue (64 catch-ups) takes notifications; a storm of them for one repository is one catch-up per
 // target. A target whose delivery failed in a repository is retried after a backoff, and wake-ups meanwhile do
 // not hammer it (the queue is wake-queue.ts, which the push mark shares). One bridge delivers the spec's webhook
@@ -19,6 +20,7 @@ import { RepoNotFoundError } from '../../src/repo-store/errors.ts';
 import type { RepoStore } from '../../src/repo-store/repo-store.ts';
 import type { EventsMetrics } from './metrics.ts';
 import { SweepTimer } from './sweep-timer.ts';
+import { ownShare, type ShareOf } from '../owner-share.ts';
 import { WakeQueue, type Refusal, type Trigger } from './wake-queue.ts';
 
 /** Catch-ups waiting at most (a repository and a target each); a notification beyond answers `not_queued`. */
@@ -93,6 +95,8 @@ export interface EventsBridgeOptions {
   readonly concurrency?: number;
   /** Default {@link DELIVERY_PER_OWNER}. */
   readonly perOwner?: number;
+  /** Whose share a repository's owner spends (default: its own); the queue's places and `perOwner` are per share. */
+  readonly shareOf?: ShareOf;
   /** Default {@link CATCH_UP_TURN_MS}. */
   readonly turnMs?: number;
   readonly queueLimit?: number;
@@ -105,7 +109,7 @@ export interface EventsBridgeOptions {
 export class EventsBridge {
   readonly #options: EventsBridgeOptions;
   readonly #queue: WakeQueue<Unit, WakeResult>;
-  #sweeping: Promise<SweepReport> | undefined;
+  #sweeping: SweepRun | undefined;
   readonly #sweeps = new SweepTimer();
   #draining = false;
   /** No further batch starts (drain). */
@@ -124,7 +128,7 @@ export class EventsBridge {
       onDone: (unit, result) => this.#options.onCaughtUp?.(unit.target, result),
       retryUnit: (unit) => this.#current(unit),
       concurrency: options.concurrency ?? DELIVERY_CONCURRENCY,
-      group: ownerOf,
+      group: (unit) => (options.shareOf ?? ownShare)(ownerOf(unit)),
       perGroup: options.perOwner ?? DELIVERY_PER_OWNER,
       queueLimit: options.queueLimit ?? WAKE_QUEUE_LIMIT,
       // Half the places at most for one owner's waiting catch-ups: the other owners' notifications find room.
@@ -141,7 +145,13 @@ export class EventsBridge {
   /** Sweeps now (what happened while no bridge ran) and then every `sweepIntervalMs` (±10 %; 0: never again), until drained. */
   start(log?: FastifyBaseLogger): void {
     this.#log = log ?? this.#log;
-    this.#sweeps.start(() => this.sweep().catch((err: unknown) => this.#log?.warn({ err }, 'events sweep failed')), this.#options.sweepIntervalMs);
+    // The next sweep is timed from when this one has listed, not from when its catch-ups end: one owner's slow
+    // receivers (each catch-up up to about twice the answer time-out) must not stretch everyone's backstop.
+    this.#sweeps.start(() => {
+      const run = this.#sweepRun();
+      run.report.catch((err: unknown) => this.#log?.warn({ err }, 'events sweep failed'));
+      return run.listed;
+    }, this.#options.sweepIntervalMs);
   }
 
   /** A notification names `repo`: catch it up for the one target of this bridge (see {@link wakeAll}). Never throws. */
@@ -155,10 +165,21 @@ export class EventsBridge {
     return this.#wakeTargets(repo, 'notify');
   }
 
-  /** Every repository of the bucket once; concurrent calls share one sweep. */
+  /** Every repository of the bucket once; answers once their catch-ups ended. Calls while one is listing share it. */
   sweep(): Promise<SweepReport> {
-    this.#sweeping ??= this.#sweep().finally(() => (this.#sweeping = undefined));
-    return this.#sweeping;
+    return this.#sweepRun().report;
+  }
+
+  #sweepRun(): SweepRun {
+    if (this.#sweeping) return this.#sweeping;
+    const listed = Promise.withResolvers<void>();
+    const run: SweepRun = { listed: listed.promise, report: this.#sweep(listed.resolve) };
+    this.#sweeping = run;
+    // Once listed, a new sweep lists again: what this one woke waits in the queue, and is joined, not repeated.
+    void listed.promise.then(() => {
+      if (this.#sweeping === run) this.#sweeping = undefined;
+    });
+    return run;
   }
 
   /**
@@ -170,7 +191,7 @@ export class EventsBridge {
     this.#sweeps.stop();
     this.#stopping.abort();
     this.#queue.stop();
-    const running = () => Promise.all([...this.#queue.running.values(), this.#sweeping?.catch(() => undefined)]);
+    const running = () => Promise.all([...this.#queue.running.values(), this.#sweeping?.report.catch(() => undefined)]);
     const bound = new AbortController();
     const finished = await Promise.race([running().then(() => true), sleep(boundMs, false, { signal: bound.signal }).catch(() => false)]);
     bound.abort();
@@ -267,13 +288,18 @@ export class EventsBridge {
     return delayMs;
   }
 
-  async #sweep(): Promise<SweepReport> {
+  /** Wakes every repository, calling `listed` once all are woken (or the listing failed), then awaits their catch-ups. */
+  async #sweep(listed: () => void): Promise<SweepReport> {
     const runs: Promise<WakeResult[]>[] = [];
-    for await (const repo of this.#options.repositories?.() ?? listRepositories(this.#options.store)) {
-      // Listing waits while the queue is full, so a sweep of many repositories holds at most the queue's worth.
-      await this.#queue.room();
-      if (this.#draining) break;
-      runs.push(this.#wakeTargets(repo, 'sweep'));
+    try {
+      for await (const repo of this.#options.repositories?.() ?? listRepositories(this.#options.store)) {
+        // Listing waits while the queue is full, so a sweep of many repositories holds at most the queue's worth.
+        await this.#queue.room();
+        if (this.#draining) break;
+        runs.push(this.#wakeTargets(repo, 'sweep'));
+      }
+    } finally {
+      listed();
     }
     const results = (await Promise.all(runs)).flat();
     const report = {
@@ -284,6 +310,12 @@ export class EventsBridge {
     if (report.delivered > 0 || report.failed > 0) this.#log?.info(report, 'events sweep');
     return report;
   }
+}
+
+/** A sweep under way: `listed` once every repository is woken, `report` once their catch-ups ended. */
+interface SweepRun {
+  readonly listed: Promise<void>;
+  readonly report: Promise<SweepReport>;
 }
 
 export interface SweepReport {

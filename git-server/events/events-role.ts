@@ -23,6 +23,7 @@ import type { WebhooksLane } from './webhooks-lane.ts';
 import type { RepositoryResources } from '../repositories/kube-repository-resources.ts';
 import { PushedSeqLane } from './pushed-seq-lane.ts';
 import { PushedSeqMarker } from './pushed-seq-marker.ts';
+import type { ShareOf } from '../owner-share.ts';
 
 /** The drain's bound: the maintenance drain's (both run in the first phase), enough for a post's 10 s. */
 export const EVENTS_DRAIN_MS = 30_000;
@@ -49,22 +50,36 @@ export interface EventsRoleOptions {
   readonly registry: Registry;
   /** The Kubernetes repository directory's resources: each woken repository's push mark is raised there. */
   readonly resources?: RepositoryResources;
+  /** Whose share of the deliveries an owner's repositories spend (one person's projects together on the platform). */
+  readonly shareOf?: ShareOf;
 }
 
 export async function eventsRole(options: EventsRoleOptions): Promise<EventsRole> {
-  const { config, repos, objects, registry, resources } = options;
+  const { config, repos, objects, registry, resources, shareOf } = options;
   const enabled = config.server.roles.includes('events');
   const url = config.events.webhookUrl;
   const namespace = config.kubernetes.webhookNamespace;
   const policy = new TargetPolicy({ allowPrivate: config.events.allowPrivateTargets, denied: config.events.deniedTargetRanges });
   const client = enabled && url !== undefined ? new DeliveryClient({ policy }) : undefined;
   const target = url !== undefined ? configuredWebhook(url, config.events.webhookSecret) : undefined;
-  const bridge = client && target ? new EventsBridge({ repos, store: objects, target, client, metrics: new EventsMetrics(registry), sweepIntervalMs: config.events.sweepIntervalMs }) : undefined;
+  const bridge =
+    client && target
+      ? new EventsBridge({ repos, store: objects, target, client, metrics: new EventsMetrics(registry), sweepIntervalMs: config.events.sweepIntervalMs, ...(shareOf ? { shareOf } : {}) })
+      : undefined;
   let webhooks: WebhooksLane | undefined;
   if (enabled && namespace !== undefined) {
     // Loaded only when configured: a cw-git without Kubernetes never loads the Kubernetes client.
     const { WebhooksLane } = await import('./webhooks-lane.ts');
-    webhooks = new WebhooksLane({ repos, objects, registry, policy, namespace, kubeconfig: config.environment.kubeconfig, sweepIntervalMs: config.events.sweepIntervalMs });
+    webhooks = new WebhooksLane({
+      repos,
+      objects,
+      registry,
+      policy,
+      namespace,
+      kubeconfig: config.environment.kubeconfig,
+      sweepIntervalMs: config.events.sweepIntervalMs,
+      ...(shareOf ? { shareOf } : {}),
+    });
   }
   const marks =
     enabled && resources ? new PushedSeqLane({ repos, marker: new PushedSeqMarker(resources), resources: () => resources.all(), registry, sweepIntervalMs: config.events.sweepIntervalMs }) : undefined;

@@ -34,6 +34,7 @@ import { EventsBridge } from './bridge.ts';
 import { EventsMetrics } from './metrics.ts';
 import { RepositoryWebhooks, type WebhookState } from './repository-webhooks.ts';
 import { WebhookStatusWriter } from './webhook-status-writer.ts';
+import type { ShareOf } from '../owner-share.ts';
 
 export interface WebhooksLaneOptions {
   readonly repos: RepoStore;
@@ -47,6 +48,8 @@ export interface WebhooksLaneOptions {
   /** Tests: a shorter answer time-out. */
   readonly answerTimeoutMs?: number;
   readonly backoff?: { baseMs: number; maxMs: number };
+  /** Whose share of the deliveries an owner's repositories spend (the bridge's `shareOf`). */
+  readonly shareOf?: ShareOf;
 }
 
 /** Redeliveries posted at once by one instance (each holds a connection for up to 10 s). */
@@ -85,6 +88,7 @@ export class WebhooksLane implements RepoWebhooksApi {
       metrics: new EventsMetrics(options.registry, 'repository_webhook'),
       sweepIntervalMs: options.sweepIntervalMs,
       ...(options.backoff ? { backoff: options.backoff } : {}),
+      ...(options.shareOf ? { shareOf: options.shareOf } : {}),
     });
     // A webhook that became ready (created, its Secret added, re-activated) is caught up at once: its cursor is
     // placed and whatever was published since it was created delivered.

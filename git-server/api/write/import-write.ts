@@ -11,7 +11,8 @@
 // A request on a target that is no longer pristine replays (200) when the receipt has the same key and
 // snapshot hash, or when there is no receipt yet and the target's refs are the snapshot's (a crash after the
 // publish); anything else is 409 `not_pristine`. `GET /import/receipt?operation_key=[&request_hash=]`.
-import { runsPer } from '../../owner-runs.ts';
+import { runsPer, type RepositoryOwner } from '../../owner-runs.ts';
+import { ownShare } from '../../owner-share.ts';
 import { randomUUID } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -103,7 +104,7 @@ export function importWriteRoutes(scope: FastifyInstance, deps: RepoApiDependenc
       'The target is not pristine (`not_pristine`), the source moved since the snapshot (`snapshot_stale`), or it has more refs than a repository may hold (`ref_limit_reached`, `quota.repository_max_refs`).',
     ),
     429: error(
-      'The caller has two imports from a URL running, whatever the repositories (`owner_imports_limit`; 503 `imports_busy` past the instance’s eight), or its share of the spool is taken (`owner_uploads_limit`); `Retry-After`.',
+      'The caller, or the repository’s owner, has two imports from a URL running (`owner_imports_limit`; 503 `imports_busy` past the instance’s eight), or its share of the spool is taken (`owner_uploads_limit`); `Retry-After`.',
     ),
     422: error(
       'Object formats differ (`object_format_mismatch`); a URL source that needs or refused the credentials (`source_authentication_failed`), has no repository there (`source_not_found`), or sent more than `api.import_max_size` (`source_too_large`).',
@@ -118,7 +119,7 @@ export function importWriteRoutes(scope: FastifyInstance, deps: RepoApiDependenc
       const body = request.body as ResolveRequest;
       if ('url' in body.source) {
         const url = urlSource(body.source.url, deps);
-        const remote = await remoteRuns(deps).run(callerOf(request), () => listRemote(url, remoteOptions(deps, body.credentials)));
+        const remote = await remoteRuns(deps).run(callerOf(request), () => listRemote(url, remoteOptions(deps, body.credentials)), repositoryOwnerOf(request, deps));
         const headRef = remote.head ?? [...remote.refs.keys()].find((name) => name.startsWith('refs/heads/')) ?? 'refs/heads/main';
         return snapshotOf(url, { refs: remote.refs, objectFormat: remote.objectFormat, headRef });
       }
@@ -198,6 +199,12 @@ function callerOf(request: FastifyRequest): string {
   return request.gitPrincipal?.name ?? ownerOf(request);
 }
 
+/** The repository's owner, and the share its runs spend besides the caller's. */
+function repositoryOwnerOf(request: FastifyRequest, deps: RepoApiDependencies): RepositoryOwner {
+  const name = ownerOf(request);
+  return { name, share: (deps.shareOf ?? ownShare)(name) };
+}
+
 function ownerOf(request: FastifyRequest): string {
   const { owner, repo } = request.params as RepoParams;
   return parseUrlRepoPath(owner, repo).owner;
@@ -237,7 +244,7 @@ async function openBucketSource(deps: RepoApiDependencies, source: string, snaps
  * fetches counts against `caller`'s share of the spool until then, as a push does: one tenant's many imports cannot
  * fill the disk every other tenant's pushes need (429 past its share).
  */
-async function openUrlSource(deps: RepoApiDependencies, url: URL, snapshot: ImportSnapshot, credentials: SourceCredentials | undefined, caller: string): Promise<OpenSource> {
+async function openUrlSource(deps: RepoApiDependencies, url: URL, snapshot: ImportSnapshot, credentials: SourceCredentials | undefined, caller: string, owner: RepositoryOwner): Promise<OpenSource> {
   const dir = join(deps.cache.tmpDir, 'imports', randomUUID());
   const spool = deps.spool?.open(caller);
   const release = async () => {
@@ -246,7 +253,7 @@ async function openUrlSource(deps: RepoApiDependencies, url: URL, snapshot: Impo
   };
   try {
     await mkdir(join(deps.cache.tmpDir, 'imports'), { recursive: true });
-    const refs = await remoteRuns(deps).run(caller, () => fetchRemote(url, dir, snapshot.object_format, { ...remoteOptions(deps, credentials), ...(spool ? { spool } : {}) }));
+    const refs = await remoteRuns(deps).run(caller, () => fetchRemote(url, dir, snapshot.object_format, { ...remoteOptions(deps, credentials), ...(spool ? { spool } : {}) }), owner);
     if (!sameRefs(snapshot, refs)) throw new SnapshotStaleError(url);
     return { dir, release };
   } catch (error) {
@@ -262,7 +269,7 @@ async function importSnapshot(deps: RepoApiDependencies, request: FastifyRequest
   if ('url' in snapshot.source) {
     const url = urlSource(snapshot.source.url, deps);
     if (url.href !== snapshot.source.url) throw new InvalidSnapshotError('source.url is not as resolve answered it; send the snapshot as POST /api/import/resolve answered it.');
-    open = () => openUrlSource(deps, url, snapshot, body.credentials, callerOf(request));
+    open = () => openUrlSource(deps, url, snapshot, body.credentials, callerOf(request), repositoryOwnerOf(request, deps));
   } else {
     noCredentials(body.credentials);
     const source = importSource(request, snapshot.source, deps);
