@@ -49,10 +49,10 @@ afterAll(async () => {
 });
 
 /** A RuntimeApp controller (no runtime replicas: its status says RuntimeNotConfigured) on this file's namespace. */
-async function startController(artifacts: ObjectStore, maxBuildsPerApp?: number): Promise<Controller<RuntimeApp>> {
+async function startController(artifacts: ObjectStore, maxBuildsPerApp?: number, orphans: { orphanScanIntervalMs?: number; orphanGraceMs?: number } = {}): Promise<Controller<RuntimeApp>> {
   const events = new EventRecorder({ writer: eventWriter(conn), component: 'runtimeapp-finalizer-test' });
   const retention = maxBuildsPerApp ? { builds: buildInformer, maxBuildsPerApp } : {};
-  const controller = runtimeAppController({ kube: conn, apps: informer, artifacts, ...retention, events, registry: new Registry(), log: silentLogger });
+  const controller = runtimeAppController({ kube: conn, apps: informer, artifacts, ...retention, ...orphans, events, registry: new Registry(), log: silentLogger });
   running.push(controller);
   await controller.start();
   return controller;
@@ -222,6 +222,33 @@ describe('the RuntimeApp controller’s build retention', () => {
     } finally {
       await controller.stop();
       await bucket.delete(victim);
+    }
+  });
+
+  it('deletes the artifact of a Build deleted while no operator ran, and one no Build ever named, once the listing is due; the active build stays', { timeout: 60_000 }, async () => {
+    const ns = namespace.name;
+    const ids = buildIds(3).map((id) => id.replace('b-', 'o-'));
+    const first = await startController(bucket, 10);
+    await apps.create({ metadata: { name: 'offline', namespace: ns }, spec: { displayName: 'offline', activeBuildId: ids[0] } });
+    for (const [minute, id] of ids.slice(0, 2).entries()) await applyBuild('offline', id, minute);
+    await first.stop();
+    // No operator runs: the Builds go (the active one's too) and an artifact is stored that no Build names.
+    for (const id of ids.slice(0, 2)) await buildClient.delete(ns, buildResourceName('offline', id));
+    await bucket.put(artifactKey(ns, 'offline', ids[2]!), new TextEncoder().encode('never recorded'));
+    const second = await startController(bucket, 10, { orphanScanIntervalMs: 200, orphanGraceMs: 0 });
+    try {
+      // The app's passes come with its changes (and the resync); each touch here is one.
+      let touch = 0;
+      await eventually(
+        'only the active build left stored',
+        async () => {
+          await apps.patch(ns, 'offline', { metadata: { annotations: { touched: String(++touch) } } }, 'merge');
+          return stored(appArtifactPrefix(ns, 'offline'));
+        },
+        (keys) => JSON.stringify(keys) === JSON.stringify([artifactKey(ns, 'offline', ids[0]!)]),
+      );
+    } finally {
+      await second.stop();
     }
   });
 

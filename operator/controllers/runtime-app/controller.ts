@@ -18,7 +18,7 @@ import { ReplicaReports, type ReplicaReportsOptions } from './replica-reports.ts
 import { ServingChanges } from './serving-changes.ts';
 import { deleteAppArtifacts } from './artifact-teardown.ts';
 import { buildsPastQuota, buildsToPrune, pruneBuilds } from './build-pruning.ts';
-import { DeletedBuilds, deleteOrphanedArtifacts } from './orphaned-artifacts.ts';
+import { artifactsStoredBefore, DeletedBuilds, deleteOrphanedArtifacts, ORPHAN_GRACE_MS, OrphanScans } from './orphaned-artifacts.ts';
 import { measureStoredBytes } from './stored-bytes.ts';
 import { DEFAULT_PROJECT_STORED_BUILDS_QUOTA, keptBuilds } from '../../../src/platform/stored-builds-quota.ts';
 import { withServed } from './served-release.ts';
@@ -62,6 +62,10 @@ export interface RuntimeAppControllerDeps {
   now?: () => Date;
   /** How long after the last runtime replica went apps still keep their status (default 30 s, `CW_RUNTIME_UNAVAILABLE_GRACE`). */
   unavailableGraceMs?: number;
+  /** How often each app's stored artifacts are listed for those no Build names (default 6 h, `ORPHAN_SCAN_INTERVAL_MS`; tests). */
+  orphanScanIntervalMs?: number;
+  /** How old an artifact no Build names must be to be deleted (default 1 h, `ORPHAN_GRACE_MS`: a deploy records its Build well within it; tests). */
+  orphanGraceMs?: number;
 }
 
 /**
@@ -126,6 +130,7 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
       onTimeUp: (keys) => keys.forEach((key) => enqueue(key)),
     });
   const deletedBuilds = new DeletedBuilds();
+  const orphanScans = new OrphanScans(deps.orphanScanIntervalMs);
   /** A Build's app is woken by its every change; one gone from the cache is noted for its artifact. */
   const onBuild = (build: Build): string[] => {
     const keys = buildOwnerKeys(build);
@@ -193,7 +198,11 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
     const named = new Set(left.filter((build) => build.spec.app === name).map((build) => build.spec.buildId));
     const deleted = deletedBuilds.take(`${namespace}/${name}`);
     try {
-      const orphaned = await deleteOrphanedArtifacts(targets, namespace, name, deleted, new Set([...kept, ...named]));
+      const listed = orphanScans.due(`${namespace}/${name}`, now().getTime())
+        ? await artifactsStoredBefore(deps.artifacts, namespace, name, now().getTime() - (deps.orphanGraceMs ?? ORPHAN_GRACE_MS))
+        : [];
+      const candidates = [...new Set([...deleted, ...listed.filter((buildId) => !named.has(buildId) && !kept.has(buildId))])];
+      const orphaned = await deleteOrphanedArtifacts(targets, namespace, name, candidates, new Set([...kept, ...named]));
       if (orphaned > 0) log.info('artifacts of builds deleted by hand deleted', { artifacts: orphaned });
     } catch (err) {
       for (const buildId of deleted) deletedBuilds.record(`${namespace}/${name}`, buildId);
@@ -251,7 +260,10 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
     onStop: () => runs.stop(),
     reconcile: async (key, { namespace, name, log }) => {
       let app = deps.apps.get(key);
-      if (!app || app.metadata?.deletionTimestamp) deletedBuilds.forget(key);
+      if (!app || app.metadata?.deletionTimestamp) {
+        deletedBuilds.forget(key);
+        orphanScans.forget(key);
+      }
       if (!app) return;
       if (app.metadata?.deletionTimestamp) {
         if (hasFinalizer(app, RUNTIME_APP_FINALIZER)) await teardown(app, namespace, name, log);
