@@ -4,7 +4,7 @@ import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import type { RefResult, RefUpdate, RepoStore } from '../../../src/repo-store/index.ts';
 import { isValidRefName, parseRepoPath, zeroOid } from '../../../src/repo-store/index.ts';
-import { isOid } from '../../../src/repo-store/refs.ts';
+import { isOid, validateRefUpdates } from '../../../src/repo-store/refs.ts';
 import { PktReader } from '../pkt-line.ts';
 import { PackTooLargeError, Quarantine, type IndexedPack } from '../quarantine.ts';
 import { SpoolFullError, type SpoolMeter } from '../spool-budget.ts';
@@ -76,11 +76,24 @@ export async function receivePack(input: PushInput, options: ReceivePackOptions)
     seen.add(command.ref);
   }
 
+  // Creates past the repository's ref limit are refused before the pack is read: publishing would refuse them after
+  // index-pack had spent CPU and disk on their objects. The publish still decides, against the head it writes on.
+  const pending = request.commands.filter((c) => !verdicts.has(c.ref)).map((c) => ({ ref: c.ref, old: c.old, new: c.new }));
+  for (const result of validateRefUpdates(head.refs, pending, false, head.objectFormat, options.repos.maxRefs).results) {
+    if (result.status === 'rejected' && result.reason === 'too many refs') refuse(result.ref, rejection(result), 'ref_limit');
+  }
+  if (atomic && verdicts.size > 0) {
+    for (const command of request.commands) if (!verdicts.has(command.ref)) refuse(command.ref, 'atomic push failure', 'invalid');
+  }
+
   let quarantine: Quarantine | undefined;
   let reservation: QuotaReservation | undefined;
   try {
     let pack: IndexedPack | undefined;
-    if (request.commands.some((c) => c.new !== zero)) {
+    if (!request.commands.some((c) => !verdicts.has(c.ref) && c.new !== zero)) {
+      // Nothing left needs the pack: read past it unindexed (the client sends it whole before it reads the report).
+      await discard(reader.rest(), options.maxPackBytes);
+    } else {
       quarantine = await Quarantine.create(options.cache.tmpDir, dir);
       try {
         pack = await quarantine.indexPack(Readable.from(reader.rest()), options.maxPackBytes, input.signal, options.spool);
@@ -199,4 +212,13 @@ function unpackFailure(error: unknown): string {
     .map((line) => line.trim())
     .find((line) => line.startsWith('error:') || line.startsWith('fatal:'));
   return complaint ? `index-pack failed: ${complaint.replace(/^(error|fatal):\s*/, '').slice(0, 200)}` : 'index-pack failed';
+}
+
+/** Reads `body` to its end, keeping nothing; stops past `maxBytes` (the connection is closed after the answer then). */
+async function discard(body: AsyncIterable<Uint8Array>, maxBytes: number): Promise<void> {
+  let read = 0;
+  for await (const chunk of body) {
+    read += chunk.byteLength;
+    if (read > maxBytes) return;
+  }
 }

@@ -72,4 +72,20 @@ describe('the ref limit on pushes', () => {
     await git.run(['push', '-q', remote, ':refs/heads/b'], { cwd: work });
     expect(Object.keys(await remoteRefs())).toEqual(['refs/heads/main', 'refs/heads/renamed']);
   });
+
+  it('refuses a push whose every new ref is past it before reading its pack into the cache (a spool too small for the pack is never charged)', async () => {
+    const repo = `refs-${randomBytes(4).toString('hex')}/spool`;
+    // A spool that takes a small commit's pack but not one of 64 KiB of random bytes.
+    const bed = await pushBed(objects, SECRET, token, repo, { maxRefs: 1, spool: { totalBytes: 4096, perOwnerBytes: 4096 } });
+    try {
+      await bed.git.commit(bed.work, 'first', { 'a.txt': 'a\n' });
+      await bed.git.run(['push', '-q', bed.remote, 'main'], { cwd: bed.work });
+      await bed.git.commit(bed.work, 'large', { 'blob.bin': randomBytes(64 * 1024).toString('base64') });
+      const refused = await bed.git.run(['push', bed.remote, 'main:refs/heads/other'], { cwd: bed.work, okCodes: [1] });
+      // Indexed, the pack would have met the full spool first ("unpacker error").
+      expect(refused.stderr.toString()).toContain(`! [remote rejected] main -> other (too many refs: the repository may hold at most 1; delete some first)`);
+    } finally {
+      await bed.app.close();
+    }
+  });
 });
