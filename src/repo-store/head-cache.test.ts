@@ -20,8 +20,9 @@ describe('HeadCache', () => {
     }
     const counting = new CountingObjectStore(store);
     const one = await new HeadCache(store, { ttlMs: 60_000, clock: () => 0 }).read(parseRepoPath('a/one'));
-    // Room for two of the three heads.
-    const heads = new HeadCache(counting, { ttlMs: 60_000, clock: () => 0, maxBytes: Math.ceil(headWeight(one) * 2.5) });
+    // Room for two of the three heads (and one may take all of it here).
+    const maxBytes = Math.ceil(headWeight(one) * 2.5);
+    const heads = new HeadCache(counting, { ttlMs: 60_000, clock: () => 0, maxBytes, maxEntryBytes: maxBytes });
     for (const name of names) await heads.read(parseRepoPath(name));
     expect(heads.bytes).toBeLessThanOrEqual(Math.ceil(headWeight(one) * 2.5));
     counting.reset();
@@ -31,5 +32,27 @@ describe('HeadCache', () => {
     expect(counting.total).toBe(0);
     expect((await heads.read(parseRepoPath('a/one'))).refs.size).toBe(200);
     expect(counting.count('get')).toBe(1);
+  });
+
+  it("does not keep a head heavier than an eighth of its size, so one tenant's huge heads leave everyone else's kept", async () => {
+    const store = new MemoryObjectStore();
+    const repos = new RepoStore({ store });
+    await repos.createRepo('big/refs');
+    await repos.createRepo('small/site');
+    const long = 'x'.repeat(200);
+    const refUpdates = Array.from({ length: 500 }, (_, i) => ({ ref: `refs/tags/${long}-${i}`, old: ZERO, new: randomBytes(20).toString('hex') }));
+    await repos.publish('big/refs', { kind: 'ref_update', refUpdates, pusher: 'mallory', requestId: 'r', atomic: true });
+    const counting = new CountingObjectStore(store);
+    const heads = new HeadCache(counting, { ttlMs: 60_000, clock: () => 0, maxBytes: 1024 * 1024 });
+    const big = await heads.read(parseRepoPath('big/refs'));
+    expect(headWeight(big)).toBeGreaterThan((1024 * 1024) / 8);
+    await heads.read(parseRepoPath('small/site'));
+    counting.reset();
+    await heads.read(parseRepoPath('small/site'));
+    expect(counting.total).toBe(0);
+    // Not kept: read again whole, at its own cost.
+    expect((await heads.read(parseRepoPath('big/refs'))).refs.size).toBe(500);
+    expect(counting.count('get')).toBe(1);
+    expect(heads.bytes).toBeLessThan((1024 * 1024) / 8);
   });
 });

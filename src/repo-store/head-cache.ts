@@ -1,7 +1,7 @@
 // The manifest as this process last saw it, revalidated with a conditional GET: an unchanged head costs one
 // request answered 304 and no body; a changed one costs the same request with the new manifest in it. Heads are
-// kept up to a size in all (a repository may hold 10,000 refs, a tenant many repositories): one let go is read
-// again whole on its next use.
+// kept up to a size in all (a repository may hold 10,000 refs, a tenant many repositories), one at most an eighth of
+// it: one let go, or too heavy to keep, is read again whole on its next use.
 import type { ETag, ObjectStore } from '../object-store/object-store.ts';
 import { CorruptObjectError, RepoNotFoundError } from './errors.ts';
 import { manifestKey } from './layout.ts';
@@ -20,10 +20,19 @@ interface Cached {
 /** What the decoded heads of one process may take together, unless told otherwise. */
 export const HEAD_CACHE_BYTES = 32 * 1024 * 1024;
 
+/** The share of the cache one head may take: a heavier one (a tenant's many long ref names) is read again each time instead. */
+export const HEAD_ENTRY_SHARE = 1 / 8;
+
+/** Weights already counted: a head revalidated unchanged is remembered again every TTL, and counting walks its refs. */
+const weights = new WeakMap<RepoHead, number>();
+
 /** About what a decoded head takes in memory: its refs' names and ids as JS strings, in a Map, and its packs. */
 export function headWeight(head: RepoHead): number {
+  const known = weights.get(head);
+  if (known !== undefined) return known;
   let bytes = 512 + head.packs.length * 256;
   for (const [name, oid] of head.refs) bytes += 2 * (name.length + oid.length) + 64;
+  weights.set(head, bytes);
   return bytes;
 }
 
@@ -34,11 +43,13 @@ export class HeadCache {
   readonly #cache: Lru<Cached>;
   readonly #inflight = new Map<string, Promise<RepoHead>>();
 
-  constructor(store: ObjectStore, options: { ttlMs: number; clock: () => number; maxBytes?: number }) {
+  /** `maxBytes`: what the heads kept may weigh together; `maxEntryBytes`: one of them at most (default an eighth of that). */
+  constructor(store: ObjectStore, options: { ttlMs: number; clock: () => number; maxBytes?: number; maxEntryBytes?: number }) {
     this.#store = store;
     this.#ttlMs = options.ttlMs;
     this.#clock = options.clock;
-    this.#cache = new Lru(options.maxBytes ?? HEAD_CACHE_BYTES);
+    const maxBytes = options.maxBytes ?? HEAD_CACHE_BYTES;
+    this.#cache = new Lru(maxBytes, { maxEntryWeight: options.maxEntryBytes ?? maxBytes * HEAD_ENTRY_SHARE });
   }
 
   /** What the heads kept weigh together (bytes, by {@link headWeight}). */

@@ -17,7 +17,8 @@ export class LogReader {
   /** `capacityBytes`: what the decoded entries kept may take together, counted as twice their encoded size. */
   constructor(store: ObjectStore, capacityBytes: number) {
     this.#store = store;
-    this.#cache = new Lru(capacityBytes);
+    // One entry at most an eighth: a tenant's huge entries are read again rather than pushing everyone's out.
+    this.#cache = new Lru(capacityBytes, { maxEntryWeight: capacityBytes / 8 });
   }
 
   /** The slot at `seq`, read as incarnation `repoId` (whether or not a manifest covers it yet). */

@@ -23,4 +23,12 @@ describe('Lru', () => {
     lru.delete('huge');
     expect(lru.weight).toBe(0);
   });
+
+  it('keeps no entry heavier than an entry may be, and drops what it held under that key', () => {
+    const lru = new Lru<string>(100, { maxEntryWeight: 20 });
+    lru.set('a', 'v', 10);
+    lru.set('a', 'heavy', 30);
+    lru.set('b', 'v', 20);
+    expect([lru.get('a'), lru.get('b'), lru.weight]).toEqual([undefined, 'v', 20]);
+  });
 });
