@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { AppHostname } from '../../src/apis/v1alpha1/app-hostname.ts';
 import type { Build } from '../../src/apis/v1alpha1/build.ts';
 import type { DnsRecord } from '../../src/apis/v1alpha1/dns-record.ts';
-import { RUNTIME_APP_FINALIZER, type RuntimeApp } from '../../src/apis/v1alpha1/runtime-app.ts';
-import { objectClient, RESOURCE_QUOTAS, type KubeObject } from '../../src/kube/index.ts';
+import { RECONCILE_REQUEST_ANNOTATION, RUNTIME_APP_FINALIZER, type RuntimeApp } from '../../src/apis/v1alpha1/runtime-app.ts';
+import { createInformer, objectClient, RESOURCE_QUOTAS, type KubeObject } from '../../src/kube/index.ts';
 import { listAll } from '../../src/object-store/list-all.ts';
 import { appArtifactPrefix } from '../../src/platform/artifact-keys.ts';
 import { APP_HOSTNAMES, BUILDS, DNS_RECORDS, RUNTIME_APPS } from '../../src/platform/resources.ts';
@@ -294,12 +294,22 @@ describe('deleting an app', () => {
       failArtifactDeletes = false;
     }
 
-    // Repeated, it asks the controller to retry now: its back-off, grown through the outage to about the bound, is
-    // not waited out, and the call answers once the app is gone.
+    // Repeated, it asks the controller to retry now (the annotation, seen by a watch before the app goes): its
+    // back-off, grown through the outage to about the bound, is not waited out, and the call answers once it is gone.
+    const watched = createInformer<RuntimeApp>(platform.conn, RUNTIME_APPS, { namespace: project });
+    const requested: string[] = [];
+    watched.onChange((app) => {
+      const at = app.metadata?.name === appId ? app.metadata.annotations?.[RECONCILE_REQUEST_ANNOTATION] : undefined;
+      if (at !== undefined) requested.push(at);
+    });
+    watched.start();
+    await watched.waitForSync(AbortSignal.timeout(10_000));
     const started = Date.now();
     const res = await call('DELETE', `/apps/${appId}`);
+    watched.stop();
     expect(res.statusCode, res.body).toBe(200);
     expect(Date.now() - started).toBeLessThan(DELETE_BOUND_MS / 2);
+    expect(requested.length).toBeGreaterThan(0);
     // The artifact is counted if it was still there when this call began (the controller's retry may come first).
     expect(res.json().deleted.build_artifacts).toBeLessThanOrEqual(1);
     expect(res.json()).toMatchObject({

@@ -2,7 +2,7 @@ import type { AppHostname } from '../apis/v1alpha1/app-hostname.ts';
 import { refuseDeleteAppliedElsewhere } from './applied-elsewhere.ts';
 import type { DnsRecord } from '../apis/v1alpha1/dns-record.ts';
 import { RECONCILE_REQUEST_ANNOTATION, RUNTIME_APP_FINALIZER, type RuntimeApp } from '../apis/v1alpha1/runtime-app.ts';
-import { isConflict, objectClient, type KubeConnection, type KubeObject, type ObjectClient } from '../kube/index.ts';
+import { isConflict, objectClient, statusCodeOf, type KubeConnection, type KubeObject, type ObjectClient } from '../kube/index.ts';
 import { listAll } from '../object-store/list-all.ts';
 import type { ObjectStore } from '../object-store/object-store.ts';
 import { appArtifactPrefix } from './artifact-keys.ts';
@@ -10,7 +10,6 @@ import { missingApp, type AppStore } from './app-store.ts';
 import { CONTROLLER_ANSWER_MS } from './domains/controller-answer.ts';
 import { APP_HOSTNAMES, DNS_RECORDS } from './resources.ts';
 import { inParallel } from '../collections/in-parallel.ts';
-import { NotFoundError } from '../errors.ts';
 
 /** A record the owner published at their own DNS provider for a host name of the deleted app. */
 export interface PendingDnsRecord {
@@ -122,7 +121,7 @@ export async function deleteApp(deps: AppDeletionDeps, project: string, appId: s
       if (!isConflict(err)) throw err;
     });
   } else {
-    await requestTeardownNow(store, app);
+    await requestTeardownNow(store.apps, app);
   }
   const gone = await store.waitAppRemoved(app, deps.answerWithinMs ?? CONTROLLER_ANSWER_MS);
   await Promise.all(builds.map((b) => store.settleBuild(project, b.metadata?.name ?? '', false)));
@@ -146,16 +145,18 @@ export async function deleteApp(deps: AppDeletionDeps, project: string, appId: s
 
 /**
  * Asks the controller to retry the teardown now: the caller repeating the DELETE expects it to be tried again, not
- * after a back-off that may outlast this request's bound. An app gone meanwhile is what the caller waits for.
+ * after a back-off that may outlast this request's bound. A merge patch of the annotation alone (the app is being
+ * deleted: the store's writes refuse it), conditional on this incarnation's uid; best effort, so the request still
+ * waits for the app whatever happens to it (gone meanwhile is what the caller waits for).
  */
-async function requestTeardownNow(store: AppStore, app: RuntimeApp): Promise<void> {
+async function requestTeardownNow(apps: AppStore['apps'], app: RuntimeApp): Promise<void> {
   const { namespace = '', name = '', uid } = app.metadata ?? {};
-  const requestedAt = new Date().toISOString();
-  await store
-    .updateObject(namespace, name, (live) => ({ ...live, metadata: { ...live.metadata, annotations: { ...live.metadata?.annotations, [RECONCILE_REQUEST_ANNOTATION]: requestedAt } } }), { uid })
-    .catch((err: unknown) => {
-      if (!(err instanceof NotFoundError)) throw err;
-    });
+  const patch = { metadata: { uid, annotations: { [RECONCILE_REQUEST_ANNOTATION]: new Date().toISOString() } } };
+  await apps.patch(namespace, name, patch, 'merge').catch((err: unknown) => {
+    // Gone (404), another incarnation (409, 422: its uid differs): nothing of this app's to retry.
+    const status = statusCodeOf(err);
+    if (status !== 404 && status !== 409 && status !== 422) throw err;
+  });
 }
 
 /** Annotation on a RuntimeApp being deleted: the host names it was bound to and their pending DNS (JSON). */
