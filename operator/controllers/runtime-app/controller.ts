@@ -64,7 +64,7 @@ export interface RuntimeAppControllerDeps {
   unavailableGraceMs?: number;
   /** How often each app's stored artifacts are listed for those no Build names (default 6 h, `ORPHAN_SCAN_INTERVAL_MS`; tests). */
   orphanScanIntervalMs?: number;
-  /** How old an artifact no Build names must be to be deleted (default 1 h, `ORPHAN_GRACE_MS`: a deploy records its Build well within it; tests). */
+  /** How old an artifact no Build names must be to be deleted (default 7 days, `ORPHAN_GRACE_MS`; tests). */
   orphanGraceMs?: number;
 }
 

@@ -3,7 +3,7 @@
 // store without bound. The controller notes each Build that leaves its cache and, in the app's next pass,
 // deletes the artifact when no Build of that id is there any more. A Build deleted while no operator ran is never
 // seen leaving: every few hours each app's prefix is listed too, and an artifact no Build names goes once it is
-// older than a deploy takes to record its Build.
+// older than a deploy, a GitOps pipeline's included, takes to record its Build.
 import type { Build } from '../../../src/apis/v1alpha1/build.ts';
 import type { ObjectClient } from '../../../src/kube/index.ts';
 import type { ObjectStore } from '../../../src/object-store/object-store.ts';
@@ -12,8 +12,11 @@ import { appArtifactPrefix, artifactKey, buildResourceName } from '../../../src/
 
 /** How often, at most, each app's stored artifacts are listed for those no Build names. */
 export const ORPHAN_SCAN_INTERVAL_MS = 6 * 60 * 60_000;
-/** An artifact younger than this is no orphan: a deploy stores its artifact before it creates its Build. */
-export const ORPHAN_GRACE_MS = 60 * 60_000;
+/**
+ * An artifact younger than this is no orphan: a deploy stores its artifact before it creates its Build (the API's
+ * within seconds; a GitOps pipeline may apply the Build after a review, docs/runtime.md says within 7 days).
+ */
+export const ORPHAN_GRACE_MS = 7 * 24 * 60 * 60_000;
 const ARTIFACT_SUFFIX = '.tar.zst';
 
 /** Build ids seen leaving the cache, by their app's `namespace/name` key, until the app's pass has looked at them. */
