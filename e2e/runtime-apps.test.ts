@@ -11,7 +11,8 @@ import type { RuntimeAppReport } from '../src/runtime-contract/report.ts';
 import { loadKubeConnection, objectClient } from '../src/kube/index.ts';
 import { S3ObjectStore } from '../src/object-store/s3-object-store.ts';
 import { artifactKey, buildIdFor, buildResourceName } from '../src/platform/artifact-keys.ts';
-import { BUILDS, RUNTIME_APPS, RUNTIME_REPLICA_REPORTS } from '../src/platform/resources.ts';
+import { BUILDS, RUNTIME_APPS, RUNTIME_REPLICA_REPORTS, RUNTIME_REPLICAS } from '../src/platform/resources.ts';
+import type { RuntimeReplica } from '../src/apis/v1alpha1/runtime-replica.ts';
 import { replicaReportName, type RuntimeReplicaReport } from '../src/apis/v1alpha1/runtime-replica-report.ts';
 import { compareResourceVersions } from '../src/kube/resource-version.ts';
 import { reportOf } from './harness/replica-report.ts';
@@ -275,6 +276,13 @@ describe('runtime apps applied as custom resources', () => {
       (text) => /^cloudwright_runtime_apps_served 1$/m.test(text),
     );
 
+    // Through its first list, the replica prepares a new build at deploy (before, only on its first request): the
+    // failure is known, and said, at once.
+    await eventually(
+      'the small replica through its first list',
+      () => objectClient<RuntimeReplica>(conn, RUNTIME_REPLICAS).get(namespace, 'cw-runtime-e'),
+      (replica) => replica?.spec.ready === true,
+    );
     const broken = await upload(namespace, idle, artifactFromFiles({ 'worker.js': 'export default { fetch( {\n' }));
     await apps.patch(namespace, 'idle', { spec: { activeBuildId: broken } });
     const failed = await readyReason(namespace, 'idle', 'BuildFailed');

@@ -121,6 +121,11 @@ export class AppLimits implements AppLimitsView {
     return this.#probation.list();
   }
 
+  /** Counts a saturated window by what came of it (`cloudwright_runtime_saturated_windows_total`). */
+  countSaturation(outcome: SaturationOutcome): void {
+    this.#saturated.set(outcome, (this.#saturated.get(outcome) ?? 0) + 1);
+  }
+
   counts(): LimitCounts {
     const quarantined = new Map<LimitReason, number>();
     for (const q of this.#quarantines.list().values()) quarantined.set(q.reason, (quarantined.get(q.reason) ?? 0) + 1);
@@ -205,15 +210,16 @@ export class AppLimits implements AppLimitsView {
     const culprit = sustainedCulprit(use, samples);
     const pool = stop.generation.upstream.pool;
     const seen = { shard: stop.generation.shard, seconds: Math.round(use.wallMs / 100) / 10, busy: Math.round(use.busy * 100), by: samples ? 'thread' : 'requests', waiting: [...use.waiting] };
-    const outcome: SaturationOutcome = culprit ? 'held' : 'nobody';
-    this.#saturated.set(outcome, (this.#saturated.get(outcome) ?? 0) + 1);
     if (!culprit) {
+      this.countSaturation('nobody');
       this.#options.log.info('workerd shard saturated; nobody held to it', seen);
       return undefined;
     }
     const detail = `it held ${Math.round(culprit.share * 100)} % of the shard's CPU time over ${seen.seconds} s while other projects' requests waited (the thread busy ${seen.busy} % of the time)`;
     this.#options.log.warn('workerd shard saturated by one app', { ...seen, app: culprit.app, detail });
+    // Nothing of it in flight: the caller ends the shard if the thread was found in its code (and counts the window).
     if (!pool.inFlightByApp().has(culprit.app)) return { app: culprit.app, detail, end: true };
+    this.countSaturation('held');
     this.#laidOn([culprit.app], 'CPULimitExceeded', { ...stop, kind: 'cpu', detail, sustained: true }, buildOf, spare);
     // Quarantined: its requests are answered what later ones are; spared (a rollout's new release suspended): retried.
     const refusal = this.refusal(culprit.app, stop.generation.shard, pool) ?? {

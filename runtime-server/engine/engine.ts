@@ -559,6 +559,8 @@ export class RuntimeEngine {
    */
   #suspend(key: string, running: readonly string[] | undefined): string | undefined {
     const served = this.#served.get(key);
+    // The thread was found in the stable release's code and never the new one's: that one is at fault, not spared.
+    if (foundStableOnly(served, running)) return undefined;
     const release = served?.canary ?? (served?.suspended && running?.includes(served.suspended.fingerprint) ? served.suspended : undefined);
     if (!release) return undefined;
     this.#suspended.set(release.tag, (this.#suspended.get(release.tag) ?? 0) + 1);
@@ -613,11 +615,12 @@ export class RuntimeEngine {
       apps,
       { generation },
       (key) => this.#served.get(key)?.live.build.buildId,
-      (key) => (foundStableOnly(this.#served.get(key), samples) ? undefined : this.#suspend(key, undefined)),
+      (key) => this.#suspend(key, samples?.flat()),
     );
     if (!held?.end) return undefined;
     // Only the thread can say the app's code runs with nothing of it in flight (without it, the app was found by them).
     const runningCode = [...new Set(samples?.flat())].filter((fingerprint) => this.#loadedCode.get(fingerprint) === held.app);
+    this.#limits.countSaturation(runningCode.length > 0 ? 'held' : 'nobody');
     return runningCode.length > 0 ? { detail: held.detail, runningCode } : undefined;
   }
 
@@ -856,11 +859,11 @@ export class RuntimeEngine {
 }
 
 /**
- * Whether the thread's samples found an app in a rollout running its stable release's code and never its new
- * release's: the stable release holds the thread, so suspending the new one would spare the app for nothing.
+ * Whether the thread (its samples, or what it ran when stopped) was found in an app in a rollout running its stable
+ * release's code and never its new release's: the stable release is at fault, so suspending the new one would spare
+ * the app for nothing.
  */
-function foundStableOnly(served: Served | undefined, samples: ReadonlyArray<readonly string[]> | undefined): boolean {
-  if (!served?.canary || samples === undefined) return false;
-  const found = new Set(samples.flat());
-  return found.has(workerFingerprint(served.live)) && !found.has(workerFingerprint(served.canary.live));
+function foundStableOnly(served: Served | undefined, running: readonly string[] | undefined): boolean {
+  if (!served?.canary || running === undefined) return false;
+  return running.includes(workerFingerprint(served.live)) && !running.includes(workerFingerprint(served.canary.live));
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { evictions, OnDemand, type KeptApp } from './on-demand.ts';
+import { evictions, FALLBACK_SHELTER_MS, OnDemand, type KeptApp } from './on-demand.ts';
 
 const app = (key: string, lastUsed: number, bytes = 10, preparing = false): KeptApp => ({ key, lastUsed, bytes, preparing });
 
@@ -31,8 +31,15 @@ describe('evictions', () => {
       cacheBytes: 60,
       out: ['a'],
     },
+    {
+      case: 'one serving a fallback but idle for a while in its turn (only requests keep it sheltered)',
+      apps: [{ ...app('a', 1), fallback: true }, app('b', 2), app('c', FALLBACK_SHELTER_MS + 10)],
+      maxApps: 2,
+      cacheBytes: 100,
+      out: ['a'],
+    },
   ])('$case', ({ apps, maxApps, cacheBytes, out }) => {
-    expect(evictions(apps, { maxApps, cacheBytes })).toEqual(out);
+    expect(evictions(apps, { maxApps, cacheBytes }, Math.max(...apps.map((a) => a.lastUsed)))).toEqual(out);
   });
 });
 

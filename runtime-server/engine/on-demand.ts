@@ -128,7 +128,7 @@ export class OnDemand {
       const s = next.get(key);
       return (s?.live.build.unpackedBytes ?? 0) + (s?.canary?.live.build.unpackedBytes ?? 0);
     };
-    const out = evictions(this.apps(bytesOf, fallback), this);
+    const out = evictions(this.apps(bytesOf, fallback), this, this.#now());
     if (out.length === 0) return;
     for (const key of out) {
       this.#kept.delete(key);
@@ -143,21 +143,24 @@ export class OnDemand {
   }
 }
 
+/** How recently an app serving a fallback must have had a request to be let go last: an idle one needs no shelter. */
+export const FALLBACK_SHELTER_MS = 10 * 60_000;
+
 /**
  * The apps to let go so that at most `maxApps` are kept and their builds take at most `cacheBytes`: the least
  * recently used first, and those serving a fallback last (their next request would try their failed deployment
- * again first) — the most recently used of them, up to half of each bound, so a tenant deploying broken builds to
- * many apps cannot hold the cache: past that share theirs go in their turn like any app. Never one being prepared
- * for a waiting request, nor the most recently used (a build larger than the whole bound is still served while it
- * is the one in use). Pure.
+ * again first) — those used within {@link FALLBACK_SHELTER_MS} of `now`, the most recently used up to half of each
+ * bound, so a tenant deploying broken builds to many apps cannot hold the cache (only requests keep them sheltered,
+ * and past that share they go in their turn like any app). Never one being prepared for a waiting request, nor the
+ * most recently used (a build larger than the whole bound is still served while it is the one in use). Pure.
  */
-export function evictions(apps: readonly KeptApp[], bounds: { readonly maxApps: number; readonly cacheBytes: number }): string[] {
+export function evictions(apps: readonly KeptApp[], bounds: { readonly maxApps: number; readonly cacheBytes: number }, now: number): string[] {
   let count = apps.length;
   let bytes = apps.reduce((sum, a) => sum + a.bytes, 0);
   if (count <= bounds.maxApps && bytes <= bounds.cacheBytes) return [];
   const byUse = [...apps].sort((a, b) => a.lastUsed - b.lastUsed || (a.key < b.key ? -1 : 1));
   const newest = byUse.at(-1)?.key;
-  const sheltered = shelteredFallbacks(byUse, bounds);
+  const sheltered = shelteredFallbacks(byUse, bounds, now);
   const out: string[] = [];
   for (const app of [...byUse.filter((a) => !sheltered.has(a.key)), ...byUse.filter((a) => sheltered.has(a.key))]) {
     if (count <= bounds.maxApps && bytes <= bounds.cacheBytes) break;
@@ -169,11 +172,12 @@ export function evictions(apps: readonly KeptApp[], bounds: { readonly maxApps: 
   return out;
 }
 
-/** The apps serving a fallback that are let go last: the most recently used, while together within half of each bound. */
-function shelteredFallbacks(byUse: readonly KeptApp[], bounds: { readonly maxApps: number; readonly cacheBytes: number }): Set<string> {
+/** The apps serving a fallback that are let go last: the most recently used lately, while together within half of each bound. */
+function shelteredFallbacks(byUse: readonly KeptApp[], bounds: { readonly maxApps: number; readonly cacheBytes: number }, now: number): Set<string> {
   const sheltered = new Set<string>();
   let bytes = 0;
   for (const app of [...byUse].reverse()) {
+    if (now - app.lastUsed > FALLBACK_SHELTER_MS) break;
     if (!app.fallback) continue;
     if (sheltered.size + 1 > bounds.maxApps / 2 || bytes + app.bytes > bounds.cacheBytes / 2) break;
     sheltered.add(app.key);
