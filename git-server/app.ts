@@ -35,7 +35,6 @@ import { SourcePatterns } from './import/source-url.ts';
 import { TargetPolicy } from '../src/target-policy.ts';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import type { ShareOf } from './owner-share.ts';
 
 export interface GitServerDependencies {
   readonly repos: RepoStore;
@@ -77,8 +76,6 @@ export interface GitServerDependencies {
   readonly events?: EventsWaker;
   /** The per-repository webhooks of the events role (`/api/hooks`). Absent: 404 `webhooks_not_enabled`. */
   readonly webhooks?: RepoWebhooksApi;
-  /** Whose share a repository owner's archives and URL fetches spend (the person behind a project). Default: its own. */
-  readonly shareOf?: ShareOf;
 }
 
 export interface GitServerLimits {
@@ -161,7 +158,6 @@ export async function buildGitServer(deps: GitServerDependencies, options: Fasti
       ...(deps.maintenance ? { maintenance: deps.maintenance } : {}),
       ...(deps.webhooks ? { webhooks: deps.webhooks } : {}),
       ...(deps.publicUrl ? { publicUrl: deps.publicUrl } : {}),
-      ...(deps.shareOf ? { shareOf: deps.shareOf } : {}),
       onLocalApplyFailed: (repo, error) => {
         deps.metrics.publishLocalApplyFailed.inc();
         app.log.warn({ err: error, repo }, 'published pack not moved into the cache; the next sync downloads it');

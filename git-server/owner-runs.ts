@@ -15,12 +15,6 @@ export interface OwnerRunsOptions<Code extends string> {
   readonly retryAfterSeconds: number;
 }
 
-/** The owner of the repository a run is for: its name (for messages) and the key of the share it spends (`ShareOf`). */
-export interface RepositoryOwner {
-  readonly name: string;
-  readonly share: string;
-}
-
 export class OwnerRuns<Code extends string> {
   readonly #slots: KeyedSlots;
   /** Runs per repository owner's share; the instance's total is counted by `#slots`. */
@@ -34,14 +28,15 @@ export class OwnerRuns<Code extends string> {
   }
 
   /**
-   * A run for `caller` on a repository of `owner` (its name, and the key of the share it spends), given back by the
-   * function answered; 429 past the caller's share or the owner's, 503 past the instance's.
+   * A run for `caller` on a repository of `owner`, given back by the function answered; 429 past the caller's share
+   * or the owner's, 503 past the instance's. The owner is the repository's (a project on the platform), not the
+   * person behind it: the callers are who could spend it, and a member of one project must not spend another's.
    */
-  take(caller: string, owner?: RepositoryOwner): () => void {
+  take(caller: string, owner?: string): () => void {
     const { what, codes, retryAfterSeconds } = this.#options;
-    const ownerSlot = owner && owner.share !== caller ? this.#owners.take(owner.share) : { release: () => {} };
+    const ownerSlot = owner !== undefined && owner !== caller ? this.#owners.take(owner) : { release: () => {} };
     if (!('release' in ownerSlot)) {
-      throw new OwnerShareError('owner', codes, `The repositories of ${owner?.name} have ${ownerSlot.held} ${what} at once, the most one owner's may; retry when one is done.`, retryAfterSeconds);
+      throw new OwnerShareError('owner', codes, `The repositories of ${owner} have ${ownerSlot.held} ${what} at once, the most one owner's may; retry when one is done.`, retryAfterSeconds);
     }
     const slot = this.#slots.take(caller);
     if ('release' in slot) {
@@ -56,7 +51,7 @@ export class OwnerRuns<Code extends string> {
   }
 
   /** Runs `work` as one of `caller`'s runs (on a repository of `owner`). */
-  async run<T>(caller: string, work: () => Promise<T>, owner?: RepositoryOwner): Promise<T> {
+  async run<T>(caller: string, work: () => Promise<T>, owner?: string): Promise<T> {
     const release = this.take(caller, owner);
     try {
       return await work();

@@ -96,7 +96,6 @@ export async function startService(config: GitServiceConfig, options: StartOptio
       maintenance: maintenance.runner,
       ...(events.waker ? { events: events.waker } : {}),
       ...(events.webhooks ? { webhooks: events.webhooks } : {}),
-      ...(shareOf ? { shareOf } : {}),
       ...(config.server.publicUrl ? { publicUrl: config.server.publicUrl } : {}),
       limits: {
         spool: { totalBytes: config.cache.spoolMaxBytes, perOwnerBytes: config.cache.spoolMaxBytesPerOwner },

@@ -4,7 +4,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PassThrough } from 'node:stream';
 import { runsPer } from '../owner-runs.ts';
-import { ownShare } from '../owner-share.ts';
 import { Type } from 'typebox';
 import { ARCHIVE_FORMATS, dependsOnRefs, writeArchive, type ArchiveRequest } from '../plumbing/read/archive.ts';
 import { resolveCommit, RevisionNotFoundError } from '../plumbing/read/rev-parse.ts';
@@ -84,9 +83,8 @@ export function archiveRoutes(scope: FastifyInstance, deps: RepoApiDependencies)
 
         const archive: ArchiveRequest = { dir: repo.dir, commit, format, prefix };
         // The caller's share (a person with many projects has one), and the repository owner's besides.
-        const ownerName = repo.name.split('/')[0] ?? '';
-        const caller = request.gitPrincipal?.name ?? ownerName;
-        const owner = { name: ownerName, share: (deps.shareOf ?? ownShare)(ownerName) };
+        const owner = repo.name.split('/')[0] ?? '';
+        const caller = request.gitPrincipal?.name ?? owner;
         const rangeHeader = request.method === 'GET' && ifRangeHolds(request, etag) ? request.headers.range : undefined;
         const spooled =
           request.method === 'HEAD' || rangeHeader !== undefined

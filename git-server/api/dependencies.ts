@@ -10,7 +10,6 @@ import type { SourcePatterns } from '../import/source-url.ts';
 import type { TaskRegistry } from '../tasks/task-registry.ts';
 import type { ArchiveSpool } from './archive-spool.ts';
 import type { RepoWebhooksApi } from './hooks.ts';
-import type { ShareOf } from '../owner-share.ts';
 
 /** Imports from https URLs (`api.import_*`): which URLs, and the bounds of each fetch. */
 export interface UrlImports {
@@ -52,8 +51,6 @@ export interface RepoApiDependencies {
   readonly maintenance?: MaintenanceRunner;
   /** The events role's per-repository webhooks (`/hooks`); absent: those routes answer 404 `webhooks_not_enabled`. */
   readonly webhooks?: RepoWebhooksApi;
-  /** Whose share a repository owner's archives and URL fetches spend besides the caller's (default: the owner's own). */
-  readonly shareOf?: ShareOf;
   /** A write's published pack could not be moved into the cached copy (`service_publish_local_apply_failed_total`). */
   readonly onLocalApplyFailed?: (repo: string, error: unknown) => void;
 }

@@ -110,6 +110,8 @@ export class EventsBridge {
   readonly #options: EventsBridgeOptions;
   readonly #queue: WakeQueue<Unit, WakeResult>;
   #sweeping: SweepRun | undefined;
+  /** Repositories an earlier sweep woke whose catch-ups have not answered yet: a later sweep passes over them. */
+  readonly #swept = new Set<string>();
   readonly #sweeps = new SweepTimer();
   #draining = false;
   /** No further batch starts (drain). */
@@ -293,10 +295,14 @@ export class EventsBridge {
     const runs: Promise<WakeResult[]>[] = [];
     try {
       for await (const repo of this.#options.repositories?.() ?? listRepositories(this.#options.store)) {
+        // Still waiting from an earlier sweep (an owner whose slow receivers fill its share): woken once, not again
+        // each sweep, so waiters do not pile up.
+        if (this.#swept.has(repo)) continue;
         // Listing waits while the queue is full, so a sweep of many repositories holds at most the queue's worth.
         await this.#queue.room();
         if (this.#draining) break;
-        runs.push(this.#wakeTargets(repo, 'sweep'));
+        this.#swept.add(repo);
+        runs.push(this.#wakeTargets(repo, 'sweep').finally(() => this.#swept.delete(repo)));
       }
     } finally {
       listed();

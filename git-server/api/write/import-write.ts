@@ -11,8 +11,7 @@
 // A request on a target that is no longer pristine replays (200) when the receipt has the same key and
 // snapshot hash, or when there is no receipt yet and the target's refs are the snapshot's (a crash after the
 // publish); anything else is 409 `not_pristine`. `GET /import/receipt?operation_key=[&request_hash=]`.
-import { runsPer, type RepositoryOwner } from '../../owner-runs.ts';
-import { ownShare } from '../../owner-share.ts';
+import { runsPer } from '../../owner-runs.ts';
 import { randomUUID } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -119,7 +118,7 @@ export function importWriteRoutes(scope: FastifyInstance, deps: RepoApiDependenc
       const body = request.body as ResolveRequest;
       if ('url' in body.source) {
         const url = urlSource(body.source.url, deps);
-        const remote = await remoteRuns(deps).run(callerOf(request), () => listRemote(url, remoteOptions(deps, body.credentials)), repositoryOwnerOf(request, deps));
+        const remote = await remoteRuns(deps).run(callerOf(request), () => listRemote(url, remoteOptions(deps, body.credentials)), ownerOf(request));
         const headRef = remote.head ?? [...remote.refs.keys()].find((name) => name.startsWith('refs/heads/')) ?? 'refs/heads/main';
         return snapshotOf(url, { refs: remote.refs, objectFormat: remote.objectFormat, headRef });
       }
@@ -199,12 +198,6 @@ function callerOf(request: FastifyRequest): string {
   return request.gitPrincipal?.name ?? ownerOf(request);
 }
 
-/** The repository's owner, and the share its runs spend besides the caller's. */
-function repositoryOwnerOf(request: FastifyRequest, deps: RepoApiDependencies): RepositoryOwner {
-  const name = ownerOf(request);
-  return { name, share: (deps.shareOf ?? ownShare)(name) };
-}
-
 function ownerOf(request: FastifyRequest): string {
   const { owner, repo } = request.params as RepoParams;
   return parseUrlRepoPath(owner, repo).owner;
@@ -244,7 +237,7 @@ async function openBucketSource(deps: RepoApiDependencies, source: string, snaps
  * fetches counts against `caller`'s share of the spool until then, as a push does: one tenant's many imports cannot
  * fill the disk every other tenant's pushes need (429 past its share).
  */
-async function openUrlSource(deps: RepoApiDependencies, url: URL, snapshot: ImportSnapshot, credentials: SourceCredentials | undefined, caller: string, owner: RepositoryOwner): Promise<OpenSource> {
+async function openUrlSource(deps: RepoApiDependencies, url: URL, snapshot: ImportSnapshot, credentials: SourceCredentials | undefined, caller: string, owner: string): Promise<OpenSource> {
   const dir = join(deps.cache.tmpDir, 'imports', randomUUID());
   const spool = deps.spool?.open(caller);
   const release = async () => {
@@ -269,7 +262,7 @@ async function importSnapshot(deps: RepoApiDependencies, request: FastifyRequest
   if ('url' in snapshot.source) {
     const url = urlSource(snapshot.source.url, deps);
     if (url.href !== snapshot.source.url) throw new InvalidSnapshotError('source.url is not as resolve answered it; send the snapshot as POST /api/import/resolve answered it.');
-    open = () => openUrlSource(deps, url, snapshot, body.credentials, callerOf(request), repositoryOwnerOf(request, deps));
+    open = () => openUrlSource(deps, url, snapshot, body.credentials, callerOf(request), ownerOf(request));
   } else {
     noCredentials(body.credentials);
     const source = importSource(request, snapshot.source, deps);

@@ -4,7 +4,7 @@ import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import type { RefResult, RefUpdate, RepoStore } from '../../../src/repo-store/index.ts';
 import { isValidRefName, parseRepoPath, zeroOid } from '../../../src/repo-store/index.ts';
-import { isOid, validateRefUpdates } from '../../../src/repo-store/refs.ts';
+import { isOid } from '../../../src/repo-store/refs.ts';
 import { PktReader } from '../pkt-line.ts';
 import { PackTooLargeError, Quarantine, type IndexedPack } from '../quarantine.ts';
 import { SpoolFullError, type SpoolMeter } from '../spool-budget.ts';
@@ -76,11 +76,16 @@ export async function receivePack(input: PushInput, options: ReceivePackOptions)
     seen.add(command.ref);
   }
 
-  // Creates past the repository's ref limit are refused before the pack is read: publishing would refuse them after
-  // index-pack had spent CPU and disk on their objects. The publish still decides, against the head it writes on.
-  const pending = request.commands.filter((c) => !verdicts.has(c.ref)).map((c) => ({ ref: c.ref, old: c.old, new: c.new }));
-  for (const result of validateRefUpdates(head.refs, pending, false, head.objectFormat, options.repos.maxRefs).results) {
-    if (result.status === 'rejected' && result.reason === 'too many refs') refuse(result.ref, rejection(result), 'ref_limit');
+  // A repository already at its ref limit (counting the push's own deletions) takes no create: refused before the
+  // pack is read, since publishing would refuse them after index-pack had spent CPU and disk on their objects. With
+  // room for some, the publish decides which (a create refused for other reasons leaves room for another).
+  const maxRefs = options.repos.maxRefs;
+  const deletions = request.commands.filter((c) => !verdicts.has(c.ref) && c.new === zero && head.refs.has(c.ref)).length;
+  if (head.refs.size - deletions >= maxRefs) {
+    for (const command of request.commands) {
+      if (verdicts.has(command.ref) || command.new === zero || head.refs.has(command.ref)) continue;
+      refuse(command.ref, rejection({ ref: command.ref, status: 'rejected', reason: 'too many refs', maxRefs }), 'ref_limit');
+    }
   }
   if (atomic && verdicts.size > 0) {
     for (const command of request.commands) if (!verdicts.has(command.ref)) refuse(command.ref, 'atomic push failure', 'invalid');
