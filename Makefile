@@ -99,25 +99,25 @@ test-unit: setup ## Run only the unit tests (no servers)
 	@scripts/with-scratch-tmpdir.sh vitest run --project unit $(VITEST_ARGS)
 
 .PHONY: typecheck
-typecheck: setup ## Type-check every TypeScript file (strict)
+typecheck: node_modules/.installed ## Type-check every TypeScript file (strict)
 	@tsc --noEmit -p tsconfig.json
 	@tsc --noEmit -p console/tsconfig.json
 
 .PHONY: lint
-lint: setup ## Lint (oxlint, type-aware: floating promises, unused code, correctness) and check formatting (oxfmt)
+lint: node_modules/.installed ## Lint (oxlint, type-aware: floating promises, unused code, correctness) and check formatting (oxfmt)
 	@oxlint --type-aware --deny-warnings --report-unused-disable-directives
 	@oxfmt --check
 
 .PHONY: format
-format: setup ## Format every file the formatter owns (oxfmt; .prettierignore lists what it leaves alone)
+format: node_modules/.installed ## Format every file the formatter owns (oxfmt; .prettierignore lists what it leaves alone)
 	@oxfmt --write
 
 .PHONY: crds
-crds: setup ## Regenerate crds/ from the TypeBox schemas in src/apis
+crds: node_modules/.installed ## Regenerate crds/ from the TypeBox schemas in src/apis
 	@node scripts/emit-crds.ts
 
 .PHONY: openapi
-openapi: setup ## Regenerate docs/openapi.json (cw-api) and docs/cw-git-openapi.json (cw-git) from their route schemas
+openapi: node_modules/.installed ## Regenerate docs/openapi.json (cw-api) and docs/cw-git-openapi.json (cw-git) from their route schemas
 	@node scripts/update-openapi.ts
 	@node scripts/update-git-openapi.ts
 	@node cli/scripts/api-types.ts
@@ -169,5 +169,5 @@ bench-db: setup ## Benchmark the database engine against sqld (installed into th
 	@node bench/db.ts $(BENCH_ARGS)
 
 .PHONY: clean
-clean: ## Remove local state: .dev/ (make dev's cluster, buckets and databases), .tools/ links, node_modules; the build cache outside the checkout stays
-	rm -rf .dev .tools node_modules
+clean: ## Remove local state: .dev/ (make dev's cluster, buckets and databases), .tools/ links, node_modules, the built CLI and console; the build cache outside the checkout stays
+	rm -rf .dev .tools node_modules cli/node_modules cli/dist console/dist

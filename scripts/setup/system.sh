@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Debian packages the tests use: git, git-lfs and zstd (real clients for the repository service and deploy
-# artifacts), and Chromium (the browser tests drive it headless through playwright-core, which downloads no
-# browser of its own). Installed with apt-get only when one is missing.
+# artifacts), Chromium (the browser tests drive it headless through playwright-core, which downloads no
+# browser of its own), python3-venv (the Python tools' virtualenv) and jq (the README's examples read JSON with it).
+# Installed with apt-get only when one is missing.
 source "$(dirname "$0")/lib.sh"
 missing=()
-for pkg in git git-lfs zstd chromium; do
+for pkg in git git-lfs zstd chromium python3-venv jq; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
 done
 if ((${#missing[@]})); then
