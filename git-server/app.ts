@@ -14,7 +14,7 @@ import { gitAuth, type GitAuthOptions } from './auth/index.ts';
 import { drainGate, type DrainState } from './drain.ts';
 import { errorHandler, gitFrameworkErrorOptions, schemaErrorFormatter } from './errors.ts';
 import { lfsRoutes } from './lfs/index.ts';
-import { inflightGauge, isPushRequest, type ServiceMetrics } from './metrics.ts';
+import { fetchesGauge, inflightGauge, isPushRequest, type ServiceMetrics } from './metrics.ts';
 import { gitHttpRoutes } from './routes/git-http.ts';
 import { healthRoutes } from './routes/health.ts';
 import { repositoryRoutes } from './routes/repositories.ts';
@@ -35,6 +35,7 @@ import { SourcePatterns } from './import/source-url.ts';
 import { TargetPolicy } from '../src/target-policy.ts';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { DEFAULT_FETCH_BOUNDS, FetchSlots, type FetchBounds } from './fetch-slots.ts';
 
 export interface GitServerDependencies {
   readonly repos: RepoStore;
@@ -89,6 +90,8 @@ export interface GitServerLimits {
   keepaliveMs: number;
   /** What pushes, LFS uploads and URL imports being received may hold on the cache's disk, per owner and in all. Default 5 GiB and 8 GiB. */
   spool: SpoolBounds;
+  /** Fetches and clones running at once, per caller, per owner and in all, and how long one waits its turn. Default 4, 8, 16 and 60 s. */
+  fetches: FetchBounds;
   /** JSON bodies larger than 64 KiB being read at once (commits, imports): their bytes per owner and in all, and their deadline. */
   largeBodies: LargeBodyBounds;
   /** What one repository may store in the bucket, packs and LFS objects together (`quota.repository_max_size`). Default 10 GiB. */
@@ -103,6 +106,7 @@ const DEFAULT_LIMITS: GitServerLimits = {
   maxLfsObjectBytes: 5 * 1024 ** 3,
   keepaliveMs: 5000,
   spool: { perOwnerBytes: 5 * 1024 ** 3, totalBytes: 8 * 1024 ** 3 },
+  fetches: DEFAULT_FETCH_BOUNDS,
   largeBodies: DEFAULT_LARGE_BODY_BOUNDS,
   maxRepositoryBytes: 10 * 1024 ** 3,
   maxOwnerBytes: 50 * 1024 ** 3,
@@ -140,7 +144,11 @@ export async function buildGitServer(deps: GitServerDependencies, options: Fasti
   const serving = deps.serve ?? true;
   if (serving) repositoryRoutes(app, { ...deps, quota });
   eventsNotifyRoute(app, deps.events);
-  if (serving) gitHttpRoutes(app, { ...deps, maxPackBytes: limits.maxPackBytes, maxFetchRequestBytes: limits.maxFetchRequestBytes, keepaliveMs: limits.keepaliveMs, spool, quota });
+  if (serving) {
+    const fetches = new FetchSlots(limits.fetches);
+    fetchesGauge(deps.metrics.registry, () => fetches.counts);
+    gitHttpRoutes(app, { ...deps, maxPackBytes: limits.maxPackBytes, maxFetchRequestBytes: limits.maxFetchRequestBytes, keepaliveMs: limits.keepaliveMs, spool, quota, fetches });
+  }
   repoApiRoutes(
     app,
     {

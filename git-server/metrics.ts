@@ -46,3 +46,18 @@ export function isPushRequest(url: string): boolean {
   const { pathname, searchParams } = new URL(url, 'http://host');
   return pathname.endsWith('/git-receive-pack') || (pathname.endsWith('/info/refs') && searchParams.get('service') === 'git-receive-pack');
 }
+
+/** `service_fetches{state}`: fetches and clones running (`running`) and waiting for their turn (`waiting`), fetch-slots.ts. */
+export function fetchesGauge(registry: Registry, counts: () => { readonly running: number; readonly waiting: number }): void {
+  new Gauge({
+    name: 'service_fetches',
+    help: 'Fetches and clones running, and waiting for their turn (a share of the caller, the owner or the instance full).',
+    labelNames: ['state'],
+    registers: [registry],
+    collect() {
+      const { running, waiting } = counts();
+      this.set({ state: 'running' }, running);
+      this.set({ state: 'waiting' }, waiting);
+    },
+  });
+}

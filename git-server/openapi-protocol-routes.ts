@@ -166,7 +166,11 @@ export const PROTOCOL_ROUTES: Readonly<Record<string, RouteDescription>> = {
       403: errorAnswer(REPO_REACH),
       404: REPO_NOT_FOUND,
       415: errorAnswer('The body is not `application/x-git-upload-pack-request` (`unsupported_media_type`), refused before it is read.'),
-      503: errorAnswer(`${STORE}, ${DRAINING}.`, RETRY_AFTER),
+      429: errorAnswer(
+        'The caller, or the repository’s owner, has its share of fetches running (`server.max_fetches_per_caller`, `_per_owner`) and this one waited `server.fetch_wait` for its turn (`owner_fetches_limit`).',
+        RETRY_AFTER,
+      ),
+      503: errorAnswer(`${STORE}; the instance runs as many fetches as it may and this one waited its turn (\`fetches_busy\`); ${DRAINING}.`, RETRY_AFTER),
     },
   },
   'POST /{owner}/{repo}/git-receive-pack': {

@@ -99,6 +99,7 @@ export async function startService(config: GitServiceConfig, options: StartOptio
       ...(config.server.publicUrl ? { publicUrl: config.server.publicUrl } : {}),
       limits: {
         spool: { totalBytes: config.cache.spoolMaxBytes, perOwnerBytes: config.cache.spoolMaxBytesPerOwner },
+        fetches: config.server.fetches,
         maxRepositoryBytes: config.quota.repositoryMaxBytes,
         maxOwnerBytes: config.quota.ownerMaxBytes,
         ...options.limits,

@@ -1,3 +1,4 @@
+import type { FetchBounds } from '../fetch-slots.ts';
 import type { PinoLevel } from '../../src/config/checks.ts';
 import type { S3Config } from '../../src/object-store/s3-config.ts';
 import type { ListenAddress } from './fields.ts';
@@ -24,6 +25,8 @@ export interface GitServiceConfig {
     roles: Role[];
     corsOrigins: string[];
     drainTimeoutMs: number;
+    /** Fetches and clones running at once, per caller, per repository owner and in all, and how long one waits its turn (fetch-slots.ts). */
+    fetches: FetchBounds;
   };
   auth: {
     /** The HS256 key of access tokens (at least 32 bytes). */

@@ -125,6 +125,12 @@ function shape(v: ConfigValues, env: EnvReader, baseDir: string): GitServiceConf
       roles: v['server.roles'].length === 0 ? [...ROLES] : ROLES.filter((role) => v['server.roles'].includes(role)),
       corsOrigins: v['server.cors_origins'],
       drainTimeoutMs: v['server.drain_timeout'],
+      fetches: {
+        total: v['server.max_fetches'],
+        perCaller: v['server.max_fetches_per_caller'],
+        perOwner: v['server.max_fetches_per_owner'],
+        waitMs: v['server.fetch_wait'],
+      },
     },
     auth: {
       tokenSecret: v['auth.token_secret'],

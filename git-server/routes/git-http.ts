@@ -18,6 +18,7 @@ import { PushResponse } from './push-response.ts';
 import type { SpoolBudget } from '../plumbing/spool-budget.ts';
 import type { StorageQuota } from '../plumbing/storage-quota.ts';
 import { principalOf, requireScope } from '../auth/index.ts';
+import type { FetchSlots } from '../fetch-slots.ts';
 
 export interface GitHttpDependencies {
   readonly repos: RepoStore;
@@ -33,6 +34,8 @@ export interface GitHttpDependencies {
   readonly spool: SpoolBudget;
   /** What each repository may store: a push whose pack would pass it is refused. */
   readonly quota?: StorageQuota;
+  /** Fetches running at once, per caller, per owner and in all: one past its share waits its turn. */
+  readonly fetches: FetchSlots;
 }
 
 interface RepoParams {
@@ -84,19 +87,32 @@ export function gitHttpRoutes(app: FastifyInstance, deps: GitHttpDependencies): 
 
     scope.post<{ Params: RepoParams }>('/:owner/:repo/git-upload-pack', { config: { scope: 'read', drains: true }, onRequest: requireGitBody(UPLOAD_PACK_REQUEST) }, async (request, reply) => {
       const repo = repoOf(request.params);
+      const abort = abortOnClose(request, reply);
+      // Its turn among the fetches running (pack-objects takes a core): the caller's share, the owner's, the instance's.
+      const owner = repo.slice(0, repo.indexOf('/'));
+      const release = await deps.fetches.take({ caller: request.gitPrincipal?.name ?? owner, owner }, abort.signal).catch((error: unknown) => {
+        if (abort.signal.aborted) return undefined; // the client left while it waited: nobody to answer
+        throw error;
+      });
+      if (!release || abort.signal.aborted) {
+        release?.(); // the client left as its turn came
+        return reply;
+      }
+      reply.raw.once('close', release);
       // Held until the answer has streamed out (or the client left): eviction must not pull the copy away.
       reply.raw.once('close', deps.cache.hold(repo));
       const { dir } = await deps.cache.sync(repo);
       const body = requestBody(request, deps.maxFetchRequestBytes);
       const out = new PassThrough();
-      const abort = abortOnClose(request, reply);
       noCache(reply);
       reply.type('application/x-git-upload-pack-result').send(out);
       uploadPack(dir, gitProtocol(request.headers['git-protocol']), body, out, abort.signal).then(
         () => out.end(),
         (error: unknown) => {
+          // The client left (while its turn or the copy's sync was awaited, or mid-answer): nobody to tell.
+          if (abort.signal.aborted) return void out.destroy();
           const fault = requestFault(body, error);
-          if (!abort.signal.aborted && !fault) request.log.warn({ err: error, repo }, 'upload-pack failed');
+          if (!fault) request.log.warn({ err: error, repo }, 'upload-pack failed');
           out.destroy(fault ?? (error instanceof Error ? error : new Error(String(error))));
         },
       );
@@ -177,6 +193,9 @@ function requestBody(request: FastifyRequest, maxBytes: number): Readable {
   // pipeline, not pipe: a corrupt gzip stream or an over-long body must fail the consumer, not stall it. Its
   // failure reaches the consumer as the client's (a 400), not as the zlib error it is (which would answer 500).
   const body = new PassThrough();
+  // The consumer meets the failure as it reads; one that fails after its consumer ended (git upload-pack done with
+  // its input early) has nobody to tell, and must not be an unhandled error of the process.
+  body.on('error', () => {});
   const fail = (error: Error) => body.destroy(error instanceof PublicError ? error : Object.assign(new PublicError(400, 'The request body is not valid gzip.'), { code: 'invalid_git_request' }));
   const decoded = pipeline([raw, ...stages], (error) => error && fail(error)) as unknown as Readable;
   // A gzip stream cut short fails only as it ends, which can be after the pipeline has finished.

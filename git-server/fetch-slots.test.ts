@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { FetchSlots } from './fetch-slots.ts';
+
+const pending = async (promise: Promise<unknown>) => (await Promise.race([promise.then(() => 'settled'), new Promise((r) => setTimeout(() => r('pending'), 20))])) === 'pending';
+
+describe('FetchSlots', () => {
+  it("runs so many per caller, per owner and in all, and one past its share waits its turn while others' pass", async () => {
+    const slots = new FetchSlots({ perCaller: 2, perOwner: 3, total: 4, waitMs: 5_000 });
+    const a1 = await slots.take({ caller: 'ada', owner: 'shop' });
+    await slots.take({ caller: 'ada', owner: 'shop' });
+    // Ada's third waits for one of her two; Bob's fetch of another owner's repository does not wait behind her.
+    const a3 = slots.take({ caller: 'ada', owner: 'shop' });
+    expect(await pending(a3)).toBe(true);
+    const b1 = await slots.take({ caller: 'bob', owner: 'blog' });
+    expect(slots.counts).toEqual({ running: 3, waiting: 1 });
+    a1();
+    await a3;
+    await slots.take({ caller: 'dave', owner: 'docs' });
+    // The instance is full now: anyone waits, first come first served.
+    const c1 = slots.take({ caller: 'carol', owner: 'tools' });
+    expect(await pending(c1)).toBe(true);
+    b1();
+    await c1;
+    expect(slots.counts).toEqual({ running: 4, waiting: 0 });
+  });
+
+  it("counts a fetch against the repository owner's share too", async () => {
+    const slots = new FetchSlots({ perCaller: 4, perOwner: 2, total: 8, waitMs: 5_000 });
+    const releases = [await slots.take({ caller: 'bob', owner: 'popular' }), await slots.take({ caller: 'carol', owner: 'popular' })];
+    const third = slots.take({ caller: 'dave', owner: 'popular' });
+    expect(await pending(third)).toBe(true);
+    await slots.take({ caller: 'dave', owner: 'quiet' });
+    releases[0]!();
+    await third;
+  });
+
+  it('refuses one that waited the bound, 429 for a share of its own and 503 for the instance, and gives up a wait whose client left', async () => {
+    const slots = new FetchSlots({ perCaller: 1, perOwner: 8, total: 2, waitMs: 30 });
+    await slots.take({ caller: 'ada', owner: 'shop' });
+    await expect(slots.take({ caller: 'ada', owner: 'shop' })).rejects.toMatchObject({ status: 429, code: 'owner_fetches_limit', headers: { 'retry-after': '10' } });
+    await slots.take({ caller: 'bob', owner: 'blog' });
+    await expect(slots.take({ caller: 'carol', owner: 'tools' })).rejects.toMatchObject({ status: 503, code: 'fetches_busy' });
+    const left = new AbortController();
+    const waiting = slots.take({ caller: 'dave', owner: 'x' }, left.signal);
+    left.abort(new Error('gone'));
+    await expect(waiting).rejects.toThrow('gone');
+    expect(slots.counts).toEqual({ running: 2, waiting: 0 });
+  });
+});

@@ -1,0 +1,149 @@
+// Fetches and clones running at once. Each is a `git upload-pack` whose pack-objects takes a core while it counts and
+// compresses objects: unbounded, one tenant's many concurrent clones would starve every other tenant's git of the
+// instance's CPU. So many run at once per caller (one person's share across their projects), per repository owner
+// (many callers of one popular repository leave the rest to others) and on the instance. A fetch past a share waits
+// its turn, first come first served, rather than failing at once (a CI fleet cloning in parallel gets slower, not red);
+// one that waited the bound is refused, 429 for a share of its own, 503 for the instance's, with `Retry-After`.
+import { OwnerShareError } from './owner-share-error.ts';
+
+export interface FetchBounds {
+  readonly perCaller: number;
+  readonly perOwner: number;
+  readonly total: number;
+  /** How long a fetch waits for its turn before it is refused. */
+  readonly waitMs: number;
+}
+
+/** A fetch's place: the caller (the principal, or the owner for anonymous reads) and the repository's owner. */
+interface Claim {
+  readonly caller: string;
+  readonly owner: string;
+}
+
+interface Waiter extends Claim {
+  readonly granted: (release: () => void) => void;
+}
+
+export const DEFAULT_FETCH_BOUNDS: FetchBounds = Object.freeze({ perCaller: 4, perOwner: 8, total: 16, waitMs: 60_000 });
+
+const CODES = { owner: 'owner_fetches_limit', instance: 'fetches_busy' } as const;
+
+export class FetchSlots {
+  readonly #bounds: FetchBounds;
+  readonly #byCaller = new Map<string, number>();
+  readonly #byOwner = new Map<string, number>();
+  #held = 0;
+  readonly #waiting: Waiter[] = [];
+
+  constructor(bounds: FetchBounds = DEFAULT_FETCH_BOUNDS) {
+    this.#bounds = bounds;
+  }
+
+  /** Fetches running now, and waiting for their turn. */
+  get counts(): { readonly running: number; readonly waiting: number } {
+    return { running: this.#held, waiting: this.#waiting.length };
+  }
+
+  /**
+   * A turn for `claim`: at once when its shares and the instance have room and nobody is waiting for the same
+   * room, else once they do (oldest first). Resolves to the release, called once the fetch has ended. Rejects
+   * past `waitMs`, or when `signal` aborts (the client left while it waited).
+   */
+  take(claim: Claim, signal?: AbortSignal): Promise<() => void> {
+    if (this.#fits(claim) && !this.#waiting.some((w) => this.#competes(w, claim))) return Promise.resolve(this.#grant(claim));
+    return new Promise((resolve, reject) => {
+      const leave = (error: Error) => {
+        const at = this.#waiting.indexOf(waiter);
+        if (at < 0) return;
+        this.#waiting.splice(at, 1);
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        reject(error);
+      };
+      const onAbort = () => leave(signal?.reason instanceof Error ? signal.reason : new Error('the fetch was abandoned while it waited'));
+      const waiter: Waiter = {
+        ...claim,
+        granted: (release) => {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', onAbort);
+          resolve(release);
+        },
+      };
+      const timer = setTimeout(() => leave(this.#refusal(claim)), this.#bounds.waitMs);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.#waiting.push(waiter);
+    });
+  }
+
+  /** Whether `claim` has room now in its caller's share, its owner's and the instance's. */
+  #fits({ caller, owner }: Claim): boolean {
+    const { perCaller, perOwner, total } = this.#bounds;
+    return this.#held < total && (this.#byCaller.get(caller) ?? 0) < perCaller && (this.#byOwner.get(owner) ?? 0) < perOwner;
+  }
+
+  /**
+   * Whether `claim` would take the last room `waiter`, ahead of it, needs: the instance's, or that of a share they
+   * have in common. Then it waits behind; otherwise it passes (one person's fetch of a quiet repository does not
+   * wait behind their fetch of a busy one).
+   */
+  #competes(waiter: Claim, claim: Claim): boolean {
+    const { perCaller, perOwner, total } = this.#bounds;
+    if (this.#held + 1 >= total) return true;
+    if (waiter.caller === claim.caller && (this.#byCaller.get(claim.caller) ?? 0) + 1 >= perCaller) return true;
+    return waiter.owner === claim.owner && (this.#byOwner.get(claim.owner) ?? 0) + 1 >= perOwner;
+  }
+
+  #grant(claim: Claim): () => void {
+    this.#held++;
+    this.#byCaller.set(claim.caller, (this.#byCaller.get(claim.caller) ?? 0) + 1);
+    this.#byOwner.set(claim.owner, (this.#byOwner.get(claim.owner) ?? 0) + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.#held--;
+      decrement(this.#byCaller, claim.caller);
+      decrement(this.#byOwner, claim.owner);
+      this.#wake();
+    };
+  }
+
+  /** Grants the waiters that fit now, oldest first; one that does not fit holds back only those behind it competing for the same room. */
+  #wake(): void {
+    const blocked: Claim[] = [];
+    for (let i = 0; i < this.#waiting.length;) {
+      const waiter = this.#waiting[i]!;
+      if (this.#fits(waiter) && !blocked.some((b) => this.#competes(b, waiter))) {
+        this.#waiting.splice(i, 1);
+        waiter.granted(this.#grant(waiter));
+        continue;
+      }
+      blocked.push(waiter);
+      i++;
+    }
+  }
+
+  #refusal({ caller, owner }: Claim): OwnerShareError<(typeof CODES)[keyof typeof CODES]> {
+    const { perCaller, perOwner, total, waitMs } = this.#bounds;
+    const seconds = Math.round(waitMs / 1000);
+    const retry = 10;
+    if ((this.#byCaller.get(caller) ?? 0) >= perCaller) {
+      return new OwnerShareError('owner', CODES, `${caller} has ${perCaller} fetches running at once, the most one caller may; this one waited ${seconds} s for its turn. Retry shortly.`, retry);
+    }
+    if ((this.#byOwner.get(owner) ?? 0) >= perOwner) {
+      return new OwnerShareError(
+        'owner',
+        CODES,
+        `The repositories of ${owner} have ${perOwner} fetches running at once, the most one owner's may; this one waited ${seconds} s for its turn. Retry shortly.`,
+        retry,
+      );
+    }
+    return new OwnerShareError('instance', CODES, `This server runs ${total} fetches at once and this one waited ${seconds} s for its turn; retry shortly.`, retry);
+  }
+}
+
+function decrement(counts: Map<string, number>, key: string): void {
+  const left = (counts.get(key) ?? 1) - 1;
+  if (left <= 0) counts.delete(key);
+  else counts.set(key, left);
+}
