@@ -46,4 +46,17 @@ describe('FetchSlots', () => {
     await expect(waiting).rejects.toThrow('gone');
     expect(slots.counts).toEqual({ running: 2, waiting: 0 });
   });
+
+  it("wakes those held back behind a waiter that left, and never keeps the instance's last slot for a waiter held by its own share", async () => {
+    const slots = new FetchSlots({ perCaller: 1, perOwner: 8, total: 2, waitMs: 5_000 });
+    await slots.take({ caller: 'ada', owner: 'shop' });
+    const left = new AbortController();
+    const adaAgain = slots.take({ caller: 'ada', owner: 'shop' }, left.signal);
+    // Ada's second waits for her own share: Bob takes the instance's last slot rather than waiting behind her.
+    const bob = slots.take({ caller: 'bob', owner: 'shop' });
+    expect(await pending(bob)).toBe(false);
+    left.abort(new Error('gone'));
+    await expect(adaAgain).rejects.toThrow('gone');
+    expect(slots.counts).toEqual({ running: 2, waiting: 0 });
+  });
 });

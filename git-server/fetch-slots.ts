@@ -59,6 +59,8 @@ export class FetchSlots {
         clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
         reject(error);
+        // Those held back behind it may fit now.
+        this.#wake();
       };
       const onAbort = () => leave(signal?.reason instanceof Error ? signal.reason : new Error('the fetch was abandoned while it waited'));
       const waiter: Waiter = {
@@ -82,15 +84,17 @@ export class FetchSlots {
   }
 
   /**
-   * Whether `claim` would take the last room `waiter`, ahead of it, needs: the instance's, or that of a share they
-   * have in common. Then it waits behind; otherwise it passes (one person's fetch of a quiet repository does not
-   * wait behind their fetch of a busy one).
+   * Whether `claim` would take the last room of a share `waiter`, ahead of it, waits for (and would have room in
+   * otherwise): then it waits behind; otherwise it passes (one person's fetch of a quiet repository does not wait
+   * behind their fetch of a busy one). Never the instance's: a release in any share frees one of those too, and the
+   * oldest waiter that fits takes it.
    */
   #competes(waiter: Claim, claim: Claim): boolean {
-    const { perCaller, perOwner, total } = this.#bounds;
-    if (this.#held + 1 >= total) return true;
-    if (waiter.caller === claim.caller && (this.#byCaller.get(claim.caller) ?? 0) + 1 >= perCaller) return true;
-    return waiter.owner === claim.owner && (this.#byOwner.get(claim.owner) ?? 0) + 1 >= perOwner;
+    const { perCaller, perOwner } = this.#bounds;
+    const callerRoom = (key: string) => (this.#byCaller.get(key) ?? 0) < perCaller;
+    const ownerRoom = (key: string) => (this.#byOwner.get(key) ?? 0) < perOwner;
+    if (waiter.caller === claim.caller && (this.#byCaller.get(claim.caller) ?? 0) + 1 >= perCaller && ownerRoom(waiter.owner)) return true;
+    return waiter.owner === claim.owner && (this.#byOwner.get(claim.owner) ?? 0) + 1 >= perOwner && callerRoom(waiter.caller);
   }
 
   #grant(claim: Claim): () => void {

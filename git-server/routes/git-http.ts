@@ -94,8 +94,9 @@ export function gitHttpRoutes(app: FastifyInstance, deps: GitHttpDependencies): 
         if (abort.signal.aborted) return undefined; // the client left while it waited: nobody to answer
         throw error;
       });
-      if (!release || abort.signal.aborted) {
-        release?.(); // the client left as its turn came
+      // Gone before this handler ran (its close fired before anyone listened) or as its turn came.
+      if (!release || abort.signal.aborted || reply.raw.destroyed || request.raw.destroyed) {
+        release?.();
         return reply;
       }
       reply.raw.once('close', release);
