@@ -7,7 +7,7 @@ import { CorruptObjectError, RepoNotFoundError } from './errors.ts';
 import { manifestKey } from './layout.ts';
 import { decodeManifest, type Manifest } from './manifest.ts';
 import type { RepoPath } from './repo-path.ts';
-import { Lru } from './lru.ts';
+import { Lru, TENANT_ENTRY_SHARE } from './lru.ts';
 
 /** A manifest with the etag it was read or written with: what a compare-and-swap is conditional on. */
 export type RepoHead = Manifest & { readonly etag: ETag };
@@ -19,9 +19,6 @@ interface Cached {
 
 /** What the decoded heads of one process may take together, unless told otherwise. */
 export const HEAD_CACHE_BYTES = 32 * 1024 * 1024;
-
-/** The share of the cache one head may take: a heavier one (a tenant's many long ref names) is read again each time instead. */
-export const HEAD_ENTRY_SHARE = 1 / 8;
 
 /** Weights already counted: a head revalidated unchanged is remembered again every TTL, and counting walks its refs. */
 const weights = new WeakMap<RepoHead, number>();
@@ -49,7 +46,7 @@ export class HeadCache {
     this.#ttlMs = options.ttlMs;
     this.#clock = options.clock;
     const maxBytes = options.maxBytes ?? HEAD_CACHE_BYTES;
-    this.#cache = new Lru(maxBytes, { maxEntryWeight: options.maxEntryBytes ?? maxBytes * HEAD_ENTRY_SHARE });
+    this.#cache = new Lru(maxBytes, { maxEntryWeight: options.maxEntryBytes ?? maxBytes * TENANT_ENTRY_SHARE });
   }
 
   /** What the heads kept weigh together (bytes, by {@link headWeight}). */

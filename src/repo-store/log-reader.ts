@@ -4,7 +4,7 @@ import type { ETag, ObjectStore } from '../object-store/object-store.ts';
 import { CorruptObjectError } from './errors.ts';
 import { logKey } from './layout.ts';
 import { decodeLogEntry, type LogEntry } from './log-entry.ts';
-import { Lru } from './lru.ts';
+import { Lru, TENANT_ENTRY_SHARE } from './lru.ts';
 import type { RepoPath } from './repo-path.ts';
 
 /** What a log slot holds: an entry of this incarnation, a leftover of another one, or nothing. */
@@ -17,8 +17,8 @@ export class LogReader {
   /** `capacityBytes`: what the decoded entries kept may take together, counted as twice their encoded size. */
   constructor(store: ObjectStore, capacityBytes: number) {
     this.#store = store;
-    // One entry at most an eighth: a tenant's huge entries are read again rather than pushing everyone's out.
-    this.#cache = new Lru(capacityBytes, { maxEntryWeight: capacityBytes / 8 });
+    // A tenant's huge entries are read again rather than pushing everyone's out.
+    this.#cache = new Lru(capacityBytes, { maxEntryWeight: capacityBytes * TENANT_ENTRY_SHARE });
   }
 
   /** The slot at `seq`, read as incarnation `repoId` (whether or not a manifest covers it yet). */

@@ -4,6 +4,9 @@
  * `maxEntryWeight`, an entry heavier than that is not kept at all: a tenant's few huge objects cannot push
  * everyone else's out (theirs are read again each time instead).
  */
+/** The share of a cache that one entry whose size a tenant chooses may take (decoded heads and log entries). */
+export const TENANT_ENTRY_SHARE = 1 / 8;
+
 export class Lru<V> {
   readonly #map = new Map<string, { readonly value: V; readonly weight: number }>();
   readonly #capacity: number;

@@ -198,11 +198,10 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
     const named = new Set(left.filter((build) => build.spec.app === name).map((build) => build.spec.buildId));
     const deleted = deletedBuilds.take(`${namespace}/${name}`);
     try {
-      const listed = orphanScans.due(`${namespace}/${name}`, now().getTime())
-        ? await artifactsStoredBefore(deps.artifacts, namespace, name, now().getTime() - (deps.orphanGraceMs ?? ORPHAN_GRACE_MS))
-        : [];
-      const candidates = [...new Set([...deleted, ...listed.filter((buildId) => !named.has(buildId) && !kept.has(buildId))])];
-      const orphaned = await deleteOrphanedArtifacts(targets, namespace, name, candidates, new Set([...kept, ...named]));
+      const at = now().getTime();
+      const listed = orphanScans.due(`${namespace}/${name}`, at) ? await artifactsStoredBefore(deps.artifacts, namespace, name, at - (deps.orphanGraceMs ?? ORPHAN_GRACE_MS)) : [];
+      // What the app keeps or a Build names is passed over there.
+      const orphaned = await deleteOrphanedArtifacts(targets, namespace, name, [...new Set([...deleted, ...listed])], new Set([...kept, ...named]));
       if (orphaned > 0) log.info('artifacts of builds deleted by hand deleted', { artifacts: orphaned });
     } catch (err) {
       for (const buildId of deleted) deletedBuilds.record(`${namespace}/${name}`, buildId);
