@@ -288,6 +288,10 @@ describe('apps, deploys, environment and rollback', () => {
     expect(deployed.code, deployed.stderr).toBe(0);
     const host = `logger.${member.project}.${BASE_DOMAIN}`;
 
+    // Nothing is recorded before anyone follows: the empty answer is no entries and a hint, not an error.
+    const none = await cw(script, ['logs', 'logger', '--no-follow']);
+    expect([none.code, none.stdout, none.stderr.trim()], none.stderr).toEqual([0, '', expect.stringMatching(/^No recent requests of logger: .*cw logs logger/)]);
+
     const following = startCw(script, ['logs', 'logger', '--recent', '0']);
     await following.waitFor(/Following logger on 1 runtime replica/);
     await send(runtime.port, host, '/hi');

@@ -56,11 +56,15 @@ async function logs(ctx: Context, appId: string, options: LogsOptions): Promise<
     ...(options.follow ? {} : { follow: 'false' as const }),
   };
   const body = await ctx.ok(ctx.api.GET('/v1/projects/{projectId}/apps/{appId}/logs', { params: { path: { projectId, appId }, query }, parseAs: 'stream' }));
-  if (!body) throw new CliError('the API answered without a log stream');
-  const events = body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream());
+  // With --no-follow and nothing recorded the answer is an empty 200 (Content-Length: 0), which the client
+  // gives as no body: no entries, not a failure.
+  const events = (body ?? new Blob([]).stream()).pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream());
+  let printed = 0;
   for await (const message of events) {
-    if (message.event === 'log') printEntry(JSON.parse(message.data) as LogEntry, options.json === true);
-    else if (message.event === 'live' && !options.json) {
+    if (message.event === 'log') {
+      printEntry(JSON.parse(message.data) as LogEntry, options.json === true);
+      printed += 1;
+    } else if (message.event === 'live' && !options.json) {
       const { replicas } = JSON.parse(message.data) as { replicas: number };
       note(replicas === 0 ? `No runtime replica is running: waiting for none. (${appId})` : `Following ${appId} on ${replicas} runtime replica${replicas === 1 ? '' : 's'}; Ctrl-C to stop.`);
     } else if (message.event === 'dropped') {
@@ -69,6 +73,9 @@ async function logs(ctx: Context, appId: string, options: LogsOptions): Promise<
     }
   }
   if (options.follow) throw new CliError('the log stream ended: the API closed it (restarted?); run `cw logs` again');
+  // Replicas record an app's requests only while someone follows its logs (and 5 minutes after), as `wrangler tail`.
+  const filtered = options.status?.length || options.search ? ' matching the filters' : '';
+  if (printed === 0 && !options.json) note(`No recent requests of ${appId}${filtered}: requests are recorded only while someone follows the app's logs; run \`cw logs ${appId}\` to follow them.`);
 }
 
 function printEntry(entry: LogEntry, json: boolean): void {
