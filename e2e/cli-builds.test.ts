@@ -144,6 +144,9 @@ describe('cw and push to deploy', () => {
     expect(result.stderr.trim()).toBe(`error: build ${failing} failed: npm run build exited with 1.`);
 
     const queued = await sourceBuild('main', '3'.repeat(40), undefined);
+    // A build that has written nothing yet: an empty log, printed as nothing (the API answers Content-Length 0).
+    const empty = await cw(user, ['builds', 'logs', 'web', queued]);
+    expect([empty.code, empty.stdout, empty.stderr]).toEqual([0, '', '']);
     const cancelled = await cw(user, ['builds', 'cancel', 'web', queued]);
     expect(cancelled.code, cancelled.stderr).toBe(0);
     expect((await builds.get(member.project, queued))?.spec.cancelled).toBe(true);

@@ -55,7 +55,8 @@ async function logs(ctx: Context, appId: string, build: string, options: { follo
   const params = { path: { projectId, appId, build } };
   if (!options.follow) {
     const text = await ctx.ok(ctx.api.GET('/v1/projects/{projectId}/apps/{appId}/source-builds/{build}/logs', { params: { ...params, query: { follow: 'false' } }, parseAs: 'text' }));
-    process.stdout.write(text);
+    // An empty log is answered with Content-Length 0, which the client gives as no text at all.
+    if (text) process.stdout.write(text);
     return;
   }
   const body = await ctx.ok(ctx.api.GET('/v1/projects/{projectId}/apps/{appId}/source-builds/{build}/logs', { params: { ...params, query: { follow: 'true' } }, parseAs: 'stream' }));
