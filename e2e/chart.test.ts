@@ -1036,7 +1036,7 @@ describe('the Helm chart', () => {
     expect(String((failure as { stderr?: string }).stderr)).toContain('git.drainTimeout "1500ms" is not whole seconds or minutes');
   });
 
-  it("passes cw-git's initialize and import sources and its events settings through, parsed by cw-git's own configuration loader", async () => {
+  it("passes cw-git's initialize and import sources, its events settings and its fetch bounds through, parsed by cw-git's own configuration loader", async () => {
     const gitConfigOf = (objects: KubeObject[]) =>
       parseConfig(
         find<KubeObject & { data: Record<string, string> }>('ConfigMap', 'cloudwright-git', objects).data['cw-git.yaml']!,
@@ -1047,6 +1047,7 @@ describe('the Helm chart', () => {
     const defaults = gitConfigOf(complete);
     expect(defaults.api).toMatchObject({ initializeSources: [], importSources: [], importTimeoutMs: 300_000, importMaxBytes: 1024 ** 3, importAllowPrivateTargets: false });
     expect(defaults.events).toMatchObject({ webhookUrl: undefined, allowPrivateTargets: false, deniedTargetRanges: [], sweepIntervalMs: 300_000 });
+    expect(defaults.server.fetches).toEqual({ total: 16, perCaller: 8, perOwner: 12, waitMs: 30_000 });
     const tuned = gitConfigOf(
       parseRender(
         await helmTemplate(releaseNamespace, {
@@ -1063,6 +1064,10 @@ describe('the Helm chart', () => {
           'git.events.sweepInterval': '1m',
           'git.events.allowPrivateTargets': true,
           'git.events.deniedTargetRanges[0]': '10.96.0.0/12',
+          'git.fetches.max': 32,
+          'git.fetches.perCaller': 16,
+          'git.fetches.perOwner': 24,
+          'git.fetches.wait': '20s',
         }),
       ),
     );
@@ -1074,6 +1079,7 @@ describe('the Helm chart', () => {
       importAllowPrivateTargets: true,
     });
     expect(tuned.events).toMatchObject({ webhookUrl: 'https://hooks.example.com/git', sweepIntervalMs: 60_000, allowPrivateTargets: true, deniedTargetRanges: ['10.96.0.0/12'] });
+    expect(tuned.server.fetches).toEqual({ total: 32, perCaller: 16, perOwner: 24, waitMs: 20_000 });
   });
 
   it('keeps one API and one runtime pod at most out at a time in voluntary disruptions, a one-replica install still drainable', async () => {

@@ -1,7 +1,8 @@
 // Serving drain (spec "Server drain on SIGTERM") of a real cw-git on MinIO: `stop()`, what SIGTERM does, while 20
 // real `git clone`s are in flight. The clones go through a proxy that holds back the last byte of each one's fetch
-// request, so all 20 are being served (upload-pack waiting for the rest of its request) when the drain begins, and
-// finish only when the test lets them: new work is refused meanwhile, and every clone in flight completes.
+// request, so all 20 are being served (their requests being received) when the drain begins, and finish only when
+// the test lets them: new work is refused meanwhile, and every clone in flight completes, those that then wait for a
+// turn among the fetches running (`server.max_fetches_per_caller`) included: they are in flight, not new work.
 import { randomBytes } from 'node:crypto';
 import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';

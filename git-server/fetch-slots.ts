@@ -14,7 +14,7 @@ export interface FetchBounds {
   readonly waitMs: number;
 }
 
-/** A fetch's place: the caller (the principal, or the owner for anonymous reads) and the repository's owner. */
+/** A fetch's place: the caller (the principal: one person's across their projects) and the repository's owner. */
 interface Claim {
   readonly caller: string;
   readonly owner: string;
@@ -24,7 +24,12 @@ interface Waiter extends Claim {
   readonly granted: (release: () => void) => void;
 }
 
-export const DEFAULT_FETCH_BOUNDS: FetchBounds = Object.freeze({ perCaller: 4, perOwner: 8, total: 16, waitMs: 60_000 });
+/**
+ * Half the instance for one caller, so a CI fleet on one token clones 8 at a time; three quarters for one owner, so
+ * a popular repository leaves room to the rest. The wait stays under a load balancer's usual idle timeout (60 s),
+ * which would otherwise cut the silent request first and answer a bare 504 instead of ours.
+ */
+export const DEFAULT_FETCH_BOUNDS: FetchBounds = Object.freeze({ perCaller: 8, perOwner: 12, total: 16, waitMs: 30_000 });
 
 const CODES = { owner: 'owner_fetches_limit', instance: 'fetches_busy' } as const;
 

@@ -53,7 +53,7 @@ describe('loadConfig', () => {
         roles: ['serve', 'maintain', 'events'],
         corsOrigins: ['https://console.example.com'],
         drainTimeoutMs: 20_000,
-        fetches: { total: 16, perCaller: 4, perOwner: 8, waitMs: 60_000 },
+        fetches: { total: 16, perCaller: 8, perOwner: 12, waitMs: 30_000 },
       },
       auth: {
         tokenSecret: 'change-me-to-32-or-more-random-bytes-please',
@@ -80,7 +80,7 @@ describe('loadConfig', () => {
       roles: ['serve', 'maintain', 'events'],
       corsOrigins: [],
       drainTimeoutMs: 20_000,
-      fetches: { total: 16, perCaller: 4, perOwner: 8, waitMs: 60_000 },
+      fetches: { total: 16, perCaller: 8, perOwner: 12, waitMs: 30_000 },
     });
     expect(config.auth).toEqual({ tokenSecret: SECRET, trustedProxies: [], principalHeader: 'x-forwarded-user' });
     expect(config.api).toEqual({ initializeSources: [], importSources: [], importTimeoutMs: 300_000, importMaxBytes: 1024 ** 3, importAllowPrivateTargets: false });

@@ -81,9 +81,9 @@ export const FIELDS = {
   'server.cors_origins': list(checkOrigin),
   'server.drain_timeout': duration('20s'),
   'server.max_fetches': count(16),
-  'server.max_fetches_per_caller': count(4),
-  'server.max_fetches_per_owner': count(8),
-  'server.fetch_wait': duration('60s'),
+  'server.max_fetches_per_caller': count(8),
+  'server.max_fetches_per_owner': count(12),
+  'server.fetch_wait': duration('30s'),
   'auth.token_secret': requiredText({
     secret: true,
     check: (value) => {

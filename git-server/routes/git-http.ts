@@ -10,6 +10,7 @@ import { receivePackAdvertisement } from '../plumbing/receive-pack/advertisement
 import { receivePack } from '../plumbing/receive-pack/receive-pack.ts';
 import type { RepoCache } from '../plumbing/repo-cache.ts';
 import { gitProtocol, uploadPack, uploadPackAdvertisement } from '../plumbing/upload-pack.ts';
+import { receiveFetchRequest } from '../plumbing/fetch-request.ts';
 import { PublicError } from '../../src/errors.ts';
 import { GitCommandError } from '../../src/git/run-git.ts';
 import { sendError } from '../errors.ts';
@@ -88,22 +89,36 @@ export function gitHttpRoutes(app: FastifyInstance, deps: GitHttpDependencies): 
     scope.post<{ Params: RepoParams }>('/:owner/:repo/git-upload-pack', { config: { scope: 'read', drains: true }, onRequest: requireGitBody(UPLOAD_PACK_REQUEST) }, async (request, reply) => {
       const repo = repoOf(request.params);
       const abort = abortOnClose(request, reply);
-      // Its turn among the fetches running (pack-objects takes a core): the caller's share, the owner's, the instance's.
       const owner = repo.slice(0, repo.indexOf('/'));
-      const release = await deps.fetches.take({ caller: request.gitPrincipal?.name ?? owner, owner }, abort.signal).catch((error: unknown) => {
-        if (abort.signal.aborted) return undefined; // the client left while it waited: nobody to answer
+      const caller = request.gitPrincipal?.name ?? owner;
+      // The whole request first, so that a client sending it slowly waits without holding a turn (fetch-request.ts).
+      const spool = deps.spool.open(caller);
+      const received = await receiveFetchRequest(requestBody(request, deps.maxFetchRequestBytes), { tmpDir: deps.cache.tmpDir, spool }).catch((error: unknown) => {
+        spool.release();
+        if (abort.signal.aborted || reply.raw.destroyed) return undefined; // the client left while sending it: nobody to answer
         throw error;
       });
-      // Gone before this handler ran (its close fired before anyone listened) or as its turn came.
-      if (!release || abort.signal.aborted || reply.raw.destroyed || request.raw.destroyed) {
+      const done = () => void received?.dispose().finally(() => spool.release());
+      // Its turn among the fetches running (pack-objects takes a core): the caller's share, the owner's, the instance's.
+      const release =
+        received &&
+        (await deps.fetches.take({ caller, owner }, abort.signal).catch((error: unknown) => {
+          done();
+          if (abort.signal.aborted) return undefined; // the client left while it waited: nobody to answer
+          throw error;
+        }));
+      // Gone before this handler ran (its close fired before anyone listened), while it sent its request or as its turn came.
+      if (!received || !release || abort.signal.aborted || reply.raw.destroyed) {
         release?.();
+        done();
         return reply;
       }
       reply.raw.once('close', release);
+      reply.raw.once('close', done);
       // Held until the answer has streamed out (or the client left): eviction must not pull the copy away.
       reply.raw.once('close', deps.cache.hold(repo));
       const { dir } = await deps.cache.sync(repo);
-      const body = requestBody(request, deps.maxFetchRequestBytes);
+      const body = received.body;
       const out = new PassThrough();
       noCache(reply);
       reply.type('application/x-git-upload-pack-result').send(out);

@@ -20,9 +20,10 @@ export async function bucketGitServer(
   tokenSecret: string,
   { maxRefs, ...limits }: Partial<GitServerLimits> & { maxRefs?: number } = {},
   options: FastifyServerOptions = {},
+  cacheDir?: string,
 ): Promise<FastifyInstance> {
   const repos = new RepoStore({ store: objects, ...(maxRefs === undefined ? {} : { maxRefs }) });
-  const cache = new RepoCache({ repos, dir: await mkdtemp(join(tmpdir(), 'cw-git-test-')) });
+  const cache = new RepoCache({ repos, dir: cacheDir ?? (await mkdtemp(join(tmpdir(), 'cw-git-test-'))) });
   await mkdir(cache.tmpDir, { recursive: true }); // as serve.ts makes it at start: uploads spool there
   return buildGitServer(
     {
@@ -53,15 +54,18 @@ export interface PushBed {
   readonly remote: string;
   readonly git: GitClient;
   readonly work: string;
+  /** The instance's cache directory (its `tmp` holds what is being received). */
+  readonly cacheDir: string;
 }
 
 export async function pushBed(objects: ObjectStore, tokenSecret: string, token: string, repo: string, limits: Parameters<typeof bucketGitServer>[2] = {}): Promise<PushBed> {
-  const app = await bucketGitServer(objects, tokenSecret, limits);
+  const cacheDir = await mkdtemp(join(tmpdir(), 'cw-git-test-'));
+  const app = await bucketGitServer(objects, tokenSecret, limits, {}, cacheDir);
   const remote = `${await listenForGit(app, token)}/${repo}`;
   const created = await app.inject({ method: 'PUT', url: `/${repo}`, headers: { authorization: `Bearer ${token}` } });
   if (created.statusCode !== 201) throw new Error(`creating ${repo} answered ${created.statusCode}: ${created.body}`);
   const git = await GitClient.create();
   const work = await git.workdir('site');
   await git.run(['init', '-q'], { cwd: work });
-  return { app, remote, git, work };
+  return { app, remote, git, work, cacheDir };
 }

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
@@ -56,6 +56,26 @@ describe('runGit', () => {
     controller.abort();
     await expect(running).rejects.toThrow('git cat-file was aborted');
     await expect(runGit(['version'], { git: join(dir, 'no-git') })).rejects.toThrow(/^git version could not run: spawn .*ENOENT/);
+  });
+});
+
+describe('runGit stopping what git started', () => {
+  /** Whether the process is gone (or a zombie waiting to be reaped: it runs no more). */
+  const gone = (pid: number) => !existsSync(`/proc/${pid}/stat`) || readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.startsWith('Z') === true;
+
+  it('kills the processes a command started when it is aborted, as upload-pack starts pack-objects', async () => {
+    // A stand-in for git that starts a long child of its own and says its pid, then waits for it.
+    const fake = join(dir, 'git-with-child');
+    writeFileSync(fake, `#!/bin/sh\nsleep 300 &\necho $! > "${dir}/child.pid"\nwait\n`);
+    chmodSync(fake, 0o755);
+    const controller = new AbortController();
+    const running = runGit(['upload-pack'], { git: fake, signal: controller.signal });
+    await expect.poll(() => existsSync(join(dir, 'child.pid')) && readFileSync(join(dir, 'child.pid'), 'utf8').trim() !== '').toBe(true);
+    const child = Number(readFileSync(join(dir, 'child.pid'), 'utf8'));
+    expect(gone(child)).toBe(false);
+    controller.abort();
+    await expect(running).rejects.toThrow('git upload-pack was aborted');
+    await expect.poll(() => gone(child)).toBe(true);
   });
 });
 

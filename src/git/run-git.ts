@@ -20,7 +20,7 @@ export interface RunGitOptions {
   readonly maxStdoutBytes?: number;
   /** Exit codes that count as success. Default `[0]`. */
   readonly okCodes?: readonly number[];
-  /** Kills the process (SIGKILL) and rejects when aborted. */
+  /** Kills the process and every process it started (SIGKILL to its process group) and rejects when aborted. */
   readonly signal?: AbortSignal;
   /** The binary. Default `git` on `PATH`. */
   readonly git?: string;
@@ -82,7 +82,27 @@ export function stderrSummary(stderr: string): string {
   return line.length > 300 ? `${line.slice(0, 300)}…` : line;
 }
 
-/** Runs `git args...`; resolves when it exits with an ok code, rejects with `GitCommandError` otherwise. */
+/**
+ * The process groups of git commands running now, killed as this process exits: their members (pack-objects under
+ * upload-pack) are in groups of their own and would not get the terminal's signal or notice our end.
+ */
+const runningGroups = new Set<number>();
+let killOnExit = false;
+
+function killGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
+}
+
+/**
+ * Runs `git args...`; resolves when it exits with an ok code, rejects with `GitCommandError` otherwise. Each runs in
+ * a process group of its own, so that stopping it (abort, too much output) stops what git started too: an abandoned
+ * clone's pack-objects would otherwise go on counting and compressing for minutes after its fetch slot was given back.
+ */
 export function runGit(args: readonly string[], options: RunGitOptions = {}): Promise<GitResult> {
   const command = `git ${gitSubcommand(args)}`.trimEnd();
   const maxStdout = options.maxStdoutBytes ?? DEFAULT_MAX_STDOUT;
@@ -93,17 +113,26 @@ export function runGit(args: readonly string[], options: RunGitOptions = {}): Pr
       cwd: options.cwd,
       env: { ...process.env, ...SERVICE_GIT_ENV, ...options.env },
       stdio: ['pipe', 'pipe', 'pipe'],
-      signal: options.signal,
-      killSignal: 'SIGKILL',
+      detached: true,
     });
+    const group = child.pid;
+    if (group !== undefined) {
+      runningGroups.add(group);
+      if (!killOnExit) {
+        killOnExit = true;
+        process.once('exit', () => runningGroups.forEach(killGroup));
+      }
+    }
     const out: Buffer[] = [];
     let outBytes = 0;
     let err = '';
     let failure: GitCommandError | undefined;
     const fail = (e: GitCommandError) => {
       failure ??= e;
-      child.kill('SIGKILL');
+      killGroup(group);
     };
+    const onAbort = () => fail(new GitCommandError(command, null, 'was aborted'));
+    options.signal?.addEventListener('abort', onAbort, { once: true });
 
     if (options.stdout) {
       pipeline(child.stdout, options.stdout, { end: false }).catch((e: unknown) => fail(new GitCommandError(command, null, `output could not be written: ${String(e)}`)));
@@ -125,11 +154,10 @@ export function runGit(args: readonly string[], options: RunGitOptions = {}): Pr
     else if (typeof stdin === 'string' || stdin instanceof Uint8Array) child.stdin.end(stdin);
     else pipeline(stdin, child.stdin).catch(() => child.stdin.destroy());
 
-    child.once('error', (e: NodeJS.ErrnoException) => {
-      if (e.name === 'AbortError') fail(new GitCommandError(command, null, 'was aborted'));
-      else fail(new GitCommandError(command, null, `could not run: ${e.message}`));
-    });
+    child.once('error', (e: NodeJS.ErrnoException) => fail(new GitCommandError(command, null, `could not run: ${e.message}`)));
     child.once('close', (code, signal) => {
+      options.signal?.removeEventListener('abort', onAbort);
+      if (group !== undefined) runningGroups.delete(group);
       if (failure) return reject(failure);
       if (code !== null && okCodes.includes(code)) return resolve({ code, stdout: Buffer.concat(out), stderr: err });
       const how = code === null ? `was killed by ${signal}` : `exited with code ${code}`;
