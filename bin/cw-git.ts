@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-import { runCli } from '../git-server/cli/main.ts';
-import { streamOutput } from '../git-server/cli/stream-output.ts';
+import { runCli } from '../git-server/commands/main.ts';
+import { streamOutput } from '../git-server/commands/stream-output.ts';
 
 // `cw-git wal ls … | head`: a reader that stops early is not an error.
 process.stdout.on('error', (err: NodeJS.ErrnoException) => {

@@ -64,7 +64,7 @@ import { SOURCE_BUILD_FINALIZER } from '../src/apis/v1alpha1/source-build.ts';
 import { TLS_CERTIFICATE_FINALIZER } from '../src/apis/v1alpha1/tls-certificate.ts';
 import { operatorRoleBinding, projectRoleBindings, type RoleBinding } from '../operator/controllers/project/operator-access.ts';
 import { send } from '../runtime-server/engine/testing/http.ts';
-import { EventStream } from '../git-server/api/testing/event-stream-client.ts';
+import { EventStream } from '../git-server/repo-api/testing/event-stream-client.ts';
 import { parseConfig } from '../git-server/config/index.ts';
 import { createMemberAccount, createProjectNamespace, type MemberAccount } from './harness/accounts.ts';
 import { mayDo, person, serviceAccount } from './harness/access-review.ts';

@@ -13,7 +13,7 @@ import { ensureBucket } from '../src/object-store/s3-buckets.ts';
 import { S3ObjectStore } from '../src/object-store/s3-object-store.ts';
 import { readStatus, RepoMaintenance, silentContext } from '../src/repo-maintenance/index.ts';
 import { parseRepoPath, RepoStore } from '../src/repo-store/index.ts';
-import { EventStream } from '../git-server/api/testing/event-stream-client.ts';
+import { EventStream } from '../git-server/repo-api/testing/event-stream-client.ts';
 import { GitClient } from './harness/git-client.ts';
 import { newTokenSecret, spawnGitService, startGitService, type GitServiceSetup } from './harness/git-service.ts';
 

@@ -1,9 +1,9 @@
 // The JSON API's history routes (commits, commit, compare) through two cw-git instances on one bucket: pushed
 // with the stock git client through a, read through b at once.
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { CommitDetails } from '../git-server/api/commit.ts';
-import type { CommitList } from '../git-server/api/commits.ts';
-import type { Comparison } from '../git-server/api/compare.ts';
+import type { CommitDetails } from '../git-server/repo-api/commit.ts';
+import type { CommitList } from '../git-server/repo-api/commits.ts';
+import type { Comparison } from '../git-server/repo-api/compare.ts';
 import { useGitTestbed } from './harness/git-testbed.ts';
 
 const bed = useGitTestbed();

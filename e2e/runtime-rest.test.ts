@@ -10,7 +10,7 @@ import { listAll } from '../src/object-store/list-all.ts';
 import { S3ObjectStore } from '../src/object-store/s3-object-store.ts';
 import { appArtifactPrefix } from '../src/platform/artifact-keys.ts';
 import { BUILDS, RUNTIME_APPS } from '../src/platform/resources.ts';
-import { EventStream } from '../git-server/api/testing/event-stream-client.ts';
+import { EventStream } from '../git-server/repo-api/testing/event-stream-client.ts';
 import { send } from '../runtime-server/engine/testing/http.ts';
 import { createMemberAccount, createProjectNamespace, type MemberAccount } from './harness/accounts.ts';
 import { startApiServer, type ApiServer } from './harness/api-server.ts';

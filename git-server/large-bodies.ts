@@ -7,7 +7,7 @@ import { finished, PassThrough, type Readable } from 'node:stream';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { KeyedSlots } from '../src/collections/keyed-slots.ts';
 import { OwnerShareError } from './owner-share-error.ts';
-import { formatBytes } from './cli/format.ts';
+import { formatBytes } from './commands/format.ts';
 
 export interface LargeBodyBounds {
   /** Bytes of large bodies being read at once, in all. */

@@ -5,7 +5,7 @@
 // route's code answers (read the route before adding one); e2e/git-openapi-conformance.test.ts checks what real
 // git, git-lfs and HTTP clients meet against the served document.
 import { Type, type TSchema } from 'typebox';
-import { ErrorBodySchema } from './api/schemas.ts';
+import { ErrorBodySchema } from './repo-api/schemas.ts';
 import { BatchRequest, MAX_BATCH_OBJECTS } from './lfs/batch.ts';
 import { VerifyRequest } from './lfs/lfs-routes.ts';
 

@@ -7,7 +7,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import { Type } from 'typebox';
-import { RepoParamsSchema } from './api/schemas.ts';
+import { RepoParamsSchema } from './repo-api/schemas.ts';
 import { GIT_SCOPES } from './auth/index.ts';
 import { errorAnswer, OPTIONAL_BODY, PROTOCOL_ROUTES, RETRY_AFTER } from './openapi-protocol-routes.ts';
 

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { RuntimeAppReport } from '../src/runtime-contract/report.ts';
 import { startStatusServer, type StatusServer } from './status-server.ts';
 import { AppLogs, type AppLogEntry } from '../src/runtime-contract/app-logs.ts';
-import { EventStream } from '../git-server/api/testing/event-stream-client.ts';
+import { EventStream } from '../git-server/repo-api/testing/event-stream-client.ts';
 import { MetricsWindow } from './metrics-window/metrics-window.ts';
 
 const report: RuntimeAppReport = { namespace: 'p', app: 'a', servingBuildId: 'b-1', hosts: ['a.p.apps.localhost'], url: 'https://a.p.apps.localhost', servedGeneration: 1, observedGeneration: 1 };

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EventStream } from '../../git-server/api/testing/event-stream-client.ts';
+import { EventStream } from '../../git-server/repo-api/testing/event-stream-client.ts';
 import type { Repository } from '../../src/apis/v1alpha1/repository.ts';
 import type { SourceBuild, SourceBuildStatus } from '../../src/apis/v1alpha1/source-build.ts';
 import { hashToken, type PlaintextToken } from '../../src/auth/index.ts';

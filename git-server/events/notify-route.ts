@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { repositoriesToWake } from './wake-up.ts';
-import { ErrorBodySchema } from '../api/schemas.ts';
+import { ErrorBodySchema } from '../repo-api/schemas.ts';
 import { sendError } from '../errors.ts';
 import type { WakeResult } from './bridge.ts';
 

@@ -29,7 +29,7 @@ import {
   WebhookNotReadyError,
   type RepoWebhooksApi,
   type RepoWebhookView,
-} from '../api/hooks.ts';
+} from '../repo-api/hooks.ts';
 import { EventsBridge } from './bridge.ts';
 import { EventsMetrics } from './metrics.ts';
 import { RepositoryWebhooks, type WebhookState } from './repository-webhooks.ts';

@@ -4,7 +4,7 @@
 // the cache's emptyDir limit the pod is evicted). So the bytes being received are counted, per owner and in all.
 import { Transform } from 'node:stream';
 import { PublicError } from '../../src/errors.ts';
-import { formatBytes } from '../cli/format.ts';
+import { formatBytes } from '../commands/format.ts';
 
 export interface SpoolBounds {
   /** What every push and upload being received may hold on the disk at once (`cache.spool_max_size`). */

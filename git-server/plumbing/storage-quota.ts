@@ -10,7 +10,7 @@ import { Lru } from '../../src/repo-store/lru.ts';
 import { listAllPrefixes } from '../../src/object-store/list-all.ts';
 import { StoreUnavailableError } from '../../src/object-store/object-store.ts';
 import { ownerPrefix, parseRepoPath, repoPrefix, type RepoHead, type RepoPath } from '../../src/repo-store/index.ts';
-import { formatBytes } from '../cli/format.ts';
+import { formatBytes } from '../commands/format.ts';
 
 /** A repository's bytes in the bucket, as the quota counts them. */
 export interface StoredBytes {
