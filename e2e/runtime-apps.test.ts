@@ -182,6 +182,19 @@ describe('runtime apps applied as custom resources', () => {
     expect(condition(failed, 'Deployed')?.message).toMatch(new RegExp(`^Build ${broken} cannot be served: .*SyntaxError.* The app keeps serving build ${good}\\.$`, 's'));
     expect(failed?.status?.servingBuildId).toBe(good);
     await servedEverywhere(runtimes, host, 'Hello from good');
+    // A replica started since serves what the others serve, not nothing: the release recorded as served before
+    // (status.served) is its fallback, and the broken build is checked there as it is deployed, not reported served.
+    const started = await startRuntime('cw-runtime-f', namespace, running, { CW_WATCH_NAMESPACE: namespace });
+    try {
+      await servedEverywhere([started], host, 'Hello from good');
+      const report = async () => (await (await fetch(`${started.statusUrl}/apps/${namespace}/shaky`, STATUS_AUTH)).json()) as RuntimeAppReport;
+      expect(await eventually('the late replica reporting the broken build', report, (r) => r.failure !== undefined)).toMatchObject({
+        servingBuildId: good,
+        failure: { reason: 'BuildFailed', buildId: broken },
+      });
+    } finally {
+      await started.service.stop();
+    }
 
     // A Build with no artifact in the bucket.
     const lost = await upload(namespace, app, worker('lost'), { artifact: false });

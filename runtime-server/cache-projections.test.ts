@@ -42,6 +42,14 @@ describe('projectRuntimeApp', () => {
     expect(Object.keys(projected.status ?? {}).sort()).toEqual(['migrations', 'served']);
   });
 
+  it('keeps the release served before while it names another build than the spec (a fallback for a replica that served none)', () => {
+    const served = releaseOf({ displayName: 'web', activeBuildId: 'b-old', environment: { A: '1' } })!;
+    const app = (activeBuildId: string): RuntimeApp => ({ metadata, spec: { displayName: 'web', activeBuildId }, status: { served, hosts: ['web.example'] } });
+    expect(projectRuntimeApp(app('b-new')).status).toEqual({ served });
+    // Once the spec's build is the one served, a status write of it is nothing the replica keeps.
+    expect(projectRuntimeApp(app('b-old')).status).toBeUndefined();
+  });
+
   it('keeps a deletion, so an app being deleted is not served', () => {
     const deleting = projectRuntimeApp({ metadata: { ...metadata, deletionTimestamp: '2026-01-02T00:00:00Z' }, spec: { displayName: 'web' } } as RuntimeApp);
     expect(deleting.metadata?.deletionTimestamp).toBe('2026-01-02T00:00:00Z');

@@ -24,10 +24,16 @@ function share(value: string): string {
 }
 
 /**
- * What a runtime replica caches of each RuntimeApp: what it acts on (`servingView`), its project's name shared.
+ * What a runtime replica caches of each RuntimeApp: what it acts on (`servingView`), its project's name shared, and
+ * `status.served` while it names another build than the spec's (`recordedFallback`: what the app falls back to here
+ * if that build cannot be served). Dropped again once the operator records the spec's build as served, so it costs
+ * memory only for apps whose deploy is under way or was refused.
  */
 export function projectRuntimeApp(obj: KubeObject): RuntimeApp {
-  return servingView(obj, share);
+  const view = servingView(obj, share);
+  const served = (obj as RuntimeApp).status?.served;
+  if (!served || view.status?.served || served.buildId === view.spec.activeBuildId) return view;
+  return { ...view, status: { ...view.status, served } };
 }
 
 /**

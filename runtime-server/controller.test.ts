@@ -20,10 +20,13 @@ class FakeEngine implements ServingEngine {
   readonly served_ = new Map<string, ServedApp>();
   readonly fail = new Map<string, () => Error>();
   deploys: AppDeployment[] = [];
+  /** The fallback each deploy was given (`recordedFallback`), in order. */
+  fallbacks: (AppDeployment | undefined)[] = [];
   removes: string[] = [];
 
-  async deploy(app: AppDeployment): Promise<ServedApp> {
+  async deploy(app: AppDeployment, fallback?: AppDeployment): Promise<ServedApp> {
     this.deploys.push(app);
+    this.fallbacks.push(fallback);
     const error = this.fail.get(app.buildId);
     if (error) throw error();
     const served = {
@@ -115,6 +118,21 @@ describe('servingController', () => {
     await until(() => records.get('p/a')?.servedGeneration === 4);
     expect(engine.deploys).toEqual([{ project: 'p', appId: 'a', buildId: 'b-1', env: { K: 'v' }, hostnames: ['a.example.com'], maxConcurrentRequests: 5 }]);
     expect(reconciled).toContain('p/a');
+  });
+
+  it('gives a replica that serves nothing of the app the release the others served before its new build, as its fallback', async () => {
+    const { source, engine, records } = await setup();
+    const served = releaseOf({ displayName: 'a', activeBuildId: 'b-old', environment: { K: 'old' } })!;
+    source.upsert({ ...app('a', { activeBuildId: 'b-new', environment: { K: 'new' } }, 3), status: { served } });
+    await until(() => records.get('p/a')?.servedGeneration === 3);
+    expect(engine.fallbacks).toEqual([{ project: 'p', appId: 'a', buildId: 'b-old', env: { K: 'old' }, hostnames: [] }]);
+    // Served here now: what it serves is its own fallback from here on.
+    source.upsert({ ...app('a', { activeBuildId: 'b-newer' }, 4), status: { served } });
+    await until(() => records.get('p/a')?.servedGeneration === 4);
+    // The spec's build is the one served before: nothing to fall back to.
+    source.upsert({ ...app('b', { activeBuildId: 'b-old', environment: { K: 'old' } }, 1), status: { served } });
+    await until(() => records.get('p/b')?.servedGeneration === 1);
+    expect(engine.fallbacks.slice(1)).toEqual([undefined, undefined]);
   });
 
   it('does not call the engine again for a converged app (resync)', async () => {

@@ -19,6 +19,7 @@ import { deploymentOf, planSignature } from './desired.ts';
 import { bothLinked, linkedOfPlan, linksDatabase, type DatabaseSources, type Linked } from './linked-environment.ts';
 import { servingPlan, type ServingPlan } from '../src/runtime-contract/releases.ts';
 import { classifyDeployError, failedBuildOf } from './failures.ts';
+import { recordedFallback } from './recorded-fallback.ts';
 import type { ServingMetrics } from './metrics.ts';
 
 /** The engine calls the reconciler makes (a fake in unit tests). */
@@ -215,7 +216,9 @@ export function servingController(deps: ServingControllerDeps): Controller<Runti
       records.attempt(key, generation, deployment.buildId, hostnamesOf(deployment), linked.signature, signature);
       const stopTimer = metrics.deploySeconds.startTimer();
       try {
-        const served = await engine.deploy(deployment);
+        // A replica that serves nothing of the app yet (started since, or it was let go) falls back to what the others served.
+        const fallback = engine.served(namespace, name) || !app ? undefined : await recordedFallback(deps.databases, app, deployment, namespace);
+        const served = await engine.deploy(deployment, fallback);
         records.served(key, generation, plan.kind === 'split' ? { release: plan.canary.release, weight: plan.weight } : undefined);
         stopTimer({ result: 'Served' });
         log.info('serving', { buildId: served.buildId, generation, hosts: served.hosts, ...(served.canary ? { canary: served.canary } : {}), ...(plan.kind === 'spec' ? {} : { plan: plan.kind }) });

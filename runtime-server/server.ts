@@ -527,9 +527,9 @@ export class RuntimeServer {
       prepareName: (host) => names.prepare(host),
       databases,
       // Too late once the informers have listed: the serving controller decides every app from then on.
-      deploy: async (deployment) => {
+      deploy: async (deployment, fallback) => {
         if (this.#firstPass || !this.#engine) return false;
-        await this.#engine.deploy(deployment);
+        await this.#engine.deploy(deployment, fallback);
         return true;
       },
       log: this.#log.child({ component: 'unlisted-apps' }),

@@ -177,6 +177,20 @@ describe('RuntimeEngine serving on demand', () => {
     }
   });
 
+  it('on a replica that never served the app, checks a new build given a fallback at once, and serves the fallback when it cannot be', async () => {
+    const broken = artifactFromFiles({ 'worker.js': 'export default { fetch( { return 1 } };' });
+    const artifacts = new MemoryArtifactSource().put('good', hello('good')).put('broken', broken).put('next', hello('next'));
+    const e = await start(artifacts, { eagerBuilds: () => false });
+    const recorded = (appId: string) => ({ project: 'p', appId, buildId: 'good', env: {}, hostnames: [] });
+    // What the other replicas served before is the fallback: the build that cannot load fails the deploy here too.
+    await expect(e.deploy({ project: 'p', appId: 'web', buildId: 'broken', env: {}, hostnames: [] }, recorded('web'))).rejects.toThrow(/SyntaxError/);
+    expect(e.served('p', 'web')).toMatchObject({ buildId: 'good' });
+    expect(await send(e.address.port, 'web.p.od.test', '/')).toMatchObject({ status: 200, body: 'hello from good' });
+    // One that loads is served, checked at deploy rather than on its first request.
+    expect((await e.deploy({ project: 'p', appId: 'api', buildId: 'next', env: {}, hostnames: [] }, recorded('api'))).onDemand).toBeUndefined();
+    expect(await send(e.address.port, 'api.p.od.test', '/')).toMatchObject({ status: 200, body: 'hello from next' });
+  });
+
   it('keeps the unpacked builds of prepared apps within the cache bound in bytes', async () => {
     const artifacts = new MemoryArtifactSource().put('a', sized('a')).put('b', sized('b')).put('c', sized('c'));
     const e = await start(artifacts, { cacheBytes: 160 * 1024 });

@@ -313,16 +313,17 @@ export class RuntimeEngine {
    * Declares what an app serves, replacing any earlier deployment of it. Resolves once requests to the app's
    * hosts reach `app.buildId` with `app.env`; rejects with `ArtifactError` (invalid artifact),
    * `BuildLoadError` (workerd cannot load it) or the artifact source's error, in which case the app keeps
-   * serving what it served before. Idempotent: deploying what is served resolves at once.
+   * serving what it served before (or `fallback`, when this replica served nothing of it: what the replicas served
+   * before its new build). Idempotent: deploying what is served resolves at once.
    */
-  deploy(app: AppDeployment): Promise<ServedApp> {
+  deploy(app: AppDeployment, fallback?: AppDeployment): Promise<ServedApp> {
     if (!this.#ctx || this.#stopped) return Promise.reject(new Error('the runtime engine is not running'));
     const problem = deploymentProblem(app);
     if (problem) return Promise.reject(problem);
     const key = `${app.project}/${app.appId}`;
     const before = this.#desired.get(key)?.app;
     const newBuild = before?.buildId !== app.buildId || before.canary?.buildId !== app.canary?.buildId;
-    if (!sameDeployment(before, app)) this.#fallbacks.deployed(key, this.#served.get(key)?.live.app ?? (before && !this.#failedHere(key, before) ? before : undefined), newBuild);
+    if (!sameDeployment(before, app)) this.#fallbacks.deployed(key, this.#served.get(key)?.live.app ?? (before && !this.#failedHere(key, before) ? before : undefined), newBuild, fallback);
     this.#refusedDeployments.delete(key);
     // Deployed without a split (a rollout aborted, or over): a split asked for again is a new run.
     if (!app.canary) this.#splitRuns.delete(key);
@@ -331,7 +332,7 @@ export class RuntimeEngine {
     const ofProject = this.#desiredIn.get(app.project);
     if (ofProject) ofProject.add(key);
     else this.#desiredIn.set(app.project, new Set([key]));
-    this.#onDemand?.deployed(key, newBuild);
+    this.#onDemand?.deployed(key, newBuild, fallback !== undefined);
     return this.#await(key).then((served) => {
       if (!served) throw new Error(`app ${key} was removed while it was being deployed`);
       return served;

@@ -21,14 +21,16 @@ export class Fallbacks {
 
   /**
    * `key` is deployed anew. `previous`: what it serves now, else the deployment it replaces unless that failed
-   * here; without one, an earlier fallback stays (the app still serves it).
+   * here; without one, an earlier fallback stays (the app still serves it), else `recorded` becomes it (what the
+   * replicas served before, for a replica that never served the app: `recordedFallback`).
    */
-  deployed(key: string, previous: AppDeployment | undefined, newBuild: boolean): void {
+  deployed(key: string, previous: AppDeployment | undefined, newBuild: boolean, recorded?: AppDeployment): void {
     if (!newBuild) return;
     if (previous) this.#of.set(key, { app: previous });
     else {
       const kept = this.#of.get(key);
       if (kept) delete kept.failed;
+      else if (recorded) this.#of.set(key, { app: recorded });
     }
   }
 

@@ -1,0 +1,20 @@
+import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
+import type { AppDeployment } from './engine/index.ts';
+import { linkedEnvironment, type DatabaseSources } from './linked-environment.ts';
+
+/**
+ * What an app falls back to on a replica that has served none of it (started, or let it go) when its new build
+ * cannot be served here either: the release every ready replica served before that build (`status.served`, which
+ * the operator advances only once a build is served). Without it, a deploy that every replica refused took the app
+ * down on each replica started since, while the older ones went on serving the release before.
+ *
+ * Only for a new build of the spec's own release (as an engine records fallbacks: an environment changed alone
+ * records none), and only when the release's database variables can be had now.
+ */
+export async function recordedFallback(databases: DatabaseSources | undefined, app: RuntimeApp, deployment: AppDeployment, namespace: string): Promise<AppDeployment | undefined> {
+  const served = app.status?.served;
+  if (!served || deployment.canary || deployment.buildId !== app.spec.activeBuildId || served.buildId === deployment.buildId) return undefined;
+  const linked = await linkedEnvironment(databases, served.databaseEnvironment, namespace);
+  if ('problem' in linked) return undefined;
+  return { ...deployment, buildId: served.buildId, env: { ...served.environment, ...linked.env } };
+}
