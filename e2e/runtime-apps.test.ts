@@ -300,7 +300,12 @@ describe('runtime apps applied as custom resources', () => {
     await apps.patch(namespace, 'idle', { spec: { activeBuildId: broken } });
     const failed = await readyReason(namespace, 'idle', 'BuildFailed');
     expect(condition(failed, 'Deployed')?.message).toMatch(new RegExp(`^Build ${broken} cannot be served: .*SyntaxError.* The app keeps serving build ${good}\\.$`, 's'));
-    expect(await report()).toMatchObject({ servingBuildId: good, failure: { reason: 'BuildFailed', buildId: broken } });
+    // The condition may come from the other replicas' reports first: the small one's pass (let busy go, try the
+    // broken build, load the good one again) can still be under way on a loaded machine.
+    expect(await eventually('the small replica reporting the failure', report, (r) => r.failure !== undefined)).toMatchObject({
+      servingBuildId: good,
+      failure: { reason: 'BuildFailed', buildId: broken },
+    });
     for (const runtime of [...runtimes, small]) expect(await send(runtime.port, idleHost)).toMatchObject({ status: 200, body: 'Hello from good' });
     await small.service.stop();
   });

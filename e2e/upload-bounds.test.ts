@@ -138,8 +138,10 @@ describe('bounded uploads and builds', () => {
     const artifact = bomb('bomb');
     figures['bomb: compressed bytes'] = String(artifact.length);
     expect(artifact.length).toBeLessThan(64 * 1024);
-    const apiMemory = new MemorySampler(() => residentBytes(api.service.child.pid!));
-    const runtimeMemory = new MemorySampler(() => treeResidentBytes(runtime.service.child.pid!));
+    const [apiMemory, runtimeMemory] = await Promise.all([
+      MemorySampler.fromResting(() => residentBytes(api.service.child.pid!)),
+      MemorySampler.fromResting(() => treeResidentBytes(runtime.service.child.pid!)),
+    ]);
     try {
       await createApp(project, 'bomb-0');
       const deployed = await call('POST', `${project}/apps/bomb-0/deployments`, artifact);
@@ -182,7 +184,7 @@ describe('bounded uploads and builds', () => {
     const artifact = bomb('headless', { entry: false });
     const names = Array.from({ length: 8 }, (_, i) => `wide-${i}`);
     await Promise.all(names.map((name) => createApp(second, name)));
-    const apiMemory = new MemorySampler(() => residentBytes(api.service.child.pid!));
+    const apiMemory = await MemorySampler.fromResting(() => residentBytes(api.service.child.pid!));
     const started = performance.now();
     let answers: { status: number; body: any }[];
     try {

@@ -52,11 +52,25 @@ export class MemorySampler {
   readonly #timer: NodeJS.Timeout;
   readonly #read: () => number;
 
-  constructor(read: () => number, everyMs = 20) {
+  constructor(read: () => number, everyMs = 20, baseline = read()) {
     this.#read = read;
-    this.baseline = read();
+    this.baseline = baseline;
     this.#peak = this.baseline;
     this.#timer = setInterval(() => (this.#peak = Math.max(this.#peak, this.#read())), everyMs);
+  }
+
+  /**
+   * A sampler whose baseline is the highest reading over `restingMs` first: a process at rest moves by tens of
+   * megabytes as V8 collects and grows its heap again, and one reading taken in a dip counted that regrowth as
+   * the work's (a loaded CI host saw cw-api "grow" 131 MiB from a baseline 60 MiB under its usual one).
+   */
+  static async fromResting(read: () => number, restingMs = 1000, everyMs = 20): Promise<MemorySampler> {
+    let resting = read();
+    for (const end = performance.now() + restingMs; performance.now() < end;) {
+      await new Promise((resolve) => setTimeout(resolve, everyMs));
+      resting = Math.max(resting, read());
+    }
+    return new MemorySampler(read, everyMs, resting);
   }
 
   /** The highest reading so far. */
