@@ -183,7 +183,7 @@ describe('runtime apps applied as custom resources', () => {
     expect(failed?.status?.servingBuildId).toBe(good);
     await servedEverywhere(runtimes, host, 'Hello from good');
     // A replica started since serves what the others serve, not nothing: the release recorded as served before
-    // (status.served) is its fallback, and the broken build is checked there as it is deployed, not reported served.
+    // (status.served) is its fallback; the broken build is tried by the app's first request there, then reported.
     const started = await startRuntime('cw-runtime-f', namespace, running, { CW_WATCH_NAMESPACE: namespace });
     try {
       await servedEverywhere([started], host, 'Hello from good');

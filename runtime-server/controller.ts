@@ -216,7 +216,8 @@ export function servingController(deps: ServingControllerDeps): Controller<Runti
       records.attempt(key, generation, deployment.buildId, hostnamesOf(deployment), linked.signature, signature);
       const stopTimer = metrics.deploySeconds.startTimer();
       try {
-        // A replica that serves nothing of the app yet (started since, or it was let go) falls back to what the others served.
+        // A replica that has nothing of the app yet (its first deploy here: started since, or the app is new) falls back
+        // to what the others served. An app let go is still known to the engine, which keeps its own fallback.
         const fallback = engine.served(namespace, name) || !app ? undefined : await recordedFallback(deps.databases, app, deployment, namespace);
         const served = await engine.deploy(deployment, fallback);
         records.served(key, generation, plan.kind === 'split' ? { release: plan.canary.release, weight: plan.weight } : undefined);

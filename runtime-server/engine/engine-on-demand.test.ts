@@ -177,18 +177,32 @@ describe('RuntimeEngine serving on demand', () => {
     }
   });
 
-  it('on a replica that never served the app, checks a new build given a fallback at once, and serves the fallback when it cannot be', async () => {
+  it('on a replica that never served the app, falls back to the fallback given when the new build cannot be served, found on its first request', async () => {
     const broken = artifactFromFiles({ 'worker.js': 'export default { fetch( { return 1 } };' });
     const artifacts = new MemoryArtifactSource().put('good', hello('good')).put('broken', broken).put('next', hello('next'));
     const e = await start(artifacts, { eagerBuilds: () => false });
     const recorded = (appId: string) => ({ project: 'p', appId, buildId: 'good', env: {}, hostnames: [] });
-    // What the other replicas served before is the fallback: the build that cannot load fails the deploy here too.
-    await expect(e.deploy({ project: 'p', appId: 'web', buildId: 'broken', env: {}, hostnames: [] }, recorded('web'))).rejects.toThrow(/SyntaxError/);
+    // Not checked at deploy (a fresh replica's first list may hold many such apps): routed, prepared by a request.
+    expect(await e.deploy({ project: 'p', appId: 'web', buildId: 'broken', env: {}, hostnames: [] }, recorded('web'))).toMatchObject({ buildId: 'broken', onDemand: true });
+    expect(e.preparationFailure('p', 'web')).toBeUndefined();
+    // What the other replicas served before is the fallback: the first request finds the build refused and gets it.
+    expect(await send(e.address.port, 'web.p.od.test', '/')).toMatchObject({ status: 200, body: 'hello from good' });
+    expect(e.served('p', 'web')).toMatchObject({ buildId: 'good' });
+    expect(String(e.preparationFailure('p', 'web')?.error)).toMatch(/SyntaxError/);
+    // One that loads is served by its first request, not the fallback.
+    await e.deploy({ project: 'p', appId: 'api', buildId: 'next', env: {}, hostnames: [] }, recorded('api'));
+    expect(await send(e.address.port, 'api.p.od.test', '/')).toMatchObject({ status: 200, body: 'hello from next' });
+    expect(e.preparationFailure('p', 'api')).toBeUndefined();
+  });
+
+  it('checks a new build given a fallback at deploy where the policy prepares new builds at once, serving the fallback when it cannot be', async () => {
+    const broken = artifactFromFiles({ 'worker.js': 'export default { fetch( { return 1 } };' });
+    const e = await start(new MemoryArtifactSource().put('good', hello('good')).put('broken', broken), { eagerBuilds: () => true });
+    await expect(e.deploy({ project: 'p', appId: 'web', buildId: 'broken', env: {}, hostnames: [] }, { project: 'p', appId: 'web', buildId: 'good', env: {}, hostnames: [] })).rejects.toThrow(
+      /SyntaxError/,
+    );
     expect(e.served('p', 'web')).toMatchObject({ buildId: 'good' });
     expect(await send(e.address.port, 'web.p.od.test', '/')).toMatchObject({ status: 200, body: 'hello from good' });
-    // One that loads is served, checked at deploy rather than on its first request.
-    expect((await e.deploy({ project: 'p', appId: 'api', buildId: 'next', env: {}, hostnames: [] }, recorded('api'))).onDemand).toBeUndefined();
-    expect(await send(e.address.port, 'api.p.od.test', '/')).toMatchObject({ status: 200, body: 'hello from next' });
   });
 
   it('keeps the unpacked builds of prepared apps within the cache bound in bytes', async () => {

@@ -332,7 +332,7 @@ export class RuntimeEngine {
     const ofProject = this.#desiredIn.get(app.project);
     if (ofProject) ofProject.add(key);
     else this.#desiredIn.set(app.project, new Set([key]));
-    this.#onDemand?.deployed(key, newBuild, fallback !== undefined);
+    this.#onDemand?.deployed(key, newBuild);
     return this.#await(key).then((served) => {
       if (!served) throw new Error(`app ${key} was removed while it was being deployed`);
       return served;

@@ -76,13 +76,14 @@ export class OnDemand {
 
   /**
    * A deploy of `key`, `newBuild` when its build (or its new release's) changed or the app is new: a new build is
-   * kept from now on while the policy says so, or when `checkNow` (a build the other replicas have not been seen to
-   * serve, with what they served as its fallback: whether it loads must be known before this replica reports it
-   * served); a change of environment, hosts or limits of an app not kept waits for its first request (one rotated
-   * token across thousands of idle apps prepares none of them).
+   * kept from now on while the policy says so; a change of environment, hosts or limits of an app not kept waits
+   * for its first request (one rotated token across thousands of idle apps prepares none of them). A fallback
+   * given with the deploy does not make it eager: a fresh replica's first list may hold many apps whose newest
+   * build every replica refused, and checking them all at start would take the build store's turns from every
+   * tenant's first requests.
    */
-  deployed(key: string, newBuild: boolean, checkNow = false): void {
-    if (!this.#kept.has(key) && newBuild && (checkNow || this.#eagerBuilds(key))) this.#kept.set(key, { lastUsed: this.#now(), preparing: false });
+  deployed(key: string, newBuild: boolean): void {
+    if (!this.#kept.has(key) && newBuild && this.#eagerBuilds(key)) this.#kept.set(key, { lastUsed: this.#now(), preparing: false });
   }
 
   /** A request reached the prepared app (per request: a map write, nothing more). */
