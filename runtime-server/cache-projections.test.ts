@@ -50,6 +50,18 @@ describe('projectRuntimeApp', () => {
     expect(projectRuntimeApp(app('b-old')).status).toBeUndefined();
   });
 
+  it('shares the spec’s environment with the release served before where they are equal (a new build deployed alone)', () => {
+    const served = releaseOf({ displayName: 'web', activeBuildId: 'b-old', environment: { A: '1' }, databaseEnvironment: { DB: { database: 'main' } } })!;
+    const spec = { displayName: 'web', activeBuildId: 'b-new', environment: { A: '1' }, databaseEnvironment: { DB: { database: 'main' } } };
+    const projected = projectRuntimeApp({ metadata, spec, status: { served } } as RuntimeApp);
+    expect(projected.status?.served).toEqual(served);
+    expect(projected.status?.served?.environment).toBe(projected.spec.environment);
+    expect(projected.status?.served?.databaseEnvironment).toBe(projected.spec.databaseEnvironment);
+    // A changed environment is the release's own.
+    const changed = projectRuntimeApp({ metadata, spec: { ...spec, environment: { A: '2' } }, status: { served } } as RuntimeApp);
+    expect(changed.status?.served?.environment).toEqual({ A: '1' });
+  });
+
   it('keeps a deletion, so an app being deleted is not served', () => {
     const deleting = projectRuntimeApp({ metadata: { ...metadata, deletionTimestamp: '2026-01-02T00:00:00Z' }, spec: { displayName: 'web' } } as RuntimeApp);
     expect(deleting.metadata?.deletionTimestamp).toBe('2026-01-02T00:00:00Z');

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { AppHostname } from '../src/apis/v1alpha1/app-hostname.ts';
 import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
 import type { KubeObject } from '../src/kube/index.ts';
@@ -33,7 +34,17 @@ export function projectRuntimeApp(obj: KubeObject): RuntimeApp {
   const view = servingView(obj, share);
   const served = (obj as RuntimeApp).status?.served;
   if (!served || view.status?.served || served.buildId === view.spec.activeBuildId) return view;
-  return { ...view, status: { ...view.status, served } };
+  return { ...view, status: { ...view.status, served: sharingSpec(served, view.spec) } };
+}
+
+/**
+ * The served release with the spec's environment objects in place of its own where they are equal, as they are
+ * after a deploy of a new build alone: an environment may take 64 KiB, and each replica would hold it twice.
+ */
+function sharingSpec(served: NonNullable<RuntimeApp['status']>['served'] & object, spec: RuntimeApp['spec']): typeof served {
+  const environment = served.environment && isDeepStrictEqual(served.environment, spec.environment) ? spec.environment : served.environment;
+  const databaseEnvironment = served.databaseEnvironment && isDeepStrictEqual(served.databaseEnvironment, spec.databaseEnvironment) ? spec.databaseEnvironment : served.databaseEnvironment;
+  return environment === served.environment && databaseEnvironment === served.databaseEnvironment ? served : { ...served, environment, databaseEnvironment };
 }
 
 /**
