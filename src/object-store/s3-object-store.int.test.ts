@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { Readable } from 'node:stream';
+import { afterAll, describe, expect, inject, it, vi } from 'vitest';
 import { Registry } from 'prom-client';
 import { StoreUnavailableError } from './object-store.ts';
 import { S3ObjectStore } from './s3-object-store.ts';
@@ -48,6 +49,19 @@ async function flakyProxy(target: string, failures: number): Promise<{ server: S
 }
 
 describe('S3ObjectStore requests, retries and metrics', () => {
+  it('prints nothing of the SDK’s own: a streamed conditional create that meets an object answers precondition-failed, no console line', async () => {
+    const key = `quiet/${randomBytes(4).toString('hex')}`;
+    await store.put(key, 'first', { ifNoneMatch: '*' });
+    const warn = vi.spyOn(console, 'warn');
+    try {
+      const body = { length: 6, open: () => Readable.from([Buffer.from('second')]) };
+      expect(await store.put(key, body, { ifNoneMatch: '*' })).toMatchObject({ kind: 'precondition-failed' });
+      expect(warn).not.toHaveBeenCalled();
+    } finally {
+      warn.mockRestore();
+    }
+  });
+
   it('counts every request by op and outcome', async () => {
     const registry = new Registry();
     const s = new S3ObjectStore({ config: inject('s3'), bucket, registry });
