@@ -66,6 +66,18 @@ const spooled = () => (existsSync(join(cacheDir, 'tmp')) ? readdirSync(join(cach
 const clone = async (name: string) => git.run(['clone', '-q', remote, await git.workdir(name)], { okCodes: [0, 128] });
 
 describe('fetches running at once', () => {
+  it('adds no more close listeners to a clone’s answer than Node warns of (a line on stderr for every clone)', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => void (warning.name === 'MaxListenersExceededWarning' && warnings.push(warning));
+    process.on('warning', onWarning);
+    try {
+      expect((await clone('listeners')).code).toBe(0);
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings.map((w) => w.message)).toEqual([]);
+  });
+
   it("makes one past the caller's share wait its turn, refuses it past the wait, and clones once the turn is free", async () => {
     // A whole clone request whose answer is never read: its upload-pack runs, blocked on the client, holding Ada's one turn.
     const held = fetchRequest(Buffer.concat([pktLine(`want ${head} ofs-delta\n`), Buffer.from('0000'), pktLine('done\n')]), true);

@@ -113,10 +113,15 @@ export function gitHttpRoutes(app: FastifyInstance, deps: GitHttpDependencies): 
         done();
         return reply;
       }
-      reply.raw.once('close', release);
-      reply.raw.once('close', done);
-      // Held until the answer has streamed out (or the client left): eviction must not pull the copy away.
-      reply.raw.once('close', deps.cache.hold(repo));
+      // Held until the answer has streamed out (or the client left): eviction must not pull the copy away. One
+      // listener for the three: with the plugins' and the answer's stream's own, separate ones passed the ten Node
+      // warns at, a line on stderr for every clone.
+      const unhold = deps.cache.hold(repo);
+      reply.raw.once('close', () => {
+        release();
+        done();
+        unhold();
+      });
       const { dir } = await deps.cache.sync(repo);
       const body = received.body;
       const out = new PassThrough();
