@@ -99,7 +99,7 @@ export class TenantReplica {
     // What was queued is in the new base; dropped before the checkpoint, or an upload could read an emptied WAL.
     this.#queue.drop();
     await this.#checkpoint(checkpoint);
-    const copy = copyDatabaseFile(this.#dbPath);
+    const copy = await copyDatabaseFile(this.#dbPath);
     const time = this.#stamp();
     const generation = newGenerationId(time, this.#epoch);
     this.#guard();
@@ -178,7 +178,7 @@ export class TenantReplica {
     await this.#queue.flush();
     await this.#checkpoint(checkpoint);
     if (!snapshotDue) return {};
-    const copy = copyDatabaseFile(this.#dbPath);
+    const copy = await copyDatabaseFile(this.#dbPath);
     const time = this.#stamp();
     const shipped = this.#bytesSinceSnapshot;
     this.#bytesSinceSnapshot = 0;
