@@ -24,6 +24,25 @@ describe('FetchSlots', () => {
     expect(slots.counts).toEqual({ running: 4, waiting: 0 });
   });
 
+  it('gives freed room to the caller with the fewest fetches running, before older waiters of callers running more (found by a hostile run)', async () => {
+    const slots = new FetchSlots({ perCaller: 2, perOwner: 4, total: 4, waitMs: 5_000 });
+    const ada = [await slots.take({ caller: 'ada', owner: 'evil' }), await slots.take({ caller: 'ada', owner: 'evil' })];
+    await slots.take({ caller: 'bob', owner: 'evil2' });
+    await slots.take({ caller: 'bob', owner: 'evil2' });
+    // Two tenants cloning in loops: their next fetches always queue before anyone else's.
+    const adaNext = slots.take({ caller: 'ada', owner: 'evil' });
+    const bobNext = slots.take({ caller: 'bob', owner: 'evil2' });
+    const carol = slots.take({ caller: 'carol', owner: 'shop' });
+    expect(await pending(carol)).toBe(true);
+    ada[0]!();
+    expect(await pending(carol)).toBe(false);
+    expect(await pending(adaNext)).toBe(true);
+    // Ada, now running fewer than Bob, goes next.
+    ada[1]!();
+    expect(await pending(adaNext)).toBe(false);
+    expect(await pending(bobNext)).toBe(true);
+  });
+
   it("counts a fetch against the repository owner's share too", async () => {
     const slots = new FetchSlots({ perCaller: 4, perOwner: 2, total: 8, waitMs: 5_000 });
     const releases = [await slots.take({ caller: 'bob', owner: 'popular' }), await slots.take({ caller: 'carol', owner: 'popular' })];
