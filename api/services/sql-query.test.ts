@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHranaServer, type HranaServer } from '../../database-server/hrana/http-server.ts';
 import { LocalEngine } from '../../database-server/shards/local-engine.ts';
+import { StreamRegistry } from '../../database-server/hrana/stream-registry.ts';
 import { PublicError, UnavailableError } from '../../src/errors.ts';
 import { INVALID_QUERY_TOKEN, runQuery, SqlStatementError, type QueryStatement } from './sql-query.ts';
 
@@ -144,6 +145,65 @@ describe('runQuery', () => {
     const big = await at('big-1');
     expect([(big as PublicError).status, (big as PublicError).message]).toEqual([413, 'The statements are too large for the database engine; send fewer or shorter ones.']);
     await new Promise((resolve) => engine.close(resolve));
+  });
+
+  it('answers a database locked by another transaction past the wait as a 503 to retry, naming SQLITE_BUSY, not a 400 (found by a hostile run)', async () => {
+    const lockDir = mkdtempSync(path.join(tmpdir(), 'cw-sql-query-lock-'));
+    const locking = await startHranaServer({
+      port: 0,
+      engine: new LocalEngine({ directory: lockDir }),
+      streams: new StreamRegistry({ lockTimeoutMs: 100 }),
+      authorize: (_request, pathTenant) => ({ tenant: pathTenant ?? 'q-lock' }),
+    });
+    const pipeline = (body: object) =>
+      fetch(`http://127.0.0.1:${locking.port}/v1/q-lock/v2/pipeline`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(
+        (r) => r.json() as Promise<{ baton: string | null }>,
+      );
+    try {
+      // Another client's interactive transaction holds the database's lock.
+      const { baton } = await pipeline({ baton: null, requests: [{ type: 'execute', stmt: { sql: 'BEGIN IMMEDIATE' } }] });
+      const failure = await runQuery({ dbUrl: `http://127.0.0.1:${locking.port}/`, tenantId: 'q-lock', token: TOKEN, statements: [{ sql: 'SELECT 1' }] }).catch((e: unknown) => e);
+      expect(failure).toMatchObject({ name: 'SqlStatementError', status: 503, code: 'SQLITE_BUSY', headers: { 'retry-after': '1' } });
+      await pipeline({ baton, requests: [{ type: 'close' }] });
+      await expect(runQuery({ dbUrl: `http://127.0.0.1:${locking.port}/`, tenantId: 'q-lock', token: TOKEN, statements: [{ sql: 'SELECT 1' }] })).resolves.toHaveLength(1);
+    } finally {
+      await locking.close();
+      rmSync(lockDir, { recursive: true, force: true });
+    }
+  });
+
+  it("answers a request the engine refused in a statement's place by what it means: a project busy 429, a database moving 503, one deleted 401", async () => {
+    // cw-db refuses a request let in together with others once its project holds its memory bound, right before it
+    // runs: a 200 whose result is the error, as for a statement.
+    const codes: Record<string, string> = { busy: 'PROJECT_BUSY', moving: 'DATABASE_MOVING', gone: 'TENANT_NOT_FOUND', sql: 'SQLITE_CONSTRAINT' };
+    const engine = createHttpServer((request, response) => {
+      const code = codes[request.url?.split('/')[2]?.split('-')[0] ?? ''] ?? 'SQL_ERROR';
+      response.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          baton: null,
+          results: [
+            { type: 'error', error: { message: `engine words for ${code}`, code } },
+            { type: 'error', error: { message: 'x', code } },
+          ],
+        }),
+      );
+    });
+    await new Promise<void>((resolve) => engine.listen(0, '127.0.0.1', resolve));
+    const engineUrl = `http://127.0.0.1:${(engine.address() as AddressInfo).port}/`;
+    const at = (tenantId: string) =>
+      runQuery({ dbUrl: engineUrl, tenantId, token: TOKEN, statements: [{ sql: 'SELECT 1' }] }).then(
+        () => undefined,
+        (error: unknown) => error as PublicError,
+      );
+    try {
+      const [busy, moving, gone, sql] = await Promise.all([at('busy-1'), at('moving-1'), at('gone-1'), at('sql-1')]);
+      expect([busy?.status, busy?.headers, busy?.message]).toEqual([429, { 'retry-after': '1' }, "The database engine is busy with this project's requests; retry shortly."]);
+      expect([moving?.status, moving?.headers]).toEqual([503, { 'retry-after': '1' }]);
+      expect([gone?.status, gone?.message]).toEqual([401, INVALID_QUERY_TOKEN]);
+      expect(sql).toMatchObject({ name: 'SqlStatementError', status: 400, code: 'SQLITE_CONSTRAINT' });
+    } finally {
+      await new Promise((resolve) => engine.close(resolve));
+    }
   });
 
   it('answers UnavailableError when the engine cannot be reached', async () => {

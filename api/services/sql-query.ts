@@ -41,16 +41,42 @@ interface HranaStmtResult {
   rows_written?: number;
 }
 
-/** A SQL error of the statements (a constraint, a syntax error): the caller's, answered 400 with sqld's code. */
+/** A SQL error of the statements (a constraint, a syntax error): the caller's, answered 400 with sqld's code (a locked database's, 503). */
 export class SqlStatementError extends PublicError {
   override readonly name = 'SqlStatementError';
   readonly code: string;
   readonly statement: number;
-  constructor(message: string, code: string, statement: number) {
-    super(400, `Statement ${statement + 1} failed (${code}): ${message}`);
+  /** `retry`: a statement that could run later as it is (its database locked): 503 with `Retry-After`, not 400. */
+  constructor(message: string, code: string, statement: number, retry = false) {
+    super(retry ? 503 : 400, `Statement ${statement + 1} failed (${code}): ${message}`, retry ? { 'retry-after': '1' } : {});
     this.code = code;
     this.statement = statement;
   }
+}
+
+/**
+ * Codes with which the engine answers in the statements' place when it did not run them: not the caller's SQL, so
+ * not a 400 the caller would not retry. The project's share of the engine held, as the engine's own 429; the
+ * database moving or coming back, a 503 to retry. (Its lock held past the wait, SQLITE_BUSY, is a statement's
+ * 503 below: the engine's words say by what, another client's transaction or a VACUUM too soon.)
+ */
+const NOT_RUN: Readonly<Record<string, { status: 429 | 503; detail: string }>> = {
+  PROJECT_BUSY: { status: 429, detail: "The database engine is busy with this project's requests; retry shortly." },
+  TOO_MANY_STREAMS: { status: 429, detail: "The database engine is busy with this project's requests; retry shortly." },
+  DATABASE_MOVING: { status: 503, detail: 'The database is moving to another server; retry shortly.' },
+  DATABASE_RESTARTING: { status: 503, detail: 'The database is restarting; retry shortly.' },
+  DATABASE_UNAVAILABLE: { status: 503, detail: 'The database cannot be served right now; retry later.' },
+  STREAM_CLOSED: { status: 503, detail: 'The database closed the request before running it; retry shortly.' },
+};
+
+/** The error of a statement the engine answered with `error` (the first of the batch's: `statement`). */
+function statementError(error: { message: string; code: string } | null | undefined, statement: number): PublicError {
+  const code = error?.code ?? 'SQL_ERROR';
+  // Deleted while the request was on its way: as an unknown database.
+  if (code === 'TENANT_NOT_FOUND') return new PublicError(401, INVALID_QUERY_TOKEN, { 'www-authenticate': 'Bearer' });
+  const notRun = NOT_RUN[code];
+  if (notRun) return new PublicError(notRun.status, notRun.detail, { 'retry-after': '1' });
+  return new SqlStatementError(error?.message ?? 'error', code, statement, code === 'SQLITE_BUSY');
 }
 
 /**
@@ -96,17 +122,15 @@ export async function runQuery(options: { dbUrl: string; tenantId: string; token
   };
   if (response.status !== 200 || !body.results) throw new BadRequestError('The database engine refused the statements.');
   const first = body.results[0];
-  if (first?.type === 'error') throw new SqlStatementError(first.error?.message ?? 'error', first.error?.code ?? 'SQL_ERROR', 0);
+  if (first?.type === 'error') throw statementError(first.error, 0);
   if (single) return [fromHranaResult(first?.response?.result as HranaStmtResult)];
   const batch = first?.response?.result as { step_results: (HranaStmtResult | null)[]; step_errors: ({ message: string; code: string } | null)[] };
   const failed = batch.step_errors.findIndex((e, i) => e !== null && i > 0 && i <= stmts.length);
   if (failed > 0) {
-    const error = batch.step_errors[failed];
-    throw new SqlStatementError(error?.message ?? 'error', error?.code ?? 'SQL_ERROR', failed - 1);
+    throw statementError(batch.step_errors[failed], failed - 1);
   }
   if (batch.step_errors[0] || batch.step_errors[stmts.length + 1]) {
-    const error = batch.step_errors[0] ?? batch.step_errors[stmts.length + 1];
-    throw new SqlStatementError(error?.message ?? 'error', error?.code ?? 'SQL_ERROR', 0);
+    throw statementError(batch.step_errors[0] ?? batch.step_errors[stmts.length + 1], 0);
   }
   return batch.step_results.slice(1, stmts.length + 1).map((r) => fromHranaResult(r as HranaStmtResult));
 }

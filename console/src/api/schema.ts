@@ -13693,7 +13693,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Run SQL with a query token (Authorization: Bearer <query_token>): {sql, params} for one statement, or {statements: [{sql, params}]} for several in one transaction. Rows come back as JSON values (integers beyond 2^53 as strings, blobs as {base64}). 400 for a SQL error (nothing of the batch is kept), 401 for a token that is not this database’s */
+        /** Run SQL with a query token (Authorization: Bearer <query_token>): {sql, params} for one statement, or {statements: [{sql, params}]} for several in one transaction. Rows come back as JSON values (integers beyond 2^53 as strings, blobs as {base64}). 400 for a SQL error (nothing of the batch is kept), 401 for a token that is not this database’s, 429 or 503 with Retry-After when the engine did not run it (the project’s share of the engine busy; the database locked by another transaction, moving or restarting), 413 for statements too large, 502 for an answer over the API’s bound */
         post: {
             parameters: {
                 query?: never;
@@ -13819,6 +13819,15 @@ export interface paths {
                 };
                 /** @description The server failed; nothing internal is disclosed. */
                 500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Error. */
+                502: {
                     headers: {
                         [name: string]: unknown;
                     };
