@@ -115,8 +115,8 @@ export function trackOpenDatabases(engine: DatabaseEngine, open: OpenDatabases):
       return engine.run(run, cancel);
     },
     closeStream: (tenant, stream) => engine.closeStream(tenant, stream),
-    async checkpoint(tenant) {
-      await engine.checkpoint(tenant);
+    async checkpoint(tenant, project) {
+      await engine.checkpoint(tenant, project);
       open.used(tenant);
     },
     async closeTenant(tenant) {

@@ -611,7 +611,8 @@ export class TenantDirectory {
 
   #newReplica(tenant: string): TenantReplicaPort {
     const { engine, replication } = this.#options;
-    const host = { locked: <T>(fn: () => T | Promise<T>) => this.#locked(tenant, fn), checkpoint: () => engine.checkpoint(tenant) };
+    const project = this.#tenants.get(tenant)?.meta.project ?? tenant;
+    const host = { locked: <T>(fn: () => T | Promise<T>) => this.#locked(tenant, fn), checkpoint: () => engine.checkpoint(tenant, project) };
     const fencing = this.#tenants.get(tenant)?.fencing;
     return fencing ? replication.replica(tenant, engine.databasePath(tenant), host, fencing) : replication.replica(tenant, engine.databasePath(tenant), host);
   }

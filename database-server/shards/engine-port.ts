@@ -57,8 +57,11 @@ export interface DatabaseEngine {
   run(run: PipelineRun, cancel?: AbortSignal): Promise<PipelineOutcome>;
   /** Ends a stream, rolling back the transaction it left open. */
   closeStream(tenant: string, stream: string): Promise<void>;
-  /** `PRAGMA wal_checkpoint(TRUNCATE)` on the tenant's connection; only under the tenant lock. */
-  checkpoint(tenant: string): Promise<void>;
+  /**
+   * `PRAGMA wal_checkpoint(TRUNCATE)` of the tenant's database; only under the tenant lock. A large WAL's runs off
+   * the shard's thread, one at a time for `project` (default: the tenant).
+   */
+  checkpoint(tenant: string, project?: string): Promise<void>;
   /** Closes `tenant`'s connection (the next call opens it again). */
   closeTenant(tenant: string): Promise<void>;
   /**

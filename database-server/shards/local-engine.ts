@@ -6,6 +6,7 @@ import { DEFAULT_ANSWER_LIMITS, type AnswerLimits, type DatabaseLimits } from '.
 import type { DatabaseEngine, PipelineOutcome, PipelineRun } from './engine-port.ts';
 import { FairTurns } from './fair-turns.ts';
 import { ProjectMemory } from '../hrana/project-memory.ts';
+import { BigCheckpoints, type BigCheckpointLimits } from './big-checkpoints.ts';
 import type { SqlConnection } from '../sql/sql-engine.ts';
 import { ShardTime } from './shard-time.ts';
 
@@ -29,6 +30,8 @@ export interface LocalEngineOptions extends LibsqlEngineOptions {
   contendedStatementMs?: number;
   /** Who used this shard's thread lately, and the cap on statements while others contend; default from `contendedStatementMs`. */
   shardTime?: ShardTime;
+  /** Which checkpoints run on a thread of their own, and how many at once (big-checkpoints.ts). */
+  bigCheckpoints?: BigCheckpointLimits;
 }
 
 /**
@@ -47,6 +50,7 @@ export class LocalEngine implements DatabaseEngine {
   /** Stored SQL text by project: the shard's heap is shared, and a project may open many streams. */
   readonly #storedSql: ProjectMemory;
   readonly #time: ShardTime;
+  readonly #bigCheckpoints: BigCheckpoints;
   #collecting: NodeJS.Timeout | undefined;
 
   constructor(options: LocalEngineOptions) {
@@ -56,6 +60,7 @@ export class LocalEngine implements DatabaseEngine {
     this.#maxPipelineMs = options.maxPipelineMs ?? 30_000;
     this.#storedSql = new ProjectMemory({ limitBytes: options.maxStoredSqlPerProject ?? 16 * 1024 * 1024 });
     this.#time = options.shardTime ?? new ShardTime(options.contendedStatementMs === undefined ? {} : { capMs: options.contendedStatementMs });
+    this.#bigCheckpoints = new BigCheckpoints(options.bigCheckpoints);
   }
 
   databasePath(tenant: string): string {
@@ -156,8 +161,11 @@ export class LocalEngine implements DatabaseEngine {
     if (stream) this.#end(id, stream);
   }
 
-  async checkpoint(tenant: string): Promise<void> {
-    this.#sql.connection(tenant).checkpoint();
+  async checkpoint(tenant: string, project = tenant): Promise<void> {
+    const connection = this.#sql.connection(tenant);
+    const databasePath = this.#sql.databasePath(tenant);
+    if (this.#bigCheckpoints.isBig(databasePath)) await this.#bigCheckpoints.run(databasePath, project);
+    else connection.checkpoint();
   }
 
   async closeTenant(tenant: string): Promise<void> {

@@ -126,8 +126,8 @@ export class ShardPool implements DatabaseEngine {
     await this.#call(tenant, { op: 'close-stream', tenant, stream });
   }
 
-  async checkpoint(tenant: string): Promise<void> {
-    await this.#call(tenant, { op: 'checkpoint', tenant });
+  async checkpoint(tenant: string, project?: string): Promise<void> {
+    await this.#call(tenant, { op: 'checkpoint', tenant, ...(project === undefined ? {} : { project }) });
   }
 
   async closeTenant(tenant: string): Promise<void> {

@@ -18,7 +18,7 @@ function answer(call: ShardCall): Promise<PipelineOutcome | void> {
     case 'close-stream':
       return engine.closeStream(call.tenant, call.stream);
     case 'checkpoint':
-      return engine.checkpoint(call.tenant);
+      return engine.checkpoint(call.tenant, call.project);
     case 'close-tenant':
       return engine.closeTenant(call.tenant);
     case 'ping':

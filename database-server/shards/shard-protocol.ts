@@ -22,7 +22,7 @@ export type ShardCall =
   | { op: 'open'; tenant: string; limits: DatabaseLimits }
   | { op: 'run'; run: PipelineRun }
   | { op: 'close-stream'; tenant: string; stream: string }
-  | { op: 'checkpoint'; tenant: string }
+  | { op: 'checkpoint'; tenant: string; project?: string }
   | { op: 'close-tenant'; tenant: string }
   | { op: 'ping' };
 
