@@ -171,7 +171,7 @@ export async function startDatabaseServer(config: DatabaseServerConfig, log: Log
 
   const savedUsage = new Map<string, string>();
   const timers = [
-    every(config.flushIntervalMs, () => directory.flushAll()),
+    directory.shipEvery(config.flushIntervalMs),
     every(USAGE_SAVE_MS, () => directory.saveUsage(savedUsage)),
     every(PRUNE_MS, () => directory.prune(config.retentionMs)),
     every(STORAGE_ROUND_MS, () => storage.measure(directory.tenantNames())),

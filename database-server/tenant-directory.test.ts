@@ -468,6 +468,24 @@ describe('TenantDirectory behind the Hrana server', () => {
     expect(open.idleSince(Number.POSITIVE_INFINITY)).toEqual(['beta']);
   });
 
+  it("ships each tenant on rounds of its own: one tenant's upload still going does not hold back another's commits (found by a hostile run)", async () => {
+    const bucket = new MemoryObjectStore();
+    const gate = new GateStore(bucket, (key) => key.startsWith('replicas/alpha/') && key.includes('/segments/'));
+    const node = await startNode(gate);
+    await node.directory.ensure('alpha', desired(['tok-alpha']));
+    await node.directory.ensure('beta', desired(['tok-beta']));
+    const rounds = node.directory.shipEvery(10);
+    try {
+      await node.client('alpha', 'tok-alpha').execute('CREATE TABLE t (name TEXT)');
+      await gate.reached;
+      await node.client('beta', 'tok-beta').execute('CREATE TABLE t (name TEXT)');
+      await expect.poll(async () => (await keys(bucket, 'replicas/beta/')).some((k) => k.includes('/segments/')), { timeout: 5_000 }).toBe(true);
+    } finally {
+      rounds.stop();
+      gate.release();
+    }
+  });
+
   it("ships a sync tenant's commit before acknowledging it: restorable without flushAll", async () => {
     const store = new MemoryObjectStore();
     const first = await startNode(store);

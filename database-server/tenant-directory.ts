@@ -449,7 +449,19 @@ export class TenantDirectory {
   }
 
   /**
-   * Ships every tenant's pending commits, then lets its replica checkpoint or snapshot (the 1 s timer). Each tenant
+   * Ships every `ms` (cw-db's flush interval): each round starts the tenants not shipping already and does not wait
+   * for those that are. A timer that waited for the whole round held every tenant back behind one long upload (a
+   * hostile tenant's gigabytes, written faster than they upload): no other tenant's commits went to the bucket and
+   * no WAL was checkpointed for minutes.
+   */
+  shipEvery(ms: number): { stop(): void } {
+    const timer = setInterval(() => void this.flushAll(), ms);
+    timer.unref();
+    return { stop: () => clearInterval(timer) };
+  }
+
+  /**
+   * Ships every tenant's pending commits, then lets its replica checkpoint or snapshot. Each tenant
    * ships on its own: one whose checkpoint waits for a long transaction does not hold back the others, and a tenant
    * still shipping from the last round is not started again. Resolves when the work of every tenant is done.
    */

@@ -26,6 +26,11 @@ export interface TenantReplicaOptions {
   readonly snapshotEveryBytes?: number;
   /** A segment holds commits up to this many bytes of frames (default 8 MiB; a larger commit goes alone). */
   readonly maxSegmentBytes?: number;
+  /**
+   * Past this size the WAL is checkpointed even while more than a segment waits to upload: what waits is shipped
+   * under the tenant's lock first, so a tenant writing faster than its segments upload waits for them (default 256 MiB).
+   */
+  readonly maxWalBytes?: number;
   /** The lease epoch this replica writes under (database-server/cluster): it goes first in its generations' ids. */
   readonly epoch?: number;
   /** Called before every upload; throws to refuse it (the lease is no longer surely held): nothing is written. */
@@ -57,6 +62,7 @@ export class TenantReplica {
   readonly #snapshotEveryBytes: number;
   readonly #queue: SegmentQueue;
   readonly #maxSegmentBytes: number;
+  readonly #maxWalBytes: number;
   readonly #epoch: number | undefined;
   readonly #guard: () => void;
   #started = false;
@@ -81,6 +87,7 @@ export class TenantReplica {
     this.#epoch = options.epoch;
     this.#guard = options.guard ?? (() => {});
     this.#maxSegmentBytes = options.maxSegmentBytes ?? 8 * 1024 * 1024;
+    this.#maxWalBytes = options.maxWalBytes ?? 256 * 1024 * 1024;
     this.#queue = new SegmentQueue(options.store, this.#maxSegmentBytes, (frames, frameBytes, into) => this.#readFrames(frames, frameBytes, into), this.#guard);
   }
 
@@ -167,13 +174,16 @@ export class TenantReplica {
    * the snapshot's name says exactly which segments it holds. The queued commits are read from the WAL as they
    * upload, so they are shipped before it is emptied, under the lock: when they are a segment or less (what was
    * committed since the caller's flush). More waits for a later call, after a flush that needs no lock, so a
-   * tenant's requests never wait for a big transaction's upload.
+   * tenant's requests do not wait for a big transaction's upload, unless the WAL is past `maxWalBytes`: a tenant
+   * writing faster than its segments upload never let a checkpoint happen, and its WAL grew to fill the disk
+   * (8 GB in three minutes in a hostile run, past every quota, which count pages).
    */
   async maintain(checkpoint: Checkpoint): Promise<{ upload?: Promise<void> }> {
     await this.capture();
     const snapshotDue = this.#bytesSinceSnapshot >= this.#snapshotEveryBytes && this.#snapshotting === undefined;
-    if (!snapshotDue && walSize(this.#walPath) <= this.#checkpointBytes) return {};
-    if (this.#queue.pendingBytes > this.#maxSegmentBytes) return {};
+    const wal = walSize(this.#walPath);
+    if (!snapshotDue && wal <= this.#checkpointBytes) return {};
+    if (this.#queue.pendingBytes > this.#maxSegmentBytes && wal <= this.#maxWalBytes) return {};
     const seq = this.#queue.seal();
     await this.#queue.flush();
     await this.#checkpoint(checkpoint);

@@ -320,6 +320,18 @@ export function describeReplicaSuite(name: string, makeStore: () => ObjectStore)
       expect((await f.restoreRows()).rows).toHaveLength(400);
     });
 
+    it('ships what waits under the lock and checkpoints once the WAL is past its bound, so a writer faster than its uploads cannot fill the disk (found by a hostile run)', async () => {
+      const f = await fixture({ maxSegmentBytes: 64 * 1024, checkpointBytes: 1, maxWalBytes: 1024 * 1024 });
+      await f.run('CREATE TABLE t (v TEXT)');
+      await f.run('INSERT INTO t SELECT hex(randomblob(500)) FROM generate_series(1, 2000)');
+      expect(f.replica.pendingBytes).toBeGreaterThan(64 * 1024);
+      expect(walSize(`${f.dbPath}-wal`)).toBeGreaterThan(1024 * 1024);
+      await f.replica.maintain(f.checkpoint);
+      expect(f.replica.pendingBytes).toBe(0);
+      expect(walSize(`${f.dbPath}-wal`)).toBe(0);
+      expect((await f.restoreRows()).rows).toHaveLength(2000);
+    });
+
     it('ships nothing read from a WAL emptied behind its back while commits were queued', async () => {
       const f = await fixture();
       await f.run('CREATE TABLE t (v TEXT)');
