@@ -31,7 +31,7 @@ export function bucketReplication(store: ObjectStore, prefix = tenantKeys.replic
         flush: () => replica.flush(),
         maintain: async () => {
           const { upload } = await host.locked(() => replica.maintain(checkpoint));
-          await upload;
+          return upload ? { snapshot: upload } : {};
         },
         restLocked: () => replica.rest(checkpoint),
         get pendingBytes() {

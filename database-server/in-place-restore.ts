@@ -64,6 +64,7 @@ export async function restoreEntryInPlace(entry: Entry, at: number, request: str
   entry.restoring = true;
   try {
     await entry.shipping;
+    await entry.snapshotUpload;
     // The past is immutable: it is rebuilt without the lock, while the database keeps serving.
     if ((await replication.restore(tenant, staged, at, { asked: true })) === null) throw new RestorePointUnavailableError(`Nothing of ${tenant} is in the bucket`);
     const { undoPoint, upload } = await context.streams.takeOver(tenant, RESTORED, async () => {

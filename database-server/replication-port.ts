@@ -8,8 +8,12 @@ export interface TenantReplicaPort {
   capture(): Promise<number | undefined>;
   /** Ships everything captured so far; resolves once it is in the bucket. */
   flush(): Promise<void>;
-  /** Checkpoints a large WAL and takes snapshots now and then (takes the tenant lock itself when it must). */
-  maintain(): Promise<void>;
+  /**
+   * Checkpoints a large WAL and takes snapshots now and then (takes the tenant lock itself when it must). Resolves
+   * once that is done; `snapshot`, when one was taken, settles once it is in the bucket (a minute for a 1 GiB
+   * database: the next rounds of the tenant must not wait for it, or its WAL grows meanwhile).
+   */
+  maintain(): Promise<{ snapshot?: Promise<void> }>;
   /** Under the tenant lock, before an idle database's connection closes: seals what was captured and empties the WAL. */
   restLocked(): Promise<void>;
   readonly pendingBytes: number;

@@ -486,6 +486,29 @@ describe('TenantDirectory behind the Hrana server', () => {
     }
   });
 
+  it('goes on shipping a tenant while its snapshot uploads (found by a hostile run: a minute for 1 GiB, its WAL grew meanwhile)', async () => {
+    const bucket = new MemoryObjectStore();
+    // Held: the first snapshot after the generation's base (segment numbers from 1 on).
+    const gate = new GateStore(bucket, (key) => key.startsWith('replicas/alpha/') && key.includes('/snapshots/') && !key.includes('/snapshots/0000000000-'));
+    const node = await startNode(gate);
+    await node.directory.ensure('alpha', desired(['tok-alpha']));
+    const rounds = node.directory.shipEvery(10);
+    const alpha = node.client('alpha', 'tok-alpha');
+    try {
+      await alpha.execute('CREATE TABLE t (v BLOB)');
+      // Some 70 MiB of WAL: a snapshot is due (every 64 MiB).
+      for (let i = 0; i < 7; i++) await alpha.execute('INSERT INTO t SELECT zeroblob(100000) FROM generate_series(1, 100)');
+      await gate.reached;
+      const segments = async () => (await keys(bucket, 'replicas/alpha/')).filter((k) => k.includes('/segments/')).length;
+      const before = await segments();
+      await alpha.execute("INSERT INTO t VALUES (x'00')");
+      await expect.poll(segments, { timeout: 5_000 }).toBeGreaterThan(before);
+    } finally {
+      rounds.stop();
+      gate.release();
+    }
+  }, 20_000);
+
   it("ships a sync tenant's commit before acknowledging it: restorable without flushAll", async () => {
     const store = new MemoryObjectStore();
     const first = await startNode(store);

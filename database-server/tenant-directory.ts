@@ -47,6 +47,8 @@ export interface Entry {
   baseUpload?: Promise<void>;
   /** The timer's flush and maintain of this tenant, while it runs. */
   shipping?: Promise<void> | undefined;
+  /** A snapshot maintain took, while it uploads (the tenant's next rounds go on meanwhile); a deletion waits for it. */
+  snapshotUpload?: Promise<void> | undefined;
   /** While an in-place restore replaces the file: the timer leaves the tenant alone (the restore ships it itself). */
   restoring?: boolean;
   /** Several replicas: the lease this replica owns the tenant under (what it writes carries the epoch). */
@@ -343,6 +345,7 @@ export class TenantDirectory {
         // lands after the deletion.
         await entry.replica?.flush().catch(() => {});
         await entry.baseUpload?.catch(() => {});
+        await entry.snapshotUpload;
       }
       await this.#deleteEverywhere(tenant);
       await this.#options.cluster?.forget(tenant);
@@ -473,10 +476,17 @@ export class TenantDirectory {
         entry.shipping = replica
           .flush()
           .then(() => replica.maintain())
+          .then(({ snapshot }) => {
+            if (!snapshot) return;
+            entry.snapshotUpload = snapshot
+              .catch((err: unknown) => this.#options.log.warn('uploading a snapshot failed; another is taken later', { tenant: entry.meta.tenant, err }))
+              .finally(() => (entry.snapshotUpload = undefined));
+          })
           .catch((err: unknown) => this.#options.log.warn('shipping to the bucket failed; retrying', { tenant: entry.meta.tenant, err }))
           .finally(() => (entry.shipping = undefined));
       }
-      if (entry.shipping) running.push(entry.shipping);
+      if (entry.shipping) running.push(entry.shipping.then(() => entry.snapshotUpload));
+      else if (entry.snapshotUpload) running.push(entry.snapshotUpload);
     }
     return Promise.all(running).then(() => undefined);
   }

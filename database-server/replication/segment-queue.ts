@@ -150,49 +150,57 @@ export class SegmentQueue {
     return target.nextSeq;
   }
 
-  /** Resolves once everything pushed before the call is in the bucket; concurrent callers share one uploader. */
+  /**
+   * Resolves once everything pushed before the call is in the bucket (or in a new generation's base); concurrent
+   * callers share one uploader. Commits pushed meanwhile are not waited for: a flush that waited for an empty queue
+   * never ended while its tenant wrote faster than its segments uploaded, and neither did the checkpoint after it.
+   */
   async flush(): Promise<void> {
-    while (this.#open.length > 0 || this.#batches.length > 0) {
-      this.#draining ??= this.#drain().finally(() => {
+    if (this.#open.length === 0 && this.#batches.length === 0) return;
+    const target = this.#requireTarget();
+    this.seal();
+    const last = this.#batches.at(-1);
+    while (last && this.#batches.includes(last)) {
+      this.#draining ??= this.#uploadFirst().finally(() => {
         this.#draining = undefined;
       });
       await this.#draining;
     }
+    // Dropped for a new generation: what they held is in its base.
+    if (this.#target !== target) await this.#requireTarget().base;
   }
 
-  async #drain(): Promise<void> {
-    for (;;) {
-      // Every round: a generation started meanwhile brings its own base.
-      await this.#requireTarget().base;
-      this.seal();
-      const batch = this.#batches[0];
-      if (!batch) return;
-      if (!batch.body) {
-        // The segment laid out in one buffer, every part read into it in this one turn of the event loop (before
-        // any await: see FrameReader).
-        const frameBytes = FRAME_HEADER_BYTES + batch.pageSize;
-        // Version 1 (what cw-db before parts reads) unless the segment holds a part of a cut commit.
-        const head = segmentHead(batch.pageSize, batch.parts, batch.parts.some((p) => p.partsAfter > 0 || p.continued) ? 2 : 1);
-        const raw = segmentBuffer(head.byteLength + batch.bytes);
-        try {
-          head.copy(raw);
-          let at = head.byteLength;
-          for (const part of batch.parts) {
-            this.#read(part, frameBytes, raw.subarray(at, at + part.frameCount * frameBytes));
-            at += part.frameCount * frameBytes;
-          }
-          batch.body = await compressSegment(raw);
-        } finally {
-          spareBuffer(raw);
+  /** Uploads the first sealed segment, after its generation's base. */
+  async #uploadFirst(): Promise<void> {
+    // A generation started meanwhile brings its own base.
+    await this.#requireTarget().base;
+    const batch = this.#batches[0];
+    if (!batch) return;
+    if (!batch.body) {
+      // The segment laid out in one buffer, every part read into it in this one turn of the event loop (before
+      // any await: see FrameReader).
+      const frameBytes = FRAME_HEADER_BYTES + batch.pageSize;
+      // Version 1 (what cw-db before parts reads) unless the segment holds a part of a cut commit.
+      const head = segmentHead(batch.pageSize, batch.parts, batch.parts.some((p) => p.partsAfter > 0 || p.continued) ? 2 : 1);
+      const raw = segmentBuffer(head.byteLength + batch.bytes);
+      try {
+        head.copy(raw);
+        let at = head.byteLength;
+        for (const part of batch.parts) {
+          this.#read(part, frameBytes, raw.subarray(at, at + part.frameCount * frameBytes));
+          at += part.frameCount * frameBytes;
         }
+        batch.body = await compressSegment(raw);
+      } finally {
+        spareBuffer(raw);
       }
-      const sha256 = createHash('sha256').update(batch.body).digest('hex');
-      this.#guard();
-      const result = await this.#store.put(batch.key, batch.body, { sha256 });
-      if (result.kind !== 'written') throw new Error(`segment ${batch.key} was not written`);
-      // A new generation may have replaced the queue while this upload was in flight.
-      if (this.#batches[0] === batch) this.#batches.shift();
     }
+    const sha256 = createHash('sha256').update(batch.body).digest('hex');
+    this.#guard();
+    const result = await this.#store.put(batch.key, batch.body, { sha256 });
+    if (result.kind !== 'written') throw new Error(`segment ${batch.key} was not written`);
+    // A new generation may have replaced the queue while this upload was in flight.
+    if (this.#batches[0] === batch) this.#batches.shift();
   }
 
   #requireTarget(): Target {

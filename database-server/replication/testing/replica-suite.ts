@@ -5,6 +5,8 @@ import { listAll } from '../../../src/object-store/list-all.ts';
 import type { ObjectStore } from '../../../src/object-store/object-store.ts';
 import { CountingObjectStore } from '../../../src/object-store/testing/counting-object-store.ts';
 import { FaultObjectStore } from '../../../src/object-store/testing/fault-object-store.ts';
+import { ForwardingObjectStore } from '../../../src/object-store/testing/forwarding-object-store.ts';
+import type { PutBody, PutOptions, PutResult } from '../../../src/object-store/object-store.ts';
 import { deleteReplica, pruneReplica, restoreWindow } from '../replica-admin.ts';
 import { restoreDatabase, RestorePointUnavailableError } from '../restore.ts';
 import { recordTakeover } from '../history.ts';
@@ -318,6 +320,35 @@ export function describeReplicaSuite(name: string, makeStore: () => ObjectStore)
       await f.replica.maintain(f.checkpoint);
       expect(walSize(`${f.dbPath}-wal`)).toBe(0);
       expect((await f.restoreRows()).rows).toHaveLength(400);
+    });
+
+    it('ends a flush once what was pushed before it is in the bucket, while its tenant goes on writing faster than it uploads (found by a hostile run)', async () => {
+      // Each upload takes a while: the writer below queues a segment faster than one goes up.
+      class SlowStore extends ForwardingObjectStore {
+        override async put(key: string, body: PutBody, options?: PutOptions): Promise<PutResult> {
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          return super.put(key, body, options);
+        }
+      }
+      const f = new TenantFixture(new SlowStore(makeStore()), { maxSegmentBytes: 64 * 1024 });
+      fixtures.push(f);
+      await (
+        await f.replica.startGeneration(f.checkpoint)
+      ).upload;
+      await f.run('CREATE TABLE t (v TEXT)');
+      await f.run('INSERT INTO t SELECT hex(randomblob(500)) FROM generate_series(1, 400)');
+      let flushed = false;
+      const flushing = f.replica.flush().then(() => (flushed = true));
+      let writes = 0;
+      for (; writes < 200 && !flushed; writes++) {
+        await f.run('INSERT INTO t SELECT hex(randomblob(500)) FROM generate_series(1, 200)');
+        await new Promise((resolve) => setTimeout(resolve, 5)); // the next request, over the network
+      }
+      expect(flushed).toBe(true);
+      expect(writes).toBeLessThan(200);
+      await flushing;
+      await f.replica.flush();
+      expect((await f.restoreRows()).rows).toHaveLength(400 + 200 * writes);
     });
 
     it('ships what waits under the lock and checkpoints once the WAL is past its bound, so a writer faster than its uploads cannot fill the disk (found by a hostile run)', async () => {
