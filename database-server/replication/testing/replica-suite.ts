@@ -23,8 +23,9 @@ async function keysUnder(store: ObjectStore, prefix: string): Promise<string[]> 
 export function describeReplicaSuite(name: string, makeStore: () => ObjectStore): void {
   describe(name, () => {
     const fixtures: TenantFixture[] = [];
-    const fixture = async (options: ConstructorParameters<typeof TenantFixture>[1] = {}): Promise<TenantFixture> => {
-      const f = new TenantFixture(makeStore(), options);
+    /** A tenant with its generation started, on `store` (default: a new store of the suite's). */
+    const fixture = async (options: ConstructorParameters<typeof TenantFixture>[1] = {}, store = makeStore()): Promise<TenantFixture> => {
+      const f = new TenantFixture(store, options);
       fixtures.push(f);
       await (
         await f.replica.startGeneration(f.checkpoint)
@@ -330,11 +331,7 @@ export function describeReplicaSuite(name: string, makeStore: () => ObjectStore)
           return super.put(key, body, options);
         }
       }
-      const f = new TenantFixture(new SlowStore(makeStore()), { maxSegmentBytes: 64 * 1024 });
-      fixtures.push(f);
-      await (
-        await f.replica.startGeneration(f.checkpoint)
-      ).upload;
+      const f = await fixture({ maxSegmentBytes: 64 * 1024 }, new SlowStore(makeStore()));
       await f.run('CREATE TABLE t (v TEXT)');
       await f.run('INSERT INTO t SELECT hex(randomblob(500)) FROM generate_series(1, 400)');
       let flushed = false;
@@ -376,11 +373,7 @@ export function describeReplicaSuite(name: string, makeStore: () => ObjectStore)
 
     it('retries a failed segment upload under the same key, keeping the order', async () => {
       const faults = new FaultObjectStore(makeStore());
-      const f = new TenantFixture(faults);
-      fixtures.push(f);
-      await (
-        await f.replica.startGeneration(f.checkpoint)
-      ).upload;
+      const f = await fixture({}, faults);
       await f.run('CREATE TABLE t (v TEXT)');
       await f.run("INSERT INTO t VALUES ('a')");
       // The store takes the write but the answer is lost: the flush fails, the commits stay queued.
