@@ -31,5 +31,9 @@ export async function copyObjects(request: CopyObjectsRequest): Promise<void> {
       throw error;
     },
   );
-  await Promise.all([runGit(['index-pack', '--stdin'], { env: request.env, stdin: pipe }), packed]);
+  // A pack index-pack took is whole (its header counts the objects, its trailer checks them): it may exit before
+  // pack-objects closes its output, whose write then fails for nothing. Both failed: pack-objects' came first (past
+  // the bound, say) and says why.
+  const [indexed, written] = await Promise.allSettled([runGit(['index-pack', '--stdin'], { env: request.env, stdin: pipe }), packed]);
+  if (indexed.status === 'rejected') throw written.status === 'rejected' ? written.reason : indexed.reason;
 }
