@@ -37,6 +37,13 @@ describe('reportFor', () => {
     expect(reportFor('p', 'a', { generation: 3, buildId: 'b-2', servedGeneration: 3 }, served, undefined, undefined, failure)).toMatchObject({ servingBuildId: 'b-1', failure });
   });
 
+  it('reports a build not tried here, given a fallback, as rolling out beside the fallback rather than served', () => {
+    const untried = { ...served, buildId: 'b-2', onDemand: true as const, untried: { fallbackBuildId: 'b-1' } };
+    const report = reportFor('p', 'a', { generation: 3, buildId: 'b-2', servedGeneration: 3 }, untried);
+    expect(report).toMatchObject({ servingBuildId: 'b-1', observedGeneration: 3 });
+    expect(report).not.toHaveProperty('servedGeneration');
+  });
+
   it('reports a refused build beside the build still served', () => {
     const failure = { reason: 'BuildFailed' as const, buildId: 'b-2', message: 'SyntaxError' };
     expect(reportFor('p', 'a', { generation: 3, buildId: 'b-2', servedGeneration: 2, failure }, served)).toMatchObject({

@@ -26,7 +26,9 @@ export interface AppRecord {
  * The report for an app, or `undefined` when this replica neither serves nor has acted on it (404). While it
  * serves a rollout's split, the build is the new release's and `counts` (the engine's, per release) go in.
  * `unservable`: the deployed build, routed here on demand, could not be loaded on its first request; the app
- * then serves nothing of that generation, whatever the deploy's bookkeeping said.
+ * then serves nothing of that generation, whatever the deploy's bookkeeping said. An untried build with a fallback
+ * (`ServedApp.untried`) is not reported served either, only rolling out beside its fallback, until it is tried:
+ * the operator records what every replica serves as the release a new replica falls back to.
  */
 export function reportFor(
   namespace: string,
@@ -44,9 +46,9 @@ export function reportFor(
   return {
     namespace,
     app,
-    ...(served ? { servingBuildId: served.canary && split ? served.canary.buildId : served.buildId, url: served.url } : {}),
+    ...(served ? { servingBuildId: served.untried?.fallbackBuildId ?? (served.canary && split ? served.canary.buildId : served.buildId), url: served.url } : {}),
     hosts: served ? [...served.hosts] : [],
-    ...(record?.servedGeneration !== undefined && served ? { servedGeneration: record.servedGeneration } : {}),
+    ...(record?.servedGeneration !== undefined && served && !served.untried ? { servedGeneration: record.servedGeneration } : {}),
     ...(record ? { observedGeneration: record.generation } : {}),
     ...(record?.failure ? { failure: record.failure } : {}),
     ...(quarantine && served ? { quarantine } : {}),

@@ -364,7 +364,7 @@ export class RuntimeServer {
       // A quarantine starting or ending changes the app's report: the operator reports it on the RuntimeApp.
       onQuarantine: (key) => this.#publisher?.changed(projectOfKey(key)),
       // So is a build found broken by its first request here (an app prepared on demand).
-      onPreparationFailed: (key) => this.#publisher?.changed(projectOfKey(key)),
+      onPrepared: (key) => this.#publisher?.changed(projectOfKey(key)),
       ...(databaseEgress ? { outboundAllow: () => databaseEgress.allow() } : {}),
       unrouted: (host) => this.#unrouted(host),
       // ACME HTTP-01 challenges are answered before routing (the TLS part exists once the informers do).

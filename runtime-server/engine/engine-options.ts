@@ -111,8 +111,11 @@ export interface RuntimeEngineOptions {
   readonly outboundAllow?: () => Promise<readonly string[]>;
   /** Called when an app's quarantine starts or ends on this replica. */
   readonly onQuarantine?: (key: string) => void;
-  /** Called when an app served on demand could not be prepared for its first request (`preparationFailure` says why). */
-  readonly onPreparationFailed?: (key: string) => void;
+  /**
+   * Called when an app served on demand was prepared here, or could not be (`preparationFailure` says why): its
+   * report may have changed (a build given with a fallback is reported served only once it loaded here).
+   */
+  readonly onPrepared?: (key: string) => void;
   /** Delay before restarting a crashed workerd: doubles from `initialMs` to `maxMs`; reset after a minute up. */
   readonly restartBackoff?: { readonly initialMs?: number; readonly maxMs?: number };
   readonly artifactLimits?: Partial<ArtifactLimits>;

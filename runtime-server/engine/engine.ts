@@ -40,7 +40,8 @@ import { OnDemand } from './on-demand.ts';
 import { PreparationFailures, sameDeployment, type PreparationFailure } from './preparation-failures.ts';
 import { Fallbacks } from './fallbacks.ts';
 import { RouteCancel } from './route-cancel.ts';
-import { firstRequest, type FirstRequestHost } from './first-request.ts';
+import { firstRequest, prepareOnDemand, type FirstRequestHost } from './first-request.ts';
+import { BuildChecks } from './build-checks.ts';
 import { engineSettings, shardSettings, type EngineSettings } from './engine-settings.ts';
 import { workerCode, workerFingerprint, type LiveApp, type WorkerCodeJson } from './worker-code.ts';
 import { canaryDeployment, splitRun, splitTag } from './canary.ts';
@@ -140,6 +141,8 @@ export class RuntimeEngine {
   readonly #failedPreparations = new PreparationFailures();
   /** On demand: what an app's first request needs of the engine. */
   readonly #firstRequests: FirstRequestHost | undefined;
+  /** On demand: new builds given with a fallback, tried in the background. */
+  readonly #checks: BuildChecks | undefined;
   /** Requests waiting for their project's probation turn or their shard's restart. */
   readonly #held: HeldRequests;
 
@@ -150,6 +153,7 @@ export class RuntimeEngine {
     this.#shardCount = s.shards;
     this.#onDemand = options.onDemand && new OnDemand(options.onDemand);
     this.#firstRequests = this.#onDemand && this.#firstRequestHost(this.#onDemand);
+    this.#checks = this.#onDemand && this.#firstRequests && this.#buildChecks(this.#onDemand, this.#firstRequests);
     this.#assignment = new HostAssignment(options.baseDomain, this.#log);
     this.#router = new ShardRouter(this.#shardCount, (host) => this.#assignment.get(host));
     this.#limits = new AppLimits({
@@ -287,6 +291,7 @@ export class RuntimeEngine {
   async stop(drainMs = this.#s.drainTimeoutMs): Promise<void> {
     this.#stopped = true;
     this.#followers.stop();
+    this.#checks?.stop();
     this.#limits.clear();
     await this.#loop.stop();
     this.#waiters.rejectAll(new Error('the runtime engine stopped'));
@@ -333,6 +338,7 @@ export class RuntimeEngine {
     if (ofProject) ofProject.add(key);
     else this.#desiredIn.set(app.project, new Set([key]));
     this.#onDemand?.deployed(key, newBuild);
+    if (newBuild && !this.#onDemand?.kept(key) && this.#untried(key)) this.#checks?.add(key);
     return this.#await(key).then((served) => {
       if (!served) throw new Error(`app ${key} was removed while it was being deployed`);
       return served;
@@ -348,6 +354,7 @@ export class RuntimeEngine {
     const ofProject = this.#desiredIn.get(project);
     if (ofProject?.delete(key) && ofProject.size === 0) this.#desiredIn.delete(project);
     this.#onDemand?.forget(key);
+    this.#checks?.forget(key);
     this.#failedPreparations.forget(key);
     this.#splitRuns.delete(key);
     this.#refusals.delete(key);
@@ -590,8 +597,26 @@ export class RuntimeEngine {
         return { fellBack: !this.#servesDeployed(key, served), ...(failure ? { failure: failure.error } : {}) };
       },
       refused: (key) => this.#refused(key),
-      failed: (key) => this.#o.onPreparationFailed?.(key),
+      failed: (key) => this.#o.onPrepared?.(key),
+      loaded: (key) => this.#o.onPrepared?.(key),
     };
+  }
+
+  #buildChecks(onDemand: OnDemand, firstRequests: FirstRequestHost): BuildChecks {
+    return new BuildChecks({
+      untried: (key) => this.#untried(key),
+      check: (key) => onDemand.check(key, () => prepareOnDemand(firstRequests, key)).catch(() => undefined),
+      whenIdle: () => onDemand.whenIdle(),
+    });
+  }
+
+  /**
+   * On demand: `key`'s deployment is a new build not tried on this replica, with a fallback to serve if it cannot
+   * be (`recordedFallback` on a replica started since): whether it will be served is not known yet.
+   */
+  #untried(key: string): boolean {
+    const desired = this.#desired.get(key)?.app;
+    return desired !== undefined && !this.#served.has(key) && this.#fallbacks.of(key) !== undefined && !this.#fallbacks.hasFailed(key, desired);
   }
 
   /** Counts a request of `key` the entry point answered itself. */
@@ -721,11 +746,13 @@ export class RuntimeEngine {
 
   /**
    * What a pass prepares: every desired app, or on demand, those kept prepared (found from the few kept, not the many
-   * routed); an app whose deployment was refused, its fallback if it has one.
+   * routed) but those still fetching a build unless `withFetching` (the builds kept on disk); an app whose
+   * deployment was refused, its fallback if it has one.
    */
-  #toPrepare(): Map<string, { app: AppDeployment; version: number }> {
+  #toPrepare(withFetching = false): Map<string, { app: AppDeployment; version: number }> {
     const out = new Map<string, { app: AppDeployment; version: number }>();
-    for (const key of this.#onDemand ? this.#onDemand.keys() : this.#desired.keys()) {
+    const kept = this.#onDemand && (withFetching ? this.#onDemand.keys() : this.#onDemand.preparable());
+    for (const key of kept ?? this.#desired.keys()) {
       const desired = this.#desired.get(key);
       if (!desired) continue;
       if (this.#refusedDeployments.get(key) !== desired.app) out.set(key, desired);
@@ -839,7 +866,10 @@ export class RuntimeEngine {
     const s = this.#served.get(key);
     if (s) return servedApp(key, s, this.#assignment, this.#s.serving);
     const desired = this.#onDemand && this.#desired.get(key);
-    return desired ? onDemandApp(key, this.#fallbacks.shown(key, desired.app), this.#assignment, this.#s.serving) : undefined;
+    if (!desired) return undefined;
+    const shown = onDemandApp(key, this.#fallbacks.shown(key, desired.app), this.#assignment, this.#s.serving);
+    const fallback = this.#untried(key) ? this.#fallbacks.of(key) : undefined;
+    return fallback ? { ...shown, untried: { fallbackBuildId: fallback.buildId } } : shown;
   }
 
   /**
@@ -849,7 +879,7 @@ export class RuntimeEngine {
   async #collect(): Promise<void> {
     const retiring = this.#shards.some((shard) => shard.retiring > 0);
     const { unusedIds, keepBuilds } = retention(
-      [...this.#toPrepare().values()].map(({ app }) => app),
+      [...this.#toPrepare(true).values()].map(({ app }) => app),
       this.#served.values(),
       this.#code,
       retiring,

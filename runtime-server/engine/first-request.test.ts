@@ -15,7 +15,7 @@ const served: Route = { upstream, app: 'p/web' };
 /** A host whose pass serves the app (or its fallback, when `serve` says so) or fails as `serve` says, counting what it was asked. */
 function host(serve: () => Promise<void | { fellBack: true; failure?: unknown }>, options: { timeoutMs?: number; fallback?: boolean } = {}) {
   let app: AppDeployment = { project: 'p', appId: 'web', buildId: 'b1', env: {}, hostnames: [] };
-  const calls = { unpacked: 0, served: 0, refused: 0, failed: 0 };
+  const calls = { unpacked: 0, served: 0, refused: 0, failed: 0, loaded: 0 };
   const h: FirstRequestHost = {
     onDemand: new OnDemand({ firstRequestTimeoutMs: options.timeoutMs ?? 1000 }),
     failures: new PreparationFailures(),
@@ -30,6 +30,7 @@ function host(serve: () => Promise<void | { fellBack: true; failure?: unknown }>
     },
     refused: () => void calls.refused++,
     failed: () => void calls.failed++,
+    loaded: () => void calls.loaded++,
   };
   return { h, calls, redeploy: (buildId: string) => (app = { ...app, buildId }), remove: () => (h.desired = () => undefined), again: () => (app = { ...app }) };
 }
@@ -39,7 +40,7 @@ describe('firstRequest', () => {
     const { h, calls } = host(async () => {});
     const routes = await Promise.all([1, 2, 3].map(() => firstRequest(h, 'p/web', () => served)));
     expect(routes).toEqual([served, served, served]);
-    expect(calls).toMatchObject({ unpacked: 1, served: 1, refused: 0 });
+    expect(calls).toMatchObject({ unpacked: 1, served: 1, refused: 0, loaded: 1, failed: 0 });
   });
 
   it('answers 503 AppPreparing past its wait, while the preparation goes on', async () => {

@@ -25,8 +25,10 @@ export interface FirstRequestHost {
   serve(key: string): Promise<{ readonly fellBack: boolean; readonly failure?: unknown }>;
   /** A request the entry point answered itself. */
   refused(key: string): void;
-  /** The preparation failed (the engine's `onPreparationFailed`). */
+  /** The preparation failed (the engine's `onPrepared`). */
   failed(key: string): void;
+  /** The preparation served the app's deployment (the engine's `onPrepared`). */
+  loaded(key: string): void;
 }
 
 /**
@@ -45,7 +47,7 @@ export async function firstRequest(host: FirstRequestHost, key: string, route: (
   const broken = () => refusal("The app's current build cannot be served; a new deployment of the app replaces it.", 'BuildFailed');
   if (unservable() && !host.hasFallback(key)) return broken();
 
-  const prepared = host.onDemand.first(key, () => prepare(host, key));
+  const prepared = host.onDemand.first(key, () => prepareOnDemand(host, key));
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), host.onDemand.firstRequestTimeoutMs)));
   // Settled either way, so a preparation that fails after this request stopped waiting is no unhandled rejection.
@@ -66,8 +68,8 @@ export async function firstRequest(host: FirstRequestHost, key: string, route: (
   return next.cancel ? chain.follow(next) : refusal('The app is being prepared on this replica; retry shortly.');
 }
 
-/** One preparation, shared by the first requests that arrive while it runs. */
-async function prepare(host: FirstRequestHost, key: string): Promise<void> {
+/** One preparation, shared by the first requests that arrive while it runs (and a background check's, `build-checks.ts`). */
+export async function prepareOnDemand(host: FirstRequestHost, key: string): Promise<void> {
   const started = performance.now();
   let fetched = started;
   const app = host.desired(key);
@@ -87,9 +89,12 @@ async function prepare(host: FirstRequestHost, key: string): Promise<void> {
       });
     }
     fetched = performance.now();
+    host.onDemand.fetched(key);
     const served = await host.serve(key);
-    if (!served.fellBack) host.failures.forget(key);
-    else if ('failure' in served) {
+    if (!served.fellBack) {
+      host.failures.forget(key);
+      host.loaded(key);
+    } else if ('failure' in served) {
       host.log.warn('an app’s deployment could not be prepared for its first request; it serves the one before', { app: key, error: served.failure });
       failed(served.failure);
     }

@@ -76,3 +76,37 @@ describe('OnDemand', () => {
     expect(onDemand.apps(() => 0)).toEqual([{ key: 'p/new-build', lastUsed: 200, bytes: 0, preparing: false }]);
   });
 });
+
+describe('OnDemand preparations', () => {
+  it('leaves an app out of passes while its first preparation fetches its build, and says when no request waits for one', async () => {
+    const onDemand = new OnDemand({}, () => 100);
+    const fetched = Promise.withResolvers<void>();
+    const first = onDemand.first('a', async () => {
+      await fetched.promise;
+      onDemand.fetched('a');
+    });
+    expect([...onDemand.keys()]).toEqual(['a']);
+    expect([...onDemand.preparable()]).toEqual([]);
+    const idle = onDemand.whenIdle().then(() => 'idle');
+    expect(await Promise.race([idle, new Promise((resolve) => setImmediate(resolve, 'waiting'))])).toBe('waiting');
+    fetched.resolve();
+    await first;
+    expect([...onDemand.preparable()]).toEqual(['a']);
+    expect(await idle).toBe('idle');
+  });
+
+  it('checks an app as never used, so it goes first past the bounds, and not one kept already', async () => {
+    const onDemand = new OnDemand({}, () => 100);
+    let runs = 0;
+    await onDemand.check('a', async () => void runs++);
+    await onDemand.first('b', async () => void runs++);
+    await onDemand.check('b', async () => void runs++);
+    expect(runs).toBe(2);
+    expect(onDemand.apps(() => 0).map(({ key, lastUsed }) => [key, lastUsed])).toEqual([
+      ['a', 0],
+      ['b', 100],
+    ]);
+    // A check waits for no request: the replica is idle throughout.
+    await expect(onDemand.whenIdle()).resolves.toBeUndefined();
+  });
+});

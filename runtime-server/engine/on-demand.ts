@@ -18,10 +18,14 @@ export interface OnDemandOptions {
   readonly eagerBuilds?: (key: string) => boolean;
 }
 
-/** An app kept prepared: when a request last reached it, and whether a first request is preparing it now. */
+/**
+ * An app kept prepared: when a request last reached it, whether a first request is preparing it now, and whether
+ * that preparation is still fetching its build (left out of passes till then: see {@link OnDemand.preparable}).
+ */
 interface Kept {
   lastUsed: number;
   preparing: boolean;
+  fetching?: boolean;
 }
 
 /** One prepared app as eviction sees it. */
@@ -50,6 +54,9 @@ export class OnDemand {
   readonly #eagerBuilds: (key: string) => boolean;
   readonly #kept = new Map<string, Kept>();
   readonly #first = new Map<string, Promise<void>>();
+  /** Preparations a request waits for, and who waits for there to be none ({@link whenIdle}). */
+  #forRequests = 0;
+  #idle: Array<() => void> = [];
   readonly #now: () => number;
 
   constructor(options: OnDemandOptions, now: () => number = Date.now) {
@@ -72,6 +79,20 @@ export class OnDemand {
   /** The apps kept. */
   keys(): IterableIterator<string> {
     return this.#kept.keys();
+  }
+
+  /**
+   * The apps kept that a pass may prepare: all but those whose first preparation still fetches their build (it runs
+   * its own pass once fetched), so that one tenant's slow or large artifact holds no other app's pass.
+   */
+  *preparable(): Generator<string> {
+    for (const [key, kept] of this.#kept) if (!kept.fetching) yield key;
+  }
+
+  /** The first preparation of `key` fetched its build: passes may prepare it now. */
+  fetched(key: string): void {
+    const kept = this.#kept.get(key);
+    if (kept) delete kept.fetching;
   }
 
   /**
@@ -98,17 +119,42 @@ export class OnDemand {
    * the next request tries anew.
    */
   first(key: string, prepare: () => Promise<void>): Promise<void> {
-    let pending = this.#first.get(key);
-    if (pending) return pending;
-    const kept: Kept = { lastUsed: this.#now(), preparing: true };
+    const pending = this.#first.get(key) ?? this.#prepare(key, prepare, this.#now());
+    this.#forRequests += 1;
+    void pending
+      .catch(() => undefined)
+      .finally(() => {
+        this.#forRequests -= 1;
+        if (this.#forRequests === 0) for (const resolve of this.#idle.splice(0)) resolve();
+      });
+    return pending;
+  }
+
+  /**
+   * Prepares `key` with no request waiting (a build checked in the background, `build-checks.ts`), unless it is
+   * kept already: as a first request would, but as if never used, so it is the first let go past the bounds
+   * unless a request reaches it meanwhile.
+   */
+  check(key: string, prepare: () => Promise<void>): Promise<void> {
+    return this.#first.get(key) ?? (this.#kept.has(key) ? Promise.resolve() : this.#prepare(key, prepare, 0));
+  }
+
+  /** Resolves once no request waits for a preparation (at once when none does). */
+  whenIdle(): Promise<void> {
+    return this.#forRequests === 0 ? Promise.resolve() : new Promise((resolve) => this.#idle.push(resolve));
+  }
+
+  #prepare(key: string, prepare: () => Promise<void>, lastUsed: number): Promise<void> {
+    const kept: Kept = { lastUsed, preparing: true, fetching: true };
     this.#kept.set(key, kept);
-    pending = prepare()
+    const pending = prepare()
       .catch((err: unknown) => {
         if (this.#kept.get(key) === kept) this.#kept.delete(key);
         throw err;
       })
       .finally(() => {
         kept.preparing = false;
+        delete kept.fetching;
         this.#first.delete(key);
       });
     this.#first.set(key, pending);

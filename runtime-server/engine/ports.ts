@@ -68,4 +68,9 @@ export interface ServedApp {
   readonly canary?: { readonly buildId: string; readonly weight: number; readonly suspended?: true };
   /** Served on demand and not prepared on this replica yet: its first request fetches, checks and loads the build. */
   readonly onDemand?: true;
+  /**
+   * Served on demand, its build never tried on this replica, with a fallback if it cannot be served (the release
+   * the replicas served before it): which of the two the app serves here is not known yet (`build-checks.ts`).
+   */
+  readonly untried?: { readonly fallbackBuildId: string };
 }
