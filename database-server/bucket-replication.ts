@@ -24,7 +24,7 @@ export function bucketReplication(store: ObjectStore, prefix = tenantKeys.replic
       const replica = new TenantReplica({ store, prefix, tenant, dbPath: databasePath, ...(fencing ? { epoch: fencing.epoch, guard: () => fencing.guard() } : {}) });
       const checkpoint = () => host.checkpoint();
       return {
-        // The checkpoint and the copy under the lock; the upload goes on after it is released.
+        // The checkpoint under the lock; the copy and the upload go on after it is released.
         startGeneration: () => host.locked(() => replica.startGeneration(checkpoint)),
         startGenerationLocked: () => replica.startGeneration(checkpoint),
         capture: () => replica.capture(),
@@ -34,6 +34,7 @@ export function bucketReplication(store: ObjectStore, prefix = tenantKeys.replic
           return upload ? { snapshot: upload } : {};
         },
         restLocked: () => replica.rest(checkpoint),
+        whenCopied: () => replica.whenCopied(),
         get pendingBytes() {
           return replica.pendingBytes;
         },

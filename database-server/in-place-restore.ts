@@ -71,6 +71,7 @@ export async function restoreEntryInPlace(entry: Entry, at: number, request: str
       const previous = entry.replica;
       await previous?.capture();
       await previous?.flush();
+      await previous?.whenCopied();
       const undoPoint = Math.floor(now());
       // The new generation must start after the undo point, so a restore to it reads the old generation.
       while (Math.floor(now()) <= undoPoint) await delay(1);

@@ -1,6 +1,6 @@
 /** One tenant's copy in the bucket, as the tenant directory drives it (replication/ implements it). */
 export interface TenantReplicaPort {
-  /** Starts a new generation with a snapshot of the local file as its base (on every open of the tenant): resolves once the copy is taken; `upload` settles when it is in the bucket (segments wait for it). */
+  /** Starts a new generation with a snapshot of the local file as its base (on every open of the tenant): resolves once the file is checkpointed; `upload` settles when its copy is in the bucket (segments wait for it). */
   startGeneration(): Promise<{ upload: Promise<void> }>;
   /** The same while the caller holds the tenant lock already (an in-place restore); `upload` settles when the base is in the bucket. */
   startGenerationLocked(): Promise<{ upload: Promise<void> }>;
@@ -16,6 +16,12 @@ export interface TenantReplicaPort {
   maintain(): Promise<{ snapshot?: Promise<void> }>;
   /** Under the tenant lock, before an idle database's connection closes: seals what was captured and empties the WAL. */
   restLocked(): Promise<void>;
+  /**
+   * Resolves once no snapshot copy of the local file is being taken (copies run outside the tenant lock): await it
+   * before anything that writes the file other than this replica's checkpoints, such as closing the connection
+   * (SQLite checkpoints on close), a restore over it, or another replica's generation.
+   */
+  whenCopied(): Promise<void>;
   readonly pendingBytes: number;
 }
 

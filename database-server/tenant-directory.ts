@@ -340,7 +340,7 @@ export class TenantDirectory {
       if (entry) {
         await entry.ready.catch(() => {});
         await this.#options.streams.closeTenants((t) => t === tenant);
-        await this.#locked(tenant, () => this.#options.engine.closeTenant(tenant));
+        await this.#closeForGood(tenant, entry);
         // Whatever was captured is shipped, and the base snapshot is up, before the data is deleted, so no upload
         // lands after the deletion.
         await entry.replica?.flush().catch(() => {});
@@ -389,29 +389,30 @@ export class TenantDirectory {
       this.#tenants.delete(tenant);
       await entry.ready.catch(() => {});
       await this.#options.streams.closeTenants((t) => t === tenant);
+      let closed = false;
       try {
-        await this.#locked(tenant, async () => {
-          try {
-            // Shipped while the connection is open: closing it checkpoints and deletes the WAL that queued
-            // commits are read from as they upload.
-            if (reason !== 'lost') {
-              await entry.replica?.capture();
-              await entry.replica?.flush();
-            }
-          } finally {
-            await this.#options.engine.closeTenant(tenant);
-          }
-        });
+        // Shipped while the connection is open: closing it checkpoints and deletes the WAL that queued commits
+        // are read from as they upload.
+        const ship = async () => {
+          await entry.replica?.capture();
+          await entry.replica?.flush();
+        };
+        await this.#closeForGood(tenant, entry, reason === 'lost' ? undefined : ship);
+        closed = true;
         if (reason !== 'lost') {
           await entry.baseUpload;
           await this.#options.metas.putUsage(tenant, this.#options.meter.get(tenant));
         }
       } finally {
-        // Even when shipping failed: the next owner restores from the bucket, what did not reach it is lost as
-        // with a lost disk (nothing acknowledged in sync mode, at most a flush interval in async mode).
         this.#options.meter.forget(tenant);
-        const path = this.#options.engine.databasePath(tenant);
-        await Promise.all([path, `${path}-wal`, `${path}-shm`].map((file) => rm(file, { force: true })));
+        // Even when shipping failed: the next owner restores from the bucket, what did not reach it is lost as
+        // with a lost disk (nothing acknowledged in sync mode, at most a flush interval in async mode). Never
+        // under a connection still open: its writes would go to files no one reads, and a later adopt here would
+        // be handed that connection.
+        if (closed) {
+          const path = this.#options.engine.databasePath(tenant);
+          await Promise.all([path, `${path}-wal`, `${path}-shm`].map((file) => rm(file, { force: true })));
+        }
       }
     });
   }
@@ -660,6 +661,8 @@ export class TenantDirectory {
     if (previous) {
       await this.#locked(tenant, () => previous.capture()).catch((err: unknown) => this.#options.log.warn('capturing after a shard restart failed', { tenant, err }));
       await previous.flush().catch(() => {});
+      // The new generation's checkpoint writes into the file its snapshot may still be copying.
+      await previous.whenCopied();
     }
     await this.#openAndStart(entry, true);
   }
@@ -696,10 +699,31 @@ export class TenantDirectory {
     this.#options.meter.forget(tenant);
   }
 
-  async #locked<T>(tenant: string, fn: () => T | Promise<T>): Promise<T> {
+  /**
+   * Closes the tenant's connection for good (a deletion, a release): under its lock, waited for as long as it takes
+   * (what holds it is this process's own work, its streams closed already: a time limit would leave the connection
+   * open under files about to go), once no snapshot copy reads the file (closing checkpoints into it). `ship` runs
+   * first, under the same lock; the connection closes whether it succeeds or not.
+   */
+  async #closeForGood(tenant: string, entry: Entry, ship?: () => Promise<void>): Promise<void> {
+    await this.#locked(
+      tenant,
+      async () => {
+        try {
+          await ship?.();
+        } finally {
+          await entry.replica?.whenCopied();
+          await this.#options.engine.closeTenant(tenant);
+        }
+      },
+      Infinity,
+    );
+  }
+
+  async #locked<T>(tenant: string, fn: () => T | Promise<T>, timeoutMs = 60_000): Promise<T> {
     const lock = this.#options.streams.lockFor(tenant);
     const owner = {};
-    await lock.acquire(owner, 60_000, () => new SqlError('SQLITE_BUSY', `Tenant ${tenant} stayed locked`));
+    await lock.acquire(owner, timeoutMs, () => new SqlError('SQLITE_BUSY', `Tenant ${tenant} stayed locked`));
     try {
       return await fn();
     } finally {

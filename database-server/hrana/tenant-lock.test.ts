@@ -26,4 +26,20 @@ describe('TenantLock', () => {
     await lock.acquire({}, 1000, busy);
     await expect(lock.acquire({}, 10, busy, { first: true })).rejects.toThrow('busy');
   });
+
+  it('waits as long as it takes with an infinite timeout (a deletion or a release closing the connection)', async () => {
+    const lock = new TenantLock();
+    const holder = {};
+    await lock.acquire(holder, 1000, busy);
+    const closer = {};
+    const outcome = lock.acquire(closer, Infinity, busy).then(
+      () => 'granted',
+      () => 'refused',
+    );
+    // Node fires a timer set to Infinity after 1 ms: the waiter must still be waiting well past that.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    lock.release(holder);
+    expect(await outcome).toBe('granted');
+    expect(lock.holder).toBe(closer);
+  });
 });

@@ -16,7 +16,7 @@ export class TenantLock {
 
   /**
    * Resolves once `owner` holds the lock (at once if it already does). Rejects with `onTimeout()`'s error after
-   * `timeoutMs` without it. `first` puts the owner ahead of every waiter (an in-place restore, which must not wait
+   * `timeoutMs` without it (`Infinity`: never). `first` puts the owner ahead of every waiter (an in-place restore, which must not wait
    * behind requests that would only run on data it is about to replace).
    */
   acquire(owner: object, timeoutMs: number, onTimeout: () => Error, options: { first?: boolean } = {}): Promise<void> {
@@ -32,10 +32,13 @@ export class TenantLock {
           resolve();
         },
       };
-      const timer = setTimeout(() => {
-        this.#waiters.splice(this.#waiters.indexOf(waiter), 1);
-        reject(onTimeout());
-      }, timeoutMs);
+      const timer =
+        timeoutMs === Infinity
+          ? undefined
+          : setTimeout(() => {
+              this.#waiters.splice(this.#waiters.indexOf(waiter), 1);
+              reject(onTimeout());
+            }, timeoutMs);
       if (options.first) this.#waiters.unshift(waiter);
       else this.#waiters.push(waiter);
     });

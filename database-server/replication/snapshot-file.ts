@@ -12,8 +12,8 @@ import type { ObjectStore } from '../../src/object-store/object-store.ts';
 const COPY_CHUNK_BYTES = 1024 * 1024;
 
 /**
- * Copies the database file beside itself: the caller holds the tenant lock and has just checkpointed, so the file
- * alone is the whole database. A copy-on-write clone where the file system has one; elsewhere a chunk at a time,
+ * Copies the database file beside itself: the caller has just checkpointed, and nothing checkpoints into the file
+ * until the copy ends (`TenantReplica.whenCopied`), so the file alone is the whole database. A copy-on-write clone where the file system has one; elsewhere a chunk at a time,
  * never one call that holds the event loop (a synchronous copy of a 1 GiB database froze every tenant for seconds)
  * or a thread-pool thread (four copies at once would hold up every tenant's file and DNS work) for the whole file.
  */
@@ -55,10 +55,14 @@ async function copyInChunks(from: string, to: string): Promise<void> {
   }
 }
 
-/** Gzips the copy `copyPath` into the bucket at `key`, then removes the copy and its gzipped form. */
-export async function uploadSnapshot(store: ObjectStore, key: string, copyPath: string): Promise<void> {
+/**
+ * Gzips the copy `copyPath` into the bucket at `key`, then removes the copy and its gzipped form, whether it went up
+ * or not. `guard` throws to refuse the upload (a lease no longer surely held).
+ */
+export async function uploadSnapshot(store: ObjectStore, key: string, copyPath: string, guard: () => void = () => {}): Promise<void> {
   const gzPath = `${copyPath}.gz`;
   try {
+    guard();
     await pipeline(createReadStream(copyPath), createGzip({ level: GZIP_LEVEL }), createWriteStream(gzPath));
     const { size } = await stat(gzPath);
     const result = await store.put(key, { length: size, open: () => createReadStream(gzPath) });

@@ -35,6 +35,8 @@ export interface TenantReplicaOptions {
   readonly epoch?: number;
   /** Called before every upload; throws to refuse it (the lease is no longer surely held): nothing is written. */
   readonly guard?: () => void;
+  /** Copies the checkpointed file for a snapshot and answers the copy's path (default `copyDatabaseFile`; tests hold it). */
+  readonly copy?: (dbPath: string) => Promise<string>;
 }
 
 /** Runs `PRAGMA wal_checkpoint(TRUNCATE)` on the tenant's connection (in a shard process, hence maybe async). */
@@ -65,6 +67,7 @@ export class TenantReplica {
   readonly #maxWalBytes: number;
   readonly #epoch: number | undefined;
   readonly #guard: () => void;
+  readonly #copy: (dbPath: string) => Promise<string>;
   #started = false;
   /** Undefined at the start of an empty WAL (after a TRUNCATE checkpoint). */
   #wal: WalPosition | undefined;
@@ -73,6 +76,11 @@ export class TenantReplica {
   #lastStamp = 0;
   #bytesSinceSnapshot = 0;
   #snapshotting: Promise<void> | undefined;
+  /**
+   * The copy of the file a snapshot is taken from, made after the lock is let go: nothing may checkpoint into the
+   * file until it ends, so the tenant's requests do not wait for a copy that takes as long as the disk needs.
+   */
+  #copying: Promise<void> | undefined;
   /** The capture under way: captures run one after another (a WebSocket stream closed mid-request frees its lock early). */
   #capturing: Promise<unknown> = Promise.resolve();
 
@@ -86,6 +94,7 @@ export class TenantReplica {
     this.#snapshotEveryBytes = options.snapshotEveryBytes ?? 64 * 1024 * 1024;
     this.#epoch = options.epoch;
     this.#guard = options.guard ?? (() => {});
+    this.#copy = options.copy ?? copyDatabaseFile;
     this.#maxSegmentBytes = options.maxSegmentBytes ?? 8 * 1024 * 1024;
     this.#maxWalBytes = options.maxWalBytes ?? 256 * 1024 * 1024;
     this.#queue = new SegmentQueue(options.store, this.#maxSegmentBytes, (frames, frameBytes, into) => this.#readFrames(frames, frameBytes, into), this.#guard);
@@ -98,19 +107,18 @@ export class TenantReplica {
 
   /**
    * Starts a new generation whose base is a snapshot of the file right after `checkpoint` (a TRUNCATE checkpoint
-   * on the tenant's connection). The checkpoint and the copy happen before this resolves, under the caller's
-   * lock; `upload` settles when the base is in the bucket (segments wait for it) and needs no lock. Continuity
-   * with an earlier generation is never assumed: another process may have written the file since.
+   * on the tenant's connection). The checkpoint happens before this resolves, under the caller's lock; the copy
+   * and the upload go on without it, and `upload` settles when the base is in the bucket (segments wait for it).
+   * Continuity with an earlier generation is never assumed: another process may have written the file since.
    */
   async startGeneration(checkpoint: Checkpoint): Promise<{ upload: Promise<void> }> {
     // What was queued is in the new base; dropped before the checkpoint, or an upload could read an emptied WAL.
     this.#queue.drop();
     await this.#checkpoint(checkpoint);
-    const copy = await copyDatabaseFile(this.#dbPath);
     const time = this.#stamp();
     const generation = newGenerationId(time, this.#epoch);
     this.#guard();
-    const base = uploadSnapshot(this.#store, snapshotKey(this.#root, generation, 0, time), copy);
+    const base = this.#snapshot(snapshotKey(this.#root, generation, 0, time));
     this.#queue.startGeneration(this.#root, generation, base);
     this.#started = true;
     this.#bytesSinceSnapshot = 0;
@@ -169,8 +177,9 @@ export class TenantReplica {
 
   /**
    * Under the tenant lock: captures, then checkpoints (TRUNCATE, through `checkpoint`) when the WAL is bigger than
-   * `checkpointBytes` or a snapshot is due, and takes that snapshot's copy. `upload` (when there is one) is the
-   * snapshot's upload, which needs no lock. Captured commits get their segment numbers before the checkpoint, so
+   * `checkpointBytes` or a snapshot is due, and starts that snapshot's copy. `upload` (when there is one) is the
+   * snapshot's copy and upload, which need no lock; while the copy runs, the WAL is not checkpointed (unless past
+   * `maxWalBytes`: then the checkpoint waits for the copy). Captured commits get their segment numbers before the checkpoint, so
    * the snapshot's name says exactly which segments it holds. The queued commits are read from the WAL as they
    * upload, so they are shipped before it is emptied, under the lock: when they are a segment or less (what was
    * committed since the caller's flush). More waits for a later call, after a flush that needs no lock, so a
@@ -184,16 +193,16 @@ export class TenantReplica {
     const wal = walSize(this.#walPath);
     if (!snapshotDue && wal <= this.#checkpointBytes) return {};
     if (this.#queue.pendingBytes > this.#maxSegmentBytes && wal <= this.#maxWalBytes) return {};
+    if (this.#copying && wal <= this.#maxWalBytes) return {};
     const seq = this.#queue.seal();
     await this.#queue.flush();
     await this.#checkpoint(checkpoint);
     if (!snapshotDue) return {};
-    const copy = await copyDatabaseFile(this.#dbPath);
     const time = this.#stamp();
+    this.#guard();
     const shipped = this.#bytesSinceSnapshot;
     this.#bytesSinceSnapshot = 0;
-    this.#guard();
-    this.#snapshotting = uploadSnapshot(this.#store, snapshotKey(this.#root, this.#queue.generation, seq, time), copy)
+    this.#snapshotting = this.#snapshot(snapshotKey(this.#root, this.#queue.generation, seq, time))
       .catch((error: unknown) => {
         // Not taken after all: due again at the next maintain.
         this.#bytesSinceSnapshot += shipped;
@@ -217,7 +226,28 @@ export class TenantReplica {
     await this.#checkpoint(checkpoint);
   }
 
+  /** Resolves once no snapshot copy of the file is being taken: before anything that writes the file but this replica's checkpoints. */
+  whenCopied(): Promise<void> {
+    return this.#copying ?? Promise.resolve();
+  }
+
+  /** Copies the file just checkpointed and uploads the copy at `key`; the copy is {@link whenCopied}. */
+  #snapshot(key: string): Promise<void> {
+    const copy = this.#copy(this.#dbPath);
+    const copying: Promise<void> = copy.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#copying = copying;
+    void copying.then(() => {
+      if (this.#copying === copying) this.#copying = undefined;
+    });
+    return copy.then((path) => uploadSnapshot(this.#store, key, path, this.#guard));
+  }
+
   async #checkpoint(checkpoint: Checkpoint): Promise<void> {
+    // A checkpoint writes into the file, which a snapshot may be copying.
+    await this.#copying;
     // Counted before it is asked for: it may run in a shard process while this one reads.
     this.#walNumber++;
     await checkpoint();

@@ -1,4 +1,5 @@
 // The replica's behaviour against one ObjectStore: run on MemoryObjectStore (unit) and on MinIO (integration).
+import { readdirSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { listAll } from '../../../src/object-store/list-all.ts';
@@ -12,6 +13,7 @@ import { restoreDatabase, RestorePointUnavailableError } from '../restore.ts';
 import { recordTakeover } from '../history.ts';
 import { tenantRoot } from '../bucket-layout.ts';
 import { walSize } from '../wal-file.ts';
+import { copyDatabaseFile } from '../snapshot-file.ts';
 import { openTenantDb, TenantFixture } from './tenant-fixture.ts';
 
 async function keysUnder(store: ObjectStore, prefix: string): Promise<string[]> {
@@ -358,6 +360,59 @@ export function describeReplicaSuite(name: string, makeStore: () => ObjectStore)
       expect(f.replica.pendingBytes).toBe(0);
       expect(walSize(`${f.dbPath}-wal`)).toBe(0);
       expect((await f.restoreRows()).rows).toHaveLength(2000);
+    });
+
+    it('copies a snapshot after the lock is let go, checkpointing nothing into the file until the copy is done (found in review)', async () => {
+      let held: PromiseWithResolvers<void> | undefined;
+      const f = await fixture({
+        checkpointBytes: 1,
+        snapshotEveryBytes: 1,
+        copy: async (dbPath) => {
+          await held?.promise;
+          return copyDatabaseFile(dbPath);
+        },
+      });
+      await f.run('CREATE TABLE t (v TEXT)');
+      await f.run("INSERT INTO t VALUES ('before')");
+      held = Promise.withResolvers<void>();
+      // maintain() is what runs under the lock: it ends with the checkpoint, not with the copy.
+      const { upload } = await f.replica.maintain(f.checkpoint);
+      expect(upload).toBeDefined();
+      let copied = false;
+      void f.replica.whenCopied().then(() => (copied = true));
+      await f.run("INSERT INTO t VALUES ('during')");
+      await f.replica.flush();
+      await f.replica.maintain(f.checkpoint);
+      expect(walSize(`${f.dbPath}-wal`)).toBeGreaterThan(0); // left for after the copy
+      expect(copied).toBe(false);
+      held.resolve();
+      await upload;
+      expect(copied).toBe(true);
+      await f.replica.maintain(f.checkpoint);
+      expect(walSize(`${f.dbPath}-wal`)).toBe(0);
+      expect((await f.restoreRows()).rows).toEqual(['before', 'during']);
+    });
+
+    it('leaves no copy behind when its guard refuses a snapshot after the copy', async () => {
+      let held = true;
+      let loseAtCopy = false;
+      const f = await fixture({
+        checkpointBytes: 1,
+        snapshotEveryBytes: 1,
+        guard: () => {
+          if (!held) throw new Error('lease lost');
+        },
+        copy: async (dbPath) => {
+          const copy = await copyDatabaseFile(dbPath);
+          held = !loseAtCopy;
+          return copy;
+        },
+      });
+      await f.run('CREATE TABLE t (v TEXT)');
+      loseAtCopy = true;
+      const { upload } = await f.replica.maintain(f.checkpoint);
+      await expect(upload).rejects.toThrow('lease lost');
+      expect(readdirSync(f.dir).filter((name) => name.includes('.snapshot-'))).toEqual([]);
     });
 
     it('ships nothing read from a WAL emptied behind its back while commits were queued', async () => {
