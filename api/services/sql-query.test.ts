@@ -206,6 +206,47 @@ describe('runQuery', () => {
     }
   });
 
+  it('answers what the engine did not run 503 to retry, and what it may have run or did 502 or 504 without Retry-After, saying which (found in review)', async () => {
+    // cw-db's HTTP answers at 500 or more, as it words them; `hang` never answers; `drop` reads the request and hangs up.
+    const answers: Record<string, [number, object]> = {
+      moving: [503, { message: 'The database is moving to another replica; retry in a moment', code: 'DATABASE_MOVING' }],
+      unrestored: [503, { message: 'The database could not be restored; the operator is told', code: 'DATABASE_UNAVAILABLE' }],
+      durability: [503, { message: 'The commit could not be copied to the object store yet; it is kept locally and shipped later', code: 'DURABILITY_UNAVAILABLE' }],
+      restarted: [503, { message: 'The database engine restarted while running this request', code: 'DATABASE_RESTARTING' }],
+      internal: [500, { message: 'Internal error', code: 'INTERNAL' }],
+    };
+    const engine = createHttpServer((request, response) => {
+      const name = request.url?.split('/')[2]?.split('-')[0] ?? '';
+      if (name === 'hang') return;
+      if (name === 'drop') return void request.resume().on('end', () => request.socket.destroy());
+      const [status, body] = answers[name]!;
+      response.writeHead(status, { 'content-type': 'application/json', ...(status === 503 ? { 'retry-after': '1' } : {}) }).end(JSON.stringify(body));
+    });
+    await new Promise<void>((resolve) => engine.listen(0, '127.0.0.1', resolve));
+    const engineUrl = `http://127.0.0.1:${(engine.address() as AddressInfo).port}/`;
+    const at = (tenantId: string) =>
+      runQuery({ dbUrl: engineUrl, tenantId, token: TOKEN, statements: [{ sql: "INSERT INTO t VALUES ('x')" }], timeoutMs: 300 }).then(
+        () => undefined,
+        (error: unknown) => error as PublicError,
+      );
+    try {
+      const [moving, unrestored, durability, restarted, internal, hang, drop] = await Promise.all(
+        ['moving', 'unrestored', 'durability', 'restarted', 'internal', 'hang', 'drop'].map((name) => at(`${name}-1`)),
+      );
+      for (const notRun of [moving, unrestored]) expect([notRun?.status, notRun?.headers]).toEqual([503, { 'retry-after': '1' }]);
+      expect([durability?.status, durability?.headers]).toEqual([502, {}]);
+      expect(durability?.message).toMatch(/were applied, but could not be copied to the object store yet.*do not run them again/);
+      for (const unknown of [restarted, internal, drop]) {
+        expect([unknown?.status, unknown?.headers]).toEqual([502, {}]);
+        expect(unknown?.message).toMatch(/may or may not have been applied: check before running them again/);
+      }
+      expect([hang?.status, hang?.message]).toEqual([504, 'The database engine did not answer within 0.3 s. They may or may not have been applied: check before running them again.']);
+    } finally {
+      engine.closeAllConnections();
+      await new Promise((resolve) => engine.close(resolve));
+    }
+  });
+
   it('answers UnavailableError when the engine cannot be reached', async () => {
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));

@@ -8,6 +8,13 @@ import { trimTrailing } from '../../src/text/trim.ts';
  */
 export const MAX_ENGINE_ANSWER_BYTES = 32 * 1024 * 1024;
 
+/**
+ * How long the query route waits for cw-db: longer than cw-db's own bounds on a request (30 s to start statements,
+ * 5 s for the database's lock, 5 s for the statement running at the end), so that what cw-db answers reaches the
+ * caller rather than a 504 after which the statements may still be applied.
+ */
+export const QUERY_TIMEOUT_MS = 60_000;
+
 /** The answer to a query token the engine refused, and to a database the caller cannot see without one. */
 export const INVALID_QUERY_TOKEN = 'The query token is not valid for this database (unknown, rotated or expired).';
 
@@ -55,10 +62,11 @@ export class SqlStatementError extends PublicError {
 }
 
 /**
- * Codes with which the engine answers in the statements' place when it did not run them: not the caller's SQL, so
- * not a 400 the caller would not retry. The project's share of the engine held, as the engine's own 429; the
- * database moving or coming back, a 503 to retry. (Its lock held past the wait, SQLITE_BUSY, is a statement's
- * 503 below: the engine's words say by what, another client's transaction or a VACUUM too soon.)
+ * Codes with which the engine answers when it did not run the statements (in their place in a 200, or as an HTTP
+ * 429/503): not the caller's SQL, so not a 400 the caller would not retry. The project's share of the engine held,
+ * as the engine's own 429; the database moving or coming back, a 503 to retry. (Its lock held past the wait,
+ * SQLITE_BUSY, is a statement's 503 below: the engine's words say by what, another client's transaction or a VACUUM
+ * too soon.)
  */
 const NOT_RUN: Readonly<Record<string, { status: 429 | 503; detail: string }>> = {
   PROJECT_BUSY: { status: 429, detail: "The database engine is busy with this project's requests; retry shortly." },
@@ -67,6 +75,18 @@ const NOT_RUN: Readonly<Record<string, { status: 429 | 503; detail: string }>> =
   DATABASE_RESTARTING: { status: 503, detail: 'The database is restarting; retry shortly.' },
   DATABASE_UNAVAILABLE: { status: 503, detail: 'The database cannot be served right now; retry later.' },
   STREAM_CLOSED: { status: 503, detail: 'The database closed the request before running it; retry shortly.' },
+};
+
+/** What to do about statements that may have been applied: never a blind retry, which could apply them twice. */
+const CHECK_FIRST = 'They may or may not have been applied: check before running them again.';
+
+/** The engine's HTTP 5xx answers that follow applied statements, or may: 502 without Retry-After. */
+const MAY_HAVE_RUN: Readonly<Record<string, string>> = {
+  // A synchronous database acknowledges a commit only once it is in the object store.
+  DURABILITY_UNAVAILABLE:
+    'The statements were applied, but could not be copied to the object store yet, as this database’s synchronous durability promises (the database server keeps them and copies them later): do not run them again.',
+  // An HTTP 503 DATABASE_RESTARTING is a request its shard had when it died (one never sent is refused in a 200).
+  DATABASE_RESTARTING: `The database engine restarted while running the statements. ${CHECK_FIRST}`,
 };
 
 /** The error of a statement the engine answered with `error` (the first of the batch's: `statement`). */
@@ -97,20 +117,21 @@ export async function runQuery(options: { dbUrl: string; tenantId: string; token
   ];
   const requests = single ? [{ type: 'execute', stmt: stmts[0] }, { type: 'close' }] : [{ type: 'batch', batch: { steps } }, { type: 'close' }];
 
+  const timeoutMs = options.timeoutMs ?? QUERY_TIMEOUT_MS;
   let response: Response;
   try {
     response = await fetch(`${trimTrailing(options.dbUrl, '/')}/v1/${options.tenantId}/v2/pipeline`, {
       method: 'POST',
       headers: { authorization: `Bearer ${options.token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ baton: null, requests }),
-      signal: AbortSignal.timeout(options.timeoutMs ?? 30_000),
+      signal: AbortSignal.timeout(timeoutMs),
     });
-  } catch {
-    throw new UnavailableError('The database engine cannot be reached; retry later.');
+  } catch (error) {
+    throw unanswered(error, timeoutMs);
   }
   // 404: the engine has no such database (deleted, or not provisioned yet); without a valid token that is all the caller learns.
   if (response.status === 401 || response.status === 403 || response.status === 404) throw new PublicError(401, INVALID_QUERY_TOKEN, { 'www-authenticate': 'Bearer' });
-  if (response.status >= 500) throw new UnavailableError('The database engine failed to answer; retry later.');
+  if (response.status >= 500) throw await engineFailure(response);
   // The engine's own words stay behind (the spec strips upstream detail); what they mean is said here.
   if (response.status === 429) {
     throw new PublicError(429, "The database engine is busy with this project's requests; retry shortly.", { 'retry-after': retryAfterOf(response) });
@@ -186,7 +207,10 @@ function fromHranaResult(result: HranaStmtResult): QueryResult {
 async function readJson(response: Response, maxBytes: number): Promise<unknown> {
   const declared = Number(response.headers.get('content-length') ?? 0);
   const tooLarge = () =>
-    new PublicError(502, `The database engine's answer is larger than ${maxBytes} bytes, more than the query route reads: select fewer rows or columns, or page with LIMIT and OFFSET.`);
+    new PublicError(
+      502,
+      `The database engine's answer is larger than ${maxBytes} bytes, more than the query route reads (the statements ran: what they wrote was applied): select fewer rows or columns, or page with LIMIT and OFFSET.`,
+    );
   if (declared > maxBytes) {
     await response.body?.cancel();
     throw tooLarge();
@@ -204,9 +228,37 @@ async function readJson(response: Response, maxBytes: number): Promise<unknown> 
   try {
     return JSON.parse(Buffer.concat(chunks).toString('utf8'));
   } catch {
-    throw new UnavailableError('The database engine answered something that is not JSON; retry later.');
+    throw new PublicError(502, `The database engine answered something that is not JSON. ${CHECK_FIRST}`);
   }
 }
+
+/**
+ * The engine's answer at HTTP 500 or more, by its code: a 503 to retry for what it did not run (the database moving,
+ * not restored), else a 502 saying whether the statements were applied, as far as is known.
+ */
+async function engineFailure(response: Response): Promise<PublicError> {
+  const body = (await readJson(response, 64 * 1024).catch(() => undefined)) as { code?: unknown } | undefined;
+  const code = typeof body?.code === 'string' ? body.code : undefined;
+  const notRun = code === 'DATABASE_MOVING' || code === 'DATABASE_UNAVAILABLE' ? NOT_RUN[code] : undefined;
+  if (notRun) return new PublicError(notRun.status, notRun.detail, { 'retry-after': retryAfterOf(response) });
+  return new PublicError(502, (code !== undefined && MAY_HAVE_RUN[code]) || `The database engine failed while running the statements. ${CHECK_FIRST}`);
+}
+
+/**
+ * Why no answer came: never sent (the engine not listening, its name not resolved), a 503 to retry; no answer in
+ * time, a 504; the connection lost on the way, a 502. The last two may follow applied statements.
+ */
+function unanswered(error: unknown, timeoutMs: number): PublicError {
+  if (error instanceof DOMException && error.name === 'TimeoutError') {
+    return new PublicError(504, `The database engine did not answer within ${timeoutMs / 1000} s. ${CHECK_FIRST}`);
+  }
+  const code = (error as { cause?: { code?: unknown } } | undefined)?.cause?.code;
+  if (typeof code === 'string' && NOT_SENT.has(code)) return new UnavailableError('The database engine cannot be reached; retry later.');
+  return new PublicError(502, `The connection to the database engine was lost. ${CHECK_FIRST}`);
+}
+
+/** Connection errors that leave the request unsent. */
+const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 
 /** The engine's `Retry-After` when it is a small number of seconds, else 1. */
 function retryAfterOf(response: Response): string {

@@ -141,9 +141,10 @@ export function tooManyStatements(requests: unknown[]): { message: string; code:
 }
 
 /**
- * How requests on a stream ended: they ran (each with its result); they could not run, the tenant's lock not
- * had or the tenant no longer served (every request gets `result`, and the stream is closed); or the engine or the durability of a commit failed (the
- * stream is closed, `error` says why and whether to retry).
+ * How requests on a stream ended: they ran (each with its result); they did not run, the tenant's lock not had, the
+ * tenant no longer served or its shard restarting (every request gets `result`, and the stream is closed); or they
+ * may have run, the engine having died while running them, or a commit's durability failed (the stream is closed,
+ * `error` says which: a client must not run them again unchecked).
  */
 export type StreamRun =
   | { kind: 'ran'; results: HranaStreamResult[] }
@@ -235,7 +236,14 @@ export async function runOnStream(stream: StreamHandle, caller: PipelineCaller, 
     stream.closed = true;
     streams.ranOn(stream, false);
     if (!(error instanceof EngineUnavailableError)) throw error;
-    return { kind: 'failed', error: { message: error.message, code: 'DATABASE_RESTARTING' } };
+    const restarting = { message: error.message, code: 'DATABASE_RESTARTING' } as const;
+    // Never sent to its shard: nothing ran, so it is refused in the statements' place like any request not run
+    // (a 200), and an HTTP 503 says the request may have run.
+    if (!error.sent) {
+      started = false;
+      return { kind: 'refused', result: { type: 'error', error: restarting } };
+    }
+    return { kind: 'failed', error: restarting };
   } finally {
     try {
       if (started && !stream.inTransaction) durable = (await context.afterCommit?.(caller.tenant))?.durable;

@@ -81,7 +81,15 @@ export class RunNotStartedError extends Error {
   }
 }
 
-/** The engine could not run the request (a shard process died or is starting again); retrying later may work. */
+/**
+ * The engine could not run the request (a shard process died or is starting again); retrying later may work.
+ * `sent`: the request reached its shard, which may have committed some of it before it died; otherwise nothing ran.
+ */
 export class EngineUnavailableError extends Error {
   override readonly name = 'EngineUnavailableError';
+  readonly sent: boolean;
+  constructor(message: string, options: { sent: boolean }) {
+    super(message);
+    this.sent = options.sent;
+  }
 }

@@ -162,12 +162,12 @@ export class ShardPool implements DatabaseEngine {
   async #send(shard: Shard, call: ShardCall): Promise<unknown> {
     await shard.ready;
     const child = shard.child;
-    if (child === undefined || !child.connected) throw new EngineUnavailableError('The database engine is restarting; retry shortly');
+    if (child === undefined || !child.connected) throw new EngineUnavailableError('The database engine is restarting; retry shortly', { sent: false });
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
       shard.pending.set(id, { resolve, reject });
       child.send({ id, call }, (error) => {
-        if (error && shard.pending.delete(id)) reject(new EngineUnavailableError('The database engine is restarting; retry shortly'));
+        if (error && shard.pending.delete(id)) reject(new EngineUnavailableError('The database engine is restarting; retry shortly', { sent: false }));
       });
     });
   }
@@ -187,7 +187,7 @@ export class ShardPool implements DatabaseEngine {
     shard.startedAt = Date.now();
     shard.pingSince = undefined;
     shard.ready = new Promise<void>((resolve, reject) => {
-      const onExit = (code: number | null, signal: string | null) => reject(new EngineUnavailableError(`A database shard exited while starting (${signal ?? `code ${code}`})`));
+      const onExit = (code: number | null, signal: string | null) => reject(new EngineUnavailableError(`A database shard exited while starting (${signal ?? `code ${code}`})`, { sent: false }));
       child.once('exit', onExit);
       child.once('message', (message: ShardReply) => {
         child.off('exit', onExit);
@@ -217,7 +217,9 @@ export class ShardPool implements DatabaseEngine {
   #exited(shard: Shard, child: ChildProcess, code: number | null, signal: string | null): void {
     if (shard.child !== child) return;
     shard.child = undefined;
-    for (const pending of shard.pending.values()) pending.reject(new EngineUnavailableError('The database engine restarted while running this request; retry it'));
+    // Sent: the shard may have committed some of it before it died.
+    const lost = 'The database engine restarted while running this request: what it had not committed was rolled back, and whether its last commit went through is not known';
+    for (const pending of shard.pending.values()) pending.reject(new EngineUnavailableError(lost, { sent: true }));
     shard.pending.clear();
     if (this.#closing) return;
     const { log } = this.#options;

@@ -13693,7 +13693,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Run SQL with a query token (Authorization: Bearer <query_token>): {sql, params} for one statement, or {statements: [{sql, params}]} for several in one transaction. Rows come back as JSON values (integers beyond 2^53 as strings, blobs as {base64}). 400 for a SQL error (nothing of the batch is kept), 401 for a token that is not this database’s, 429 or 503 with Retry-After when the engine did not run it (the project’s share of the engine busy; the database locked by another transaction, moving or restarting), 413 for statements too large, 502 for an answer over the API’s bound */
+        /** Run SQL with a query token (Authorization: Bearer <query_token>): {sql, params} for one statement, or {statements: [{sql, params}]} for several in one transaction. Rows come back as JSON values (integers beyond 2^53 as strings, blobs as {base64}). 400 for a SQL error (nothing of the batch is kept), 401 for a token that is not this database’s, 429 or 503 with Retry-After when the engine did not run them (the project’s share of the engine busy; the database locked by another transaction, moving or restarting), 413 for statements too large; 502 or 504 without Retry-After when they ran or may have (the engine failed or restarted while running them, or answered too late or more than the API reads; a synchronous database’s commit applied but not yet in the object store): the detail says which, and they are not to be run again unchecked */
         post: {
             parameters: {
                 query?: never;
@@ -13837,6 +13837,15 @@ export interface paths {
                 };
                 /** @description A dependency is unavailable; retry after `Retry-After` seconds. */
                 503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Error. */
+                504: {
                     headers: {
                         [name: string]: unknown;
                     };
