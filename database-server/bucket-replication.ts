@@ -33,6 +33,7 @@ export function bucketReplication(store: ObjectStore, prefix = tenantKeys.replic
           const { upload } = await host.locked(() => replica.maintain(checkpoint));
           return upload ? { snapshot: upload } : {};
         },
+        boundLocked: () => replica.bound(checkpoint),
         restLocked: () => replica.rest(checkpoint),
         whenCopied: () => replica.whenCopied(),
         get pendingBytes() {

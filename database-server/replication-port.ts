@@ -14,6 +14,11 @@ export interface TenantReplicaPort {
    * database: the next rounds of the tenant must not wait for it, or its WAL grows meanwhile).
    */
   maintain(): Promise<{ snapshot?: Promise<void> }>;
+  /**
+   * Under the tenant lock, after a capture that found a commit: when the WAL is past its bound, ships what waits and
+   * checkpoints (the writer that passed it waits for its own uploads).
+   */
+  boundLocked(): Promise<void>;
   /** Under the tenant lock, before an idle database's connection closes: seals what was captured and empties the WAL. */
   restLocked(): Promise<void>;
   /**

@@ -428,8 +428,9 @@ export class TenantDirectory {
   }
 
   /**
-   * The pipeline's afterCommit, under the tenant lock (held until it settles): queues what was committed; in sync
-   * mode the answer waits until it is shipped (`durable`, which needs no lock).
+   * The pipeline's afterCommit, under the tenant lock (held until it settles): queues what was committed, and past
+   * the WAL's bound ships and checkpoints before it lets go; in sync mode the answer waits until it is shipped
+   * (`durable`, which needs no lock).
    */
   async afterCommit(tenant: string): Promise<{ durable?: Promise<void> }> {
     const entry = this.#tenants.get(tenant);
@@ -438,6 +439,8 @@ export class TenantDirectory {
     const stamp = await replica?.capture();
     if (entry === undefined || replica === undefined || stamp === undefined) return {};
     this.#options.meter.committed(tenant, stamp);
+    // The commit stands either way: a bucket that cannot be reached fails the next round's maintain too, which logs it.
+    await replica.boundLocked().catch(() => {});
     if (entry.meta.durability !== 'sync') return {};
     const cluster = this.#options.cluster;
     // Acknowledged only while the lease is surely held: a successor lists the bucket after that, so it restores

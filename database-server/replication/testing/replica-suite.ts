@@ -362,6 +362,26 @@ export function describeReplicaSuite(name: string, makeStore: () => ObjectStore)
       expect((await f.restoreRows()).rows).toHaveLength(2000);
     });
 
+    it('bounds the WAL at the commit that passes its bound, not at the next round (found by a hostile run)', async () => {
+      const f = await fixture({ maxSegmentBytes: 64 * 1024, maxWalBytes: 1024 * 1024 });
+      await f.run('CREATE TABLE t (v TEXT)');
+      await f.run('INSERT INTO t SELECT hex(randomblob(500)) FROM generate_series(1, 500)');
+      // Below the bound: a stat, nothing shipped, nothing checkpointed.
+      const below = walSize(`${f.dbPath}-wal`);
+      expect(below).toBeLessThan(1024 * 1024);
+      await f.replica.bound(f.checkpoint);
+      expect(walSize(`${f.dbPath}-wal`)).toBe(below);
+      expect(f.replica.pendingBytes).toBeGreaterThan(0);
+      // The commit that passes it ships what waits and empties the WAL before its lock is let go.
+      await f.run('INSERT INTO t SELECT hex(randomblob(500)) FROM generate_series(1, 1500)');
+      expect(walSize(`${f.dbPath}-wal`)).toBeGreaterThan(1024 * 1024);
+      await f.replica.bound(f.checkpoint);
+      expect([f.replica.pendingBytes, walSize(`${f.dbPath}-wal`)]).toEqual([0, 0]);
+      await f.run("INSERT INTO t VALUES ('after')");
+      await f.replica.flush();
+      expect((await f.restoreRows()).rows).toHaveLength(2001);
+    });
+
     it('copies a snapshot after the lock is let go, checkpointing nothing into the file until the copy is done (found in review)', async () => {
       let held: PromiseWithResolvers<void> | undefined;
       const f = await fixture({
