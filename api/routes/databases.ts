@@ -8,6 +8,7 @@ import { BadRequestError, NotFoundError, PublicError } from '../../src/errors.ts
 import type { DatabaseDirectory, MintedToken } from '../../src/platform/databases/databases.ts';
 import { INVALID_QUERY_TOKEN, runQuery, type QueryStatement } from '../services/sql-query.ts';
 import { runMigrations } from '../services/sql-migrations.ts';
+import { AnswerBudget, ResponseAnswers } from '../services/answer-budget.ts';
 import { MigrateAnswer, MigrateBody } from '../schemas/database-migrations.ts';
 import {
   CreatedDatabase,
@@ -39,6 +40,8 @@ export interface DatabaseServices {
 export function databaseRoutes(app: FastifyInstance, services: DatabaseServices): void {
   // Handlers read `services` when called, never here (scripts/update-openapi.ts registers these on stand-ins).
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  // The memory this API process gives the query route's answers from cw-db, which every project shares.
+  const answers = new AnswerBudget();
 
   r.get('/v1/projects/:projectId/databases', {
     config: { auth: { scope: 'databases:read', project: true } },
@@ -182,12 +185,15 @@ export function databaseRoutes(app: FastifyInstance, services: DatabaseServices)
       body: QueryBody,
       response: { 200: QueryResults, ...errorResponses(400, 401, 404, 409, 413, 429, 502, 503, 504) },
     },
-    handler: async (request) => {
+    handler: async (request, reply) => {
       const { token, tenantId } = queryCaller(request.headers.authorization, request.params.projectId, request.params.database);
       const { sql, params, statements } = request.body;
       if ((sql === undefined) === (statements === undefined)) throw new BadRequestError('Give either sql (one statement) or statements (several), not both.');
       const list = (statements ?? [{ sql, params }]) as QueryStatement[];
-      return { results: await runQuery({ dbUrl: services.dbUrl, tenantId, token, statements: list }) };
+      // The answer is held (read, parsed, answered again) until the response to the caller has ended.
+      const held = new ResponseAnswers(answers, request.params.projectId);
+      reply.raw.once('close', () => held.end());
+      return { results: await runQuery({ dbUrl: services.dbUrl, tenantId, token, statements: list, reserve: (bytes, signal) => held.reserve(bytes, signal) }) };
     },
   });
 

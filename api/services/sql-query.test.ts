@@ -127,6 +127,26 @@ describe('runQuery', () => {
     expect(failure).toMatchObject({ status: 502 });
   });
 
+  it('holds room for an answer before reading it, by its length, and answers 502 without reading it when none comes (the statements ran)', async () => {
+    await query('q-room', [{ sql: 'CREATE TABLE t (v)' }, { sql: "INSERT INTO t VALUES (printf('%.*c', 5000, 'x'))" }]);
+    const asked: number[] = [];
+    const [row] = await runQuery({ dbUrl, tenantId: 'q-room', token: TOKEN, statements: [{ sql: 'SELECT v FROM t' }], reserve: async (bytes) => void asked.push(bytes) });
+    expect(row?.rows).toHaveLength(1);
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toBeGreaterThan(5000);
+    expect(asked[0]).toBeLessThan(6000);
+    const failure = await runQuery({
+      dbUrl,
+      tenantId: 'q-room',
+      token: TOKEN,
+      statements: [{ sql: "INSERT INTO t VALUES ('y') RETURNING v" }],
+      reserve: () => Promise.reject(new Error('timed out')),
+    }).catch((e: unknown) => e);
+    expect(failure).toMatchObject({ status: 502, headers: {} });
+    expect((failure as Error).message).toMatch(/^The statements ran \(what they wrote was applied\)/);
+    expect((await query('q-room', [{ sql: 'SELECT count(*) FROM t' }]))[0]?.rows).toEqual([[2]]);
+  });
+
   it("answers the engine's 429 as a 429 to retry and its 413 as a 413, in the API's words, not the engine's", async () => {
     // cw-db's answers past a project's memory bound and a body's size, as it words them.
     const engine = createHttpServer((request, response) => {

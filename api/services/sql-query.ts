@@ -104,7 +104,16 @@ function statementError(error: { message: string; code: string } | null | undefi
  * caller's query token: the engine checks that the token is the database's. Several statements run as one
  * transaction (all or nothing), like D1's batch.
  */
-export async function runQuery(options: { dbUrl: string; tenantId: string; token: string; statements: QueryStatement[]; timeoutMs?: number; maxAnswerBytes?: number }): Promise<QueryResult[]> {
+export async function runQuery(options: {
+  dbUrl: string;
+  tenantId: string;
+  token: string;
+  statements: QueryStatement[];
+  timeoutMs?: number;
+  maxAnswerBytes?: number;
+  /** Holds room for an answer of this many bytes before it is read (the process's bound on answers: `AnswerBudget`). */
+  reserve?: (bytes: number, signal: AbortSignal) => Promise<void>;
+}): Promise<QueryResult[]> {
   const { statements } = options;
   const stmts = statements.map((s, i) => toHranaStmt(s, i));
   const single = stmts.length === 1;
@@ -137,7 +146,9 @@ export async function runQuery(options: { dbUrl: string; tenantId: string; token
     throw new PublicError(429, "The database engine is busy with this project's requests; retry shortly.", { 'retry-after': retryAfterOf(response) });
   }
   if (response.status === 413) throw new PublicError(413, 'The statements are too large for the database engine; send fewer or shorter ones.');
-  const body = (await readJson(response, options.maxAnswerBytes ?? MAX_ENGINE_ANSWER_BYTES)) as {
+  const maxAnswerBytes = options.maxAnswerBytes ?? MAX_ENGINE_ANSWER_BYTES;
+  if (options.reserve) await reserveRoom(response, Math.min(maxAnswerBytes, Number(response.headers.get('content-length')) || maxAnswerBytes), options.reserve);
+  const body = (await readJson(response, maxAnswerBytes)) as {
     results?: { type: string; response?: { result: unknown }; error?: { message: string; code: string } }[];
     message?: string;
   };
@@ -255,6 +266,22 @@ function unanswered(error: unknown, timeoutMs: number): PublicError {
   const code = (error as { cause?: { code?: unknown } } | undefined)?.cause?.code;
   if (typeof code === 'string' && NOT_SENT.has(code)) return new UnavailableError('The database engine cannot be reached; retry later.');
   return new PublicError(502, `The connection to the database engine was lost. ${CHECK_FIRST}`);
+}
+
+/** How long an answer waits for room in the process's bound on answers. */
+export const ANSWER_ROOM_WAIT_MS = 30_000;
+
+/** Room for `bytes` of answer before it is read: past the wait, a 502 (the statements ran), the answer left unread. */
+async function reserveRoom(response: Response, bytes: number, reserve: (bytes: number, signal: AbortSignal) => Promise<void>): Promise<void> {
+  try {
+    await reserve(bytes, AbortSignal.timeout(ANSWER_ROOM_WAIT_MS));
+  } catch {
+    await response.body?.cancel().catch(() => undefined);
+    throw new PublicError(
+      502,
+      `The statements ran (what they wrote was applied), but the API holds as many database answers as it may and could not read this one within ${ANSWER_ROOM_WAIT_MS / 1000} s, other large answers taking the room it has for them: read fewer rows at a time.`,
+    );
+  }
 }
 
 /** Connection errors that leave the request unsent. */

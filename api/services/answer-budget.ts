@@ -1,0 +1,141 @@
+/** The bounds of an {@link AnswerBudget}, in bytes of cw-db's answers. */
+export interface AnswerBounds {
+  /** What one project's answers may hold at once: at least the largest answer read. */
+  readonly perProject: number;
+  /** What every project's answers may hold at once. */
+  readonly total: number;
+  /** An answer this small is always let in (counted all the same): a project's small reads never wait for others' big ones. */
+  readonly small: number;
+}
+
+/**
+ * The query route's defaults: a project holds at most two of cw-db's largest answers (16 MiB), all projects four.
+ * Reading, parsing and answering again is the process's one thread's work, so more at once adds memory, not
+ * throughput (`make bench-query-answers`: 128 MiB in all peaked 40 % above 64 MiB in the same time).
+ */
+export const DEFAULT_ANSWER_BOUNDS: AnswerBounds = { perProject: 32 * 1024 * 1024, total: 64 * 1024 * 1024, small: 64 * 1024 };
+
+interface Waiter {
+  readonly project: string;
+  readonly bytes: number;
+  readonly grant: () => void;
+}
+
+/**
+ * The API process's memory for cw-db's answers to the query route, which it reads whole, parses and answers again:
+ * without a bound, one project's many concurrent large SELECTs grew a bare API process from 69 to 367 MiB, and
+ * every tenant shares that process. An answer's bytes (its Content-Length, known before its body is read) are
+ * held from when it is read until the caller's response ends; one that does not fit waits, its project's turn
+ * kept in order, while answers of projects within their bound that fit go ahead.
+ */
+export class AnswerBudget {
+  readonly #bounds: AnswerBounds;
+  readonly #held = new Map<string, number>();
+  #total = 0;
+  readonly #waiters: Waiter[] = [];
+
+  constructor(bounds: AnswerBounds = DEFAULT_ANSWER_BOUNDS) {
+    this.#bounds = bounds;
+  }
+
+  /** Bytes held now, by every project. */
+  get total(): number {
+    return this.#total;
+  }
+
+  /**
+   * Resolves once `project` holds `bytes` more, with the function that gives them back; rejects with `signal`'s
+   * reason if it aborts first. An answer larger than a project may hold never fits: the caller bounds answers.
+   */
+  reserve(project: string, bytes: number, signal?: AbortSignal): Promise<() => void> {
+    const release = once(() => this.#release(project, bytes));
+    // Behind its own project's waiters, but for a small one.
+    if (bytes <= this.#bounds.small || (this.#fits(project, bytes) && !this.#waiters.some((w) => w.project === project))) {
+      this.#take(project, bytes);
+      return Promise.resolve(release);
+    }
+    return new Promise((resolve, reject) => {
+      const waiter: Waiter = {
+        project,
+        bytes,
+        grant: () => {
+          signal?.removeEventListener('abort', onAbort);
+          this.#take(project, bytes);
+          resolve(release);
+        },
+      };
+      const onAbort = () => {
+        this.#waiters.splice(this.#waiters.indexOf(waiter), 1);
+        reject(signal?.reason);
+      };
+      if (signal?.aborted) {
+        reject(signal.reason);
+        return;
+      }
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.#waiters.push(waiter);
+    });
+  }
+
+  #fits(project: string, bytes: number): boolean {
+    if (bytes <= this.#bounds.small) return true;
+    return (this.#held.get(project) ?? 0) + bytes <= this.#bounds.perProject && this.#total + bytes <= this.#bounds.total;
+  }
+
+  #take(project: string, bytes: number): void {
+    this.#held.set(project, (this.#held.get(project) ?? 0) + bytes);
+    this.#total += bytes;
+  }
+
+  #release(project: string, bytes: number): void {
+    const left = (this.#held.get(project) ?? 0) - bytes;
+    if (left > 0) this.#held.set(project, left);
+    else this.#held.delete(project);
+    this.#total -= bytes;
+    // In order, but a project whose first waiter does not fit holds back only its own later ones.
+    const blocked = new Set<string>();
+    for (let i = 0; i < this.#waiters.length;) {
+      const waiter = this.#waiters[i]!;
+      if (blocked.has(waiter.project) || !this.#fits(waiter.project, waiter.bytes)) {
+        blocked.add(waiter.project);
+        i++;
+        continue;
+      }
+      this.#waiters.splice(i, 1);
+      waiter.grant();
+    }
+  }
+}
+
+function once(fn: () => void): () => void {
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    fn();
+  };
+}
+
+/** The answers one response reads: given back together when it ends (at once for one granted after it ended). */
+export class ResponseAnswers {
+  readonly #budget: AnswerBudget;
+  readonly #project: string;
+  readonly #releases: Array<() => void> = [];
+  #ended = false;
+
+  constructor(budget: AnswerBudget, project: string) {
+    this.#budget = budget;
+    this.#project = project;
+  }
+
+  async reserve(bytes: number, signal?: AbortSignal): Promise<void> {
+    const release = await this.#budget.reserve(this.#project, bytes, signal);
+    if (this.#ended) release();
+    else this.#releases.push(release);
+  }
+
+  end(): void {
+    this.#ended = true;
+    for (const release of this.#releases.splice(0)) release();
+  }
+}
