@@ -12,6 +12,7 @@ import { adminServer } from './admin-server.ts';
 import { bucketReplication } from './bucket-replication.ts';
 import type { DatabaseServerConfig } from './config.ts';
 import { TenantDirectory } from './tenant-directory.ts';
+import { removeLeftoverFiles } from './leftover-files.ts';
 import { TenantMetaStore } from './tenant-meta.ts';
 import { randomBytes } from 'node:crypto';
 import { Ownership } from './cluster/ownership.ts';
@@ -49,6 +50,9 @@ const hangMs = (maxStatementMs: number) => 2 * maxStatementMs + 2000;
  * every `flushIntervalMs`; usage counters are saved every 10 s; copies past the retention are pruned hourly.
  */
 export async function startDatabaseServer(config: DatabaseServerConfig, log: Logger = createLogger({ level: config.logLevel })): Promise<DatabaseServer> {
+  // Copies and restores a process that died left behind, each the size of a database, never counted anywhere.
+  const leftovers = await removeLeftoverFiles(config.dataDir);
+  if (leftovers > 0) log.info('removed files an earlier process left behind', { files: leftovers });
   const store = new S3ObjectStore({ config: config.s3, bucket: config.bucket, registry: new Registry() });
   // A database's project, from its metadata: the shards' slots and open databases are shared out by project. Asked
   // only once requests run, after the directory below exists.

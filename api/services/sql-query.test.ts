@@ -267,6 +267,42 @@ describe('runQuery', () => {
     }
   });
 
+  it('answers a batch the engine refused as a whole by the refusal, and one whose statement found the database locked as that statement’s 503', async () => {
+    // A refused request: every result the error. A batch that ran: its steps' errors, BEGIN first, ROLLBACK last.
+    const engine = createHttpServer((request, response) => {
+      const refused = request.url?.includes('/busy-');
+      const error = (code: string) => ({ message: `engine words for ${code}`, code });
+      const steps = [null, null, error('SQLITE_BUSY'), null, null];
+      const batch = {
+        type: 'ok',
+        response: { type: 'batch', result: { step_results: steps.map((e) => (e ? null : { cols: [], rows: [], affected_row_count: 0, last_insert_rowid: null })), step_errors: steps } },
+      };
+      const results = refused
+        ? [
+            { type: 'error', error: error('PROJECT_BUSY') },
+            { type: 'error', error: error('PROJECT_BUSY') },
+          ]
+        : [batch, { type: 'ok', response: { type: 'close' } }];
+      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ baton: null, results }));
+    });
+    await new Promise<void>((resolve) => engine.listen(0, '127.0.0.1', resolve));
+    const engineUrl = `http://127.0.0.1:${(engine.address() as AddressInfo).port}/`;
+    const batchAt = (tenantId: string) =>
+      runQuery({ dbUrl: engineUrl, tenantId, token: TOKEN, statements: [{ sql: 'INSERT INTO t VALUES (1)' }, { sql: 'VACUUM' }, { sql: 'SELECT 1' }] }).then(
+        () => undefined,
+        (error: unknown) => error as PublicError,
+      );
+    try {
+      const busy = await batchAt('busy-1');
+      expect([busy?.status, busy?.headers]).toEqual([429, { 'retry-after': '1' }]);
+      const locked = await batchAt('locked-1');
+      expect(locked).toMatchObject({ name: 'SqlStatementError', status: 503, code: 'SQLITE_BUSY', statement: 1, headers: { 'retry-after': '1' } });
+      expect(locked?.message).toMatch(/^Statement 2 failed \(SQLITE_BUSY\)/);
+    } finally {
+      await new Promise((resolve) => engine.close(resolve));
+    }
+  });
+
   it('answers UnavailableError when the engine cannot be reached', async () => {
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
