@@ -78,4 +78,29 @@ describe('FetchSlots', () => {
     await expect(adaAgain).rejects.toThrow('gone');
     expect(slots.counts).toEqual({ running: 2, waiting: 0 });
   });
+
+  it('gives freed room first to a waiter that waited half the bound, whoever runs more, so a busy caller is slowed, not refused', async () => {
+    let now = 0;
+    const slots = new FetchSlots({ perCaller: 2, perOwner: 4, total: 3, waitMs: 10_000 }, () => now);
+    const ada = [await slots.take({ caller: 'ada', owner: 'ci' }), await slots.take({ caller: 'ada', owner: 'ci' })];
+    await slots.take({ caller: 'bob', owner: 'web' });
+    const adaThird = slots.take({ caller: 'ada', owner: 'ci' }); // waits for her share
+    now = 6_000; // past half the wait
+    const carol = slots.take({ caller: 'carol', owner: 'docs' }); // waits for the instance, running none
+    ada[0]!();
+    // Without aging Carol (running none) would go first, and Ada's third could wait out the bound behind such callers.
+    expect(await pending(adaThird)).toBe(false);
+    expect(await pending(carol)).toBe(true);
+  });
+
+  it('refuses at once a fetch of a caller with four times its share waiting already', async () => {
+    const slots = new FetchSlots({ perCaller: 1, perOwner: 10, total: 10, waitMs: 5_000 });
+    await slots.take({ caller: 'ci', owner: 'shop' });
+    const waiting = Array.from({ length: 4 }, () => slots.take({ caller: 'ci', owner: 'shop' }));
+    for (const w of waiting) w.catch(() => undefined);
+    await expect(slots.take({ caller: 'ci', owner: 'shop' })).rejects.toMatchObject({ status: 429 });
+    expect(slots.counts).toEqual({ running: 1, waiting: 4 });
+    // Another caller is not refused for it.
+    await slots.take({ caller: 'dev', owner: 'shop' });
+  });
 });

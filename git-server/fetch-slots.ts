@@ -2,7 +2,7 @@
 // compresses objects: unbounded, one tenant's many concurrent clones would starve every other tenant's git of the
 // instance's CPU. So many run at once per caller (one person's share across their projects), per repository owner
 // (many callers of one popular repository leave the rest to others) and on the instance. A fetch past a share waits
-// its turn, the caller with the fewest running first, rather than failing at once (a CI fleet cloning in parallel gets slower, not red);
+// its turn, the caller with the fewest running first (one waiting long, first of all), rather than failing at once (a CI fleet cloning in parallel gets slower, not red);
 // one that waited the bound is refused, 429 for a share of its own, 503 for the instance's, with `Retry-After`.
 import { OwnerShareError } from './owner-share-error.ts';
 
@@ -21,8 +21,13 @@ interface Claim {
 }
 
 interface Waiter extends Claim {
+  /** When it began to wait (the clock's ms). */
+  readonly since: number;
   readonly granted: (release: () => void) => void;
 }
+
+/** How many of its share a caller may have waiting besides those running: past it, one more is refused at once. */
+const WAITING_SHARES = 4;
 
 /**
  * Half the instance for one caller, so a CI fleet on one token clones 8 at a time; three quarters for one owner, so
@@ -39,9 +44,11 @@ export class FetchSlots {
   readonly #byOwner = new Map<string, number>();
   #held = 0;
   readonly #waiting: Waiter[] = [];
+  readonly #now: () => number;
 
-  constructor(bounds: FetchBounds = DEFAULT_FETCH_BOUNDS) {
+  constructor(bounds: FetchBounds = DEFAULT_FETCH_BOUNDS, now: () => number = () => performance.now()) {
     this.#bounds = bounds;
+    this.#now = now;
   }
 
   /** Fetches running now, and waiting for their turn. */
@@ -52,10 +59,18 @@ export class FetchSlots {
   /**
    * A turn for `claim`: at once when its shares and the instance have room and nobody is waiting for the same
    * room, else once they do (in turn: see `#inTurn`). Resolves to the release, called once the fetch has ended. Rejects
-   * past `waitMs`, or when `signal` aborts (the client left while it waited).
+   * past `waitMs`, or when `signal` aborts (the client left while it waited), and at once for a caller with four times
+   * its share waiting already (what it has waiting cannot all run within the wait anyway, and each waiter costs every
+   * turn's ordering).
    */
   take(claim: Claim, signal?: AbortSignal): Promise<() => void> {
     if (this.#fits(claim) && !this.#waiting.some((w) => this.#competes(w, claim))) return Promise.resolve(this.#grant(claim));
+    if (this.#waiting.filter((w) => w.caller === claim.caller).length >= WAITING_SHARES * this.#bounds.perCaller) {
+      const { perCaller } = this.#bounds;
+      return Promise.reject(
+        new OwnerShareError('owner', CODES, `${claim.caller} has ${WAITING_SHARES * perCaller} fetches waiting for their turn besides those running, the most one caller may; retry later.`, 10),
+      );
+    }
     return new Promise((resolve, reject) => {
       const leave = (error: Error) => {
         const at = this.#waiting.indexOf(waiter);
@@ -70,6 +85,7 @@ export class FetchSlots {
       const onAbort = () => leave(signal?.reason instanceof Error ? signal.reason : new Error('the fetch was abandoned while it waited'));
       const waiter: Waiter = {
         ...claim,
+        since: this.#now(),
         granted: (release) => {
           clearTimeout(timer);
           signal?.removeEventListener('abort', onAbort);
@@ -122,6 +138,8 @@ export class FetchSlots {
    * it competing for the same room.
    */
   #wake(): void {
+    // Full, nobody fits: a release or a waiter leaving (thousands timing out together) costs no ordering.
+    if (this.#held >= this.#bounds.total) return;
     for (let granted = true; granted;) {
       granted = false;
       const blocked: Claim[] = [];
@@ -138,13 +156,21 @@ export class FetchSlots {
   }
 
   /**
-   * The waiters in the order they take freed room: the caller with the fewest fetches running first, then the owner
-   * with the fewest, oldest among equals. Oldest alone let two tenants cloning in loops, whose next fetches always
-   * queued before anyone else's, take every slot either freed: a third tenant's one clone waited 10 to 16 s.
+   * The waiters in the order they take freed room: those that waited half the bound first, oldest first; then the
+   * caller with the fewest fetches running, then the owner with the fewest, oldest among equals. Oldest alone let two
+   * tenants cloning in loops, whose next fetches always queued before anyone else's, take every slot either freed: a
+   * third tenant's one clone waited 10 to 16 s. Counts alone let a caller running more wait out the bound behind
+   * others running fewer, a red CI job where the order of arrival would have got to it.
    */
   #inTurn(): Waiter[] {
     const running = (counts: Map<string, number>, key: string) => counts.get(key) ?? 0;
-    return this.#waiting.toSorted((a, b) => running(this.#byCaller, a.caller) - running(this.#byCaller, b.caller) || running(this.#byOwner, a.owner) - running(this.#byOwner, b.owner));
+    const late = this.#now() - this.#bounds.waitMs / 2;
+    return this.#waiting.toSorted((a, b) => {
+      const aLate = a.since <= late;
+      if (aLate !== b.since <= late) return aLate ? -1 : 1;
+      if (aLate) return a.since - b.since;
+      return running(this.#byCaller, a.caller) - running(this.#byCaller, b.caller) || running(this.#byOwner, a.owner) - running(this.#byOwner, b.owner);
+    });
   }
 
   #refusal({ caller, owner }: Claim): OwnerShareError<(typeof CODES)[keyof typeof CODES]> {
