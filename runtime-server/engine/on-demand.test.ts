@@ -95,6 +95,16 @@ describe('OnDemand preparations', () => {
     expect(await idle).toBe('idle');
   });
 
+  it('leaves an app kept already in the passes while a first request prepares it again (a pass without it would stop serving it)', async () => {
+    const onDemand = new OnDemand({ eagerBuilds: () => true }, () => 100);
+    onDemand.deployed('a', true);
+    const fetched = Promise.withResolvers<void>();
+    const again = onDemand.first('a', () => fetched.promise);
+    expect([...onDemand.preparable()]).toEqual(['a']);
+    fetched.resolve();
+    await again;
+  });
+
   it('checks an app as never used, so it goes first past the bounds, and not one kept already', async () => {
     const onDemand = new OnDemand({}, () => 100);
     let runs = 0;

@@ -145,7 +145,8 @@ export class OnDemand {
   }
 
   #prepare(key: string, prepare: () => Promise<void>, lastUsed: number): Promise<void> {
-    const kept: Kept = { lastUsed, preparing: true, fetching: true };
+    // One kept already stays in the passes (a pass that left it out would stop serving it).
+    const kept: Kept = { lastUsed, preparing: true, ...(this.#kept.has(key) ? {} : { fetching: true }) };
     this.#kept.set(key, kept);
     const pending = prepare()
       .catch((err: unknown) => {
