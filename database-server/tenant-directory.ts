@@ -563,6 +563,8 @@ export class TenantDirectory {
   async close(): Promise<void> {
     await this.#options.streams.closeAll();
     await this.flushAll();
+    // Closing checkpoints into the files, which a generation's base copy may still be reading.
+    await Promise.all([...this.#tenants.values()].map((entry) => entry.replica?.whenCopied()));
     await this.#options.engine.close();
   }
 
