@@ -183,15 +183,16 @@ describe('runtime apps applied as custom resources', () => {
     expect(failed?.status?.servingBuildId).toBe(good);
     await servedEverywhere(runtimes, host, 'Hello from good');
     // A replica started since serves what the others serve, not nothing: the release recorded as served before
-    // (status.served) is its fallback; the broken build is tried by the app's first request there, then reported.
+    // (status.served) is its fallback. The broken build is tried in the background there, with no request, and
+    // reported; until then the replica reports it rolling out, never served.
     const started = await startRuntime('cw-runtime-f', namespace, running, { CW_WATCH_NAMESPACE: namespace });
     try {
-      await servedEverywhere([started], host, 'Hello from good');
       const report = async () => (await (await fetch(`${started.statusUrl}/apps/${namespace}/shaky`, STATUS_AUTH)).json()) as RuntimeAppReport;
-      expect(await eventually('the late replica reporting the broken build', report, (r) => r.failure !== undefined)).toMatchObject({
-        servingBuildId: good,
-        failure: { reason: 'BuildFailed', buildId: broken },
-      });
+      const found = await eventually('the late replica reporting the broken build', report, (r) => r.failure !== undefined || r.servingBuildId === broken);
+      expect(found).toMatchObject({ servingBuildId: good, failure: { reason: 'BuildFailed', buildId: broken } });
+      expect(found.servedGeneration).not.toBe(failed?.metadata?.generation);
+      await servedEverywhere([started], host, 'Hello from good');
+      expect((await apps.get(namespace, 'shaky'))?.status?.served?.buildId).toBe(good);
     } finally {
       await started.service.stop();
     }
