@@ -1,5 +1,5 @@
 import { principalOf } from '../plugins/auth.ts';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { integerQuery } from './integer-query.ts';
@@ -42,6 +42,7 @@ export function databaseRoutes(app: FastifyInstance, services: DatabaseServices)
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   // The memory this API process gives the query route's answers from cw-db, which every project shares.
   const answers = new AnswerBudget();
+  const heldBy = new WeakMap<FastifyRequest, ResponseAnswers>();
 
   r.get('/v1/projects/:projectId/databases', {
     config: { auth: { scope: 'databases:read', project: true } },
@@ -185,13 +186,20 @@ export function databaseRoutes(app: FastifyInstance, services: DatabaseServices)
       body: QueryBody,
       response: { 200: QueryResults, ...errorResponses(400, 401, 404, 409, 413, 429, 502, 503, 504) },
     },
+    // Given back once the answer is serialized for the caller, not when the caller has read it: a client that reads
+    // nothing must not keep the room every other project's answers share.
+    onSend: async (request, _reply, payload) => {
+      heldBy.get(request)?.end();
+      return payload;
+    },
     handler: async (request, reply) => {
       const { token, tenantId } = queryCaller(request.headers.authorization, request.params.projectId, request.params.database);
       const { sql, params, statements } = request.body;
       if ((sql === undefined) === (statements === undefined)) throw new BadRequestError('Give either sql (one statement) or statements (several), not both.');
       const list = (statements ?? [{ sql, params }]) as QueryStatement[];
-      // The answer is held (read, parsed, answered again) until the response to the caller has ended.
+      // The answer is held while it is read, parsed and serialized again (until onSend, or the request's end).
       const held = new ResponseAnswers(answers, request.params.projectId);
+      heldBy.set(request, held);
       reply.raw.once('close', () => held.end());
       return { results: await runQuery({ dbUrl: services.dbUrl, tenantId, token, statements: list, reserve: (bytes, signal) => held.reserve(bytes, signal) }) };
     },

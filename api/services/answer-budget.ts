@@ -25,8 +25,9 @@ interface Waiter {
  * The API process's memory for cw-db's answers to the query route, which it reads whole, parses and answers again:
  * without a bound, one project's many concurrent large SELECTs grew a bare API process from 69 to 367 MiB, and
  * every tenant shares that process. An answer's bytes (its Content-Length, known before its body is read) are
- * held from when it is read until the caller's response ends; one that does not fit waits, its project's turn
- * kept in order, while answers of projects within their bound that fit go ahead.
+ * held from when it is read until the caller's answer is serialized (not until the caller has read it, or a client
+ * reading nothing would hold the room); one that does not fit waits, its project's turn kept in order, while
+ * answers of projects within their bound that fit go ahead.
  */
 export class AnswerBudget {
   readonly #bounds: AnswerBounds;
@@ -116,7 +117,7 @@ function once(fn: () => void): () => void {
   };
 }
 
-/** The answers one response reads: given back together when it ends (at once for one granted after it ended). */
+/** The answers one response reads: given back together when it is serialized or ends (at once for one granted after). */
 export class ResponseAnswers {
   readonly #budget: AnswerBudget;
   readonly #project: string;
