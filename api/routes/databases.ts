@@ -9,6 +9,10 @@ import type { DatabaseDirectory, MintedToken } from '../../src/platform/database
 import { INVALID_QUERY_TOKEN, runQuery, type QueryStatement } from '../services/sql-query.ts';
 import { runMigrations } from '../services/sql-migrations.ts';
 import { AnswerBudget, ResponseAnswers } from '../services/answer-budget.ts';
+import { endStalledResponse } from '../services/send-deadline.ts';
+
+/** An answer past this size is written out under a deadline (`endStalledResponse`). */
+const LARGE_ANSWER_BYTES = 64 * 1024;
 import { MigrateAnswer, MigrateBody } from '../schemas/database-migrations.ts';
 import {
   CreatedDatabase,
@@ -187,9 +191,12 @@ export function databaseRoutes(app: FastifyInstance, services: DatabaseServices)
       response: { 200: QueryResults, ...errorResponses(400, 401, 404, 409, 413, 429, 502, 503, 504) },
     },
     // Given back once the answer is serialized for the caller, not when the caller has read it: a client that reads
-    // nothing must not keep the room every other project's answers share.
-    onSend: async (request, _reply, payload) => {
+    // nothing must not keep the room every other project's answers share. A large answer must also reach its caller
+    // within a deadline, or what it has not read would stay in this process for as long as its connection lives.
+    onSend: async (request, reply, payload) => {
       heldBy.get(request)?.end();
+      const bytes = typeof payload === 'string' ? Buffer.byteLength(payload) : 0;
+      if (bytes > LARGE_ANSWER_BYTES) endStalledResponse(reply.raw, bytes);
       return payload;
     },
     handler: async (request, reply) => {
