@@ -564,7 +564,7 @@ export class TenantDirectory {
     await this.#options.streams.closeAll();
     await this.flushAll();
     // Closing checkpoints into the files, which a generation's base copy may still be reading.
-    await Promise.all([...this.#tenants.values()].map((entry) => entry.replica?.whenCopied()));
+    await Promise.all([...this.#tenants.values()].map((entry) => entry.replica?.whenCopied() ?? Promise.resolve()));
     await this.#options.engine.close();
   }
 
