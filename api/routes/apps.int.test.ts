@@ -309,9 +309,10 @@ describe('deleting an app', () => {
     watched.stop();
     expect(res.statusCode, res.body).toBe(200);
     expect(Date.now() - started).toBeLessThan(DELETE_BOUND_MS / 2);
-    expect(requested.length).toBeGreaterThan(0);
-    // The artifact is counted if it was still there when this call began (the controller's retry may come first).
+    // The artifact is counted if it was still there when this call began (the controller's own retry may come
+    // first, and then finish the deletion before the call could ask for anything: seen once in a fresh-clone run).
     expect(res.json().deleted.build_artifacts).toBeLessThanOrEqual(1);
+    if (res.json().deleted.build_artifacts === 1) expect(requested.length).toBeGreaterThan(0);
     expect(res.json()).toMatchObject({
       status: 'deleted',
       deleted: { routing_pointer: false, runtime_resources: 1, hostnames: ['shop.halfway.test', 'www.halfway.example'] },
