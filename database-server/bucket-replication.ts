@@ -39,6 +39,9 @@ export function bucketReplication(store: ObjectStore, prefix = tenantKeys.replic
         get pendingBytes() {
           return replica.pendingBytes;
         },
+        get copying() {
+          return replica.copying;
+        },
       };
     },
     async restore(tenant, targetPath, time, options = {}) {

@@ -27,6 +27,8 @@ export interface TenantReplicaPort {
    * (SQLite checkpoints on close), a restore over it, or another replica's generation.
    */
   whenCopied(): Promise<void>;
+  /** Whether a snapshot copy of the local file is being taken now (an idle close would wait for it under the lock). */
+  readonly copying: boolean;
   readonly pendingBytes: number;
 }
 

@@ -165,6 +165,14 @@ async function names(client: Client, table = 't'): Promise<unknown[]> {
   return (await client.execute(`SELECT name FROM ${table} ORDER BY rowid`)).rows.map((r) => r.name);
 }
 
+/**
+ * Waits until the tenants' base snapshots are copied and up: an idle close passes over a database whose snapshot is
+ * being copied (it would wait for the copy under the lock), and a database ensured a moment ago is still copying.
+ */
+async function copied(node: { directory: { ship(tenant: string): Promise<boolean> } }, tenants: readonly string[]): Promise<void> {
+  await Promise.all(tenants.map((tenant) => node.directory.ship(tenant)));
+}
+
 describe('TenantDirectory behind the Hrana server', () => {
   it('serves a new tenant to the holder of its token, and refuses wrong tokens, other paths and unknown tenants', async () => {
     const node = await startNode(new MemoryObjectStore());
@@ -361,6 +369,7 @@ describe('TenantDirectory behind the Hrana server', () => {
     const transaction = await first.client('beta', 'tok-beta').transaction('write');
     await transaction.execute('CREATE TABLE t (name TEXT)');
     await first.directory.flushAll();
+    await copied(first, ['alpha', 'beta']);
     clock += 10 * 60_000;
 
     expect(await first.directory.closeIdle({ idleMs: 5 * 60_000, graceMs: 10_000 })).toBe(1);
@@ -391,6 +400,7 @@ describe('TenantDirectory behind the Hrana server', () => {
       await node.client(tenant, `tok-${tenant}`).execute('SELECT 1');
       clock += 20_000;
     }
+    await copied(node, ['alpha', 'beta', 'gamma']);
     // gamma was used last, at the time of the round: within the grace, so over a bound of 1 only alpha and beta go.
     clock -= 20_000;
     expect(await node.directory.closeIdle({ idleMs: 3_600_000, maxOpenPerShard: 1, graceMs: 10_000 })).toBe(2);
@@ -410,6 +420,7 @@ describe('TenantDirectory behind the Hrana server', () => {
     await transaction.execute('SELECT 1');
     clock += 20_000;
     for (const tenant of ['beta', 'gamma']) await node.client(tenant, `tok-${tenant}`).execute('SELECT 1');
+    await copied(node, ['beta', 'gamma']);
     clock += 20_000;
     expect(await node.directory.closeIdle({ idleMs: 3_600_000, maxOpenPerShard: 1, graceMs: 10_000 })).toBe(2);
     expect(open.idleSince(Number.POSITIVE_INFINITY)).toEqual(['alpha']);
@@ -425,6 +436,7 @@ describe('TenantDirectory behind the Hrana server', () => {
       await node.directory.ensure(tenant, desired([`tok-${tenant}`]));
       await node.client(tenant, `tok-${tenant}`).execute('SELECT 1');
     }
+    await copied(node, ['alpha', 'beta']);
     // A request of alpha began long ago and still runs: it holds alpha's lock, as a pipeline request does.
     const request = {};
     await node.streams.lockFor('alpha').acquire(request, 1_000, () => new Error('not free'));

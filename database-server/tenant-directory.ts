@@ -521,14 +521,15 @@ export class TenantDirectory {
     for (const [tenant, before] of candidates) {
       const entry = this.#tenants.get(tenant);
       const replica = entry?.replica;
-      if (!entry || !replica || entry.shipping || entry.restoring || replica.pendingBytes > 0 || inUse(tenant)) continue;
+      // Not while its snapshot is copied: the close would wait for the copy under the lock, its requests with it.
+      if (!entry || !replica || entry.shipping || entry.restoring || replica.copying || replica.pendingBytes > 0 || inUse(tenant)) continue;
       const done = await this.#changes
         .run(tenant, async () => {
           if (streams.isBusy(tenant)) return false;
           return this.#locked(tenant, async () => {
             // Looked at again under the lock: a request may have come, or the tenant gone, meanwhile.
             const used = open.lastUsedAt(tenant);
-            if (this.#tenants.get(tenant) !== entry || entry.replica !== replica || used === undefined || used > before || streams.hasStreams(tenant)) return false;
+            if (this.#tenants.get(tenant) !== entry || entry.replica !== replica || replica.copying || used === undefined || used > before || streams.hasStreams(tenant)) return false;
             await replica.restLocked();
             await this.#options.engine.closeTenant(tenant);
             return true;

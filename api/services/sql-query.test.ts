@@ -239,6 +239,12 @@ describe('runQuery', () => {
       const name = request.url?.split('/')[2]?.split('-')[0] ?? '';
       if (name === 'hang') return;
       if (name === 'drop') return void request.resume().on('end', () => request.socket.destroy());
+      // A 200 whose body stops half way: the statements ran.
+      if (name === 'stall' || name === 'cut') {
+        response.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' }).write('{"baton":null,"res');
+        if (name === 'cut') setImmediate(() => request.socket.destroy());
+        return;
+      }
       const [status, body] = answers[name]!;
       response.writeHead(status, { 'content-type': 'application/json', ...(status === 503 ? { 'retry-after': '1' } : {}) }).end(JSON.stringify(body));
     });
@@ -250,9 +256,11 @@ describe('runQuery', () => {
         (error: unknown) => error as PublicError,
       );
     try {
-      const [moving, unrestored, durability, restarted, internal, hang, drop] = await Promise.all(
-        ['moving', 'unrestored', 'durability', 'restarted', 'internal', 'hang', 'drop'].map((name) => at(`${name}-1`)),
+      const [moving, unrestored, durability, restarted, internal, hang, drop, stall, cut] = await Promise.all(
+        ['moving', 'unrestored', 'durability', 'restarted', 'internal', 'hang', 'drop', 'stall', 'cut'].map((name) => at(`${name}-1`)),
       );
+      expect([stall?.status, stall?.message]).toEqual([504, 'The database engine did not finish its answer within 0.3 s: the statements ran (what they wrote was applied).']);
+      expect([cut?.status, cut?.message]).toEqual([502, 'The database engine lost the connection while it answered: the statements ran (what they wrote was applied).']);
       for (const notRun of [moving, unrestored]) expect([notRun?.status, notRun?.headers]).toEqual([503, { 'retry-after': '1' }]);
       expect([durability?.status, durability?.headers]).toEqual([502, {}]);
       expect(durability?.message).toMatch(/were applied, but could not be copied to the object store yet.*do not run them again/);

@@ -127,16 +127,21 @@ export async function runQuery(options: {
   const requests = single ? [{ type: 'execute', stmt: stmts[0] }, { type: 'close' }] : [{ type: 'batch', batch: { steps } }, { type: 'close' }];
 
   const timeoutMs = options.timeoutMs ?? QUERY_TIMEOUT_MS;
+  // One bound for the answer's head, another for its body (read after a wait for room, which is not counted).
+  const aborter = new AbortController();
+  let timer = setTimeout(() => aborter.abort(new DOMException('no answer in time', 'TimeoutError')), timeoutMs);
   let response: Response;
   try {
     response = await fetch(`${trimTrailing(options.dbUrl, '/')}/v1/${options.tenantId}/v2/pipeline`, {
       method: 'POST',
       headers: { authorization: `Bearer ${options.token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ baton: null, requests }),
-      signal: AbortSignal.timeout(timeoutMs),
+      signal: aborter.signal,
     });
   } catch (error) {
     throw unanswered(error, timeoutMs);
+  } finally {
+    clearTimeout(timer);
   }
   // 404: the engine has no such database (deleted, or not provisioned yet); without a valid token that is all the caller learns.
   if (response.status === 401 || response.status === 403 || response.status === 404) throw new PublicError(401, INVALID_QUERY_TOKEN, { 'www-authenticate': 'Bearer' });
@@ -147,11 +152,18 @@ export async function runQuery(options: {
   }
   if (response.status === 413) throw new PublicError(413, 'The statements are too large for the database engine; send fewer or shorter ones.');
   const maxAnswerBytes = options.maxAnswerBytes ?? MAX_ENGINE_ANSWER_BYTES;
-  if (options.reserve) await reserveRoom(response, Math.min(maxAnswerBytes, Number(response.headers.get('content-length')) || maxAnswerBytes), options.reserve);
-  const body = (await readJson(response, maxAnswerBytes)) as {
-    results?: { type: string; response?: { result: unknown }; error?: { message: string; code: string } }[];
-    message?: string;
-  };
+  const declared = Number(response.headers.get('content-length')) || maxAnswerBytes;
+  // An answer too large is refused at once by readJson, without waiting for room it will not use.
+  if (options.reserve && declared <= maxAnswerBytes) await reserveRoom(response, declared, options.reserve);
+  timer = setTimeout(() => aborter.abort(new DOMException('no answer in time', 'TimeoutError')), timeoutMs);
+  let body: { results?: { type: string; response?: { result: unknown }; error?: { message: string; code: string } }[]; message?: string };
+  try {
+    body = (await readJson(response, maxAnswerBytes)) as typeof body;
+  } catch (error) {
+    throw error instanceof PublicError ? error : cutOff(error, timeoutMs);
+  } finally {
+    clearTimeout(timer);
+  }
   if (response.status !== 200 || !body.results) throw new BadRequestError('The database engine refused the statements.');
   const first = body.results[0];
   if (first?.type === 'error') throw statementError(first.error, 0);
@@ -282,6 +294,13 @@ async function reserveRoom(response: Response, bytes: number, reserve: (bytes: n
       `The statements ran (what they wrote was applied), but the API holds as many database answers as it may and could not read this one within ${ANSWER_ROOM_WAIT_MS / 1000} s, other large answers taking the room it has for them: read fewer rows at a time.`,
     );
   }
+}
+
+/** Why an answer's body did not come whole: the statements ran (it is a 200), so never a retry. */
+function cutOff(error: unknown, timeoutMs: number): PublicError {
+  const timedOut = error instanceof DOMException && error.name === 'TimeoutError';
+  const why = timedOut ? `did not finish its answer within ${timeoutMs / 1000} s` : 'lost the connection while it answered';
+  return new PublicError(timedOut ? 504 : 502, `The database engine ${why}: the statements ran (what they wrote was applied).`);
 }
 
 /** Connection errors that leave the request unsent. */

@@ -30,7 +30,19 @@ export function wasForwarded(request: IncomingMessage): boolean {
   return request.headers[FORWARDED_HEADER] !== undefined;
 }
 
-/** Sends the request to the same path on `base` and streams the answer back; an unreachable owner answers 503. */
+/** Errors of a connection to the owner that leave the request unsent. */
+const NOT_SENT = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/** The owner failed once it had the request: as a shard dying while running one, whether it was applied is not known. */
+const LOST = {
+  message: 'The replica that owns the database failed while running this request: what it had not committed was rolled back, and whether its last commit went through is not known',
+  code: 'DATABASE_RESTARTING',
+};
+
+/**
+ * Sends the request to the same path on `base` and streams the answer back. An owner that cannot be reached answers
+ * 503 DATABASE_MOVING (nothing ran: retry); one lost after it had the request, 503 DATABASE_RESTARTING (it may have).
+ */
 export function forwardRequest(request: IncomingMessage, response: ServerResponse, base: string): Promise<void> {
   return new Promise((resolve) => {
     const target = new URL(request.url ?? '/', base);
@@ -43,11 +55,12 @@ export function forwardRequest(request: IncomingMessage, response: ServerRespons
         resolve();
       });
     });
-    upstream.once('error', () => {
+    upstream.once('error', (error: NodeJS.ErrnoException) => {
       if (response.headersSent) response.destroy();
       else {
-        const body = JSON.stringify(MOVING);
-        response.writeHead(503, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'retry-after': '1' });
+        const unsent = error.code !== undefined && NOT_SENT.has(error.code);
+        const body = JSON.stringify(unsent ? MOVING : LOST);
+        response.writeHead(503, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...(unsent ? { 'retry-after': '1' } : {}) });
         response.end(body);
       }
       resolve();

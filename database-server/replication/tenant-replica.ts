@@ -239,6 +239,11 @@ export class TenantReplica {
     await this.#checkpoint(checkpoint);
   }
 
+  /** Whether a snapshot copy of the file is being taken now. */
+  get copying(): boolean {
+    return this.#copying !== undefined;
+  }
+
   /** Resolves once no snapshot copy of the file is being taken: before anything that writes the file but this replica's checkpoints. */
   whenCopied(): Promise<void> {
     return this.#copying ?? Promise.resolve();

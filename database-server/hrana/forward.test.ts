@@ -1,0 +1,45 @@
+import { createServer, type Server } from 'node:http';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { forwardRequest } from './forward.ts';
+
+const servers: Server[] = [];
+afterEach(async () => {
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+async function listening(server: Server): Promise<string> {
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/** A replica that forwards every request to `owner`, and the answer a client gets through it. */
+async function through(owner: string): Promise<{ status: number; retryAfter: string | null; body: { code?: string } }> {
+  const front = await listening(createServer((request, response) => void forwardRequest(request, response, owner)));
+  const answer = await fetch(`${front}/v1/t/v2/pipeline`, { method: 'POST', body: '{"baton":null,"requests":[]}' });
+  return { status: answer.status, retryAfter: answer.headers.get('retry-after'), body: (await answer.json()) as { code?: string } };
+}
+
+describe('forwardRequest', () => {
+  it('passes the owner’s answer through', async () => {
+    const owner = await listening(createServer((request, response) => request.resume().on('end', () => response.writeHead(200, { 'content-type': 'application/json' }).end('{"code":"ok"}'))));
+    expect(await through(owner)).toEqual({ status: 200, retryAfter: null, body: { code: 'ok' } });
+  });
+
+  it('answers an owner it cannot reach 503 DATABASE_MOVING to retry: nothing ran', async () => {
+    const closed = createNetServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((resolve) => closed.close(resolve));
+    expect(await through(`http://127.0.0.1:${port}`)).toMatchObject({ status: 503, retryAfter: '1', body: { code: 'DATABASE_MOVING' } });
+  });
+
+  it('answers an owner lost once it had the request 503 DATABASE_RESTARTING, not to retry: it may have committed (found in review)', async () => {
+    const owner = await listening(createServer((request) => request.resume().on('end', () => request.socket.destroy())));
+    expect(await through(owner)).toMatchObject({ status: 503, retryAfter: null, body: { code: 'DATABASE_RESTARTING' } });
+  });
+});
