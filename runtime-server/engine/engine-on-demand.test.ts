@@ -260,6 +260,35 @@ describe('RuntimeEngine serving on demand', () => {
     expect(artifacts.fetchedBuilds).toEqual(['busy', 'broken', 'good', 'next']);
   });
 
+  it('keeps the recorded fallback when an untried build is deployed over, and checks again a deployment changed after its check (found in review)', async () => {
+    const broken = (n: number) => artifactFromFiles({ 'worker.js': `export default { fetch( { return ${n} } };` });
+    const artifacts = new HeldArtifacts().put('good', hello('good')).put('broken-1', broken(1)).put('broken-2', broken(2)).put('busy', hello('busy'));
+    const prepared = new Events();
+    dataDir = mkdtempSync(join(tmpdir(), 'cw-od-'));
+    const e = (engine = new RuntimeEngine({ artifacts, dataDir, baseDomain: 'od.test', onDemand: { eagerBuilds: () => false }, onPrepared: (key) => prepared.emit(key) }));
+    await e.start();
+    const web = (buildId: string, env: Record<string, string> = {}) => ({ project: 'p', appId: 'web', buildId, env, hostnames: [] });
+    // Checks wait while a first request's build is held.
+    await deploy(e, 'busy');
+    const release = artifacts.hold('busy');
+    const busy = send(e.address.port, 'busy.p.od.test', '/');
+    await artifacts.asked('busy');
+    await e.deploy(web('broken-1'), web('good'));
+    // Deployed over before it was tried: what the replicas served stays the fallback, not the untried build.
+    await e.deploy(web('broken-2'));
+    expect(e.served('p', 'web')?.untried).toEqual({ fallbackBuildId: 'good' });
+    release();
+    await busy;
+    await prepared.next('p/web');
+    expect(e.served('p', 'web')).toMatchObject({ buildId: 'good' });
+    expect(await send(e.address.port, 'web.p.od.test', '/')).toMatchObject({ status: 200, body: 'hello from good' });
+    // A change of environment after the check is a deployment untried again: tried too, with no request (kept since
+    // its check, by the deploy's own pass, which fails it), never left reported untried.
+    await expect(e.deploy(web('broken-2', { MODE: 'b' }))).rejects.toThrow(/SyntaxError/);
+    expect(e.served('p', 'web')).toMatchObject({ buildId: 'good' });
+    expect(e.served('p', 'web')?.untried).toBeUndefined();
+  });
+
   it('checks a new build given a fallback at deploy where the policy prepares new builds at once, serving the fallback when it cannot be', async () => {
     const broken = artifactFromFiles({ 'worker.js': 'export default { fetch( { return 1 } };' });
     const e = await start(new MemoryArtifactSource().put('good', hello('good')).put('broken', broken), { eagerBuilds: () => true });

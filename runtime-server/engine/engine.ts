@@ -328,7 +328,9 @@ export class RuntimeEngine {
     const key = `${app.project}/${app.appId}`;
     const before = this.#desired.get(key)?.app;
     const newBuild = before?.buildId !== app.buildId || before.canary?.buildId !== app.canary?.buildId;
-    if (!sameDeployment(before, app)) this.#fallbacks.deployed(key, this.#served.get(key)?.live.app ?? (before && !this.#failedHere(key, before) ? before : undefined), newBuild, fallback);
+    // A deployment never tried here is no fallback: the one it had (the replicas' recorded release) stays.
+    const beforeServable = before && !this.#failedHere(key, before) && !this.#untried(key) ? before : undefined;
+    if (!sameDeployment(before, app)) this.#fallbacks.deployed(key, this.#served.get(key)?.live.app ?? beforeServable, newBuild, fallback);
     this.#refusedDeployments.delete(key);
     // Deployed without a split (a rollout aborted, or over): a split asked for again is a new run.
     if (!app.canary) this.#splitRuns.delete(key);
@@ -338,7 +340,8 @@ export class RuntimeEngine {
     if (ofProject) ofProject.add(key);
     else this.#desiredIn.set(app.project, new Set([key]));
     this.#onDemand?.deployed(key, newBuild);
-    if (newBuild && !this.#onDemand?.kept(key) && this.#untried(key)) this.#checks?.add(key);
+    // Any change: after a check found a build refused, a new environment is a deployment untried again.
+    if (!this.#onDemand?.kept(key) && this.#untried(key)) this.#checks?.add(key);
     return this.#await(key).then((served) => {
       if (!served) throw new Error(`app ${key} was removed while it was being deployed`);
       return served;
@@ -688,6 +691,7 @@ export class RuntimeEngine {
   async #converge(): Promise<void> {
     const upTo = this.#version;
     const snapshot = this.#toPrepare();
+    let letGo: string[] | undefined;
     const plan = new PassPlan(this.#served, snapshot.keys());
     await Promise.all([...snapshot].map(([key, { app }]) => this.#prepare(plan, key, app)));
     this.#keepRefused(plan);
@@ -695,7 +699,7 @@ export class RuntimeEngine {
       await this.#gate!.check(plan, this.#code);
       await this.#fallBack(plan, snapshot);
       // An app serving its fallback goes last: its next request would try the deployment that failed first.
-      this.#onDemand?.evictFrom(plan.next, this.#log, (key) => {
+      letGo = this.#onDemand?.evictFrom(plan.next, this.#log, (key) => {
         const served = plan.next.get(key);
         return served !== undefined && !this.#servesDeployed(key, served);
       });
@@ -732,6 +736,8 @@ export class RuntimeEngine {
     for (const key of this.#waiters.keys()) {
       this.#waiters.settle(key, upTo, plan.failures.has(key) ? { error: plan.failures.get(key) } : { value: () => this.#servedApp(key) });
     }
+    // Let go before their new deployment was tried (prepared in this pass, then over the bounds): checked later.
+    for (const key of letGo ?? []) if (this.#untried(key)) this.#checks?.add(key);
     await this.#collect();
   }
 

@@ -73,11 +73,13 @@ export async function prepareOnDemand(host: FirstRequestHost, key: string): Prom
   const started = performance.now();
   let fetched = started;
   const app = host.desired(key);
-  // Only while the app still asks for what failed: removed meanwhile, nothing is kept of it; deployed anew, its
-  // next request prepares the new deployment.
+  // What the pass tried: deployed anew while this fetched, the new deployment, which the pass prepares.
+  let tried = app;
+  // Only while the app still asks for what failed: removed meanwhile, nothing is kept of it; deployed anew after the
+  // pass, its next request prepares the new deployment.
   const failed = (err: unknown) => {
-    if (!app || !sameDeployment(host.desired(key), app)) return;
-    host.failures.record(key, app, err);
+    if (!tried || !sameDeployment(host.desired(key), tried)) return;
+    host.failures.record(key, tried, err);
     host.failed(key);
   };
   try {
@@ -90,6 +92,7 @@ export async function prepareOnDemand(host: FirstRequestHost, key: string): Prom
     }
     fetched = performance.now();
     host.onDemand.fetched(key);
+    tried = host.desired(key);
     const served = await host.serve(key);
     if (!served.fellBack) {
       host.failures.forget(key);

@@ -104,7 +104,10 @@ export class OnDemand {
    * tenant's first requests.
    */
   deployed(key: string, newBuild: boolean): void {
-    if (!this.#kept.has(key) && newBuild && this.#eagerBuilds(key)) this.#kept.set(key, { lastUsed: this.#now(), preparing: false });
+    const kept = this.#kept.get(key);
+    // A new build of one a first preparation is fetching: the deploy's own pass tries it, as for any kept app.
+    if (kept && newBuild) delete kept.fetching;
+    if (!kept && newBuild && this.#eagerBuilds(key)) this.#kept.set(key, { lastUsed: this.#now(), preparing: false });
   }
 
   /** A request reached the prepared app (per request: a map write, nothing more). */
@@ -173,18 +176,19 @@ export class OnDemand {
    * from disk. They route still, and are prepared again on their next request. `fallback` says which serve an
    * earlier deployment than the one deployed ({@link KeptApp.fallback}).
    */
-  evictFrom(next: Map<string, Served>, log: RuntimeLogger, fallback: (key: string) => boolean = () => false): void {
+  evictFrom(next: Map<string, Served>, log: RuntimeLogger, fallback: (key: string) => boolean = () => false): string[] {
     const bytesOf = (key: string) => {
       const s = next.get(key);
       return (s?.live.build.unpackedBytes ?? 0) + (s?.canary?.live.build.unpackedBytes ?? 0);
     };
     const out = evictions(this.apps(bytesOf, fallback), this, this.#now());
-    if (out.length === 0) return;
+    if (out.length === 0) return out;
     for (const key of out) {
       this.#kept.delete(key);
       next.delete(key);
     }
     log.info('apps not used lately let go (prepared again on their next request)', { apps: out.length, kept: this.#kept.size });
+    return out;
   }
 
   /** The kept apps with their last use, for {@link evictions}. */
