@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isNetworkError } from './network-errors.ts';
+import { isNetworkError, isUnsentRequest } from './network-errors.ts';
 
 const coded = (code: string, cause?: unknown) => Object.assign(new Error(code), { code, cause });
 
@@ -19,5 +19,14 @@ describe('isNetworkError', () => {
     let err: unknown = coded('ECONNRESET');
     for (let i = 0; i < 4; i++) err = new Error(`wrap ${i}`, { cause: err });
     expect(isNetworkError(err)).toBe(false);
+  });
+});
+
+describe('isUnsentRequest', () => {
+  it('is a refused or unroutable connection, also wrapped as fetch wraps it, never a reset or a timeout', () => {
+    expect(isUnsentRequest(Object.assign(new Error('refused'), { code: 'ECONNREFUSED' }))).toBe(true);
+    expect(isUnsentRequest(new TypeError('fetch failed', { cause: Object.assign(new Error('no name'), { code: 'ENOTFOUND' }) }))).toBe(true);
+    expect(isUnsentRequest(Object.assign(new Error('reset'), { code: 'ECONNRESET' }))).toBe(false);
+    expect(isUnsentRequest(new DOMException('late', 'TimeoutError'))).toBe(false);
   });
 });

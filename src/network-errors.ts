@@ -32,6 +32,17 @@ export function isOutOfDescriptors(err: unknown): boolean {
 
 const OUT_OF_DESCRIPTORS = new Set(['EMFILE', 'ENFILE']);
 
+/** Failures to connect at all: the peer refused, or its name or route is not there. */
+const UNSENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+/**
+ * Whether `err` (or a cause) says the request never left this process: nothing of it ran at the peer, so it may be
+ * sent again whatever it does. Unlike {@link isNetworkError}, a reset or a timeout is not that.
+ */
+export function isUnsentRequest(err: unknown): boolean {
+  return hasCode(err, UNSENT_CODES);
+}
+
 /** Whether `err`, or one of its first few `cause`s (SDKs and fetch wrap the socket error), has one of `codes`. */
 function hasCode(err: unknown, codes: ReadonlySet<string>): boolean {
   for (let cause: unknown = err, depth = 0; cause && depth < 4; depth++) {

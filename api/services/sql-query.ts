@@ -1,5 +1,6 @@
 import { BadRequestError, PublicError, UnavailableError } from '../../src/errors.ts';
 import { trimTrailing } from '../../src/text/trim.ts';
+import { isUnsentRequest } from '../../src/network-errors.ts';
 
 /**
  * The most of cw-db's answer the query route reads: cw-db bounds what one request answers (16 MiB by default,
@@ -129,7 +130,8 @@ export async function runQuery(options: {
   const timeoutMs = options.timeoutMs ?? QUERY_TIMEOUT_MS;
   // One bound for the answer's head, another for its body (read after a wait for room, which is not counted).
   const aborter = new AbortController();
-  let timer = setTimeout(() => aborter.abort(new DOMException('no answer in time', 'TimeoutError')), timeoutMs);
+  const abortLater = () => setTimeout(() => aborter.abort(new DOMException('no answer in time', 'TimeoutError')), timeoutMs);
+  let timer = abortLater();
   let response: Response;
   try {
     response = await fetch(`${trimTrailing(options.dbUrl, '/')}/v1/${options.tenantId}/v2/pipeline`, {
@@ -155,7 +157,7 @@ export async function runQuery(options: {
   const declared = Number(response.headers.get('content-length')) || maxAnswerBytes;
   // An answer too large is refused at once by readJson, without waiting for room it will not use.
   if (options.reserve && declared <= maxAnswerBytes) await reserveRoom(response, declared, options.reserve);
-  timer = setTimeout(() => aborter.abort(new DOMException('no answer in time', 'TimeoutError')), timeoutMs);
+  timer = abortLater();
   let body: { results?: { type: string; response?: { result: unknown }; error?: { message: string; code: string } }[]; message?: string };
   try {
     body = (await readJson(response, maxAnswerBytes)) as typeof body;
@@ -275,8 +277,7 @@ function unanswered(error: unknown, timeoutMs: number): PublicError {
   if (error instanceof DOMException && error.name === 'TimeoutError') {
     return new PublicError(504, `The database engine did not answer within ${timeoutMs / 1000} s. ${CHECK_FIRST}`);
   }
-  const code = (error as { cause?: { code?: unknown } } | undefined)?.cause?.code;
-  if (typeof code === 'string' && NOT_SENT.has(code)) return new UnavailableError('The database engine cannot be reached; retry later.');
+  if (isUnsentRequest(error)) return new UnavailableError('The database engine cannot be reached; retry later.');
   return new PublicError(502, `The connection to the database engine was lost. ${CHECK_FIRST}`);
 }
 
@@ -302,9 +303,6 @@ function cutOff(error: unknown, timeoutMs: number): PublicError {
   const why = timedOut ? `did not finish its answer within ${timeoutMs / 1000} s` : 'lost the connection while it answered';
   return new PublicError(timedOut ? 504 : 502, `The database engine ${why}: the statements ran (what they wrote was applied).`);
 }
-
-/** Connection errors that leave the request unsent. */
-const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 
 /** The engine's `Retry-After` when it is a small number of seconds, else 1. */
 function retryAfterOf(response: Response): string {

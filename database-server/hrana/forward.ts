@@ -2,6 +2,7 @@
 // database URL works whichever replica the Service picks. A forwarded request carries a header, and a replica
 // never forwards a request it was forwarded: two replicas that disagree for a moment answer DATABASE_MOVING
 // (retryable) instead of sending it back and forth.
+import { isUnsentRequest } from '../../src/network-errors.ts';
 import { Agent, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 
@@ -30,9 +31,6 @@ export function wasForwarded(request: IncomingMessage): boolean {
   return request.headers[FORWARDED_HEADER] !== undefined;
 }
 
-/** Errors of a connection to the owner that leave the request unsent. */
-const NOT_SENT = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
-
 /** The owner failed once it had the request: as a shard dying while running one, whether it was applied is not known. */
 const LOST = {
   message: 'The replica that owns the database failed while running this request: what it had not committed was rolled back, and whether its last commit went through is not known',
@@ -55,10 +53,10 @@ export function forwardRequest(request: IncomingMessage, response: ServerRespons
         resolve();
       });
     });
-    upstream.once('error', (error: NodeJS.ErrnoException) => {
+    upstream.once('error', (error) => {
       if (response.headersSent) response.destroy();
       else {
-        const unsent = error.code !== undefined && NOT_SENT.has(error.code);
+        const unsent = isUnsentRequest(error);
         const body = JSON.stringify(unsent ? MOVING : LOST);
         response.writeHead(503, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...(unsent ? { 'retry-after': '1' } : {}) });
         response.end(body);
