@@ -81,6 +81,8 @@ export class TenantReplica {
    * file until it ends, so the tenant's requests do not wait for a copy that takes as long as the disk needs.
    */
   #copying: Promise<void> | undefined;
+  /** The WAL's size at the last capture: what `bound`, run right after one under the same lock, goes by. */
+  #walSeen = 0;
   /** The capture under way: captures run one after another (a WebSocket stream closed mid-request frees its lock early). */
   #capturing: Promise<unknown> = Promise.resolve();
 
@@ -145,6 +147,7 @@ export class TenantReplica {
   async #capture(): Promise<number | undefined> {
     if (!this.#started) throw new Error('capture before startGeneration');
     const size = walSize(this.#walPath);
+    this.#walSeen = size;
     const offset = this.#wal?.offset ?? 0;
     if (size < offset) throw new Error(`the WAL of ${this.#dbPath} shrank behind the replica: it was checkpointed outside maintain()`);
     if (size === offset) return undefined;
@@ -218,10 +221,11 @@ export class TenantReplica {
    * Under the tenant lock, right after a capture (a commit's): when the WAL is past `maxWalBytes`, ships what waits
    * and checkpoints, so a tenant writing faster than its segments upload waits for them at the commit that passed the
    * bound. Left to the next round's `maintain`, the WAL grew by the write rate for as long as that round's flush took
-   * (to 1.4 GB beside a 1 GiB database in a hostile run, checkpointed minutes later). A stat, nothing more, below it.
+   * (to 1.4 GB beside a 1 GiB database in a hostile run, checkpointed minutes later). Below it, nothing: the size is
+   * the capture's.
    */
   async bound(checkpoint: Checkpoint): Promise<void> {
-    if (walSize(this.#walPath) <= this.#maxWalBytes) return;
+    if (this.#walSeen <= this.#maxWalBytes) return;
     this.#queue.seal();
     await this.#queue.flush();
     await this.#checkpoint(checkpoint);
@@ -274,6 +278,7 @@ export class TenantReplica {
     // in place later, overwriting frames this replica cannot tell apart by size: refuse rather than lose commits.
     if (left !== 0) throw new Error(`checkpoint left ${left} bytes in the WAL of ${this.#dbPath}: is another connection open?`);
     this.#wal = undefined;
+    this.#walSeen = 0;
   }
 
   /** Queued frames, read from the WAL they were captured in: refused once that WAL may have been emptied. */
