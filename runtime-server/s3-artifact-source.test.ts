@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { MemoryObjectStore } from '../src/object-store/memory-object-store.ts';
 import { artifactKey, buildIdFor } from '../src/platform/artifact-keys.ts';
 import { ArtifactError } from './engine/index.ts';
-import { ArtifactNotFoundError, S3ArtifactSource } from './s3-artifact-source.ts';
+import { ArtifactNotFoundError, ArtifactReadTimeoutError, S3ArtifactSource } from './s3-artifact-source.ts';
+import { isBuildRefusal } from './engine/preparation-failures.ts';
 
 const bytes = new TextEncoder().encode('not really a tar.zst, but the source does not parse');
 const buildId = buildIdFor(createHash('sha256').update(bytes).digest('hex'));
@@ -44,5 +46,21 @@ describe('S3ArtifactSource', () => {
     const store = new MemoryObjectStore();
     await store.put(artifactKey('proj', 'hello', 'v1'), bytes);
     await expect(new S3ArtifactSource(store, { maxBytes: 10 }).fetch({ project: 'proj', appId: 'hello', buildId: 'v1' })).rejects.toThrow(/over the limit of 10/);
+  });
+
+  it('gives up on a read the bucket stalls, as one worth retrying, and lets the stream go', async () => {
+    const stalled = new Readable({ read() {} });
+    stalled.push(bytes.subarray(0, 10));
+    const store = new (class extends MemoryObjectStore {
+      override async getStream() {
+        return { body: stalled, size: bytes.length, etag: '"x"' };
+      }
+    })();
+    await store.put(artifactKey('proj', 'hello', 'v1'), bytes);
+    const stream = await new S3ArtifactSource(store, { readWaitMs: 30 }).fetch({ project: 'proj', appId: 'hello', buildId: 'v1' });
+    const error = await read(stream).catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(ArtifactReadTimeoutError);
+    expect(isBuildRefusal(error)).toBe(false);
+    expect(stalled.destroyed).toBe(true);
   });
 });

@@ -57,6 +57,16 @@ class HeldArtifacts extends MemoryArtifactSource {
   }
 }
 
+/** Artifacts whose fetches of some builds fail as a bucket that does not answer would. */
+class DownArtifacts extends MemoryArtifactSource {
+  readonly down = new Set<string>();
+
+  override async fetch(ref: BuildRef): Promise<Iterable<Uint8Array>> {
+    if (this.down.has(ref.buildId)) throw new Error(`the bucket did not answer for ${ref.buildId}`);
+    return super.fetch(ref);
+  }
+}
+
 /** Named events a test waits for, each once: one emitted before it is waited for is not missed. */
 class Events {
   readonly #of = new Map<string, PromiseWithResolvers<void>>();
@@ -287,6 +297,28 @@ describe('RuntimeEngine serving on demand', () => {
     await expect(e.deploy(web('broken-2', { MODE: 'b' }))).rejects.toThrow(/SyntaxError/);
     expect(e.served('p', 'web')).toMatchObject({ buildId: 'good' });
     expect(e.served('p', 'web')?.untried).toBeUndefined();
+  });
+
+  it('tries a background check again when its build could not be had for now, and serves the build once it can be (found in review)', async () => {
+    const artifacts = new DownArtifacts().put('good', hello('good')).put('next', hello('next'));
+    const prepared = new Events();
+    let preparations = 0;
+    dataDir = mkdtempSync(join(tmpdir(), 'cw-od-'));
+    const onPrepared = (key: string) => prepared.emit(`${key}#${++preparations}`);
+    const e = (engine = new RuntimeEngine({ artifacts, dataDir, baseDomain: 'od.test', onDemand: { eagerBuilds: () => false, checkRetryMs: 50 }, onPrepared }));
+    await e.start();
+    const web = (buildId: string) => ({ project: 'p', appId: 'web', buildId, env: {}, hostnames: [] });
+    artifacts.down.add('next');
+    await e.deploy(web('next'), web('good'));
+    // The bucket does not answer for the new build: the check serves the fallback, and the app is not reported served.
+    await prepared.next('p/web#1');
+    expect(e.served('p', 'web')).toMatchObject({ buildId: 'good' });
+    artifacts.down.delete('next');
+    // With no request and no deploy, a later try finds it.
+    await prepared.next('p/web#2');
+    expect(e.served('p', 'web')).toMatchObject({ buildId: 'next' });
+    expect(e.served('p', 'web')?.untried).toBeUndefined();
+    expect(await send(e.address.port, 'web.p.od.test', '/')).toMatchObject({ status: 200, body: 'hello from next' });
   });
 
   it('checks a new build given a fallback at deploy where the policy prepares new builds at once, serving the fallback when it cannot be', async () => {

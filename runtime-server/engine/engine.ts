@@ -37,7 +37,7 @@ import { engineStatus } from './engine-status.ts';
 import { onDemandApp, servedApp, type Served } from './served.ts';
 import { HostAssignment } from './host-assignment.ts';
 import { OnDemand } from './on-demand.ts';
-import { PreparationFailures, sameDeployment, type PreparationFailure } from './preparation-failures.ts';
+import { isBuildRefusal, PreparationFailures, sameDeployment, type PreparationFailure } from './preparation-failures.ts';
 import { Fallbacks } from './fallbacks.ts';
 import { RouteCancel } from './route-cancel.ts';
 import { firstRequest, prepareOnDemand, type FirstRequestHost } from './first-request.ts';
@@ -606,11 +606,15 @@ export class RuntimeEngine {
   }
 
   #buildChecks(onDemand: OnDemand, firstRequests: FirstRequestHost): BuildChecks {
-    return new BuildChecks({
-      untried: (key) => this.#untried(key),
-      check: (key) => onDemand.check(key, () => prepareOnDemand(firstRequests, key)).catch(() => undefined),
-      whenIdle: () => onDemand.whenIdle(),
-    });
+    return new BuildChecks(
+      {
+        untried: (key) => this.#untried(key),
+        failedForNow: (key) => this.#failedForNow(key),
+        check: (key) => onDemand.check(key, () => prepareOnDemand(firstRequests, key)).catch(() => undefined),
+        whenIdle: () => onDemand.whenIdle(),
+      },
+      { retryMs: this.#o.onDemand?.checkRetryMs },
+    );
   }
 
   /**
@@ -620,6 +624,16 @@ export class RuntimeEngine {
   #untried(key: string): boolean {
     const desired = this.#desired.get(key)?.app;
     return desired !== undefined && !this.#served.has(key) && this.#fallbacks.of(key) !== undefined && !this.#fallbacks.hasFailed(key, desired);
+  }
+
+  /**
+   * On demand: `key`'s deployment failed here, serving its fallback, for a reason that may pass (no room, a bucket
+   * that did not answer in time), not a build refused: the background checks try it again.
+   */
+  #failedForNow(key: string): boolean {
+    const desired = this.#desired.get(key)?.app;
+    if (!desired || this.#servesDeployed(key, this.#served.get(key)) || !this.#fallbacks.hasFailed(key, desired)) return false;
+    return this.#refusedDeployments.get(key) !== desired && !isBuildRefusal(this.#failedPreparations.of(key, desired)?.error);
   }
 
   /** Counts a request of `key` the entry point answered itself. */

@@ -16,6 +16,11 @@ export interface OnDemandOptions {
    * never.
    */
   readonly eagerBuilds?: (key: string) => boolean;
+  /**
+   * How long before a background check of a new build (`build-checks.ts`) that failed for a reason that may pass is
+   * tried again, doubled each time it fails again up to 10 minutes (default 30 s).
+   */
+  readonly checkRetryMs?: number;
 }
 
 /**
@@ -54,7 +59,7 @@ export class OnDemand {
   readonly #eagerBuilds: (key: string) => boolean;
   readonly #kept = new Map<string, Kept>();
   readonly #first = new Map<string, Promise<void>>();
-  /** Preparations a request waits for, and who waits for there to be none ({@link whenIdle}). */
+  /** Requests waiting for a preparation, and who waits for there to be none ({@link whenIdle}). */
   #forRequests = 0;
   #idle: Array<() => void> = [];
   readonly #now: () => number;
@@ -123,23 +128,31 @@ export class OnDemand {
    */
   first(key: string, prepare: () => Promise<void>): Promise<void> {
     const pending = this.#first.get(key) ?? this.#prepare(key, prepare, this.#now());
+    // Counted while its request waits: one answered 503 after firstRequestTimeoutMs is gone (a hung fetch would
+    // otherwise hold every background check for as long as it hangs).
     this.#forRequests += 1;
-    void pending
-      .catch(() => undefined)
-      .finally(() => {
-        this.#forRequests -= 1;
-        if (this.#forRequests === 0) for (const resolve of this.#idle.splice(0)) resolve();
-      });
+    let counted = true;
+    const done = () => {
+      if (!counted) return;
+      counted = false;
+      clearTimeout(timer);
+      this.#forRequests -= 1;
+      if (this.#forRequests === 0) for (const resolve of this.#idle.splice(0)) resolve();
+    };
+    const timer = setTimeout(done, this.firstRequestTimeoutMs);
+    timer.unref();
+    void pending.catch(() => undefined).finally(done);
     return pending;
   }
 
   /**
-   * Prepares `key` with no request waiting (a build checked in the background, `build-checks.ts`), unless it is
-   * kept already: as a first request would, but as if never used, so it is the first let go past the bounds
-   * unless a request reaches it meanwhile.
+   * Prepares `key` with no request waiting (a build checked in the background, `build-checks.ts`): as a first
+   * request would, but as if never used, so it is the first let go past the bounds unless a request reaches it
+   * meanwhile. One kept already (its deployment failed for now, and it serves its fallback) is prepared again in
+   * place; one a request is preparing is left to that preparation.
    */
   check(key: string, prepare: () => Promise<void>): Promise<void> {
-    return this.#first.get(key) ?? (this.#kept.has(key) ? Promise.resolve() : this.#prepare(key, prepare, 0));
+    return this.#first.get(key) ?? (this.#kept.has(key) ? prepare() : this.#prepare(key, prepare, 0));
   }
 
   /** Resolves once no request waits for a preparation (at once when none does). */
