@@ -42,6 +42,26 @@ describe('AnswerBudget', () => {
     expect(await settled(waiting)).toBe(true);
   });
 
+  it('keeps room for an answer that has waited its shelter: other projects’ medium answers no longer go ahead of it (found in review)', async () => {
+    let now = 0;
+    const budget = new AnswerBudget(bounds, 15_000, () => now);
+    const [p2, p3, p4] = await Promise.all(['p2', 'p3', 'p4'].map((p) => budget.reserve(p, 16 * MiB)));
+    const large = budget.reserve('p1', 30 * MiB);
+    p2!();
+    expect(await settled(large)).toBe(false); // 32 MiB held: 30 more do not fit 48
+    const early = budget.reserve('p5', 16 * MiB); // before the shelter: fits, goes ahead
+    expect(await settled(early)).toBe(true);
+    now = 15_000;
+    p3!();
+    const late = budget.reserve('p6', 16 * MiB); // would fit, but leaves no room for the large one
+    expect(await settled(late)).toBe(false);
+    (await budget.reserve('p6', 1000))(); // small answers still never wait
+    p4!();
+    expect(await settled(large)).toBe(true);
+    expect(await settled(late)).toBe(false);
+    expect(budget.total).toBe(46 * MiB);
+  });
+
   it('gives up a wait when its signal aborts, leaving the room to those after it', async () => {
     const budget = new AnswerBudget(bounds);
     const held = await budget.reserve('p1', 32 * MiB);

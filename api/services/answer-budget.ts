@@ -15,9 +15,13 @@ export interface AnswerBounds {
  */
 export const DEFAULT_ANSWER_BOUNDS: AnswerBounds = { perProject: 32 * 1024 * 1024, total: 64 * 1024 * 1024, small: 64 * 1024 };
 
+/** How long an answer may wait before the others make room for it (half the query route's 30 s wait for room). */
+export const ANSWER_SHELTER_MS = 15_000;
+
 interface Waiter {
   readonly project: string;
   readonly bytes: number;
+  readonly since: number;
   readonly grant: () => void;
 }
 
@@ -27,16 +31,21 @@ interface Waiter {
  * every tenant shares that process. An answer's bytes (its Content-Length, known before its body is read) are
  * held from when it is read until the caller's answer is serialized (not until the caller has read it, or a client
  * reading nothing would hold the room); one that does not fit waits, its project's turn kept in order, while
- * answers of projects within their bound that fit go ahead.
+ * answers of projects within their bound that fit go ahead — until the oldest waiter has waited `shelterMs`: then
+ * only answers that leave room for it go ahead, so other projects' steady medium answers cannot starve a large one.
  */
 export class AnswerBudget {
   readonly #bounds: AnswerBounds;
+  readonly #shelterMs: number;
+  readonly #now: () => number;
   readonly #held = new Map<string, number>();
   #total = 0;
   readonly #waiters: Waiter[] = [];
 
-  constructor(bounds: AnswerBounds = DEFAULT_ANSWER_BOUNDS) {
+  constructor(bounds: AnswerBounds = DEFAULT_ANSWER_BOUNDS, shelterMs = ANSWER_SHELTER_MS, now: () => number = () => performance.now()) {
     this.#bounds = bounds;
+    this.#shelterMs = shelterMs;
+    this.#now = now;
   }
 
   /** Bytes held now, by every project. */
@@ -51,7 +60,7 @@ export class AnswerBudget {
   reserve(project: string, bytes: number, signal?: AbortSignal): Promise<() => void> {
     const release = once(() => this.#release(project, bytes));
     // Behind its own project's waiters, but for a small one.
-    if (bytes <= this.#bounds.small || (this.#fits(project, bytes) && !this.#waiters.some((w) => w.project === project))) {
+    if (bytes <= this.#bounds.small || (this.#fitsBeside(this.#sheltered(), project, bytes) && !this.#waiters.some((w) => w.project === project))) {
       this.#take(project, bytes);
       return Promise.resolve(release);
     }
@@ -59,6 +68,7 @@ export class AnswerBudget {
       const waiter: Waiter = {
         project,
         bytes,
+        since: this.#now(),
         grant: () => {
           signal?.removeEventListener('abort', onAbort);
           this.#take(project, bytes);
@@ -83,6 +93,18 @@ export class AnswerBudget {
     return (this.#held.get(project) ?? 0) + bytes <= this.#bounds.perProject && this.#total + bytes <= this.#bounds.total;
   }
 
+  /** The oldest waiter once it has waited its shelter: the room it needs is kept for it. */
+  #sheltered(): Waiter | undefined {
+    const oldest = this.#waiters[0];
+    return oldest && this.#now() - oldest.since >= this.#shelterMs ? oldest : undefined;
+  }
+
+  /** Whether `bytes` of `project` fit and still leave `sheltered` (another waiter) room in all. */
+  #fitsBeside(sheltered: Waiter | undefined, project: string, bytes: number): boolean {
+    if (!this.#fits(project, bytes)) return false;
+    return !sheltered || bytes <= this.#bounds.small || this.#total + bytes + sheltered.bytes <= this.#bounds.total;
+  }
+
   #take(project: string, bytes: number): void {
     this.#held.set(project, (this.#held.get(project) ?? 0) + bytes);
     this.#total += bytes;
@@ -93,11 +115,13 @@ export class AnswerBudget {
     if (left > 0) this.#held.set(project, left);
     else this.#held.delete(project);
     this.#total -= bytes;
-    // In order, but a project whose first waiter does not fit holds back only its own later ones.
+    // In order, but a project whose first waiter does not fit holds back only its own later ones, unless the oldest
+    // has waited its shelter.
     const blocked = new Set<string>();
     for (let i = 0; i < this.#waiters.length;) {
       const waiter = this.#waiters[i]!;
-      if (blocked.has(waiter.project) || !this.#fits(waiter.project, waiter.bytes)) {
+      const sheltered = i === 0 ? undefined : this.#sheltered();
+      if (blocked.has(waiter.project) || !this.#fitsBeside(sheltered, waiter.project, waiter.bytes)) {
         blocked.add(waiter.project);
         i++;
         continue;
