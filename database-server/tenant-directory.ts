@@ -712,9 +712,13 @@ export class TenantDirectory {
    * first, under the same lock; the connection closes whether it succeeds or not.
    */
   async #closeForGood(tenant: string, entry: Entry, ship?: () => Promise<void>): Promise<void> {
+    // Said once a minute while it waits, so a wait that never ends (a store call without a bound under the lock) is seen.
+    const waiting = setInterval(() => this.#options.log.warn('closing a database waits for its lock', { tenant }), 60_000);
+    waiting.unref();
     await this.#locked(
       tenant,
       async () => {
+        clearInterval(waiting);
         try {
           await ship?.();
         } finally {
@@ -723,7 +727,7 @@ export class TenantDirectory {
         }
       },
       Infinity,
-    );
+    ).finally(() => clearInterval(waiting));
   }
 
   async #locked<T>(tenant: string, fn: () => T | Promise<T>, timeoutMs = 60_000): Promise<T> {
