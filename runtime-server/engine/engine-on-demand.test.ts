@@ -321,6 +321,24 @@ describe('RuntimeEngine serving on demand', () => {
     expect(await send(e.address.port, 'web.p.od.test', '/')).toMatchObject({ status: 200, body: 'hello from next' });
   });
 
+  it('keeps a build a first request is unpacking from collection when the app is deployed over meanwhile (found in review)', async () => {
+    const artifacts = new HeldArtifacts().put('b1', hello('b1')).put('b2', hello('b2'));
+    const e = await start(artifacts, {});
+    const web = (buildId: string) => ({ project: 'p', appId: 'web', buildId, env: {}, hostnames: [] });
+    await e.deploy(web('b1'));
+    const release = artifacts.hold('b1');
+    const first = send(e.address.port, 'web.p.od.test', '/');
+    await artifacts.asked('b1');
+    // Deployed over and back while b1 is fetched: the passes between collect, and b1's fetch is still the one shared.
+    await e.deploy(web('b2'));
+    const back = e.deploy(web('b1'));
+    release();
+    await back;
+    expect(await first).toMatchObject({ status: 200 });
+    expect(await send(e.address.port, 'web.p.od.test', '/')).toMatchObject({ status: 200, body: 'hello from b1' });
+    expect(artifacts.fetchedBuilds).toEqual(['b1', 'b2']);
+  });
+
   it('checks a new build given a fallback at deploy where the policy prepares new builds at once, serving the fallback when it cannot be', async () => {
     const broken = artifactFromFiles({ 'worker.js': 'export default { fetch( { return 1 } };' });
     const e = await start(new MemoryArtifactSource().put('good', hello('good')).put('broken', broken), { eagerBuilds: () => true });

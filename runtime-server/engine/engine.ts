@@ -141,6 +141,12 @@ export class RuntimeEngine {
   readonly #failedPreparations = new PreparationFailures();
   /** On demand: what an app's first request needs of the engine. */
   readonly #firstRequests: FirstRequestHost | undefined;
+  /**
+   * On demand: the deployments whose builds a first request or a check is fetching and unpacking, outside any pass
+   * (how many at once): kept from collection, which would otherwise forget the size of one deployed over meanwhile
+   * while it is written (the build quota then counting it from nothing) and delete what it unpacked.
+   */
+  readonly #unpacking = new Map<AppDeployment, number>();
   /** On demand: new builds given with a fallback, tried in the background. */
   readonly #checks: BuildChecks | undefined;
   /** Requests waiting for their project's probation turn or their shard's restart. */
@@ -588,7 +594,14 @@ export class RuntimeEngine {
       desired: (key) => this.#desired.get(key)?.app,
       unpack: async (app) => {
         const canary = canaryDeployment(app);
-        await Promise.all([this.#builds!.prepare(app), canary && this.#builds!.prepare(canary)]);
+        this.#unpacking.set(app, (this.#unpacking.get(app) ?? 0) + 1);
+        try {
+          await Promise.all([this.#builds!.prepare(app), canary && this.#builds!.prepare(canary)]);
+        } finally {
+          const left = this.#unpacking.get(app)! - 1;
+          if (left > 0) this.#unpacking.set(app, left);
+          else this.#unpacking.delete(app);
+        }
       },
       hasFallback: (key) => this.#fallbacks.of(key) !== undefined,
       serve: async (key) => {
@@ -898,12 +911,7 @@ export class RuntimeEngine {
    */
   async #collect(): Promise<void> {
     const retiring = this.#shards.some((shard) => shard.retiring > 0);
-    const { unusedIds, keepBuilds } = retention(
-      [...this.#toPrepare(true).values()].map(({ app }) => app),
-      this.#served.values(),
-      this.#code,
-      retiring,
-    );
+    const { unusedIds, keepBuilds } = retention([...[...this.#toPrepare(true).values()].map(({ app }) => app), ...this.#unpacking.keys()], this.#served.values(), this.#code, retiring);
     for (const id of unusedIds) this.#code.delete(id);
     await this.#builds?.retain(keepBuilds).catch((err: unknown) => this.#log.warn('removing unused builds failed', { error: err }));
   }
