@@ -240,6 +240,9 @@ export class TenantReplica {
     await this.capture();
     this.#queue.seal();
     await this.#queue.flush();
+    // An empty WAL (right after a generation started) has nothing for the file: no wait, under the lock, for the
+    // generation's base copy.
+    if (walSize(this.#walPath) === 0) return;
     await this.#checkpoint(checkpoint);
   }
 

@@ -416,6 +416,33 @@ export function describeReplicaSuite(name: string, makeStore: () => ObjectStore)
       expect((await f.restoreRows()).rows).toEqual(['before', 'during']);
     });
 
+    it('rests at once with an empty WAL while a snapshot is being copied, and waits for the copy with commits to move (found in review)', async () => {
+      let held: PromiseWithResolvers<void> | undefined;
+      const f = await fixture({
+        checkpointBytes: 1,
+        snapshotEveryBytes: 1,
+        copy: async (dbPath) => {
+          await held?.promise;
+          return copyDatabaseFile(dbPath);
+        },
+      });
+      await f.run('CREATE TABLE t (v TEXT)');
+      held = Promise.withResolvers<void>();
+      const { upload } = await f.replica.maintain(f.checkpoint);
+      expect(f.replica.copying).toBe(true);
+      await f.replica.rest(f.checkpoint); // a start's rest right after its generation: nothing to checkpoint
+      expect(f.replica.copying).toBe(true);
+      await f.run("INSERT INTO t VALUES ('after')");
+      let rested = false;
+      const rest = f.replica.rest(f.checkpoint).then(() => (rested = true));
+      await f.replica.flush();
+      expect(rested).toBe(false);
+      held.resolve();
+      await Promise.all([upload, rest]);
+      expect(walSize(`${f.dbPath}-wal`)).toBe(0);
+      expect((await f.restoreRows()).rows).toEqual(['after']);
+    });
+
     it('leaves no copy behind when its guard refuses a snapshot after the copy', async () => {
       let held = true;
       let loseAtCopy = false;
