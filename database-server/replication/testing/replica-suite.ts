@@ -382,7 +382,8 @@ export function describeReplicaSuite(name: string, makeStore: () => ObjectStore)
       expect((await f.restoreRows()).rows).toHaveLength(2001);
     });
 
-    it('copies a snapshot after the lock is let go, checkpointing nothing into the file until the copy is done (found in review)', async () => {
+    /** A fixture snapshotting at every maintain whose copies wait, once `hold()` is called, until it is resolved. */
+    const heldCopies = async () => {
       let held: PromiseWithResolvers<void> | undefined;
       const f = await fixture({
         checkpointBytes: 1,
@@ -392,9 +393,14 @@ export function describeReplicaSuite(name: string, makeStore: () => ObjectStore)
           return copyDatabaseFile(dbPath);
         },
       });
+      return { f, hold: () => (held = Promise.withResolvers<void>()) };
+    };
+
+    it('copies a snapshot after the lock is let go, checkpointing nothing into the file until the copy is done (found in review)', async () => {
+      const { f, hold } = await heldCopies();
       await f.run('CREATE TABLE t (v TEXT)');
       await f.run("INSERT INTO t VALUES ('before')");
-      held = Promise.withResolvers<void>();
+      const held = hold();
       // maintain() is what runs under the lock: it ends with the checkpoint, not with the copy.
       const { upload } = await f.replica.maintain(f.checkpoint);
       expect(upload).toBeDefined();
@@ -417,17 +423,9 @@ export function describeReplicaSuite(name: string, makeStore: () => ObjectStore)
     });
 
     it('rests at once with an empty WAL while a snapshot is being copied, and waits for the copy with commits to move (found in review)', async () => {
-      let held: PromiseWithResolvers<void> | undefined;
-      const f = await fixture({
-        checkpointBytes: 1,
-        snapshotEveryBytes: 1,
-        copy: async (dbPath) => {
-          await held?.promise;
-          return copyDatabaseFile(dbPath);
-        },
-      });
+      const { f, hold } = await heldCopies();
       await f.run('CREATE TABLE t (v TEXT)');
-      held = Promise.withResolvers<void>();
+      const held = hold();
       const { upload } = await f.replica.maintain(f.checkpoint);
       expect(f.replica.copying).toBe(true);
       await f.replica.rest(f.checkpoint); // a start's rest right after its generation: nothing to checkpoint
