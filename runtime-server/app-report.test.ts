@@ -42,6 +42,11 @@ describe('reportFor', () => {
     const report = reportFor('p', 'a', { generation: 3, buildId: 'b-2', servedGeneration: 3 }, untried);
     expect(report).toMatchObject({ servingBuildId: 'b-1', observedGeneration: 3 });
     expect(report).not.toHaveProperty('servedGeneration');
+    // Nor a split it does not serve yet (found in review).
+    const split = { ...untried, canary: { buildId: 'b-3', weight: 30 } };
+    const splitReport = reportFor('p', 'a', { generation: 4, buildId: 'b-2', servedGeneration: 4, rollout: { release: 'digest-3', weight: 30 } }, split);
+    expect(splitReport).toMatchObject({ servingBuildId: 'b-1' });
+    expect(splitReport).not.toHaveProperty('rollout');
   });
 
   it('reports a refused build beside the build still served', () => {

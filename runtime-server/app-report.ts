@@ -41,7 +41,8 @@ export function reportFor(
 ): RuntimeAppReport | undefined {
   if (unservable && record) return reportFor(namespace, app, withoutServing(record, unservable), served && withoutBuild(served, unservable.buildId), quarantine, counts);
   if (!record && !served) return undefined;
-  const split = served?.canary && record?.rollout;
+  // An untried deployment's split is not served yet: the fallback is, whole.
+  const split = !served?.untried && served?.canary && record?.rollout;
   const zero = { requests: 0, errors: 0 };
   return {
     namespace,
