@@ -6,7 +6,9 @@ import { integerQuery } from './integer-query.ts';
 import { nextField, pageOf, PageQuery } from './pagination.ts';
 import { BadRequestError, NotFoundError, PublicError } from '../../src/errors.ts';
 import type { DatabaseDirectory, MintedToken } from '../../src/platform/databases/databases.ts';
-import { INVALID_QUERY_TOKEN, runQuery, type QueryStatement } from '../services/sql-query.ts';
+import { failureOf, fetchAnswer, INVALID_QUERY_TOKEN, type QueryStatement } from '../services/sql-query.ts';
+import { AnswerConverter } from '../services/answer-converter.ts';
+import { UnsentAnswers } from '../services/unsent-answers.ts';
 import { runMigrations } from '../services/sql-migrations.ts';
 import { AnswerBudget, ResponseAnswers } from '../services/answer-budget.ts';
 import { endStalledResponse } from '../services/send-deadline.ts';
@@ -47,6 +49,10 @@ export function databaseRoutes(app: FastifyInstance, services: DatabaseServices)
   // The memory this API process gives the query route's answers from cw-db, which every project shares.
   const answers = new AnswerBudget();
   const heldBy = new WeakMap<FastifyRequest, ResponseAnswers>();
+  // What the route's callers have not read yet, and the thread that converts its large answers.
+  const unsent = new UnsentAnswers();
+  const converter = new AnswerConverter();
+  app.addHook('onClose', () => converter.close());
 
   r.get('/v1/projects/:projectId/databases', {
     config: { auth: { scope: 'databases:read', project: true } },
@@ -193,9 +199,11 @@ export function databaseRoutes(app: FastifyInstance, services: DatabaseServices)
     // Given back once the answer is serialized for the caller, not when the caller has read it: a client that reads
     // nothing must not keep the room every other project's answers share. A large answer must also reach its caller
     // within a deadline, or what it has not read would stay in this process for as long as its connection lives.
+    // Until the caller has taken it, an answer counts against its project's bound on answers not read (`UnsentAnswers`).
     onSend: async (request, reply, payload) => {
       heldBy.get(request)?.end();
-      const bytes = typeof payload === 'string' ? Buffer.byteLength(payload) : 0;
+      const bytes = Buffer.isBuffer(payload) ? payload.byteLength : typeof payload === 'string' ? Buffer.byteLength(payload) : 0;
+      unsent.hold(request.params.projectId, bytes, reply.raw);
       if (bytes > LARGE_ANSWER_BYTES) endStalledResponse(reply.raw, bytes);
       return payload;
     },
@@ -204,11 +212,26 @@ export function databaseRoutes(app: FastifyInstance, services: DatabaseServices)
       const { sql, params, statements } = request.body;
       if ((sql === undefined) === (statements === undefined)) throw new BadRequestError('Give either sql (one statement) or statements (several), not both.');
       const list = (statements ?? [{ sql, params }]) as QueryStatement[];
-      // The answer is held while it is read, parsed and serialized again (until onSend, or the request's end).
-      const held = new ResponseAnswers(answers, request.params.projectId);
+      const projectId = request.params.projectId;
+      if (!unsent.admits(projectId)) {
+        const mib = Math.round(unsent.held(projectId) / 2 ** 20);
+        throw new PublicError(
+          429,
+          `This project's callers have not read ${mib} MiB of earlier query answers yet, as much as the API keeps for a project: the statements did not run; retry once those answers are read.`,
+          {
+            'retry-after': '5',
+          },
+        );
+      }
+      // The answer is held while it is read, converted and written again (until onSend, or the request's end).
+      const held = new ResponseAnswers(answers, projectId);
       heldBy.set(request, held);
       reply.raw.once('close', () => held.end());
-      return { results: await runQuery({ dbUrl: services.dbUrl, tenantId, token, statements: list, reserve: (bytes, signal) => held.reserve(bytes, signal) }) };
+      const bytes = await fetchAnswer({ dbUrl: services.dbUrl, tenantId, token, statements: list, reserve: (size, signal) => held.reserve(size, signal) });
+      const converted = await converter.convert(bytes, list.length);
+      if (!('json' in converted)) throw failureOf(converted);
+      // Already JSON, as the schema's serializer would write it: sent as it is (a Buffer is never serialized again).
+      return reply.type('application/json; charset=utf-8').send(converted.json as never);
     },
   });
 

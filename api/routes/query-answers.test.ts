@@ -21,12 +21,16 @@ const ANSWER = Buffer.from(
 );
 
 let engine: Server;
+/** The queries cw-db was asked to run, by tenant. */
+const ran = new Map<string, number>();
 let app: FastifyInstance;
 let port: number;
 const sockets: Socket[] = [];
 
 beforeAll(async () => {
   engine = createServer((request, response) => {
+    const tenant = request.url?.split('/')[2] ?? '';
+    ran.set(tenant, (ran.get(tenant) ?? 0) + 1);
     request.resume().on('end', () => response.writeHead(200, { 'content-type': 'application/json', 'content-length': ANSWER.length }).end(ANSWER));
   });
   await new Promise<void>((resolve) => engine.listen(0, '127.0.0.1', resolve));
@@ -78,5 +82,20 @@ describe('the query route’s answers', () => {
     expect(((await answer.json()) as { results: { rows: unknown[] }[] }).results[0]?.rows).toHaveLength(30);
     // Held until those callers read their answers, it would have waited the route's 30 s and answered 502.
     expect(performance.now() - started).toBeLessThan(10_000);
+  });
+
+  it('refuse a project’s next query, before it runs, once its callers left 64 MiB unread; another project’s run (found by a hostile run)', { timeout: 20_000 }, async () => {
+    // Three answers of 30 MB not read: past the project's 64 MiB.
+    for (let i = 0; i < 3; i++) await idleCaller('hoarder');
+    const query = (project: string) =>
+      fetch(`http://127.0.0.1:${port}/v1/projects/${project}/databases/db/query`, { method: 'POST', headers: { authorization: 'Bearer token', 'content-type': 'application/json' }, body });
+    const refused = await query('hoarder');
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('5');
+    expect(((await refused.json()) as { message: string }).message).toMatch(/have not read 8\d MiB of earlier query answers yet.*did not run/);
+    expect(ran.get('hoarder-db')).toBe(3);
+    const served = await query('neighbour');
+    expect(served.status).toBe(200);
+    await served.arrayBuffer();
   });
 });

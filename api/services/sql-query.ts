@@ -1,6 +1,9 @@
 import { BadRequestError, PublicError, UnavailableError } from '../../src/errors.ts';
 import { trimTrailing } from '../../src/text/trim.ts';
 import { isUnsentRequest } from '../../src/network-errors.ts';
+import { interpretAnswer, type AnswerOutcome, type HranaError, type HranaValue, type JsonSqlValue, type QueryResult } from './hrana-answer.ts';
+
+export type { JsonSqlValue, QueryResult } from './hrana-answer.ts';
 
 /**
  * The most of cw-db's answer the query route reads: cw-db bounds what one request answers (16 MiB by default,
@@ -19,34 +22,10 @@ export const QUERY_TIMEOUT_MS = 60_000;
 /** The answer to a query token the engine refused, and to a database the caller cannot see without one. */
 export const INVALID_QUERY_TOKEN = 'The query token is not valid for this database (unknown, rotated or expired).';
 
-/** A JSON value as the query route takes it: numbers, text, null, booleans (0/1), and `{base64}` for a blob. */
-export type JsonSqlValue = number | string | boolean | null | { base64: string };
-
 /** One statement of the query route, with positional (`[…]`) or named (`{name: …}`) parameters. */
 export interface QueryStatement {
   sql: string;
   params?: JsonSqlValue[] | Record<string, JsonSqlValue>;
-}
-
-/** One statement's outcome, D1-style. */
-export interface QueryResult {
-  columns: string[];
-  rows: JsonSqlValue[][];
-  rows_read: number;
-  rows_written: number;
-  changes: number;
-  last_insert_id: number | string | null;
-}
-
-type HranaValue = { type: 'null' } | { type: 'integer'; value: string } | { type: 'float'; value: number } | { type: 'text'; value: string } | { type: 'blob'; base64: string };
-
-interface HranaStmtResult {
-  cols: { name: string | null }[];
-  rows: HranaValue[][];
-  affected_row_count: number;
-  last_insert_rowid: string | null;
-  rows_read?: number;
-  rows_written?: number;
 }
 
 /** A SQL error of the statements (a constraint, a syntax error): the caller's, answered 400 with sqld's code (a locked database's, 503). */
@@ -91,7 +70,7 @@ const MAY_HAVE_RUN: Readonly<Record<string, string>> = {
 };
 
 /** The error of a statement the engine answered with `error` (the first of the batch's: `statement`). */
-function statementError(error: { message: string; code: string } | null | undefined, statement: number): PublicError {
+function statementError(error: HranaError | null | undefined, statement: number): PublicError {
   const code = error?.code ?? 'SQL_ERROR';
   // Deleted while the request was on its way: as an unknown database.
   if (code === 'TENANT_NOT_FOUND') return new PublicError(401, INVALID_QUERY_TOKEN, { 'www-authenticate': 'Bearer' });
@@ -100,12 +79,8 @@ function statementError(error: { message: string; code: string } | null | undefi
   return new SqlStatementError(error?.message ?? 'error', code, statement, code === 'SQLITE_BUSY');
 }
 
-/**
- * Runs statements on a database through cw-db's Hrana endpoint, as the database's own clients do, with the
- * caller's query token: the engine checks that the token is the database's. Several statements run as one
- * transaction (all or nothing), like D1's batch.
- */
-export async function runQuery(options: {
+/** Where and how to run statements: the engine's address, the database, the caller's query token. */
+export interface QueryOptions {
   dbUrl: string;
   tenantId: string;
   token: string;
@@ -114,7 +89,22 @@ export async function runQuery(options: {
   maxAnswerBytes?: number;
   /** Holds room for an answer of this many bytes before it is read (the process's bound on answers: `AnswerBudget`). */
   reserve?: (bytes: number, signal: AbortSignal) => Promise<void>;
-}): Promise<QueryResult[]> {
+}
+
+/**
+ * Runs statements on a database through cw-db's Hrana endpoint, as the database's own clients do, with the
+ * caller's query token: the engine checks that the token is the database's. Several statements run as one
+ * transaction (all or nothing), like D1's batch.
+ */
+export async function runQuery(options: QueryOptions): Promise<QueryResult[]> {
+  return resultsOf(interpretAnswer(await fetchAnswer(options), options.statements.length));
+}
+
+/**
+ * The bytes of the engine's answer to `options`' statements, for {@link interpretAnswer}; every answer but a 200
+ * with results is thrown as the API's error.
+ */
+export async function fetchAnswer(options: QueryOptions): Promise<Buffer> {
   const { statements } = options;
   const stmts = statements.map((s, i) => toHranaStmt(s, i));
   const single = stmts.length === 1;
@@ -153,32 +143,37 @@ export async function runQuery(options: {
     throw new PublicError(429, "The database engine is busy with this project's requests; retry shortly.", { 'retry-after': retryAfterOf(response) });
   }
   if (response.status === 413) throw new PublicError(413, 'The statements are too large for the database engine; send fewer or shorter ones.');
+  if (response.status !== 200) {
+    await response.body?.cancel().catch(() => undefined);
+    throw new BadRequestError(REFUSED);
+  }
   const maxAnswerBytes = options.maxAnswerBytes ?? MAX_ENGINE_ANSWER_BYTES;
   const declared = Number(response.headers.get('content-length')) || maxAnswerBytes;
-  // An answer too large is refused at once by readJson, without waiting for room it will not use.
+  // An answer too large is refused at once by readBytes, without waiting for room it will not use.
   if (options.reserve && declared <= maxAnswerBytes) await reserveRoom(response, declared, options.reserve);
   timer = abortLater();
-  let body: { results?: { type: string; response?: { result: unknown }; error?: { message: string; code: string } }[]; message?: string };
   try {
-    body = (await readJson(response, maxAnswerBytes)) as typeof body;
+    return await readBytes(response, maxAnswerBytes);
   } catch (error) {
     throw error instanceof PublicError ? error : cutOff(error, timeoutMs);
   } finally {
     clearTimeout(timer);
   }
-  if (response.status !== 200 || !body.results) throw new BadRequestError('The database engine refused the statements.');
-  const first = body.results[0];
-  if (first?.type === 'error') throw statementError(first.error, 0);
-  if (single) return [fromHranaResult(first?.response?.result as HranaStmtResult)];
-  const batch = first?.response?.result as { step_results: (HranaStmtResult | null)[]; step_errors: ({ message: string; code: string } | null)[] };
-  const failed = batch.step_errors.findIndex((e, i) => e !== null && i > 0 && i <= stmts.length);
-  if (failed > 0) {
-    throw statementError(batch.step_errors[failed], failed - 1);
-  }
-  if (batch.step_errors[0] || batch.step_errors[stmts.length + 1]) {
-    throw statementError(batch.step_errors[0] ?? batch.step_errors[stmts.length + 1], 0);
-  }
-  return batch.step_results.slice(1, stmts.length + 1).map((r) => fromHranaResult(r as HranaStmtResult));
+}
+
+const REFUSED = 'The database engine refused the statements.';
+
+/** The results of an answer, or the API's error for what it says instead. */
+export function resultsOf(outcome: Exclude<AnswerOutcome, { results: QueryResult[] }> | { results: QueryResult[] }): QueryResult[] {
+  if ('results' in outcome) return outcome.results;
+  throw failureOf(outcome);
+}
+
+/** The API's error for an answer without results. */
+export function failureOf(outcome: Exclude<AnswerOutcome, { results: QueryResult[] }>): PublicError {
+  if ('failed' in outcome) return statementError(outcome.failed.error, outcome.failed.statement);
+  if ('notJson' in outcome) return new PublicError(502, `The database engine answered something that is not JSON. ${CHECK_FIRST}`);
+  return new BadRequestError(REFUSED);
 }
 
 function toHranaStmt(statement: QueryStatement, index: number): { sql: string; args?: HranaValue[]; named_args?: { name: string; value: HranaValue }[]; want_rows: boolean } {
@@ -198,38 +193,8 @@ function toHrana(value: JsonSqlValue, where: string): HranaValue {
   throw new BadRequestError(`${where} must be a number, a string, a boolean, null or {"base64": "…"}.`);
 }
 
-function fromHrana(value: HranaValue): JsonSqlValue {
-  switch (value.type) {
-    case 'null':
-      return null;
-    case 'integer': {
-      // Integers beyond 2^53 stay exact as strings, as JSON numbers would round them.
-      const n = Number(value.value);
-      return Number.isSafeInteger(n) ? n : value.value;
-    }
-    case 'float':
-      return value.value;
-    case 'text':
-      return value.value;
-    case 'blob':
-      return { base64: value.base64 };
-  }
-}
-
-function fromHranaResult(result: HranaStmtResult): QueryResult {
-  const lastId = result.last_insert_rowid === null ? null : Number(result.last_insert_rowid);
-  return {
-    columns: result.cols.map((c) => c.name ?? ''),
-    rows: result.rows.map((row) => row.map(fromHrana)),
-    rows_read: result.rows_read ?? result.rows.length,
-    rows_written: result.rows_written ?? result.affected_row_count,
-    changes: result.affected_row_count,
-    last_insert_id: lastId === null ? null : Number.isSafeInteger(lastId) ? lastId : (result.last_insert_rowid as string),
-  };
-}
-
-/** The JSON body of `response`, read up to `maxBytes` (the rest is not read: the connection is dropped). */
-async function readJson(response: Response, maxBytes: number): Promise<unknown> {
+/** The body of `response`, read up to `maxBytes` (the rest is not read: the connection is dropped). */
+async function readBytes(response: Response, maxBytes: number): Promise<Buffer> {
   const declared = Number(response.headers.get('content-length') ?? 0);
   const tooLarge = () =>
     new PublicError(
@@ -250,11 +215,7 @@ async function readJson(response: Response, maxBytes: number): Promise<unknown> 
     }
     chunks.push(chunk);
   }
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
-  } catch {
-    throw new PublicError(502, `The database engine answered something that is not JSON. ${CHECK_FIRST}`);
-  }
+  return Buffer.concat(chunks, size);
 }
 
 /**
@@ -262,7 +223,9 @@ async function readJson(response: Response, maxBytes: number): Promise<unknown> 
  * not restored), else a 502 saying whether the statements were applied, as far as is known.
  */
 async function engineFailure(response: Response): Promise<PublicError> {
-  const body = (await readJson(response, 64 * 1024).catch(() => undefined)) as { code?: unknown } | undefined;
+  const body = await readBytes(response, 64 * 1024)
+    .then((bytes) => JSON.parse(bytes.toString('utf8')) as { code?: unknown } | undefined)
+    .catch(() => undefined);
   const code = typeof body?.code === 'string' ? body.code : undefined;
   const notRun = code === 'DATABASE_MOVING' || code === 'DATABASE_UNAVAILABLE' ? NOT_RUN[code] : undefined;
   if (notRun) return new PublicError(notRun.status, notRun.detail, { 'retry-after': retryAfterOf(response) });
