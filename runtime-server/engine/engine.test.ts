@@ -389,6 +389,28 @@ describe('RuntimeEngine when workerd cannot start for reasons of its own', { tim
     }
   });
 
+  it('refuses a build that loops at its top level once it used a start’s CPU allowance, not after the wall-clock bound (found by a hostile run)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cw-rt-loop-'));
+    // The default 30 s bound on a load; the CPU allowance of a start is 0.5 + 1 s.
+    const engine = new RuntimeEngine({ artifacts, dataDir: join(dir, 'data'), baseDomain: 'apps.test' });
+    await engine.start();
+    try {
+      const started = performance.now();
+      const refused = await engine.deploy({ project: 'demo', appId: 'stuck', buildId: 'never-loads', env: {}, hostnames: [] }).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      expect(refused).toBeInstanceOf(BuildLoadError);
+      expect((refused as Error).message).toMatch(/computed for more than 1500 ms of CPU time without finishing loading/);
+      // Every project's deploys wait for the check under way: seconds, not the 30 s bound.
+      expect(performance.now() - started).toBeLessThan(15_000);
+      await engine.deploy({ project: 'demo', appId: 'fine', buildId: 'v2', env: {}, hostnames: [] });
+    } finally {
+      await engine.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('refuses a build that never finishes loading (workerd itself starts fine), and serves the other apps', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cw-rt-loop-'));
     const engine = new RuntimeEngine({ artifacts, dataDir: join(dir, 'data'), baseDomain: 'apps.test', startTimeoutMs: 1500 });
@@ -405,7 +427,7 @@ describe('RuntimeEngine when workerd cannot start for reasons of its own', { tim
         (err: unknown) => err,
       );
       expect(refused).toBeInstanceOf(BuildLoadError);
-      expect((refused as Error).message).toMatch(/did not load within \d+ ms/);
+      expect((refused as Error).message).toMatch(/did not load within \d+ ms|computed for more than \d+ ms of CPU time/);
       await fine;
       const { port } = engine.address;
       expect(JSON.parse((await send(port, 'fine.demo.apps.test')).body)).toMatchObject({ version: 'v2' });

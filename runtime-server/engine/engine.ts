@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { Http2SecureServer } from 'node:http2';
 import type { AddressInfo } from 'node:net';
@@ -8,6 +9,7 @@ import { AppLimits, type AppLimitsView } from './app-limits.ts';
 import { AppLogs, type AppLogListener } from '../../src/runtime-contract/app-logs.ts';
 import { DEFAULT_ARTIFACT_LIMITS } from '../../src/app-artifacts/artifact.ts';
 import { BuildStore } from './build-store.ts';
+import { mainThreadCpuMs } from './watchdog.ts';
 import { retention } from './build-retention.ts';
 import { ASSETS_BINDING } from '../../src/app-artifacts/compatibility.ts';
 import type { RoutingTable } from './dispatcher/routing-table.ts';
@@ -251,7 +253,9 @@ export class RuntimeEngine {
       const id = this.#nextId();
       return startGeneration(ctx, id, -1, join(this.#runDir, `check${id}`), [], emptyTable);
     };
-    this.#gate = new LoadGate(startChecker, ctx.startTimeoutMs);
+    // A build's load may take the CPU time a shard allows an isolate's start.
+    const cpuMs = (pid: number) => mainThreadCpuMs(pid, (path) => readFileSync(path, 'utf8'));
+    this.#gate = new LoadGate(startChecker, ctx.startTimeoutMs, { limitMs: this.#s.cpuLimitMs + this.#s.startupLimitMs, cpuMs });
     // On demand, the first check is an app's first request: it should not wait for a workerd to start.
     if (this.#onDemand) this.#gate.warm();
     const shardContext = {

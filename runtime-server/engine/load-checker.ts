@@ -13,6 +13,17 @@ export interface LoadCheck {
 const CHECKS_PER_CHECKER = 100;
 
 /**
+ * The CPU time a build's loading may take in the checker: what a shard allows an isolate's start (its CPU limit
+ * plus the startup allowance), so a build that passes also loads where it is served. `cpuMs` reads the checker's
+ * main thread (`mainThreadCpuMs`), every `intervalMs`.
+ */
+export interface LoadCpuBound {
+  readonly limitMs: number;
+  readonly cpuMs: (pid: number) => number | undefined;
+  readonly intervalMs?: number;
+}
+
+/**
  * Loads new builds in a workerd of their own before any shard serves them: a build that loops at its top level
  * (which no bound of workerd's stops) or does not load at all must not touch a workerd that serves apps. The
  * checker is kept between deploys, and replaced after a build that hung it, or once its isolates add up.
@@ -20,6 +31,7 @@ const CHECKS_PER_CHECKER = 100;
 export class LoadChecker {
   readonly #start: () => Promise<Generation>;
   readonly #timeoutMs: number;
+  readonly #cpu: LoadCpuBound | undefined;
   #checker: Generation | undefined;
   /** The next checker, started as the last one was retired: a pass never waits for a workerd to start or stop. */
   #spare: Promise<Generation> | undefined;
@@ -27,10 +39,15 @@ export class LoadChecker {
   /** Builds checked since start. */
   total = 0;
 
-  /** `start` starts a checker workerd (with no apps); `timeoutMs` is how long a build may take to load. */
-  constructor(start: () => Promise<Generation>, timeoutMs: number) {
+  /**
+   * `start` starts a checker workerd (with no apps); `timeoutMs` is how long a build may take to load, and `cpu`
+   * how much of the checker's CPU time (a build that loops at its top level is refused once past it, not after
+   * `timeoutMs`: the checks of every project wait for the one under way).
+   */
+  constructor(start: () => Promise<Generation>, timeoutMs: number, cpu?: LoadCpuBound) {
     this.#start = start;
     this.#timeoutMs = timeoutMs;
+    this.#cpu = cpu;
   }
 
   /**
@@ -68,7 +85,18 @@ export class LoadChecker {
       this.#checks = 0;
     }
     const checker = this.#checker;
-    const answers = await Promise.all(entries.map(([key, app]) => this.#probe(checker, key, app)));
+    const stuck = this.#cpu && new StuckWatch(checker.proc.pid, this.#cpu);
+    const hung: Promise<LoadCheck> | undefined = stuck?.stuck.then(() => ({
+      loaded: false,
+      error: `Failed to start Worker: it computed for more than ${this.#cpu!.limitMs} ms of CPU time without finishing loading`,
+      hung: true,
+    }));
+    const answers = await Promise.all(
+      entries.map(([key, app]) => {
+        const probe = this.#probe(checker, key, app).then((answer) => (stuck?.answered(), answer));
+        return hung ? Promise.race([probe, hung]) : probe;
+      }),
+    ).finally(() => stuck?.stop());
     this.#checks += entries.length;
     this.total += entries.length;
     if (answers.some((a) => a.hung) || this.#checks >= CHECKS_PER_CHECKER) this.#retire();
@@ -104,4 +132,41 @@ export class LoadChecker {
 function end(checker: Generation): Promise<void> {
   checker.proc.kill();
   return stopGeneration(checker);
+}
+
+/**
+ * Whether the checker's thread has computed for the bound's `limitMs` since it last answered a probe (or since the
+ * batch began): it is then stuck in a build's top level. Time since the last answer, not since the batch began, so
+ * a batch of many builds each quick to load is not taken for one slow one.
+ */
+class StuckWatch {
+  readonly stuck: Promise<void>;
+  #sinceCpuMs: number | undefined;
+  readonly #timer: NodeJS.Timeout;
+  readonly #read: () => number | undefined;
+
+  constructor(pid: number, bound: LoadCpuBound) {
+    this.#read = () => bound.cpuMs(pid);
+    this.#sinceCpuMs = this.#read();
+    let resolve!: () => void;
+    this.stuck = new Promise((r) => (resolve = r));
+    this.#timer = setInterval(() => {
+      const now = this.#read();
+      if (now === undefined) return;
+      this.#sinceCpuMs ??= now;
+      if (now - this.#sinceCpuMs > bound.limitMs) {
+        this.stop();
+        resolve();
+      }
+    }, bound.intervalMs ?? 100);
+    this.#timer.unref();
+  }
+
+  answered(): void {
+    this.#sinceCpuMs = this.#read() ?? this.#sinceCpuMs;
+  }
+
+  stop(): void {
+    clearInterval(this.#timer);
+  }
 }

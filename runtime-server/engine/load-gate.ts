@@ -1,6 +1,6 @@
 import type { BuildLoadError } from '../../src/app-artifacts/errors.ts';
 import type { Generation } from './generation.ts';
-import { LoadChecker } from './load-checker.ts';
+import { LoadChecker, type LoadCpuBound } from './load-checker.ts';
 import { LoadVerdicts } from './load-verdicts.ts';
 import type { PassPlan } from './pass-plan.ts';
 import { workerFingerprint, type LiveApp } from './worker-code.ts';
@@ -15,9 +15,9 @@ export class LoadGate {
   readonly #verdicts = new LoadVerdicts();
   readonly #checker: LoadChecker;
 
-  /** `startChecker` starts a checker workerd with no apps; a build may take `timeoutMs` to load. */
-  constructor(startChecker: () => Promise<Generation>, timeoutMs: number) {
-    this.#checker = new LoadChecker(startChecker, timeoutMs);
+  /** `startChecker` starts a checker workerd with no apps; a build may take `timeoutMs` to load, and `cpu` of CPU time. */
+  constructor(startChecker: () => Promise<Generation>, timeoutMs: number, cpu?: LoadCpuBound) {
+    this.#checker = new LoadChecker(startChecker, timeoutMs, cpu);
   }
 
   /** Builds checked since start. */
