@@ -120,6 +120,17 @@ describe('runQuery', () => {
     expect((await query('q-large', [{ sql: 'SELECT * FROM t LIMIT 10' }]))[0]?.rows).toHaveLength(10);
   });
 
+  it('keeps nothing of a statement that wrote and returned rows when its answer is refused as too large (found by a hostile run)', async () => {
+    await query('q-returning', [{ sql: 'CREATE TABLE t (n INTEGER, pad TEXT)' }]);
+    const insert = "INSERT INTO t WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 2000) SELECT n, printf('%0100d', n) FROM r RETURNING *";
+    const failure = await query('q-returning', [{ sql: insert }]).catch((e: unknown) => e);
+    expect(failure).toMatchObject({ name: 'SqlStatementError', status: 400, code: 'RESPONSE_TOO_LARGE' });
+    expect((await query('q-returning', [{ sql: 'SELECT count(*) FROM t' }]))[0]?.rows).toEqual([[0]]);
+    // One whose answer fits is kept, and the next statement runs as ever.
+    expect((await query('q-returning', [{ sql: "INSERT INTO t VALUES (1, 'a') RETURNING n" }]))[0]?.rows).toEqual([[1]]);
+    expect((await query('q-returning', [{ sql: 'SELECT count(*) FROM t' }]))[0]?.rows).toEqual([[1]]);
+  });
+
   it('reads no more of the engine’s answer than its bound, answering 502 past it', async () => {
     await query('q-bound', [{ sql: 'CREATE TABLE t (v)' }, { sql: "INSERT INTO t VALUES (printf('%.*c', 20000, 'x'))" }]);
     const failure = await runQuery({ dbUrl, tenantId: 'q-bound', token: TOKEN, statements: [{ sql: 'SELECT v FROM t' }], maxAnswerBytes: 10_000 }).catch((e: unknown) => e);

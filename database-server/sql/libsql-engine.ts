@@ -12,6 +12,11 @@ import type { ExecuteOptions, SqlConnection, SqlDescription, SqlEngine, SqlResul
 import { DEFAULT_DATABASE_LIMITS, formatBytes, type DatabaseLimits } from './sql-limits.ts';
 import type { SqlValue } from './sql-value.ts';
 
+/** Statements that may write and return rows; a false match (a column so named) costs only a savepoint. */
+const RETURNING = /\breturning\b/i;
+/** The savepoint a writing statement that returns rows runs under. */
+const STATEMENT_SAVEPOINT = 'cw_returning';
+
 const READONLY_BEGIN = /^\s*BEGIN\s+(?:TRANSACTION\s+)?READONLY\b/i;
 
 /** A plain VACUUM of the tenant's own database (not VACUUM INTO a file, not of another schema). */
@@ -264,6 +269,11 @@ class LibsqlConnection implements SqlConnection {
     if (stmt.reader) {
       stmt.raw(true);
       columns = stmt.columns().map((c) => ({ name: c.name, decltype: c.type }));
+      // A statement that writes and returns rows (… RETURNING) has made every change by its first row: if its answer
+      // is then refused (too large, a later row failing), they are undone, so its error means nothing of it was kept.
+      const undoable = RETURNING.test(sql);
+      if (undoable) this.#internal(() => this.#db.exec(`SAVEPOINT ${STATEMENT_SAVEPOINT}`));
+      let answered = false;
       // Always one array argument: the package takes a lone object (a Buffer, null) for a map of named values.
       const iterator = stmt.iterate(params, timeout) as Generator<SqlValue[], void, undefined>;
       try {
@@ -274,8 +284,10 @@ class LibsqlConnection implements SqlConnection {
           if (rowsReturned > options.answer.maxRows || bytes > options.answer.maxBytes) throw tooLarge(options, rowsReturned, bytes);
           rows.push(row);
         }
+        answered = true;
       } finally {
         iterator.return();
+        if (undoable) this.#endSavepoint(answered);
       }
     } else {
       const tables = mayCreateTableAs(sql) ? this.#tableNames() : undefined;
@@ -464,6 +476,15 @@ class LibsqlConnection implements SqlConnection {
    * Runs the engine's own PRAGMAs, which the sandbox refuses to tenants. Setting the authorizer again expires
    * the prepared statements, which SQLite prepares anew (under the sandbox) on their next run.
    */
+  /** Keeps (`RELEASE`) or undoes what the statement under {@link STATEMENT_SAVEPOINT} did; gone already (an error rolled the transaction back), nothing is left to undo. */
+  #endSavepoint(keep: boolean): void {
+    try {
+      this.#internal(() => this.#db.exec(keep ? `RELEASE ${STATEMENT_SAVEPOINT}` : `ROLLBACK TO ${STATEMENT_SAVEPOINT}; RELEASE ${STATEMENT_SAVEPOINT}`));
+    } catch {
+      // No such savepoint: the failure that ended the statement ended its transaction too.
+    }
+  }
+
   #internal<T>(run: () => T): T {
     this.#db.authorizer(null);
     try {
