@@ -62,6 +62,31 @@ describe('AnswerBudget', () => {
     expect(budget.total).toBe(46 * MiB);
   });
 
+  it('shelters no waiter its own project holds back: other projects are not capped for it (found in review)', async () => {
+    let now = 0;
+    const budget = new AnswerBudget({ ...bounds, total: 64 * MiB }, 15_000, () => now);
+    await budget.reserve('p1', 32 * MiB);
+    const own = budget.reserve('p1', 30 * MiB);
+    expect(await settled(own)).toBe(false);
+    now = 15_000;
+    expect(await settled(budget.reserve('p2', 3 * MiB))).toBe(true); // 35 of 64 MiB
+  });
+
+  it('lets in at once those held back for a sheltered waiter that gave up (found in review)', async () => {
+    let now = 0;
+    const budget = new AnswerBudget({ ...bounds, total: 64 * MiB }, 15_000, () => now);
+    await budget.reserve('pa', 20 * MiB);
+    await budget.reserve('pb', 20 * MiB);
+    const gone = new AbortController();
+    const large = budget.reserve('pc', 30 * MiB, gone.signal);
+    large.catch(() => undefined);
+    now = 15_000;
+    const medium = budget.reserve('pd', 10 * MiB);
+    expect(await settled(medium)).toBe(false);
+    gone.abort(new Error('30 s wait for room'));
+    expect(await settled(medium)).toBe(true);
+  });
+
   it('gives up a wait when its signal aborts, leaving the room to those after it', async () => {
     const budget = new AnswerBudget(bounds);
     const held = await budget.reserve('p1', 32 * MiB);

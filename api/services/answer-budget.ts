@@ -78,6 +78,8 @@ export class AnswerBudget {
       const onAbort = () => {
         this.#waiters.splice(this.#waiters.indexOf(waiter), 1);
         reject(signal?.reason);
+        // The room it was sheltered for, or its place ahead of its project's others, may let those after it in.
+        this.#grant();
       };
       if (signal?.aborted) {
         reject(signal.reason);
@@ -93,10 +95,19 @@ export class AnswerBudget {
     return (this.#held.get(project) ?? 0) + bytes <= this.#bounds.perProject && this.#total + bytes <= this.#bounds.total;
   }
 
-  /** The oldest waiter once it has waited its shelter: the room it needs is kept for it. */
+  /**
+   * The oldest waiter held back only by the total, once it has waited its shelter: the room it needs is kept for it.
+   * One its own project's answers hold back waits for them alone (sheltering it would cap every other project).
+   */
   #sheltered(): Waiter | undefined {
-    const oldest = this.#waiters[0];
-    return oldest && this.#now() - oldest.since >= this.#shelterMs ? oldest : undefined;
+    const seen = new Set<string>();
+    for (const waiter of this.#waiters) {
+      if (this.#now() - waiter.since < this.#shelterMs) return undefined;
+      if (seen.has(waiter.project)) continue;
+      seen.add(waiter.project);
+      if ((this.#held.get(waiter.project) ?? 0) + waiter.bytes <= this.#bounds.perProject) return waiter;
+    }
+    return undefined;
   }
 
   /** Whether `bytes` of `project` fit and still leave `sheltered` (another waiter) room in all. */
@@ -115,13 +126,19 @@ export class AnswerBudget {
     if (left > 0) this.#held.set(project, left);
     else this.#held.delete(project);
     this.#total -= bytes;
-    // In order, but a project whose first waiter does not fit holds back only its own later ones, unless the oldest
-    // has waited its shelter.
+    this.#grant();
+  }
+
+  /**
+   * Lets waiters in, in order, but a project whose first waiter does not fit holds back only its own later ones,
+   * unless one has waited its shelter.
+   */
+  #grant(): void {
     const blocked = new Set<string>();
     for (let i = 0; i < this.#waiters.length;) {
       const waiter = this.#waiters[i]!;
-      const sheltered = i === 0 ? undefined : this.#sheltered();
-      if (blocked.has(waiter.project) || !this.#fitsBeside(sheltered, waiter.project, waiter.bytes)) {
+      const sheltered = this.#sheltered();
+      if (blocked.has(waiter.project) || !this.#fitsBeside(sheltered === waiter ? undefined : sheltered, waiter.project, waiter.bytes)) {
         blocked.add(waiter.project);
         i++;
         continue;
