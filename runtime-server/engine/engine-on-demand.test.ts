@@ -4,7 +4,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { RuntimeEngine } from './engine.ts';
 import type { OnDemandOptions } from './on-demand.ts';
 import type { ArtifactSource, BuildRef } from './ports.ts';
@@ -60,8 +60,11 @@ class HeldArtifacts extends MemoryArtifactSource {
 /** Artifacts whose fetches of some builds fail as a bucket that does not answer would. */
 class DownArtifacts extends MemoryArtifactSource {
   readonly down = new Set<string>();
+  /** Every fetch asked for, in order. */
+  readonly tried: string[] = [];
 
   override async fetch(ref: BuildRef): Promise<Iterable<Uint8Array>> {
+    this.tried.push(ref.buildId);
     if (this.down.has(ref.buildId)) throw new Error(`the bucket did not answer for ${ref.buildId}`);
     return super.fetch(ref);
   }
@@ -305,7 +308,8 @@ describe('RuntimeEngine serving on demand', () => {
     let preparations = 0;
     dataDir = mkdtempSync(join(tmpdir(), 'cw-od-'));
     const onPrepared = (key: string) => prepared.emit(`${key}#${++preparations}`);
-    const e = (engine = new RuntimeEngine({ artifacts, dataDir, baseDomain: 'od.test', onDemand: { eagerBuilds: () => false, checkRetryMs: 50 }, onPrepared }));
+    // Tried again a second later: time for the other deploy below to make its pass first.
+    const e = (engine = new RuntimeEngine({ artifacts, dataDir, baseDomain: 'od.test', onDemand: { eagerBuilds: () => false, checkRetryMs: 1000 }, onPrepared }));
     await e.start();
     const web = (buildId: string) => ({ project: 'p', appId: 'web', buildId, env: {}, hostnames: [] });
     artifacts.down.add('next');
@@ -313,12 +317,37 @@ describe('RuntimeEngine serving on demand', () => {
     // The bucket does not answer for the new build: the check serves the fallback, and the app is not reported served.
     await prepared.next('p/web#1');
     expect(e.served('p', 'web')).toMatchObject({ buildId: 'good' });
+    // Asked for once: the check's pass serves the fallback without fetching it again, and so do later passes.
+    await e.deploy({ project: 'p', appId: 'other', buildId: 'good', env: {}, hostnames: [] });
+    expect(artifacts.tried.filter((b) => b === 'next')).toHaveLength(1);
     artifacts.down.delete('next');
     // With no request and no deploy, a later try finds it.
-    await prepared.next('p/web#2');
-    expect(e.served('p', 'web')).toMatchObject({ buildId: 'next' });
+    await vi.waitFor(() => expect(e.served('p', 'web')).toMatchObject({ buildId: 'next' }), { timeout: 10_000, interval: 20 });
     expect(e.served('p', 'web')?.untried).toBeUndefined();
     expect(await send(e.address.port, 'web.p.od.test', '/')).toMatchObject({ status: 200, body: 'hello from next' });
+  });
+
+  it('does not let a kept app go in the pass of its own check, its build then taken for a failure (found in review)', async () => {
+    const big = artifactFromFiles({ 'worker.js': 'export default { fetch() { return new Response("next"); } };', 'padding.txt': 'x'.repeat(128 * 1024) });
+    const artifacts = new DownArtifacts().put('good', hello('good')).put('next', big).put('a', sized('a'));
+    const prepared = new Events();
+    let preparations = 0;
+    dataDir = mkdtempSync(join(tmpdir(), 'cw-od-'));
+    const onPrepared = (key: string) => prepared.emit(`${key}#${++preparations}`);
+    const e = (engine = new RuntimeEngine({ artifacts, dataDir, baseDomain: 'od.test', onDemand: { eagerBuilds: () => false, checkRetryMs: 50, cacheBytes: 160 * 1024 }, onPrepared }));
+    await e.start();
+    const web = (buildId: string) => ({ project: 'p', appId: 'web', buildId, env: {}, hostnames: [] });
+    artifacts.down.add('next');
+    await e.deploy(web('next'), web('good'));
+    await prepared.next('p/web#1');
+    // Another app used since: the kept app serving its fallback is the least recently used.
+    await deploy(e, 'a');
+    expect(await send(e.address.port, 'a.p.od.test', '/')).toMatchObject({ status: 200 });
+    artifacts.down.delete('next');
+    // The check tries it again in place: its build, past the bound with the other's, is served, not let go (each
+    // try would let it go again, the other app being used more lately).
+    await vi.waitFor(() => expect(e.served('p', 'web')).toMatchObject({ buildId: 'next' }), { timeout: 10_000, interval: 20 });
+    expect(e.preparationFailure('p', 'web')).toBeUndefined();
   });
 
   it('keeps a build a first request is unpacking from collection when the app is deployed over meanwhile (found in review)', async () => {

@@ -149,6 +149,12 @@ export class RuntimeEngine {
    * while it is written (the build quota then counting it from nothing) and delete what it unpacked.
    */
   readonly #unpacking = new Map<AppDeployment, number>();
+  /**
+   * On demand: deployments whose build a check or first request could not fetch (an app with a fallback serves it
+   * meanwhile): passes prepare the fallback, not fetching the build again (a stalled bucket would hold every app's
+   * pass), until a check or request has fetched it.
+   */
+  readonly #unfetched = new Map<string, AppDeployment>();
   /** On demand: new builds given with a fallback, tried in the background. */
   readonly #checks: BuildChecks | undefined;
   /** Requests waiting for their project's probation turn or their shard's restart. */
@@ -342,6 +348,7 @@ export class RuntimeEngine {
     const beforeServable = before && !this.#failedHere(key, before) && !this.#untried(key) ? before : undefined;
     if (!sameDeployment(before, app)) this.#fallbacks.deployed(key, this.#served.get(key)?.live.app ?? beforeServable, newBuild, fallback);
     this.#refusedDeployments.delete(key);
+    this.#unfetched.delete(key);
     // Deployed without a split (a rollout aborted, or over): a split asked for again is a new run.
     if (!app.canary) this.#splitRuns.delete(key);
     this.#hostsChanged.add(key);
@@ -372,6 +379,7 @@ export class RuntimeEngine {
     this.#splitRuns.delete(key);
     this.#refusals.delete(key);
     this.#refusedDeployments.delete(key);
+    this.#unfetched.delete(key);
     this.#fallbacks.forget(key);
     ++this.#version;
     await this.#await(key);
@@ -597,10 +605,21 @@ export class RuntimeEngine {
       retryAfter: this.#s.retryAfter,
       desired: (key) => this.#desired.get(key)?.app,
       unpack: async (app) => {
+        const key = `${app.project}/${app.appId}`;
         const canary = canaryDeployment(app);
         this.#unpacking.set(app, (this.#unpacking.get(app) ?? 0) + 1);
         try {
-          await Promise.all([this.#builds!.prepare(app), canary && this.#builds!.prepare(canary)]);
+          // Both settled before the deployment leaves `#unpacking`: one may still be written when the other fails.
+          const failed = (await Promise.allSettled([this.#builds!.prepare(app), canary && this.#builds!.prepare(canary)])).find((r) => r.status === 'rejected');
+          if (failed) throw failed.reason;
+          if (this.#unfetched.get(key) === app) this.#unfetched.delete(key);
+        } catch (err) {
+          // Its fallback is served instead, and passes do not fetch this build again till a check or request has.
+          if (this.#fallbacks.of(key) && this.#desired.get(key)?.app === app) {
+            this.#unfetched.set(key, app);
+            this.#fallbacks.failed(key, app);
+          }
+          throw err;
         } finally {
           const left = this.#unpacking.get(app)! - 1;
           if (left > 0) this.#unpacking.set(app, left);
@@ -792,7 +811,7 @@ export class RuntimeEngine {
     for (const key of kept ?? this.#desired.keys()) {
       const desired = this.#desired.get(key);
       if (!desired) continue;
-      if (this.#refusedDeployments.get(key) !== desired.app) out.set(key, desired);
+      if (this.#refusedDeployments.get(key) !== desired.app && this.#unfetched.get(key) !== desired.app) out.set(key, desired);
       else {
         const fallback = this.#fallbacks.of(key);
         if (fallback) out.set(key, { app: fallback, version: desired.version });
@@ -825,7 +844,7 @@ export class RuntimeEngine {
 
   /** Whether `app`, the deployment of `key`, could not be served on this replica. */
   #failedHere(key: string, app: AppDeployment): boolean {
-    return this.#refusedDeployments.get(key) === app || this.#fallbacks.hasFailed(key, app) || this.#failedPreparations.of(key, app) !== undefined;
+    return this.#refusedDeployments.get(key) === app || this.#unfetched.get(key) === app || this.#fallbacks.hasFailed(key, app) || this.#failedPreparations.of(key, app) !== undefined;
   }
 
   /**

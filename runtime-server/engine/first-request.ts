@@ -75,6 +75,8 @@ export async function prepareOnDemand(host: FirstRequestHost, key: string): Prom
   const app = host.desired(key);
   // What the pass tried: deployed anew while this fetched, the new deployment, which the pass prepares.
   let tried = app;
+  // Why its build could not be had, when the pass serves the fallback for it.
+  let unfetched: { error: unknown } | undefined;
   // Only while the app still asks for what failed: removed meanwhile, nothing is kept of it; deployed anew after the
   // pass, its next request prepares the new deployment.
   const failed = (err: unknown) => {
@@ -88,6 +90,7 @@ export async function prepareOnDemand(host: FirstRequestHost, key: string): Prom
     if (app) {
       await host.unpack(app).catch((err: unknown) => {
         if (!host.hasFallback(key)) throw err;
+        unfetched = { error: err };
       });
     }
     fetched = performance.now();
@@ -97,9 +100,10 @@ export async function prepareOnDemand(host: FirstRequestHost, key: string): Prom
     if (!served.fellBack) {
       host.failures.forget(key);
       host.loaded(key);
-    } else if ('failure' in served) {
-      host.log.warn('an app’s deployment could not be prepared for its first request; it serves the one before', { app: key, error: served.failure });
-      failed(served.failure);
+    } else if ('failure' in served || unfetched) {
+      const error = 'failure' in served ? served.failure : unfetched?.error;
+      host.log.warn('an app’s deployment could not be prepared for its first request; it serves the one before', { app: key, error });
+      failed(error);
     }
   } catch (err) {
     host.log.warn('preparing an app for its first request failed', { app: key, error: err });

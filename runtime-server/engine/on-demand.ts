@@ -61,7 +61,7 @@ export class OnDemand {
   readonly #first = new Map<string, Promise<void>>();
   /** Requests waiting for a preparation, and who waits for there to be none ({@link whenIdle}). */
   #forRequests = 0;
-  #idle: Array<() => void> = [];
+  #idle: PromiseWithResolvers<void> | undefined;
   readonly #now: () => number;
 
   constructor(options: OnDemandOptions, now: () => number = Date.now) {
@@ -137,7 +137,10 @@ export class OnDemand {
       counted = false;
       clearTimeout(timer);
       this.#forRequests -= 1;
-      if (this.#forRequests === 0) for (const resolve of this.#idle.splice(0)) resolve();
+      if (this.#forRequests === 0) {
+        this.#idle?.resolve();
+        this.#idle = undefined;
+      }
     };
     const timer = setTimeout(done, this.firstRequestTimeoutMs);
     timer.unref();
@@ -148,16 +151,19 @@ export class OnDemand {
   /**
    * Prepares `key` with no request waiting (a build checked in the background, `build-checks.ts`): as a first
    * request would, but as if never used, so it is the first let go past the bounds unless a request reaches it
-   * meanwhile. One kept already (its deployment failed for now, and it serves its fallback) is prepared again in
-   * place; one a request is preparing is left to that preparation.
+   * meanwhile. One kept already (its deployment failed for now, and it serves its fallback) is prepared again,
+   * keeping its last use; one a request is preparing is left to that preparation.
    */
   check(key: string, prepare: () => Promise<void>): Promise<void> {
-    return this.#first.get(key) ?? (this.#kept.has(key) ? prepare() : this.#prepare(key, prepare, 0));
+    // Kept: marked preparing all the same, so its own pass does not let it go.
+    return this.#first.get(key) ?? this.#prepare(key, prepare, this.#kept.get(key)?.lastUsed ?? 0);
   }
 
-  /** Resolves once no request waits for a preparation (at once when none does). */
+  /** Resolves once no request waits for a preparation (at once when none does); one promise for every caller meanwhile. */
   whenIdle(): Promise<void> {
-    return this.#forRequests === 0 ? Promise.resolve() : new Promise((resolve) => this.#idle.push(resolve));
+    if (this.#forRequests === 0) return Promise.resolve();
+    this.#idle ??= Promise.withResolvers<void>();
+    return this.#idle.promise;
   }
 
   #prepare(key: string, prepare: () => Promise<void>, lastUsed: number): Promise<void> {
