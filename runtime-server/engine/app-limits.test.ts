@@ -153,6 +153,14 @@ describe('AppLimits: who is held to a stopped shard', () => {
     for (let i = 0; i < PROJECT_STOPS; i++) l.stopped(stopWhile([`attacker/fresh-${i}`]), () => 'b1');
     expect(l.quarantine('attacker/next')).toMatchObject({ project: true });
   });
+
+  it('counts every stop the thread laid on a project toward its hold, its apps old or new (found by a hostile run)', () => {
+    const now = Date.now();
+    const l = limits(() => now - 30 * 24 * 3_600_000);
+    // Each of the project's old apps stopped the shard once, the thread found in its code each time.
+    for (let i = 0; i < PROJECT_STOPS; i++) l.stopped(stopWhile([]), () => 'b1', undefined, [`attacker/old-${i}`]);
+    expect(l.quarantine('attacker/old-next')).toMatchObject({ project: true });
+  });
 });
 
 describe('AppLimits: who is held to a saturated shard', () => {

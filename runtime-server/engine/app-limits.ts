@@ -220,7 +220,7 @@ export class AppLimits implements AppLimitsView {
     // Nothing of it in flight: the caller ends the shard if the thread was found in its code (and counts the window).
     if (!pool.inFlightByApp().has(culprit.app)) return { app: culprit.app, detail, end: true };
     this.countSaturation('held');
-    this.#laidOn([culprit.app], 'CPULimitExceeded', { ...stop, kind: 'cpu', detail, sustained: true }, buildOf, spare);
+    this.#laidOn([culprit.app], 'CPULimitExceeded', { ...stop, kind: 'cpu', detail, sustained: true }, buildOf, spare, samples !== undefined);
     // Quarantined: its requests are answered what later ones are; spared (a rollout's new release suspended): retried.
     const refusal = this.refusal(culprit.app, stop.generation.shard, pool) ?? {
       status: 503,
@@ -277,6 +277,8 @@ export class AppLimits implements AppLimitsView {
     if (verdict.kind === 'unattributed') return;
     const apps = verdict.kind === 'blame' ? [verdict.app] : verdict.apps;
     const projects = new Set(apps.map((app) => splitKey(app).namespace));
+    // Told by the thread (or V8's account of memory), the stop is surely the project's.
+    const told = running !== undefined;
     if (eachTheirs) {
       for (const project of projects)
         this.#laidOn(
@@ -285,6 +287,7 @@ export class AppLimits implements AppLimitsView {
           stop,
           buildOf,
           spare,
+          told,
         );
       return;
     }
@@ -292,11 +295,11 @@ export class AppLimits implements AppLimitsView {
       this.#probation.add(apps);
       return;
     }
-    this.#laidOn(apps, reason, stop, buildOf, spare);
+    this.#laidOn(apps, reason, stop, buildOf, spare, told);
   }
 
-  /** A stop laid on `apps`, all of one project. */
-  #laidOn(apps: readonly string[], reason: LimitReason, stop: ShardStop, buildOf: (key: string) => string | undefined, spare: (key: string) => string | undefined): void {
+  /** A stop laid on `apps`, all of one project; `told`: by the thread itself, not judged from the requests in flight. */
+  #laidOn(apps: readonly string[], reason: LimitReason, stop: ShardStop, buildOf: (key: string) => string | undefined, spare: (key: string) => string | undefined, told: boolean): void {
     // One project's apps alone could have been running: the stop is that project's. An app of it in a rollout
     // loses its new release for it, the likelier cause: then no sibling is quarantined and the stop counts only
     // as that release's, so a rollout that trips the bound (however often before the pass without the release
@@ -315,11 +318,12 @@ export class AppLimits implements AppLimitsView {
       return;
     }
     for (const key of apps) this.#quarantine(key, reason, stop, buildOf);
-    // Only apps made within the window count toward the hold: that is the dodge it closes (an app made for each
-    // stall), and an old app blamed for another's stall (docs/runtime.md, the rule's known limit) then costs its
-    // project no more than its own quarantine.
+    // A stop the thread laid on the project counts toward its hold, whatever its apps' age (a hostile run stopped a
+    // shard 11 times in 20 s with apps made 10 minutes before). Judged from the requests in flight, only apps made
+    // within the window count: that is the dodge it closes (an app made for each stall), and an old app blamed for
+    // another's stall (docs/runtime.md, the rule's known limit) then costs its project no more than its own quarantine.
     const now = Date.now();
-    if (apps.some((key) => (this.#options.createdAt?.(key) ?? now) > now - PROJECT_STOPS_WINDOW_MS)) this.#countStop(project, undefined, reason, stop);
+    if (told || apps.some((key) => (this.#options.createdAt?.(key) ?? now) > now - PROJECT_STOPS_WINDOW_MS)) this.#countStop(project, undefined, reason, stop);
   }
 
   /** An app in a rollout whose new release (`build`) may have stopped its shard: that release is suspended (`RuntimeEngine`), the app not quarantined. */
