@@ -422,6 +422,16 @@ describe('RuntimeEngine serving on demand', () => {
     expect(await send(e.address.port, 'web.p.od.test', '/')).toMatchObject({ status: 200, body: 'hello from fixed' });
   });
 
+  it('answers 503 BuildFailed at once to the first request of an app whose first build its deploy found refused (found by a hostile run)', async () => {
+    const artifacts = new MemoryArtifactSource().put('broken', artifactFromFiles({ 'worker.js': 'throw new Error("boom at top level");\nexport default {};' }));
+    const e = await start(artifacts, { eagerBuilds: () => true });
+    await expect(deploy(e, 'web', 'broken')).rejects.toThrow(/boom at top level/);
+    expect(String(e.preparationFailure('p', 'web')?.error)).toMatch(/boom at top level/);
+    const refused = await send(e.address.port, 'web.p.od.test', '/');
+    expect([refused.status, JSON.parse(refused.body).reason]).toEqual([503, 'BuildFailed']);
+    expect(artifacts.fetches).toBe(1);
+  });
+
   it('answers 503 to a first request that waited its limit, and serves the next one from the preparation that went on', async () => {
     const artifacts = new MemoryArtifactSource().put('slow', hello('slow'));
     let release: () => void = () => {};

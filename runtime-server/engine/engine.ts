@@ -780,7 +780,11 @@ export class RuntimeEngine {
     for (const [key, err] of plan.failures) {
       const asked = snapshot.get(key)?.app;
       if (!asked || this.#desired.get(key)?.app !== asked) continue;
-      if (err instanceof BuildLoadError) this.#refusedDeployments.set(key, asked);
+      if (err instanceof BuildLoadError) {
+        this.#refusedDeployments.set(key, asked);
+        // On demand, with nothing served: what a first request finds (503 BuildFailed at once) and the report says.
+        if (this.#onDemand && !this.#served.has(key)) this.#failedPreparations.record(key, asked, err);
+      }
       this.#fallbacks.failed(key, asked);
     }
     for (const key of this.#waiters.keys()) {
