@@ -47,6 +47,10 @@ describe('reportFor', () => {
     const splitReport = reportFor('p', 'a', { generation: 4, buildId: 'b-2', servedGeneration: 4, rollout: { release: 'digest-3', weight: 30 } }, split);
     expect(splitReport).toMatchObject({ servingBuildId: 'b-1' });
     expect(splitReport).not.toHaveProperty('rollout');
+    // Untried with no fallback (refused by another replica before): no serving build at all.
+    const refusedElsewhere = reportFor('p', 'a', { generation: 3, buildId: 'b-2', servedGeneration: 3 }, { ...untried, untried: {} });
+    expect(refusedElsewhere).not.toHaveProperty('servingBuildId');
+    expect(refusedElsewhere).not.toHaveProperty('servedGeneration');
   });
 
   it('reports a refused build beside the build still served', () => {

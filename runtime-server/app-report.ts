@@ -47,7 +47,7 @@ export function reportFor(
   return {
     namespace,
     app,
-    ...(served ? { servingBuildId: served.untried?.fallbackBuildId ?? (served.canary && split ? served.canary.buildId : served.buildId), url: served.url } : {}),
+    ...(served ? servingOf(served, Boolean(split)) : {}),
     hosts: served ? [...served.hosts] : [],
     ...(record?.servedGeneration !== undefined && served && !served.untried ? { servedGeneration: record.servedGeneration } : {}),
     ...(record ? { observedGeneration: record.generation } : {}),
@@ -66,6 +66,12 @@ export function reportFor(
         }
       : {}),
   };
+}
+
+/** The build `served` serves (its fallback while its own is untried, none when it has no fallback) and its URL. */
+function servingOf(served: ServedApp, split: boolean): { servingBuildId?: string; url: string } {
+  const servingBuildId = served.untried ? served.untried.fallbackBuildId : served.canary && split ? served.canary.buildId : served.buildId;
+  return { ...(servingBuildId !== undefined ? { servingBuildId } : {}), url: served.url };
 }
 
 /** The record of a deploy whose build its first request found unservable: failed, its generation not served. */

@@ -4,6 +4,7 @@ import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
 import { isActiveHostname } from '../src/platform/host-admission.ts';
 import { releaseOf, servingPlan } from '../src/runtime-contract/releases.ts';
 import { projectAppHostname, projectRuntimeApp } from './cache-projections.ts';
+import { refusedBefore } from './recorded-fallback.ts';
 
 const metadata = {
   name: 'web',
@@ -48,6 +49,24 @@ describe('projectRuntimeApp', () => {
     expect(projectRuntimeApp(app('b-new')).status).toEqual({ served });
     // Once the spec's build is the one served, a status write of it is nothing the replica keeps.
     expect(projectRuntimeApp(app('b-old')).status).toBeUndefined();
+  });
+
+  it('keeps a Ready condition saying the spec as it is was refused, without its message, and no other (found by a hostile run)', () => {
+    const ready = (reason: string, observedGeneration: number) => ({
+      type: 'Ready',
+      status: 'False' as const,
+      reason,
+      message: 'Build b-new cannot be served: …',
+      lastTransitionTime: '2026-01-01T00:00:00Z',
+      observedGeneration,
+    });
+    const app = (condition: ReturnType<typeof ready>): RuntimeApp => ({ metadata, spec: { displayName: 'web', activeBuildId: 'b-new' }, status: { conditions: [condition] } });
+    const refused = projectRuntimeApp(app(ready('BuildFailed', 2)));
+    expect(refused.status).toEqual({ conditions: [{ ...ready('BuildFailed', 2), message: '' }] });
+    expect(refusedBefore(refused)).toBe(true);
+    // Of an earlier generation, or another reason: nothing kept.
+    expect(projectRuntimeApp(app(ready('BuildFailed', 1))).status).toBeUndefined();
+    expect(projectRuntimeApp(app(ready('RollingOut', 2))).status).toBeUndefined();
   });
 
   it('shares the spec’s environment with the release served before where they are equal (a new build deployed alone)', () => {

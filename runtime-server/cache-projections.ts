@@ -3,6 +3,7 @@ import type { AppHostname } from '../src/apis/v1alpha1/app-hostname.ts';
 import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
 import type { KubeObject } from '../src/kube/index.ts';
 import { servingMetadata, servingView } from '../src/runtime-contract/serving-view.ts';
+import { refusal } from './recorded-fallback.ts';
 
 // Every replica caches every app of the installation, so what it keeps per object is multiplied by all of them:
 // these projections keep what the runtime reads and nothing written for people, the operator or the API. The
@@ -28,13 +29,18 @@ function share(value: string): string {
  * What a runtime replica caches of each RuntimeApp: what it acts on (`servingView`), its project's name shared, and
  * `status.served` while it names another build than the spec's (`recordedFallback`: what the app falls back to here
  * if that build cannot be served). Dropped again once the operator records the spec's build as served, so it costs
- * memory only for apps whose deploy is under way or was refused.
+ * memory only for apps whose deploy is under way or was refused; and of a spec a replica refused, that `Ready`
+ * condition without its message (`refusedBefore`).
  */
 export function projectRuntimeApp(obj: KubeObject): RuntimeApp {
   const view = servingView(obj, share);
   const served = (obj as RuntimeApp).status?.served;
-  if (!served || view.status?.served || served.buildId === view.spec.activeBuildId) return view;
-  return { ...view, status: { ...view.status, served: sharingSpec(served, view.spec) } };
+  const refused = refusal(obj as RuntimeApp);
+  const withServed = !served || view.status?.served || served.buildId === view.spec.activeBuildId ? view : { ...view, status: { ...view.status, served: sharingSpec(served, view.spec) } };
+  // The spec refused by a replica (`refusedBefore`): only that condition, with its generation, for a replica that has not tried it.
+  if (!refused) return withServed;
+  const condition = { type: 'Ready', status: refused.status, reason: 'BuildFailed', message: '', lastTransitionTime: refused.lastTransitionTime, observedGeneration: refused.observedGeneration };
+  return { ...withServed, status: { ...withServed.status, conditions: [condition] } };
 }
 
 /**

@@ -19,7 +19,7 @@ import { deploymentOf, planSignature } from './desired.ts';
 import { bothLinked, linkedOfPlan, linksDatabase, type DatabaseSources, type Linked } from './linked-environment.ts';
 import { servingPlan, type ServingPlan } from '../src/runtime-contract/releases.ts';
 import { classifyDeployError, failedBuildOf } from './failures.ts';
-import { recordedFallback } from './recorded-fallback.ts';
+import { recordedFallback, refusedBefore } from './recorded-fallback.ts';
 import type { ServingMetrics } from './metrics.ts';
 
 /** The engine calls the reconciler makes (a fake in unit tests). */
@@ -218,8 +218,9 @@ export function servingController(deps: ServingControllerDeps): Controller<Runti
       try {
         // A replica that has nothing of the app yet (its first deploy here: started since, or the app is new) falls back
         // to what the others served. An app let go is still known to the engine, which keeps its own fallback.
-        const fallback = engine.served(namespace, name) || !app ? undefined : await recordedFallback(deps.databases, app, deployment, namespace);
-        const served = await engine.deploy(deployment, fallback);
+        const fresh = !engine.served(namespace, name) && app !== undefined;
+        const fallback = fresh ? await recordedFallback(deps.databases, app, deployment, namespace) : undefined;
+        const served = await engine.deploy(deployment, fallback, fresh && refusedBefore(app));
         records.served(key, generation, plan.kind === 'split' ? { release: plan.canary.release, weight: plan.weight } : undefined);
         stopTimer({ result: 'Served' });
         log.info('serving', { buildId: served.buildId, generation, hosts: served.hosts, ...(served.canary ? { canary: served.canary } : {}), ...(plan.kind === 'spec' ? {} : { plan: plan.kind }) });

@@ -18,3 +18,20 @@ export async function recordedFallback(databases: DatabaseSources | undefined, a
   if ('problem' in linked) return undefined;
   return { ...deployment, buildId: served.buildId, env: { ...served.environment, ...linked.env } };
 }
+
+/**
+ * Whether a replica refused the app's spec as it is now: the operator's `Ready` condition says `BuildFailed` at the
+ * app's generation. A replica that has not tried it (started since) then checks it before reporting it served, so a
+ * restart does not show a known-bad build `Ready` until its first request (`cache-projections.ts` keeps that
+ * condition of such an app only).
+ */
+export function refusedBefore(app: RuntimeApp): boolean {
+  return refusal(app) !== undefined;
+}
+
+/** The app's `Ready` condition when it says `BuildFailed` at the app's generation. */
+export function refusal(app: RuntimeApp): NonNullable<NonNullable<RuntimeApp['status']>['conditions']>[number] | undefined {
+  const generation = app.metadata?.generation;
+  if (generation === undefined) return undefined;
+  return app.status?.conditions?.find((c) => c.type === 'Ready' && c.reason === 'BuildFailed' && c.observedGeneration === generation);
+}

@@ -527,9 +527,9 @@ export class RuntimeServer {
       prepareName: (host) => names.prepare(host),
       databases,
       // Too late once the informers have listed: the serving controller decides every app from then on.
-      deploy: async (deployment, fallback) => {
+      deploy: async (deployment, fallback, refusedBefore) => {
         if (this.#firstPass || !this.#engine) return false;
-        await this.#engine.deploy(deployment, fallback);
+        await this.#engine.deploy(deployment, fallback, refusedBefore);
         return true;
       },
       log: this.#log.child({ component: 'unlisted-apps' }),

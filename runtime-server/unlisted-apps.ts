@@ -7,7 +7,7 @@ import { defaultHostOwner, normalizeHost } from '../src/runtime-contract/hosts.t
 import { listedHostsOf } from '../src/runtime-contract/listed-hosts.ts';
 import { servingPlan } from '../src/runtime-contract/releases.ts';
 import { deploymentOf } from './desired.ts';
-import { recordedFallback } from './recorded-fallback.ts';
+import { recordedFallback, refusedBefore } from './recorded-fallback.ts';
 import type { AppDeployment } from './engine/index.ts';
 import { BoundedTurns } from './bounded-turns.ts';
 import { bothLinked, linkedOfPlan, type DatabaseSources } from './linked-environment.ts';
@@ -39,7 +39,7 @@ export interface UnlistedAppsOptions {
   prepareName?: (host: string) => Promise<ClaimSources> | undefined;
   databases?: DatabaseSources;
   /** Routes what was found (on demand: its first request prepares it); false once the informers have listed (the controller decides then). */
-  deploy: (deployment: AppDeployment, fallback?: AppDeployment) => Promise<boolean>;
+  deploy: (deployment: AppDeployment, fallback?: AppDeployment, refusedBefore?: boolean) => Promise<boolean>;
   /** Lookups in flight at once (default 8): each is a read or two of the apiserver. */
   concurrency?: number;
   /** Lookups waiting for a turn before more are answered `retry` at once (default 256). */
@@ -199,7 +199,7 @@ export class UnlistedApps {
       resolved && 'env' in resolved.canary ? resolved.canary.env : {},
     );
     if (!deployment) return 'none';
-    return (await this.#o.deploy(deployment, await recordedFallback(this.#o.databases, app, deployment, namespace))) ? 'routed' : 'retry';
+    return (await this.#o.deploy(deployment, await recordedFallback(this.#o.databases, app, deployment, namespace), refusedBefore(app))) ? 'routed' : 'retry';
   }
 
   #warn(host: string, err: unknown): void {

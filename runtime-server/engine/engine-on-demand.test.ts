@@ -273,6 +273,25 @@ describe('RuntimeEngine serving on demand', () => {
     expect(artifacts.fetchedBuilds).toEqual(['busy', 'broken', 'good', 'next']);
   });
 
+  it('on a replica started since, checks a deployment another replica refused before reporting it served, with no fallback (found by a hostile run)', async () => {
+    const broken = artifactFromFiles({ 'worker.js': 'throw new Error("boom at top level");\nexport default {};' });
+    const artifacts = new MemoryArtifactSource().put('broken', broken).put('fixed', hello('fixed'));
+    const prepared = new Events();
+    dataDir = mkdtempSync(join(tmpdir(), 'cw-od-'));
+    const e = (engine = new RuntimeEngine({ artifacts, dataDir, baseDomain: 'od.test', onDemand: { eagerBuilds: () => false }, onPrepared: (key) => prepared.emit(key) }));
+    await e.start();
+    // Not reported served (no serving build) until it is tried; then refused, as elsewhere.
+    expect((await e.deploy({ project: 'p', appId: 'web', buildId: 'broken', env: {}, hostnames: [] }, undefined, true)).untried).toEqual({});
+    await prepared.next('p/web');
+    expect(String(e.preparationFailure('p', 'web')?.error)).toMatch(/boom at top level/);
+    expect(e.served('p', 'web')?.untried).toBeUndefined();
+    // One refused before that loads here is served.
+    expect((await e.deploy({ project: 'p', appId: 'api', buildId: 'fixed', env: {}, hostnames: [] }, undefined, true)).untried).toEqual({});
+    await prepared.next('p/api');
+    expect(e.served('p', 'api')).toMatchObject({ buildId: 'fixed' });
+    expect(e.served('p', 'api')?.untried).toBeUndefined();
+  });
+
   it('keeps the recorded fallback when an untried build is deployed over, and checks again a deployment changed after its check (found in review)', async () => {
     const broken = (n: number) => artifactFromFiles({ 'worker.js': `export default { fetch( { return ${n} } };` });
     const artifacts = new HeldArtifacts().put('good', hello('good')).put('broken-1', broken(1)).put('broken-2', broken(2)).put('busy', hello('busy'));

@@ -155,6 +155,8 @@ export class RuntimeEngine {
    * pass), until a check or request has fetched it.
    */
   readonly #unfetched = new Map<string, AppDeployment>();
+  /** On demand: deployments a replica refused before (`deploy`'s `refusedBefore`), untried here till checked. */
+  readonly #refusedElsewhere = new Map<string, AppDeployment>();
   /** On demand: new builds given with a fallback, tried in the background. */
   readonly #checks: BuildChecks | undefined;
   /** Requests waiting for their project's probation turn or their shard's restart. */
@@ -335,9 +337,11 @@ export class RuntimeEngine {
    * hosts reach `app.buildId` with `app.env`; rejects with `ArtifactError` (invalid artifact),
    * `BuildLoadError` (workerd cannot load it) or the artifact source's error, in which case the app keeps
    * serving what it served before (or `fallback`, when this replica served nothing of it: what the replicas served
-   * before its new build). Idempotent: deploying what is served resolves at once.
+   * before its new build). `refusedBefore`: a replica refused this deployment before (the RuntimeApp says so); on
+   * demand, one this replica has not tried is not reported served until it is tried (in the background, or by a
+   * request). Idempotent: deploying what is served resolves at once.
    */
-  deploy(app: AppDeployment, fallback?: AppDeployment): Promise<ServedApp> {
+  deploy(app: AppDeployment, fallback?: AppDeployment, refusedBefore = false): Promise<ServedApp> {
     if (!this.#ctx || this.#stopped) return Promise.reject(new Error('the runtime engine is not running'));
     const problem = deploymentProblem(app);
     if (problem) return Promise.reject(problem);
@@ -356,6 +360,8 @@ export class RuntimeEngine {
     const ofProject = this.#desiredIn.get(app.project);
     if (ofProject) ofProject.add(key);
     else this.#desiredIn.set(app.project, new Set([key]));
+    if (refusedBefore) this.#refusedElsewhere.set(key, app);
+    else this.#refusedElsewhere.delete(key);
     this.#onDemand?.deployed(key, newBuild);
     // Any change: after a check found a build refused, a new environment is a deployment untried again.
     if (!this.#onDemand?.kept(key) && this.#untried(key)) this.#checks?.add(key);
@@ -380,6 +386,7 @@ export class RuntimeEngine {
     this.#refusals.delete(key);
     this.#refusedDeployments.delete(key);
     this.#unfetched.delete(key);
+    this.#refusedElsewhere.delete(key);
     this.#fallbacks.forget(key);
     ++this.#version;
     await this.#await(key);
@@ -655,11 +662,13 @@ export class RuntimeEngine {
 
   /**
    * On demand: `key`'s deployment is a new build not tried on this replica, with a fallback to serve if it cannot
-   * be (`recordedFallback` on a replica started since): whether it will be served is not known yet.
+   * be (`recordedFallback` on a replica started since), or one another replica refused: whether it will be served is
+   * not known yet.
    */
   #untried(key: string): boolean {
     const desired = this.#desired.get(key)?.app;
-    return desired !== undefined && !this.#served.has(key) && this.#fallbacks.of(key) !== undefined && !this.#fallbacks.hasFailed(key, desired);
+    if (desired === undefined || this.#served.has(key) || this.#failedHere(key, desired)) return false;
+    return this.#fallbacks.of(key) !== undefined || this.#refusedElsewhere.get(key) === desired;
   }
 
   /**
@@ -928,8 +937,9 @@ export class RuntimeEngine {
     const desired = this.#onDemand && this.#desired.get(key);
     if (!desired) return undefined;
     const shown = onDemandApp(key, this.#fallbacks.shown(key, desired.app), this.#assignment, this.#s.serving);
-    const fallback = this.#untried(key) ? this.#fallbacks.of(key) : undefined;
-    return fallback ? { ...shown, untried: { fallbackBuildId: fallback.buildId } } : shown;
+    if (!this.#untried(key)) return shown;
+    const fallback = this.#fallbacks.of(key);
+    return { ...shown, untried: fallback ? { fallbackBuildId: fallback.buildId } : {} };
   }
 
   /**

@@ -70,7 +70,8 @@ export interface ServedApp {
   readonly onDemand?: true;
   /**
    * Served on demand, its build never tried on this replica, with a fallback if it cannot be served (the release
-   * the replicas served before it): which of the two the app serves here is not known yet (`build-checks.ts`).
+   * the replicas served before it), or refused by another replica before: which the app serves here is not known
+   * yet (`build-checks.ts`).
    */
-  readonly untried?: { readonly fallbackBuildId: string };
+  readonly untried?: { readonly fallbackBuildId?: string };
 }
