@@ -379,6 +379,24 @@ describe('rate limit', () => {
     await app.close();
   });
 
+  it('limits a route auth does not guard by the credential it recognises, else by address (found by a hostile run)', async () => {
+    const app = Fastify();
+    problemDetails(app);
+    app.decorateRequest('principal', undefined);
+    const limiter = callerRateLimiter({ perSecond: 1, burst: 2 }, () => 0);
+    rateLimit(app, limiter);
+    // Recognised: the tokens the route's resource holds.
+    const held = new Set(['victim', 'neighbour']);
+    app.get('/query', { config: { rateLimitBy: (request) => (held.has(request.headers.authorization ?? '') ? `token:${request.headers.authorization}` : undefined) } }, async () => ({ ok: true }));
+    const call = async (token: string) => (await app.inject({ method: 'GET', url: '/query', headers: { authorization: token } })).statusCode;
+    // The neighbour at the same address spends its own bucket, not the victim's.
+    expect([await call('neighbour'), await call('neighbour'), await call('neighbour')]).toEqual([200, 200, 429]);
+    expect([await call('victim'), await call('victim')]).toEqual([200, 200]);
+    // Tokens the route does not recognise share the address's bucket: a new one each time buys nothing.
+    expect([await call('forged-1'), await call('forged-2'), await call('forged-3')]).toEqual([200, 200, 429]);
+    await app.close();
+  });
+
   it('remembers an active caller among many, and forgets one that stays away while others arrive', async () => {
     const limited = limitedApp({ perSecond: 1, burst: 1, maxCallers: 4 }, () => 0);
     const { app } = limited;

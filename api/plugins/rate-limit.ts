@@ -16,12 +16,20 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** A limit of the route's own instead of the app's, with buckets of its own (a public route that costs). */
     rateLimit?: RateLimitOptions;
+    /**
+     * Who calls a route auth does not guard, when the route can tell: a key for a bucket of that credential's own
+     * (a query token the database holds, by its hash), so callers sharing an address (a NAT, a CI provider, an
+     * ingress without `trustProxy`) do not share one bucket. Undefined: by address, as any unauthenticated request.
+     */
+    rateLimitBy?: (request: FastifyRequest) => string | undefined;
   }
 }
 
 /** The app's per-caller limit: the hooks that spend it, and the charge for requests auth refuses. */
 export interface CallerRateLimiter {
   readonly limitRoute: onRequestHookHandler;
+  /** `limitRoute` for a route that can tell an unauthenticated caller by a credential of its own (`rateLimitBy`). */
+  readonly limitRouteBy: (by: (request: FastifyRequest) => string | undefined) => onRequestHookHandler;
   /**
    * Spends one request of the client address's bucket for a request no route matches (404, 405), from the
    * app's global `onRequest` hook (plugins/request-entry.ts): `false` when it was empty and the 429 is sent.
@@ -53,7 +61,9 @@ export function rateLimit(app: FastifyInstance, shared: CallerRateLimiter): void
   app.addHook('onRoute', (route) => {
     if (isProbeOrDiscovery(route.url)) return;
     // A route with a limit of its own gets buckets of its own: spending them spends none of the caller's others.
-    appendOnRequest(route, route.config?.rateLimit ? bucketLimiter(route.config.rateLimit, shared.nowMs).limitRoute : shared.limitRoute);
+    const limiter = route.config?.rateLimit ? bucketLimiter(route.config.rateLimit, shared.nowMs) : shared;
+    const by = route.config?.rateLimitBy;
+    appendOnRequest(route, by ? limiter.limitRouteBy(by) : limiter.limitRoute);
   });
 }
 
@@ -65,6 +75,8 @@ function bucketLimiter(options: RateLimitOptions, nowMs: () => number): Omit<Cal
   const maxCallers = options.maxCallers ?? 100_000;
   const byUser = new TokenBuckets(options, maxCallers / 2, nowMs);
   const byAddress = new TokenBuckets(options, maxCallers / 2, nowMs);
+  // Credentials a route recognises (`rateLimitBy`), made only for routes that ask.
+  let byCredential: TokenBuckets | undefined;
   const limitHeader = String(options.perSecond);
   /** Spends one request of the caller's bucket; `false` when it was empty and the 429 is sent. */
   const spend = (buckets: TokenBuckets, key: string, reply: FastifyReply): boolean => {
@@ -89,6 +101,13 @@ function bucketLimiter(options: RateLimitOptions, nowMs: () => number): Omit<Cal
   return {
     limitRoute: (request, reply, done) => {
       if (spendCaller(request, reply)) done();
+    },
+    limitRouteBy: (by) => {
+      const buckets = (byCredential ??= new TokenBuckets(options, maxCallers / 2, nowMs));
+      return (request, reply, done) => {
+        const credential = request.principal ? undefined : by(request);
+        if (credential !== undefined ? spend(buckets, credential, reply) : spendCaller(request, reply)) done();
+      };
     },
     spendUnmatched: (request, reply) => spend(byAddress, clientAddressKey(request.ip), reply),
     chargeRefusal: spendCaller,

@@ -317,6 +317,16 @@ export class DatabaseDirectory {
   }
 
   /** The database the query route runs SQL on: its tenant id (the query token is checked by the engine). */
+  /**
+   * The hash of `token` when it is one the database accepts (its own or a query token; expiry is cw-db's to judge),
+   * else undefined: what the query route's rate limit knows a caller by (`rateLimitBy`).
+   */
+  tokenHolder(project: string, ref: string, token: string): string | undefined {
+    const db = this.#cache.get(`${project}/${ref}`) ?? this.#inProject(project).find((d) => d.status?.databaseId === ref);
+    const sha256 = databaseTokenSha256(token);
+    return db?.spec.tokens?.some((t) => t.sha256 === sha256) ? sha256 : undefined;
+  }
+
   queryTarget(project: string, ref: string, token: string): { tenantId: string } {
     const db = this.#find(project, ref);
     if (db.status?.state === 'ready' && db.status.tenantId) return { tenantId: db.status.tenantId };
