@@ -473,18 +473,35 @@ class LibsqlConnection implements SqlConnection {
   }
 
   /**
-   * Runs the engine's own PRAGMAs, which the sandbox refuses to tenants. Setting the authorizer again expires
-   * the prepared statements, which SQLite prepares anew (under the sandbox) on their next run.
+   * Keeps (`RELEASE`) or undoes what the statement under {@link STATEMENT_SAVEPOINT} did. Outside a transaction the
+   * `RELEASE` is the commit: when it fails (a deferred foreign key, a full disk) the statement's changes are undone and
+   * the failure is the statement's, never an answer for rows not stored.
    */
-  /** Keeps (`RELEASE`) or undoes what the statement under {@link STATEMENT_SAVEPOINT} did; gone already (an error rolled the transaction back), nothing is left to undo. */
   #endSavepoint(keep: boolean): void {
+    if (keep) {
+      try {
+        this.#internal(() => this.#db.exec(`RELEASE ${STATEMENT_SAVEPOINT}`));
+        return;
+      } catch (err) {
+        this.#undoSavepoint();
+        throw err;
+      }
+    }
+    this.#undoSavepoint();
+  }
+
+  #undoSavepoint(): void {
     try {
-      this.#internal(() => this.#db.exec(keep ? `RELEASE ${STATEMENT_SAVEPOINT}` : `ROLLBACK TO ${STATEMENT_SAVEPOINT}; RELEASE ${STATEMENT_SAVEPOINT}`));
+      this.#internal(() => this.#db.exec(`ROLLBACK TO ${STATEMENT_SAVEPOINT}; RELEASE ${STATEMENT_SAVEPOINT}`));
     } catch {
-      // No such savepoint: the failure that ended the statement ended its transaction too.
+      // No such savepoint: the failure that ended the statement ended its transaction, and its changes, too.
     }
   }
 
+  /**
+   * Runs the engine's own PRAGMAs, which the sandbox refuses to tenants. Setting the authorizer again expires
+   * the prepared statements, which SQLite prepares anew (under the sandbox) on their next run.
+   */
   #internal<T>(run: () => T): T {
     this.#db.authorizer(null);
     try {
