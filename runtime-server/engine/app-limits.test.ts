@@ -160,6 +160,10 @@ describe('AppLimits: who is held to a stopped shard', () => {
     // Each of the project's old apps stopped the shard once, the thread found in its code each time.
     for (let i = 0; i < PROJECT_STOPS; i++) l.stopped(stopWhile([]), () => 'b1', undefined, [`attacker/old-${i}`]);
     expect(l.quarantine('attacker/old-next')).toMatchObject({ project: true });
+    // Memory laid on several projects at once (each held a quarter) is not told to be one's: the age rule holds.
+    const shared = limits(() => now - 30 * 24 * 3_600_000, true);
+    for (let i = 0; i < PROJECT_STOPS; i++) shared.stopped({ ...stopWhile([]), kind: 'memory' }, () => 'b1', undefined, [`hog/app-${i}`, 'victim/old']);
+    expect(shared.quarantine('victim/other')).toBeUndefined();
   });
 });
 

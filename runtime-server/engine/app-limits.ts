@@ -277,8 +277,9 @@ export class AppLimits implements AppLimitsView {
     if (verdict.kind === 'unattributed') return;
     const apps = verdict.kind === 'blame' ? [verdict.app] : verdict.apps;
     const projects = new Set(apps.map((app) => splitKey(app).namespace));
-    // Told by the thread (or V8's account of memory), the stop is surely the project's.
-    const told = running !== undefined;
+    // Told by the thread (or V8's account of memory) to be one project's, the stop is surely that project's; memory
+    // laid on several projects (each a quarter of the bound) is not told so, and keeps the age rule.
+    const told = running !== undefined && runningProjects.size === 1;
     if (eachTheirs) {
       for (const project of projects)
         this.#laidOn(

@@ -278,7 +278,7 @@ describe('RuntimeEngine serving on demand', () => {
     const artifacts = new MemoryArtifactSource().put('broken', broken).put('fixed', hello('fixed'));
     const prepared = new Events();
     dataDir = mkdtempSync(join(tmpdir(), 'cw-od-'));
-    const e = (engine = new RuntimeEngine({ artifacts, dataDir, baseDomain: 'od.test', onDemand: { eagerBuilds: () => false }, onPrepared: (key) => prepared.emit(key) }));
+    const e = (engine = new RuntimeEngine({ artifacts, dataDir, baseDomain: 'od.test', onDemand: { eagerBuilds: () => false, maxApps: 1 }, onPrepared: (key) => prepared.emit(key) }));
     await e.start();
     // Not reported served (no serving build) until it is tried; then refused, as elsewhere.
     expect((await e.deploy({ project: 'p', appId: 'web', buildId: 'broken', env: {}, hostnames: [] }, undefined, true)).untried).toEqual({});
@@ -289,6 +289,12 @@ describe('RuntimeEngine serving on demand', () => {
     expect((await e.deploy({ project: 'p', appId: 'api', buildId: 'fixed', env: {}, hostnames: [] }, undefined, true)).untried).toEqual({});
     await prepared.next('p/api');
     expect(e.served('p', 'api')).toMatchObject({ buildId: 'fixed' });
+    expect(e.served('p', 'api')?.untried).toBeUndefined();
+    // Tried here once: let go later, it is not untried again (found in review: checked, served and let go in a loop).
+    await deploy(e, 'other', 'fixed');
+    expect(await send(e.address.port, 'other.p.od.test', '/')).toMatchObject({ status: 200 });
+    expect(e.preparedOnDemand).toBe(1);
+    expect(e.served('p', 'api')).toMatchObject({ buildId: 'fixed', onDemand: true });
     expect(e.served('p', 'api')?.untried).toBeUndefined();
   });
 

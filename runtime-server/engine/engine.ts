@@ -922,6 +922,8 @@ export class RuntimeEngine {
     this.#served.clear();
     for (const [key, s] of next) this.#served.set(key, s);
     this.#fallbacks.settle((key) => this.#servesDeployed(key, next.get(key)));
+    // Served here: tried, whatever another replica found.
+    for (const key of this.#refusedElsewhere.keys()) if (this.#servesDeployed(key, next.get(key))) this.#refusedElsewhere.delete(key);
     // A suspension lasts while its pair of releases is asked for (a stop counted just now has its pass to come).
     const asked = new Set([...next.values()].flatMap((s) => [s.canary?.tag, s.suspended?.tag]));
     for (const tag of this.#suspended.keys()) if (!asked.has(tag)) this.#suspended.delete(tag);
