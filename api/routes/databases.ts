@@ -7,7 +7,7 @@ import { nextField, pageOf, PageQuery } from './pagination.ts';
 import { BadRequestError, NotFoundError, PublicError } from '../../src/errors.ts';
 import type { DatabaseDirectory, MintedToken } from '../../src/platform/databases/databases.ts';
 import { failureOf, fetchAnswer, INVALID_QUERY_TOKEN, type QueryStatement } from '../services/sql-query.ts';
-import { AnswerConverter } from '../services/answer-converter.ts';
+import { AnswerConversionError, AnswerConverter } from '../services/answer-converter.ts';
 import { UnsentAnswers } from '../services/unsent-answers.ts';
 import { runMigrations } from '../services/sql-migrations.ts';
 import { AnswerBudget, ResponseAnswers } from '../services/answer-budget.ts';
@@ -213,22 +213,31 @@ export function databaseRoutes(app: FastifyInstance, services: DatabaseServices)
       if ((sql === undefined) === (statements === undefined)) throw new BadRequestError('Give either sql (one statement) or statements (several), not both.');
       const list = (statements ?? [{ sql, params }]) as QueryStatement[];
       const projectId = request.params.projectId;
-      if (!unsent.admits(projectId)) {
+      // Only to a caller holding one of the database's tokens: anyone else learns nothing of the project.
+      if (!unsent.admits(projectId) && queryTokenHolder(request) !== undefined) {
         const mib = Math.round(unsent.held(projectId) / 2 ** 20);
         throw new PublicError(
           429,
-          `This project's callers have not read ${mib} MiB of earlier query answers yet, as much as the API keeps for a project: the statements did not run; retry once those answers are read.`,
-          {
-            'retry-after': '5',
-          },
+          `This project's callers have not read ${mib} MiB of earlier query answers yet, as much as the API keeps for a project (or its share while all projects' unread answers are past their bound): the statements did not run; retry once those answers are read.`,
+          { 'retry-after': '5' },
         );
       }
-      // The answer is held while it is read, converted and written again (until onSend, or the request's end).
+      // The answer is held while it is read, converted and written again (until onSend, or the request's end). A
+      // caller that leaves stops the reading: what it would not read is neither waited for nor converted.
       const held = new ResponseAnswers(answers, projectId);
       heldBy.set(request, held);
-      reply.raw.once('close', () => held.end());
-      const bytes = await fetchAnswer({ dbUrl: services.dbUrl, tenantId, token, statements: list, reserve: (size, signal) => held.reserve(size, signal) });
-      const converted = await converter.convert(bytes, list.length);
+      const left = new AbortController();
+      reply.raw.once('close', () => {
+        left.abort(new Error('the caller left'));
+        held.end();
+      });
+      const bytes = await fetchAnswer({ dbUrl: services.dbUrl, tenantId, token, statements: list, reserve: (size, signal) => held.reserve(size, signal), signal: left.signal });
+      if (left.signal.aborted) throw left.signal.reason;
+      const converted = await converter.convert(bytes, list.length).catch((err: unknown) => {
+        throw err instanceof AnswerConversionError
+          ? new PublicError(502, `The statements ran (what they wrote was applied), but the API could not read the database engine's answer: ${err.message}`)
+          : err;
+      });
       if (!('json' in converted)) throw failureOf(converted);
       // Already JSON, as the schema's serializer would write it: sent as it is (a Buffer is never serialized again).
       return reply.type('application/json; charset=utf-8').send(converted.json as never);

@@ -3,7 +3,7 @@
 import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DatabaseDirectory } from '../../src/platform/databases/databases.ts';
 import { Problem } from '../schemas/problem.ts';
 import { databaseRoutes } from './databases.ts';
@@ -21,6 +21,8 @@ const ANSWER = Buffer.from(
 );
 
 let engine: Server;
+/** How a held query's exchange with the engine ended. */
+const heldClosed = Promise.withResolvers<string>();
 /** The queries cw-db was asked to run, by tenant. */
 const ran = new Map<string, number>();
 let app: FastifyInstance;
@@ -31,11 +33,19 @@ beforeAll(async () => {
   engine = createServer((request, response) => {
     const tenant = request.url?.split('/')[2] ?? '';
     ran.set(tenant, (ran.get(tenant) ?? 0) + 1);
+    // A query whose answer never comes: what happens to it is reported.
+    if (tenant.startsWith('held-')) {
+      response.once('close', () => heldClosed.resolve(response.writableFinished ? 'answered' : 'given up'));
+      return;
+    }
     request.resume().on('end', () => response.writeHead(200, { 'content-type': 'application/json', 'content-length': ANSWER.length }).end(ANSWER));
   });
   await new Promise<void>((resolve) => engine.listen(0, '127.0.0.1', resolve));
   // Only the query route's lookup is used: a database's tenant is its project and name.
-  const databases = { queryTarget: (project: string, database: string) => ({ tenantId: `${project}-${database}` }) } as unknown as DatabaseDirectory;
+  const databases = {
+    queryTarget: (project: string, database: string) => ({ tenantId: `${project}-${database}` }),
+    tokenHolder: (_project: string, _database: string, token: string) => (token === 'token' ? 'sha256-of-token' : undefined),
+  } as unknown as DatabaseDirectory;
   app = Fastify();
   app.addSchema(Problem);
   databaseRoutes(app, { databases, dbUrl: `http://127.0.0.1:${(engine.address() as AddressInfo).port}/` });
@@ -97,5 +107,14 @@ describe('the query route’s answers', () => {
     const served = await query('neighbour');
     expect(served.status).toBe(200);
     await served.arrayBuffer();
+  });
+
+  it('stop waiting for cw-db’s answer once the caller has left (found in review: it was read and converted outside the bounds)', { timeout: 20_000 }, async () => {
+    const socket = connect(port, '127.0.0.1', () => {
+      socket.write(`POST /v1/projects/held/databases/db/query HTTP/1.1\r\nhost: api\r\nauthorization: Bearer token\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`);
+    });
+    await vi.waitFor(() => expect(ran.get('held-db')).toBe(1), { timeout: 5000, interval: 10 });
+    socket.destroy();
+    expect(await heldClosed.promise).toBe('given up');
   });
 });

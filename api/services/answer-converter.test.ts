@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { AnswerConverter, convertHere, INLINE_ANSWER_BYTES } from './answer-converter.ts';
+import { AnswerConversionError, AnswerConverter, convertHere, INLINE_ANSWER_BYTES } from './answer-converter.ts';
 
 /** cw-db's answer to one `execute` of `rows` rows of one text column. */
 function executeAnswer(rows: number, text: string): Buffer {
@@ -74,5 +74,18 @@ describe('AnswerConverter', () => {
     const slice = larger.subarray(6);
     expect('json' in (await converter.convert(slice, 1))).toBe(true);
     expect(larger.subarray(0, 6).toString()).toBe('prefix');
+  });
+
+  it('fails an answer the thread cannot read alone, the others converted (found in review)', async () => {
+    const malformed = Buffer.from(JSON.stringify({ padding: 'p'.repeat(INLINE_ANSWER_BYTES), results: [{ type: 'ok', response: { result: null } }] }));
+    const [bad, good] = await Promise.allSettled([converter.convert(malformed, 2), converter.convert(executeAnswer(100, 'g'.repeat(1000)), 1)]);
+    expect(bad).toMatchObject({ status: 'rejected', reason: expect.any(AnswerConversionError) });
+    expect(good.status === 'fulfilled' && 'json' in good.value).toBe(true);
+  });
+
+  it('refuses to convert once closed, rather than starting a thread again (found in review)', async () => {
+    const closed = new AnswerConverter();
+    await closed.close();
+    await expect(closed.convert(executeAnswer(100, 'c'.repeat(1000)), 1)).rejects.toThrow(AnswerConversionError);
   });
 });

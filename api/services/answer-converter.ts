@@ -12,7 +12,21 @@ export interface ThreadJob {
   readonly bytes: ArrayBuffer;
   readonly statements: number;
 }
-export type ThreadAnswer = { readonly id: number; readonly json: ArrayBuffer } | { readonly id: number; readonly outcome: Exclude<AnswerOutcome, { results: QueryResult[] }> };
+export type ThreadAnswer =
+  | { readonly id: number; readonly json: ArrayBuffer }
+  | { readonly id: number; readonly outcome: Exclude<AnswerOutcome, { results: QueryResult[] }> }
+  | { readonly id: number; readonly error: string };
+
+/** The thread could not convert an answer (or ended while it did): the statements ran, their answer is lost. */
+export class AnswerConversionError extends Error {
+  override readonly name = 'AnswerConversionError';
+}
+
+interface Thread {
+  readonly worker: Worker;
+  /** Its jobs not answered yet: failed with it if it ends, and only those. */
+  readonly pending: Map<number, { resolve: (answer: ConvertedAnswer) => void; reject: (error: Error) => void }>;
+}
 
 /** Answers up to this size are converted on the caller's thread: a thread's round trip costs more than they do. */
 export const INLINE_ANSWER_BYTES = 64 * 1024;
@@ -25,49 +39,64 @@ export const INLINE_ANSWER_BYTES = 64 * 1024;
  * query route's `AnswerBudget` bounds how many bytes wait for it); the event loop only moves their bytes.
  */
 export class AnswerConverter {
-  #worker: Worker | undefined;
+  #thread: Thread | undefined;
+  #closed = false;
   #nextId = 0;
-  readonly #pending = new Map<number, { resolve: (answer: ConvertedAnswer) => void; reject: (error: Error) => void }>();
 
-  /** Converts `bytes`, which are moved to the thread when they are a buffer of their own: unusable after. */
+  /**
+   * Converts `bytes`, which are moved to the thread when they are a buffer of their own: unusable after. Rejects
+   * with `AnswerConversionError` when the thread could not (one answer's failure fails that answer alone).
+   */
   convert(bytes: Buffer, statements: number): Promise<ConvertedAnswer> {
-    if (bytes.byteLength <= INLINE_ANSWER_BYTES) return Promise.resolve(convertHere(bytes, statements));
+    if (bytes.byteLength <= INLINE_ANSWER_BYTES) {
+      try {
+        return Promise.resolve(convertHere(bytes, statements));
+      } catch (err) {
+        return Promise.reject(new AnswerConversionError(String(err)));
+      }
+    }
+    if (this.#closed) return Promise.reject(new AnswerConversionError('the answer converter is closed'));
     const id = this.#nextId++;
     // Moved to the thread when the buffer is its own, copied once when it is a slice of a larger one.
     const buffer = bytes.buffer as ArrayBuffer;
     const own = bytes.byteOffset === 0 && bytes.byteLength === buffer.byteLength ? buffer : buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
     return new Promise((resolve, reject) => {
-      this.#pending.set(id, { resolve, reject });
-      this.#thread().postMessage({ id, bytes: own, statements } satisfies ThreadJob, [own]);
+      const thread = this.#current();
+      thread.pending.set(id, { resolve, reject });
+      thread.worker.postMessage({ id, bytes: own, statements } satisfies ThreadJob, [own]);
     });
   }
 
-  /** Stops the thread; conversions under way fail. */
+  /** Stops the thread; conversions under way fail, and later ones are refused. */
   async close(): Promise<void> {
-    const worker = this.#worker;
-    this.#worker = undefined;
-    await worker?.terminate();
+    this.#closed = true;
+    const thread = this.#thread;
+    this.#thread = undefined;
+    await thread?.worker.terminate();
   }
 
-  #thread(): Worker {
-    if (this.#worker) return this.#worker;
+  #current(): Thread {
+    if (this.#thread) return this.#thread;
     const worker = new Worker(THREAD_ENTRY);
     // Never what keeps the process alive.
     worker.unref();
+    const thread: Thread = { worker, pending: new Map() };
     worker.on('message', (answer: ThreadAnswer) => {
-      const pending = this.#pending.get(answer.id);
-      this.#pending.delete(answer.id);
-      pending?.resolve('json' in answer ? { json: Buffer.from(answer.json) } : answer.outcome);
+      const pending = thread.pending.get(answer.id);
+      thread.pending.delete(answer.id);
+      if ('error' in answer) pending?.reject(new AnswerConversionError(answer.error));
+      else pending?.resolve('json' in answer ? { json: Buffer.from(answer.json) } : answer.outcome);
     });
-    const fail = (error: Error) => {
-      if (this.#worker === worker) this.#worker = undefined;
-      for (const { reject } of this.#pending.values()) reject(error);
-      this.#pending.clear();
+    const fail = (why: string) => {
+      // The next conversion starts a new thread; this one's jobs fail, none of the next one's.
+      if (this.#thread === thread) this.#thread = undefined;
+      for (const { reject } of thread.pending.values()) reject(new AnswerConversionError(why));
+      thread.pending.clear();
     };
-    worker.on('error', fail);
-    worker.on('exit', (code) => fail(new Error(`the thread converting database answers ended (code ${code})`)));
-    this.#worker = worker;
-    return worker;
+    worker.on('error', (err) => fail(`the thread converting database answers failed: ${String(err)}`));
+    worker.on('exit', (code) => fail(`the thread converting database answers ended (code ${code})`));
+    this.#thread = thread;
+    return thread;
   }
 }
 

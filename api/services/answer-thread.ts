@@ -5,7 +5,14 @@ import { interpretAnswer } from './hrana-answer.ts';
 import type { ThreadAnswer, ThreadJob } from './answer-converter.ts';
 
 parentPort?.on('message', ({ id, bytes, statements }: ThreadJob) => {
-  const outcome = interpretAnswer(new Uint8Array(bytes), statements);
+  let outcome: ReturnType<typeof interpretAnswer>;
+  try {
+    outcome = interpretAnswer(new Uint8Array(bytes), statements);
+  } catch (err) {
+    // An answer not shaped as a pipeline's: this job's failure only, the thread goes on.
+    parentPort?.postMessage({ id, error: String(err) } satisfies ThreadAnswer);
+    return;
+  }
   if (!('results' in outcome)) {
     parentPort?.postMessage({ id, outcome } satisfies ThreadAnswer);
     return;

@@ -89,6 +89,8 @@ export interface QueryOptions {
   maxAnswerBytes?: number;
   /** Holds room for an answer of this many bytes before it is read (the process's bound on answers: `AnswerBudget`). */
   reserve?: (bytes: number, signal: AbortSignal) => Promise<void>;
+  /** Aborts when the caller has left: nothing more is waited for or read of the answer (the statements may run). */
+  signal?: AbortSignal;
 }
 
 /**
@@ -121,6 +123,19 @@ export async function fetchAnswer(options: QueryOptions): Promise<Buffer> {
   // One bound for the answer's head, another for its body (read after a wait for room, which is not counted).
   const aborter = new AbortController();
   const abortLater = () => setTimeout(() => aborter.abort(new DOMException('no answer in time', 'TimeoutError')), timeoutMs);
+  const left = options.signal;
+  if (left?.aborted) throw left.reason;
+  const leave = () => aborter.abort(left?.reason);
+  left?.addEventListener('abort', leave, { once: true });
+  try {
+    return await exchange(options, requests, aborter, abortLater, timeoutMs);
+  } finally {
+    left?.removeEventListener('abort', leave);
+  }
+}
+
+/** The request to the engine and the read of its answer, under `aborter` (the timeouts, and the caller leaving). */
+async function exchange(options: QueryOptions, requests: unknown[], aborter: AbortController, abortLater: () => NodeJS.Timeout, timeoutMs: number): Promise<Buffer> {
   let timer = abortLater();
   let response: Response;
   try {
@@ -150,7 +165,7 @@ export async function fetchAnswer(options: QueryOptions): Promise<Buffer> {
   const maxAnswerBytes = options.maxAnswerBytes ?? MAX_ENGINE_ANSWER_BYTES;
   const declared = Number(response.headers.get('content-length')) || maxAnswerBytes;
   // An answer too large is refused at once by readBytes, without waiting for room it will not use.
-  if (options.reserve && declared <= maxAnswerBytes) await reserveRoom(response, declared, options.reserve);
+  if (options.reserve && declared <= maxAnswerBytes) await reserveRoom(response, declared, options.reserve, aborter.signal);
   timer = abortLater();
   try {
     return await readBytes(response, maxAnswerBytes);
@@ -248,11 +263,12 @@ function unanswered(error: unknown, timeoutMs: number): PublicError {
 export const ANSWER_ROOM_WAIT_MS = 30_000;
 
 /** Room for `bytes` of answer before it is read: past the wait, a 502 (the statements ran), the answer left unread. */
-async function reserveRoom(response: Response, bytes: number, reserve: (bytes: number, signal: AbortSignal) => Promise<void>): Promise<void> {
+async function reserveRoom(response: Response, bytes: number, reserve: (bytes: number, signal: AbortSignal) => Promise<void>, left: AbortSignal): Promise<void> {
   try {
-    await reserve(bytes, AbortSignal.timeout(ANSWER_ROOM_WAIT_MS));
-  } catch {
+    await reserve(bytes, AbortSignal.any([AbortSignal.timeout(ANSWER_ROOM_WAIT_MS), left]));
+  } catch (err) {
     await response.body?.cancel().catch(() => undefined);
+    if (left.aborted) throw err;
     throw new PublicError(
       502,
       `The statements ran (what they wrote was applied), but the API holds as many database answers as it may and could not read this one within ${ANSWER_ROOM_WAIT_MS / 1000} s, other large answers taking the room it has for them: read fewer rows at a time.`,
