@@ -165,8 +165,9 @@ bench-operator-memory: setup ## Measure cw-operator's memory per RuntimeApp (iss
 	@node bench/operator-memory.ts $(BENCH_ARGS)
 
 .PHONY: bench-query-answers
-bench-query-answers: setup ## Benchmark the API's memory under many large answers on the query route (72 SELECTs of 15 MB from 6 projects at once), without and with its bound on answers: peak RSS and time, and their ratios (BENCH_ARGS="--rounds=N")
+bench-query-answers: setup ## Benchmark the query route's large answers: the API's memory under many at once (72 SELECTs of 15 MB from 6 projects), without and with its bound on answers; then its event loop's delay while 16 MB answers are converted on the loop and on the worker thread (BENCH_ARGS="--rounds=N")
 	@node bench/query-answers.ts $(BENCH_ARGS)
+	@node bench/query-answer-thread.ts $(BENCH_ARGS)
 
 .PHONY: bench-db
 bench-db: setup ## Benchmark the database engine against sqld (installed into the cache on first run): point reads, inserts (BENCH_SECONDS, BENCH_ARGS)
