@@ -56,6 +56,11 @@ export class BuildChecks {
     this.#enqueue(key);
   }
 
+  /** `key`'s deployment failed for now outside a check (its deploy's own pass): checked after the backoff, not at once. */
+  later(key: string): void {
+    if (!this.#stopped && !this.#queue.has(key)) this.#retryLater(key);
+  }
+
   /** `key` was removed. */
   forget(key: string): void {
     this.#queue.delete(key);

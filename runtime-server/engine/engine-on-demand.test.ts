@@ -275,18 +275,22 @@ describe('RuntimeEngine serving on demand', () => {
 
   it('on a replica started since, checks a deployment another replica refused before reporting it served, with no fallback (found by a hostile run)', async () => {
     const broken = artifactFromFiles({ 'worker.js': 'throw new Error("boom at top level");\nexport default {};' });
-    const artifacts = new MemoryArtifactSource().put('broken', broken).put('fixed', hello('fixed'));
+    const artifacts = new HeldArtifacts().put('broken', broken).put('fixed', hello('fixed'));
     const prepared = new Events();
     dataDir = mkdtempSync(join(tmpdir(), 'cw-od-'));
     const e = (engine = new RuntimeEngine({ artifacts, dataDir, baseDomain: 'od.test', onDemand: { eagerBuilds: () => false, maxApps: 1 }, onPrepared: (key) => prepared.emit(key) }));
     await e.start();
-    // Not reported served (no serving build) until it is tried; then refused, as elsewhere.
+    // Not reported served (no serving build) until it is tried (its check held at the fetch); then refused, as elsewhere.
+    const releaseBroken = artifacts.hold('broken');
     expect((await e.deploy({ project: 'p', appId: 'web', buildId: 'broken', env: {}, hostnames: [] }, undefined, true)).untried).toEqual({});
+    releaseBroken();
     await prepared.next('p/web');
     expect(String(e.preparationFailure('p', 'web')?.error)).toMatch(/boom at top level/);
     expect(e.served('p', 'web')?.untried).toBeUndefined();
     // One refused before that loads here is served.
+    const releaseFixed = artifacts.hold('fixed');
     expect((await e.deploy({ project: 'p', appId: 'api', buildId: 'fixed', env: {}, hostnames: [] }, undefined, true)).untried).toEqual({});
+    releaseFixed();
     await prepared.next('p/api');
     expect(e.served('p', 'api')).toMatchObject({ buildId: 'fixed' });
     expect(e.served('p', 'api')?.untried).toBeUndefined();
@@ -349,6 +353,25 @@ describe('RuntimeEngine serving on demand', () => {
     // With no request and no deploy, a later try finds it.
     await vi.waitFor(() => expect(e.served('p', 'web')).toMatchObject({ buildId: 'next' }), { timeout: 10_000, interval: 20 });
     expect(e.served('p', 'web')?.untried).toBeUndefined();
+    expect(await send(e.address.port, 'web.p.od.test', '/')).toMatchObject({ status: 200, body: 'hello from next' });
+  });
+
+  it('does not fetch again, in every later pass, a new build its own deploy could not fetch, and serves it once it can (found in review)', async () => {
+    const artifacts = new DownArtifacts().put('good', hello('good')).put('next', hello('next'));
+    dataDir = mkdtempSync(join(tmpdir(), 'cw-od-'));
+    // Tried again a second later: time for the other deploys below to make their passes first.
+    const e = (engine = new RuntimeEngine({ artifacts, dataDir, baseDomain: 'od.test', onDemand: { eagerBuilds: () => true, checkRetryMs: 1000 } }));
+    await e.start();
+    const web = (buildId: string) => ({ project: 'p', appId: 'web', buildId, env: {}, hostnames: [] });
+    await e.deploy(web('good'));
+    artifacts.down.add('next');
+    await expect(e.deploy(web('next'))).rejects.toThrow(/did not answer/);
+    await deploy(e, 'other-1', 'good');
+    await deploy(e, 'other-2', 'good');
+    expect(artifacts.tried.filter((b) => b === 'next')).toHaveLength(1);
+    expect(await send(e.address.port, 'web.p.od.test', '/')).toMatchObject({ status: 200, body: 'hello from good' });
+    artifacts.down.delete('next');
+    await vi.waitFor(() => expect(e.served('p', 'web')).toMatchObject({ buildId: 'next' }), { timeout: 10_000, interval: 20 });
     expect(await send(e.address.port, 'web.p.od.test', '/')).toMatchObject({ status: 200, body: 'hello from next' });
   });
 

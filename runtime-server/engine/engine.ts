@@ -897,6 +897,12 @@ export class RuntimeEngine {
       });
     } catch (err) {
       plan.failures.set(key, err);
+      // On demand, a build that could not be had for now (not refused) is not fetched again by every later pass of
+      // any app: its fallback serves until a check, after a backoff, or a request has fetched it.
+      if (this.#onDemand && !(err instanceof BuildLoadError) && !isBuildRefusal(err) && this.#fallbacks.of(key) && this.#desired.get(key)?.app === app) {
+        this.#unfetched.set(key, app);
+        this.#checks?.later(key);
+      }
       const served = this.#served.get(key);
       if (served) {
         const canary = served.canary && { ...served.canary, id: this.#gate!.idOf(served.canary.live, tailed) };
