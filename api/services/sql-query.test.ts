@@ -195,6 +195,7 @@ describe('runQuery', () => {
       const { baton } = await pipeline({ baton: null, requests: [{ type: 'execute', stmt: { sql: 'BEGIN IMMEDIATE' } }] });
       const failure = await runQuery({ dbUrl: `http://127.0.0.1:${locking.port}/`, tenantId: 'q-lock', token: TOKEN, statements: [{ sql: 'SELECT 1' }] }).catch((e: unknown) => e);
       expect(failure).toMatchObject({ name: 'SqlStatementError', status: 503, code: 'SQLITE_BUSY', headers: { 'retry-after': '1' } });
+      expect((failure as Error).message).toMatch(/busy with another client's request or transaction for 0.1 s; retry/);
       await pipeline({ baton, requests: [{ type: 'close' }] });
       await expect(runQuery({ dbUrl: `http://127.0.0.1:${locking.port}/`, tenantId: 'q-lock', token: TOKEN, statements: [{ sql: 'SELECT 1' }] })).resolves.toHaveLength(1);
     } finally {

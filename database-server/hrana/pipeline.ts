@@ -158,7 +158,9 @@ export type StreamRun =
 export async function runOnStream(stream: StreamHandle, caller: PipelineCaller, requests: unknown[], context: PipelineContext): Promise<StreamRun> {
   const { streams, engine } = context;
   try {
-    await streams.lockFor(caller.tenant).acquire(stream, streams.lockTimeoutMs, () => new SqlError('SQLITE_BUSY', 'The database is locked by another transaction'));
+    // Held by another client's request as well as its transaction: the database runs one at a time.
+    const busy = () => new SqlError('SQLITE_BUSY', `The database was busy with another client's request or transaction for ${streams.lockTimeoutMs / 1000} s; retry`);
+    await streams.lockFor(caller.tenant).acquire(stream, streams.lockTimeoutMs, busy);
   } catch (error) {
     // A client cannot continue a stream whose baton it did not get back: answer every request with the error and
     // end the stream (it holds no lock, so its transaction, if any, is another stream's).
