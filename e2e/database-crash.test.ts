@@ -1,8 +1,9 @@
 // What a database keeps when cw-db stops with its disk lost, so that everything comes back from the bucket: a
 // `sync` database keeps every commit it acknowledged through a SIGKILL in the middle of a burst of concurrent
 // inserts, and an `async` one keeps everything through a graceful SIGTERM even when the flush timer never ran.
+import { readFile } from 'node:fs/promises';
 import { createClient, type Client } from '@libsql/client';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { createMemberAccount, createProjectNamespace, type MemberAccount } from './harness/accounts.ts';
 import { startApiServer, type ApiServer } from './harness/api-server.ts';
 import { startDatabaseServer, type DatabaseServer } from './harness/database-server.ts';
@@ -93,5 +94,31 @@ describe('cw-db losing its disk', { timeout: 60_000 }, () => {
     for (let id = 50; id < 60; id++) await client.execute({ sql: 'INSERT INTO burst (id, writer) VALUES (?, 1)', args: [id] });
     await db?.restart({ signal: 'SIGTERM', wipeDisk: true });
     expect(await ids(database.connect())).toEqual(Array.from({ length: 60 }, (_, id) => id));
+  });
+
+  it('serves each database as soon as it is restored, not once every database is (found by a hostile run)', { timeout: 120_000 }, async () => {
+    const large = await createDatabase('restore-large', 'async');
+    const small = await createDatabase('restore-small', 'async');
+    const big = large.connect();
+    await big.execute('CREATE TABLE blobs (b BLOB)');
+    // About 96 MB of what does not compress: its restore takes seconds.
+    for (let i = 0; i < 12; i++) await big.execute('INSERT INTO blobs SELECT randomblob(1000000) FROM generate_series(1, 8)');
+    await small.connect().execute('CREATE TABLE t (v TEXT)');
+    await small.connect().execute("INSERT INTO t VALUES ('here')");
+    await db?.restart({ signal: 'SIGTERM', wipeDisk: true });
+    // The small one answers before the large one is restored (cw-db logs when every database is, with the time).
+    expect((await small.connect().execute('SELECT v FROM t')).rows.map((r) => r.v)).toEqual(['here']);
+    const smallAnswered = Date.now();
+    expect((await big.execute('SELECT count(*) AS n FROM blobs')).rows[0]?.n).toBe(96);
+    const restoredLine = async () => {
+      const log = await readFile(db?.service?.logPath ?? '', 'utf8');
+      return log
+        .slice(log.lastIndexOf('"msg":"cw-db serving"'))
+        .split('\n')
+        .find((line) => line.includes('"msg":"every database restored"'));
+    };
+    await vi.waitFor(async () => expect(await restoredLine()).toBeDefined(), { timeout: 10_000, interval: 50 });
+    const restoredAt = Date.parse((JSON.parse((await restoredLine())!) as { time: string }).time);
+    expect(restoredAt).toBeGreaterThan(smallAnswered);
   });
 });
