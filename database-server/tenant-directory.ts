@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
+import { bearerValue } from '../src/auth/bearer-value.ts';
 import type { Logger } from '../src/logging/log.ts';
 import { KeyedMutex } from '../src/collections/keyed-mutex.ts';
 import { Semaphore } from '../src/collections/semaphore.ts';
@@ -129,8 +130,7 @@ export class TenantDirectory {
 
   /** The Hrana server's gate: the bearer token names the tenant (and must match a tenant in the path). */
   authorize(request: IncomingMessage, pathTenant: string | null): Promise<PipelineCaller | Refusal> {
-    const header = request.headers.authorization ?? '';
-    return this.authorizeToken(/^Bearer\s+(\S+)$/i.exec(header)?.[1], pathTenant);
+    return this.authorizeToken(bearerValue(request.headers.authorization), pathTenant);
   }
 
   /** The database a valid token of a tenant served here opens (several replicas: routing by token). */

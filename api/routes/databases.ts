@@ -4,6 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { integerQuery } from './integer-query.ts';
 import { nextField, pageOf, PageQuery } from './pagination.ts';
+import { bearerValue } from '../../src/auth/bearer-value.ts';
 import { BadRequestError, NotFoundError, PublicError } from '../../src/errors.ts';
 import type { DatabaseDirectory, MintedToken } from '../../src/platform/databases/databases.ts';
 import { failureOf, fetchAnswer, INVALID_QUERY_TOKEN, type QueryStatement } from '../services/sql-query.ts';
@@ -273,13 +274,13 @@ export function databaseRoutes(app: FastifyInstance, services: DatabaseServices)
    * take 95 of its 101 queries' room). Anything else is limited by address.
    */
   function queryTokenHolder(request: FastifyRequest): string | undefined {
-    const token = bearerOf(request.headers.authorization);
+    const token = bearerValue(request.headers.authorization);
     const { projectId, database } = request.params as { projectId?: string; database?: string };
     return token && projectId && database ? services.databases.tokenHolder(projectId, database, token) : undefined;
   }
 
   function queryCaller(authorization: string | undefined, projectId: string, database: string): { token: string; tenantId: string } {
-    const token = bearerOf(authorization);
+    const token = bearerValue(authorization);
     if (!token) throw new PublicError(401, 'A query token is required: Authorization: Bearer <query_token>.', { 'www-authenticate': 'Bearer' });
     try {
       return { token, tenantId: services.databases.queryTarget(projectId, database, token).tenantId };
@@ -293,9 +294,4 @@ export function databaseRoutes(app: FastifyInstance, services: DatabaseServices)
 
 function tokenFields(minted: MintedToken): { token_id: string; read_only: boolean; expires_at?: string } {
   return { token_id: minted.tokenId, read_only: minted.readOnly, ...(minted.expiresAt ? { expires_at: minted.expiresAt } : {}) };
-}
-
-/** The token of an `Authorization: Bearer …` header. */
-function bearerOf(authorization: string | undefined): string | undefined {
-  return /^Bearer\s+(\S+)$/i.exec(authorization ?? '')?.[1];
 }

@@ -135,9 +135,10 @@ export class AnswerBudget {
    */
   #grant(): void {
     const blocked = new Set<string>();
+    // Changes only when a waiter is let in.
+    let sheltered = this.#sheltered();
     for (let i = 0; i < this.#waiters.length;) {
       const waiter = this.#waiters[i]!;
-      const sheltered = this.#sheltered();
       if (blocked.has(waiter.project) || !this.#fitsBeside(sheltered === waiter ? undefined : sheltered, waiter.project, waiter.bytes)) {
         blocked.add(waiter.project);
         i++;
@@ -145,6 +146,7 @@ export class AnswerBudget {
       }
       this.#waiters.splice(i, 1);
       waiter.grant();
+      sheltered = this.#sheltered();
     }
   }
 }

@@ -57,9 +57,7 @@ export class AnswerConverter {
     }
     if (this.#closed) return Promise.reject(new AnswerConversionError('the answer converter is closed'));
     const id = this.#nextId++;
-    // Moved to the thread when the buffer is its own, copied once when it is a slice of a larger one.
-    const buffer = bytes.buffer as ArrayBuffer;
-    const own = bytes.byteOffset === 0 && bytes.byteLength === buffer.byteLength ? buffer : buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+    const own = transferable(bytes);
     return new Promise((resolve, reject) => {
       const thread = this.#current();
       thread.pending.set(id, { resolve, reject });
@@ -104,4 +102,10 @@ export class AnswerConverter {
 export function convertHere(bytes: Uint8Array, statements: number): ConvertedAnswer {
   const outcome = interpretAnswer(bytes, statements);
   return 'results' in outcome ? { json: Buffer.from(JSON.stringify({ results: outcome.results })) } : outcome;
+}
+
+/** The memory of `bytes` to move to another thread: its own buffer, or a copy when it is a slice of a larger one. */
+export function transferable(bytes: Uint8Array): ArrayBuffer {
+  const buffer = bytes.buffer as ArrayBuffer;
+  return bytes.byteOffset === 0 && bytes.byteLength === buffer.byteLength ? buffer : buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
 }

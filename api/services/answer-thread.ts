@@ -2,7 +2,7 @@
 // route's JSON, off the API's event loop.
 import { parentPort } from 'node:worker_threads';
 import { interpretAnswer } from './hrana-answer.ts';
-import type { ThreadAnswer, ThreadJob } from './answer-converter.ts';
+import { transferable, type ThreadAnswer, type ThreadJob } from './answer-converter.ts';
 
 parentPort?.on('message', ({ id, bytes, statements }: ThreadJob) => {
   let outcome: ReturnType<typeof interpretAnswer>;
@@ -17,9 +17,6 @@ parentPort?.on('message', ({ id, bytes, statements }: ThreadJob) => {
     parentPort?.postMessage({ id, outcome } satisfies ThreadAnswer);
     return;
   }
-  const json = Buffer.from(JSON.stringify({ results: outcome.results }));
-  // A buffer of its own (not a slice of Node's pool), so it is moved to the API's thread, not copied.
-  const buffer = json.buffer as ArrayBuffer;
-  const owned = json.byteOffset === 0 && json.byteLength === buffer.byteLength ? buffer : buffer.slice(json.byteOffset, json.byteOffset + json.byteLength);
-  parentPort?.postMessage({ id, json: owned } satisfies ThreadAnswer, [owned]);
+  const json = transferable(Buffer.from(JSON.stringify({ results: outcome.results })));
+  parentPort?.postMessage({ id, json } satisfies ThreadAnswer, [json]);
 });

@@ -2,6 +2,7 @@
 // database URL works whichever replica the Service picks. A forwarded request carries a header, and a replica
 // never forwards a request it was forwarded: two replicas that disagree for a moment answer DATABASE_MOVING
 // (retryable) instead of sending it back and forth.
+import { bearerValue } from '../../src/auth/bearer-value.ts';
 import { isUnsentRequest } from '../../src/network-errors.ts';
 import { Agent, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -19,7 +20,7 @@ export type Router = (pathTenant: string | null, token: string | undefined, forw
 
 /** The bearer token of a request, if any. */
 export function bearerToken(request: IncomingMessage): string | undefined {
-  return /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
+  return bearerValue(request.headers.authorization);
 }
 
 export const MOVING = { message: 'The database is moving to another replica; retry in a moment', code: 'DATABASE_MOVING' };

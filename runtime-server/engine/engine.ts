@@ -899,7 +899,7 @@ export class RuntimeEngine {
       plan.failures.set(key, err);
       // On demand, a build that could not be had for now (not refused) is not fetched again by every later pass of
       // any app: its fallback serves until a check, after a backoff, or a request has fetched it.
-      if (this.#onDemand && !(err instanceof BuildLoadError) && !isBuildRefusal(err) && this.#fallbacks.of(key) && this.#desired.get(key)?.app === app) {
+      if (this.#onDemand && !isBuildRefusal(err) && this.#fallbacks.of(key) && this.#desired.get(key)?.app === app) {
         this.#unfetched.set(key, app);
         this.#checks?.later(key);
       }
