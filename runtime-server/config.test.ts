@@ -29,7 +29,7 @@ describe('runtimeServerConfig', () => {
       projectUnpackedQuota: 256 * 1024 * 1024,
       logStreamsPerCaller: 256,
       shards: 6,
-      limits: { cpuLimitMs: 500, startupLimitMs: 1000, sustainedWindowMs: 5000, isolateHeapMb: 128, shardMemoryMb: 2048 },
+      limits: { cpuLimitMs: 500, startupLimitMs: 1000, startupBudgetMsPerMinute: 3000, sustainedWindowMs: 5000, isolateHeapMb: 128, shardMemoryMb: 2048 },
       quarantine: { initialMs: 60_000, maxMs: 3_600_000 },
       onDemand: { maxApps: 1000, cacheBytes: Math.floor(Math.floor(2 * 1024 ** 3 * 0.9) * 0.75) },
     });
@@ -76,6 +76,7 @@ describe('runtimeServerConfig', () => {
       CW_RUNTIME_SHARDS: '3',
       CW_RUNTIME_CPU_LIMIT: '250ms',
       CW_RUNTIME_STARTUP_CPU_LIMIT: '2s',
+      CW_RUNTIME_STARTUP_CPU_BUDGET: '10s',
       CW_RUNTIME_SUSTAINED_CPU_WINDOW: '10s',
       CW_RUNTIME_ISOLATE_HEAP_MB: '64',
       CW_RUNTIME_SHARD_MEMORY_MB: '0',
@@ -84,7 +85,7 @@ describe('runtimeServerConfig', () => {
     });
     expect(config).toMatchObject({
       shards: 3,
-      limits: { cpuLimitMs: 250, startupLimitMs: 2000, sustainedWindowMs: 10_000, isolateHeapMb: 64, shardMemoryMb: 0 },
+      limits: { cpuLimitMs: 250, startupLimitMs: 2000, startupBudgetMsPerMinute: 10_000, sustainedWindowMs: 10_000, isolateHeapMb: 64, shardMemoryMb: 0 },
       quarantine: { initialMs: 120_000, maxMs: 21_600_000 },
     });
     // In a container whose limit cannot hold every shard at its bound, the bound is lowered to fit, and says so.
@@ -92,6 +93,7 @@ describe('runtimeServerConfig', () => {
     expect(runtimeServerConfig({ CW_S3_BUCKET: 'b', CW_RUNTIME_SHARD_MEMORY_MB: '1536' }, host).limits).toEqual({
       cpuLimitMs: 500,
       startupLimitMs: 1000,
+      startupBudgetMsPerMinute: 3000,
       sustainedWindowMs: 5000,
       isolateHeapMb: 128,
       shardMemoryMb: 704,
@@ -100,6 +102,7 @@ describe('runtimeServerConfig', () => {
     expect(runtimeServerConfig({ CW_S3_BUCKET: 'b', CW_RUNTIME_SHARD_MEMORY_MB: '512' }, host).limits).toEqual({
       cpuLimitMs: 500,
       startupLimitMs: 1000,
+      startupBudgetMsPerMinute: 3000,
       sustainedWindowMs: 5000,
       isolateHeapMb: 128,
       shardMemoryMb: 512,

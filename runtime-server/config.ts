@@ -73,6 +73,8 @@ export interface RuntimeServerConfig {
   readonly limits: {
     readonly cpuLimitMs: number;
     readonly startupLimitMs: number;
+    /** CPU time each project's cold starts may take a minute on the replica (0: no bound). */
+    readonly startupBudgetMsPerMinute: number;
     readonly sustainedWindowMs: number;
     readonly isolateHeapMb: number;
     readonly shardMemoryMb: number;
@@ -170,6 +172,7 @@ export function runtimeServerConfig(
   const shards = read.integer('CW_RUNTIME_SHARDS', Math.min(host.cores ?? availableParallelism(), 64), { min: 1, max: 64 });
   const cpuLimitMs = read.durationMs('CW_RUNTIME_CPU_LIMIT', 500, { min: 50, max: 60_000 });
   const startupLimitMs = read.durationMs('CW_RUNTIME_STARTUP_CPU_LIMIT', 1000, { min: 0, max: 60_000 });
+  const startupBudgetMsPerMinute = read.durationMs('CW_RUNTIME_STARTUP_CPU_BUDGET', 3000, { min: 0, max: 600_000 });
   const sustainedWindowMs = read.durationMs('CW_RUNTIME_SUSTAINED_CPU_WINDOW', 5000, { min: 0, max: 600_000 });
   const isolateHeapMb = read.integer('CW_RUNTIME_ISOLATE_HEAP_MB', 128, { min: 16, max: 16_384 });
   const configuredShardMemoryMb = read.integer('CW_RUNTIME_SHARD_MEMORY_MB', 2048, { min: 0, max: 1_048_576 });
@@ -227,7 +230,15 @@ export function runtimeServerConfig(
     }),
     leaseDurationSeconds,
     shards,
-    limits: Object.freeze({ cpuLimitMs, startupLimitMs, sustainedWindowMs, isolateHeapMb, shardMemoryMb, ...(shardMemoryMb !== configuredShardMemoryMb ? { configuredShardMemoryMb } : {}) }),
+    limits: Object.freeze({
+      cpuLimitMs,
+      startupLimitMs,
+      startupBudgetMsPerMinute,
+      sustainedWindowMs,
+      isolateHeapMb,
+      shardMemoryMb,
+      ...(shardMemoryMb !== configuredShardMemoryMb ? { configuredShardMemoryMb } : {}),
+    }),
     quarantine: Object.freeze({ initialMs: quarantineMs, maxMs: quarantineMaxMs }),
     ...(databaseUrl ? { databaseUrl } : {}),
     ...(https ? { https } : {}),

@@ -71,6 +71,7 @@ function idleMetrics(registry: Registry, records: AppRecords) {
       deployedApps: 0,
       fallbackApps: 0,
       heldRequests: 0,
+      coldStartsRefused: 0,
     },
     records,
   );

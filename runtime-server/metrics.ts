@@ -42,7 +42,7 @@ const LIMIT_METRICS: readonly { name: string; help: string; label: string; value
  */
 export function servingMetrics(
   registry: Registry,
-  engine: Pick<RuntimeEngine, 'status' | 'limits' | 'deployedApps' | 'fallbackApps' | 'heldRequests'>,
+  engine: Pick<RuntimeEngine, 'status' | 'limits' | 'deployedApps' | 'fallbackApps' | 'heldRequests' | 'coldStartsRefused'>,
   records: AppRecords,
   firstListPending: () => number = () => 0,
 ): ServingMetrics {
@@ -153,6 +153,15 @@ export function servingMetrics(
     collect() {
       this.reset();
       this.inc(engine.status().restarts);
+    },
+  });
+  new Counter({
+    name: 'cloudwright_runtime_cold_starts_refused_total',
+    help: "Loads of an app's code refused because its project had used its CPU time for cold starts (CW_RUNTIME_STARTUP_CPU_BUDGET)",
+    registers,
+    collect() {
+      this.reset();
+      this.inc(engine.coldStartsRefused);
     },
   });
   new Counter({

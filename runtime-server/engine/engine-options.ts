@@ -72,11 +72,16 @@ export interface RuntimeEngineOptions {
    * shard past it is replaced by a fresh workerd, blue/green, losing no request; not sooner than `recycleMinAgeMs`
    * (default 30 s) after its workerd started. `sustainedWindowMs` (default 5000; 0: none): a shard whose thread wanted a
    * core 90 % of such a window, while another project's requests waited, lays the window on the app whose code held
-   * more than half of it (`sustained-cpu.ts`): quarantined, its requests cut short.
+   * more than half of it (`sustained-cpu.ts`): quarantined, its requests cut short. `startupBudgetMsPerMinute`
+   * (default 3000; 0: none): the CPU time each project's cold starts may take on the replica's shards a minute, and at
+   * once; a load past it waits up to `startupBudgetWaitMs` (default 5000) for the bucket to refill, else its request is
+   * answered 503 `StartupBudgetExceeded` (`startup-budget.ts`).
    */
   readonly limits?: {
     readonly cpuLimitMs?: number;
     readonly startupLimitMs?: number;
+    readonly startupBudgetMsPerMinute?: number;
+    readonly startupBudgetWaitMs?: number;
     readonly sustainedWindowMs?: number;
     readonly intervalMs?: number;
     readonly isolateHeapMb?: number;

@@ -10,6 +10,7 @@ describe('engineSettings', () => {
       shards: 1,
       cpuLimitMs: 500,
       startupLimitMs: 1000,
+      startupBudget: { cpuMsPerMinute: 3000, waitMs: 5000 },
       sustainedWindowMs: 5000,
       intervalMs: 100,
       isolateHeapMb: 128,

@@ -7,6 +7,8 @@ export interface EngineSettings {
   readonly shards: number;
   readonly cpuLimitMs: number;
   readonly startupLimitMs: number;
+  /** Each project's CPU time for cold starts per minute on the replica (0: no bound), and how long a load waits for it. */
+  readonly startupBudget: { readonly cpuMsPerMinute: number; readonly waitMs: number };
   /** The window over which a shard's saturated thread is laid on the app holding it (`sustained-cpu.ts`); 0: never. */
   readonly sustainedWindowMs: number;
   /** How often a shard's watchdog looks: a fifth of the CPU bound unless set, at least 10 ms. */
@@ -41,6 +43,7 @@ export function engineSettings(o: RuntimeEngineOptions): EngineSettings {
     shards: Math.max(1, o.shards ?? 1),
     cpuLimitMs,
     startupLimitMs: o.limits?.startupLimitMs ?? 1000,
+    startupBudget: { cpuMsPerMinute: o.limits?.startupBudgetMsPerMinute ?? 3000, waitMs: o.limits?.startupBudgetWaitMs ?? 5000 },
     sustainedWindowMs: o.limits?.sustainedWindowMs ?? 5000,
     intervalMs: o.limits?.intervalMs ?? Math.max(10, Math.round(cpuLimitMs / 5)),
     isolateHeapMb: o.limits?.isolateHeapMb ?? 128,

@@ -9,7 +9,8 @@ import { AppLimits, type AppLimitsView } from './app-limits.ts';
 import { AppLogs, type AppLogListener } from '../../src/runtime-contract/app-logs.ts';
 import { DEFAULT_ARTIFACT_LIMITS } from '../../src/app-artifacts/artifact.ts';
 import { BuildStore } from './build-store.ts';
-import { mainThreadCpuMs } from './watchdog.ts';
+import { mainThreadRunMs } from './watchdog.ts';
+import { StartupBudget, startupRefusal } from './startup-budget.ts';
 import { retention } from './build-retention.ts';
 import { ASSETS_BINDING } from '../../src/app-artifacts/compatibility.ts';
 import type { RoutingTable } from './dispatcher/routing-table.ts';
@@ -22,7 +23,7 @@ import { LoadGate } from './load-gate.ts';
 import { LogFollowers } from './log-followers.ts';
 import { silentRuntimeLogger, type RuntimeLogger } from '../../src/runtime-contract/log.ts';
 import { splitKey } from '../../src/kube/types.ts';
-import { startNodeService } from './node-service.ts';
+import { startNodeService, type CodeRefusal } from './node-service.ts';
 import type { AppDeployment, ServedApp } from './ports.ts';
 import { RequestStats, type DispatcherStats, type RolloutCounts } from './request-stats.ts';
 import { Shard, type ShardSaturation, type ShardStop } from './shard.ts';
@@ -105,6 +106,9 @@ export class RuntimeEngine {
   /** An app reports to the tail worker while its logs are followed and for a while after. */
   readonly #followers: LogFollowers;
   readonly #limits: AppLimits;
+  /** Each project's CPU time for cold starts on this replica's shards. */
+  readonly #startupBudget: StartupBudget;
+  #startupRefusals = 0;
   /** Quarantines, probation and their counts (apps by `project/appId`). */
   readonly limits: AppLimitsView;
   readonly #shardCount: number;
@@ -187,6 +191,7 @@ export class RuntimeEngine {
       memoryAccount: s.askTheThread,
     });
     this.limits = this.#limits;
+    this.#startupBudget = new StartupBudget(this.#s.startupBudget);
     this.#held = new HeldRequests({
       waitMs: s.probationWaitMs,
       turnMs: s.probationTurnMs,
@@ -262,7 +267,7 @@ export class RuntimeEngine {
       return startGeneration(ctx, id, -1, join(this.#runDir, `check${id}`), [], emptyTable);
     };
     // A build's load may take the CPU time a shard allows an isolate's start.
-    const cpuMs = (pid: number) => mainThreadCpuMs(pid, (path) => readFileSync(path, 'utf8'));
+    const cpuMs = (pid: number) => mainThreadRunMs(pid, (path) => readFileSync(path, 'utf8'));
     this.#gate = new LoadGate(startChecker, ctx.startTimeoutMs, { limitMs: this.#s.cpuLimitMs + this.#s.startupLimitMs, cpuMs });
     // On demand, the first check is an app's first request: it should not wait for a workerd to start.
     if (this.#onDemand) this.#gate.warm();
@@ -450,6 +455,16 @@ export class RuntimeEngine {
   /** Apps deployed: routed, whether prepared or (on demand) waiting for their first request. */
   get deployedApps(): number {
     return this.#desired.size;
+  }
+
+  /** Loads of apps' code refused since start because their project had used its startup budget (`startup-budget.ts`). */
+  get coldStartsRefused(): number {
+    return this.#startupRefusals;
+  }
+
+  /** How much CPU time `project`'s cold starts may still take on this replica now (below zero: what they took past it). */
+  startupBudgetLeft(project: string): number {
+    return this.#startupBudget.available(project);
   }
 
   /** Apps with a fallback kept (`fallbacks.ts`): deployed with a new build not served here yet, or one that cannot be. */
@@ -723,17 +738,35 @@ export class RuntimeEngine {
     return apps.size > 0 ? [...apps] : undefined;
   }
 
-  /** The code of loader id `id` for workerd `generation`, whose watchdog gives the load its startup allowance as it is handed over. */
-  async #codeOf(id: string, generation?: number): Promise<WorkerCodeJson | undefined> {
+  /**
+   * The code of loader id `id` for workerd `generation`. A shard's load waits for its project's startup budget (or
+   * is refused), its watchdog gives it the startup allowance as it is handed over, and its project is charged
+   * what the load held the shard for.
+   */
+  async #codeOf(id: string, generation?: number): Promise<WorkerCodeJson | CodeRefusal | undefined> {
     const live = this.#code.get(id);
     if (!live) return undefined;
-    const fingerprint = workerFingerprint(live);
-    this.#loadedCode.delete(fingerprint);
-    this.#loadedCode.set(fingerprint, `${live.app.project}/${live.app.appId}`);
-    if (this.#loadedCode.size > LOADED_CODE_KEPT) this.#loadedCode.delete(this.#loadedCode.keys().next().value!);
-    const code = await workerCode(live);
-    if (generation !== undefined) for (const shard of this.#shards) shard.loading(generation);
-    return code;
+    const key = `${live.app.project}/${live.app.appId}`;
+    const shard = generation === undefined ? undefined : this.#shards.find((s) => s.runs(generation));
+    const admission = shard && (await this.#startupBudget.admit(live.app.project, this.#gate?.loadCpuMs(live) ?? 0));
+    if (admission && !admission.admitted) {
+      this.#startupRefusals += 1;
+      return { refusal: startupRefusal(admission.retryAfterMs, this.#s.startupBudget.cpuMsPerMinute) };
+    }
+    let stretch: Promise<number> | undefined;
+    try {
+      const fingerprint = workerFingerprint(live);
+      this.#loadedCode.delete(fingerprint);
+      this.#loadedCode.set(fingerprint, key);
+      if (this.#loadedCode.size > LOADED_CODE_KEPT) this.#loadedCode.delete(this.#loadedCode.keys().next().value!);
+      const code = await workerCode(live);
+      stretch = shard?.loading(generation!, key);
+      return code;
+    } finally {
+      // Past the CPU bound and the allowance the shard is ended and the app quarantined: no load is charged more.
+      const most = this.#s.cpuLimitMs + this.#s.startupLimitMs;
+      if (admission) void (stretch ?? Promise.resolve(0)).then((ms) => admission.charge(Math.min(ms, most)));
+    }
   }
 
   #await(key: string): Promise<ServedApp | undefined> {

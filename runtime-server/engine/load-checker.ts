@@ -7,6 +7,8 @@ export interface LoadCheck {
   readonly loaded: boolean;
   readonly error?: string;
   readonly hung: boolean;
+  /** The checker's CPU time since its previous answer, when read: about what the build's load took (a shard's budget expects it). */
+  readonly cpuMs?: number;
 }
 
 /** Load checks one checker workerd runs before it is replaced (each leaves an isolate of about 1.6 MB). */
@@ -93,7 +95,10 @@ export class LoadChecker {
     }));
     const answers = await Promise.all(
       entries.map(([key, app]) => {
-        const probe = this.#probe(checker, key, app).then((answer) => (stuck?.answered(), answer));
+        const probe = this.#probe(checker, key, app).then((answer) => {
+          const cpuMs = stuck?.answered();
+          return cpuMs === undefined ? answer : { ...answer, cpuMs };
+        });
         return hung ? Promise.race([probe, hung]) : probe;
       }),
     ).finally(() => stuck?.stop());
@@ -162,8 +167,12 @@ class StuckWatch {
     this.#timer.unref();
   }
 
-  answered(): void {
-    this.#sinceCpuMs = this.#read() ?? this.#sinceCpuMs;
+  /** The probe under way answered: the CPU time since the previous answer (or the batch's start), when read. */
+  answered(): number | undefined {
+    const now = this.#read();
+    const since = this.#sinceCpuMs;
+    this.#sinceCpuMs = now ?? since;
+    return now === undefined || since === undefined ? undefined : now - since;
   }
 
   stop(): void {

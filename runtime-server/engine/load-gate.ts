@@ -31,6 +31,11 @@ export class LoadGate {
     return `${live.app.project}/${live.app.appId}@${live.build.buildId}~${fingerprint}~${this.#verdicts.attempts(fingerprint)}${tailed ? '~tailed' : ''}`;
   }
 
+  /** The CPU time this build and environment took to load when checked, if it was. */
+  loadCpuMs(live: LiveApp): number | undefined {
+    return this.#verdicts.loadCpuMs(workerFingerprint(live));
+  }
+
   /** Why workerd refused this build and environment before, if it did. */
   refusal(live: LiveApp): BuildLoadError | undefined {
     return this.#verdicts.refusal(workerFingerprint(live));

@@ -13,7 +13,8 @@ const LOAD_FAILURE = /^(Error: )?(Failed to start Worker|No such compatibility f
 export class LoadVerdicts {
   readonly #refused = new Map<string, BuildLoadError>();
   readonly #attempts = new Map<string, number>();
-  readonly #loaded = new Set<string>();
+  /** Fingerprint → the CPU time its load took in the checker (0 when not read). */
+  readonly #loaded = new Map<string, number>();
 
   /** Why workerd refused this worker, if it did. */
   refusal(fingerprint: string): BuildLoadError | undefined {
@@ -29,11 +30,16 @@ export class LoadVerdicts {
     return this.#loaded.has(fingerprint);
   }
 
+  /** The CPU time this worker's load took when it was checked, if it loaded. */
+  loadCpuMs(fingerprint: string): number | undefined {
+    return this.#loaded.get(fingerprint);
+  }
+
   /** Records a check of build `buildId`; answers the deploy's error when it did not load (`BuildLoadError` when it never will). */
   record(fingerprint: string, buildId: string, key: string, answer: LoadCheck): Error | undefined {
     if (answer.loaded) {
-      this.#loaded.add(fingerprint);
-      if (this.#loaded.size > 10_000) this.#loaded.delete(this.#loaded.values().next().value as string);
+      this.#loaded.set(fingerprint, answer.cpuMs ?? 0);
+      if (this.#loaded.size > 10_000) this.#loaded.delete(this.#loaded.keys().next().value as string);
       return undefined;
     }
     const error = inBuildNames(answer.error ?? 'unknown');

@@ -4,21 +4,27 @@ import type { AppLogs } from '../../src/runtime-contract/app-logs.ts';
 import { ingestLogBatch } from './log-sink.ts';
 import type { WorkerCodeJson } from './worker-code.ts';
 import { GENERATION_HEADER } from './dispatcher/config.ts';
+import type { Refusal } from './entry-proxy.ts';
+
+/** Code the runtime will not hand out now: the dispatcher answers the request that asked for it with this. */
+export interface CodeRefusal {
+  readonly refusal: Refusal;
+}
 
 const MAX_LOG_BATCH_BYTES = 16 * 1024 * 1024;
 
 export interface NodeServiceHandlers {
   /**
-   * The code and environment of a loader id, or undefined when the runtime does not know it; `generation`: the
-   * workerd asking (`GENERATION_HEADER`), whose thread loads the isolate next.
+   * The code and environment of a loader id, undefined when the runtime does not know it, or a refusal to pass on;
+   * `generation`: the workerd asking (`GENERATION_HEADER`), whose thread loads the isolate next.
    */
-  code(id: string, generation: number | undefined): Promise<WorkerCodeJson | undefined>;
+  code(id: string, generation: number | undefined): Promise<WorkerCodeJson | CodeRefusal | undefined>;
   readonly logs: AppLogs;
 }
 
 /**
  * What workerd asks of the runtime process, on a Unix socket in its private run directory (so only workerd
- * reaches it), with Node's own HTTP server: `GET /code/{id}` (an app's isolate being loaded) and
+ * reaches it), with Node's own HTTP server: `GET /code/{id}` (an app's isolate being loaded; a 503 problem to pass on when it may not be now) and
  * `POST /logs` (the tail worker's batches). Nothing here is on a request's path: code is fetched once per
  * isolate, logs after the response.
  */
@@ -30,7 +36,11 @@ export async function startNodeService(socketPath: string, handlers: NodeService
       const generation = Number(req.headers[GENERATION_HEADER]);
       handlers.code(decodeURIComponent(url.slice('/code/'.length)), Number.isSafeInteger(generation) ? generation : undefined).then(
         (code) => {
-          if (code) res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(code));
+          if (code && 'refusal' in code) {
+            const { status, title, detail, reason, retryAfter } = code.refusal;
+            const headers = { 'content-type': 'application/problem+json', ...(retryAfter ? { 'retry-after': retryAfter } : {}) };
+            res.writeHead(status, headers).end(JSON.stringify({ title, status, detail, ...(reason ? { reason } : {}) }));
+          } else if (code) res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(code));
           else res.writeHead(404).end('unknown worker id');
         },
         (err: unknown) => res.writeHead(500).end(err instanceof Error ? err.message : String(err)),

@@ -8,7 +8,8 @@ import { assetsChanged, dispatcherStats, drained, health, startGeneration, stopG
 import type { RuntimeLogger } from '../../src/runtime-contract/log.ts';
 import type { DispatcherStats } from './request-stats.ts';
 import type { SustainedUse } from './sustained-cpu.ts';
-import { mainThreadBusyMs, mainThreadCpuMs, residentBytes, Watchdog, type WatchdogOptions } from './watchdog.ts';
+import { mainThreadBusyMs, mainThreadCpuMs, mainThreadRunMs, residentBytes, Watchdog, type WatchdogOptions } from './watchdog.ts';
+import { loadStretch } from './load-stretch.ts';
 import { ItemExponentialRateLimiter } from '../../src/controller-runtime/rate-limiter.ts';
 
 /** What one shard serves: its apps' routing table and the static assets its workerd needs. */
@@ -316,9 +317,23 @@ export class Shard {
     });
   }
 
-  /** Workerd `generation`, if it is this shard's, is handed an isolate's code to load: its watchdog allows for the load. */
-  loading(generation: number): void {
-    for (const [gen, dog] of this.#watchdogs) if (gen.id === generation) dog.loading();
+  /** Whether workerd `generation` is one of this shard's (serving, or finishing its requests). */
+  runs(generation: number): boolean {
+    for (const gen of this.#watchdogs.keys()) if (gen.id === generation) return true;
+    return false;
+  }
+
+  /**
+   * Workerd `generation`, if it is this shard's, is handed the code of app `app` to load: its watchdog allows for the
+   * load, and the answer is what the load held the shard for (`load-stretch.ts`); undefined when it is not this shard's.
+   */
+  loading(generation: number, app: string): Promise<number> | undefined {
+    for (const [gen, dog] of this.#watchdogs) {
+      if (gen.id !== generation) continue;
+      dog.loading();
+      return loadStretch(gen.upstream.pool, app, () => mainThreadRunMs(gen.proc.pid, (path) => readFileSync(path, 'utf8')), gen.proc.exited);
+    }
+    return undefined;
   }
 
   /**

@@ -62,6 +62,10 @@ export class UpstreamPool {
   /** The shard has judged this workerd's end; until then, requests it dropped wait to be decided on (`afterJudged`). */
   #judged = false;
   readonly #judgedWaiters = new Set<() => void>();
+  /** Called at every sign of life while set (a cold start's measure, `load-stretch.ts`). */
+  readonly #outputListeners = new Set<() => void>();
+  /** App key → called once none of its requests sent by their moment waits for its answer to begin. */
+  readonly #answerWatchers = new Map<string, Set<{ readonly sentBefore: number; readonly listener: () => void }>>();
 
   get inFlight(): number {
     return this.#open.size;
@@ -106,13 +110,59 @@ export class UpstreamPool {
         if (this.#lost.length > MAX_LOST) this.#lost.shift();
       } else if (app) this.#ended.set(app, Date.now());
       if (this.#open.size === 0) for (const resolve of this.#idleWaiters.splice(0)) resolve();
+      if (this.#answerWatchers.size > 0) this.#answerSettled(app);
       if (open <= 0 && this.#projectIdle.size > 0) {
         const listeners = this.#projectIdle.get(project);
         this.#projectIdle.delete(project);
         if (listeners) for (const listener of listeners) listener();
       }
     };
-    return Object.assign(leave, { answered: () => void (flight.answered = true) });
+    const answered = () => {
+      flight.answered = true;
+      if (this.#answerWatchers.size > 0) this.#answerSettled(app);
+    };
+    return Object.assign(leave, { answered });
+  }
+
+  /**
+   * Calls `listener` once no request of `app` sent by `sentBefore` (epoch ms) is in flight here waiting for workerd to
+   * begin its answer (at once if none is); returns what unsubscribes it.
+   */
+  onAnswered(app: string, sentBefore: number, listener: () => void): () => void {
+    if (!this.#waitsForAnswer(app, sentBefore)) {
+      queueMicrotask(listener);
+      return () => {};
+    }
+    const watcher = { sentBefore, listener };
+    let watchers = this.#answerWatchers.get(app);
+    if (!watchers) this.#answerWatchers.set(app, (watchers = new Set()));
+    watchers.add(watcher);
+    return () => {
+      watchers.delete(watcher);
+      if (watchers.size === 0 && this.#answerWatchers.get(app) === watchers) this.#answerWatchers.delete(app);
+    };
+  }
+
+  #answerSettled(app: string): void {
+    const watchers = this.#answerWatchers.get(app);
+    if (!watchers) return;
+    for (const watcher of watchers) {
+      if (this.#waitsForAnswer(app, watcher.sentBefore)) continue;
+      watchers.delete(watcher);
+      watcher.listener();
+    }
+    if (watchers.size === 0) this.#answerWatchers.delete(app);
+  }
+
+  #waitsForAnswer(app: string, sentBefore: number): boolean {
+    for (const flight of this.#open) if (flight.app === app && !flight.answered && flight.sentAt <= sentBefore) return true;
+    return false;
+  }
+
+  /** Calls `listener` at every sign of life of this workerd until unsubscribed (what it returns). */
+  onOutput(listener: () => void): () => void {
+    this.#outputListeners.add(listener);
+    return () => this.#outputListeners.delete(listener);
   }
 
   /** Calls `listener` once no request of `project` is in flight here (at once if none is); returns what unsubscribes it. */
@@ -185,6 +235,7 @@ export class UpstreamPool {
   output(): void {
     const now = Date.now();
     this.#lastOutput = now;
+    if (this.#outputListeners.size > 0) for (const listener of this.#outputListeners) listener();
     if (this.#outputWaiters.size === 0) return;
     for (const waiter of this.#outputWaiters) {
       if (waiter.after >= now) continue;

@@ -211,6 +211,19 @@ export function mainThreadBusyMs(pid: number, readSchedstat: (path: string) => s
   }
 }
 
+/**
+ * CPU time a process's main thread has used, in ms to the nanosecond, from `/proc/<pid>/task/<pid>/schedstat` (Linux);
+ * undefined elsewhere or once it is gone. `/stat`'s figure moves in steps of 10 ms, too coarse for one cold start.
+ */
+export function mainThreadRunMs(pid: number, readSchedstat: (path: string) => string): number | undefined {
+  try {
+    const running = Number(readSchedstat(`/proc/${pid}/task/${pid}/schedstat`).split(' ')[0]);
+    return Number.isFinite(running) ? running / 1e6 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Resident memory of a process in bytes, from `/proc/<pid>/statm` (Linux); undefined elsewhere or once it is gone. */
 export function residentBytes(pid: number, readStatm: (path: string) => string): number | undefined {
   try {

@@ -204,12 +204,22 @@ function worker(env, exports, key, app) {
   return firstLoad(env, exports, key, app);
 }
 
+/** The runtime would not hand out an app's code now: `response` is the answer to give. */
+class Refused extends Error {
+  constructor(response) {
+    super('refused');
+    this.response = response;
+  }
+}
+
 function notLoaded() {
   throw new Error('the isolate is gone');
 }
 
 async function firstLoad(env, exports, key, app) {
   const res = await env.RUNTIME.fetch(`http://runtime/code/${encodeURIComponent(app.codeId ?? app.id)}`);
+  // Not now (the project's startup budget): the client is told so, as the runtime words it.
+  if (res.status === 503) throw new Refused(new Response(res.body, { status: 503, headers: res.headers }));
   if (!res.ok) throw new Error(`the runtime has no code for ${app.id}: ${await res.text()}`);
   const code = await res.json();
   const stub = env.LOADER.get(app.id, () => {
@@ -277,11 +287,14 @@ export default {
     let threw = false;
     try {
       response = await serve(env, ctx.exports, key, target, request);
-    } catch {
-      // The app threw (its tail has the exception) or could not be loaded: as workerd answers an uncaught exception.
-      response = problem(500, 'Internal Server Error', 'The app failed to handle the request.');
-      threw = true;
-      s.exceptions += 1;
+    } catch (err) {
+      if (err instanceof Refused) response = err.response;
+      else {
+        // The app threw (its tail has the exception) or could not be loaded: as workerd answers an uncaught exception.
+        response = problem(500, 'Internal Server Error', 'The app failed to handle the request.');
+        threw = true;
+        s.exceptions += 1;
+      }
     }
     if (split) {
       recordRelease(s, split, choice, target.build, response.status, Date.now() - started, threw);

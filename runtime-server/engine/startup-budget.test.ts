@@ -1,0 +1,92 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { StartupBudget, type StartupAdmission } from './startup-budget.ts';
+
+function admitted(a: StartupAdmission): Extract<StartupAdmission, { admitted: true }> {
+  if (!a.admitted) throw new Error(`refused, retry after ${a.retryAfterMs} ms`);
+  return a;
+}
+
+describe('StartupBudget', () => {
+  beforeEach(() => void vi.useFakeTimers({ now: 0 }));
+  afterEach(() => void vi.useRealTimers());
+
+  /** 1.2 s a minute: 20 ms of load CPU time comes back each second. */
+  const budget = () => new StartupBudget({ cpuMsPerMinute: 1200, waitMs: 5000 });
+
+  it('lets loads in while the bucket has room, then refuses the next at once when its wait would be too long', async () => {
+    const b = budget();
+    admitted(await b.admit('p', 10)).charge(800);
+    admitted(await b.admit('p', 10)).charge(800);
+    expect(b.available('p')).toBe(-400);
+    // 400 ms short at 20 ms a second is 20 s, past the 5 s a load may wait.
+    expect(await b.admit('p', 10)).toEqual({ admitted: false, retryAfterMs: 20_000 });
+    await vi.advanceTimersByTimeAsync(20_010);
+    expect((await b.admit('p', 10)).admitted).toBe(true);
+  });
+
+  it('lets a load wait for the bucket to refill, within its bound, and refuses one behind it that would wait too long', async () => {
+    const b = budget();
+    admitted(await b.admit('p', 10)).charge(1260);
+    let first: StartupAdmission | undefined;
+    void b.admit('p', 10).then((a) => (first = a));
+    // Behind the first, expected to take 1,260 ms as the longest load did: 66 s away.
+    expect(await b.admit('p', 10)).toEqual({ admitted: false, retryAfterMs: 66_000 });
+    await vi.advanceTimersByTimeAsync(2900);
+    expect(first).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(200);
+    expect(first?.admitted).toBe(true);
+  });
+
+  it('refuses a waiting load once its wait runs out, when a load charged meanwhile took more than expected', async () => {
+    const b = budget();
+    const a = admitted(await b.admit('p', 10));
+    const other = admitted(await b.admit('p', 10));
+    a.charge(1250);
+    let waiting: StartupAdmission | undefined;
+    // 60 ms short: 3 s away, within its bound.
+    void b.admit('p', 10).then((w) => (waiting = w));
+    other.charge(1300);
+    await vi.advanceTimersByTimeAsync(4900);
+    expect(waiting).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(200);
+    expect(waiting).toEqual({ admitted: false, retryAfterMs: expect.any(Number) });
+    expect(waiting?.admitted === false && waiting.retryAfterMs).toBeGreaterThan(50_000);
+  });
+
+  it('expects every load of a project to take its longest one, so a cheap check does not let many in at once', async () => {
+    const b = budget();
+    admitted(await b.admit('p', 5)).charge(700);
+    await vi.advanceTimersByTimeAsync(60_000);
+    // Full again (1200), and each load is expected to take 700: two are let in, a third is 200 ms short.
+    const one = admitted(await b.admit('p', 5));
+    expect(b.available('p')).toBe(500);
+    admitted(await b.admit('p', 5));
+    expect(b.available('p')).toBe(-200);
+    expect((await b.admit('p', 5)).admitted).toBe(false);
+    // The first took 10: what it did not take is back at once.
+    one.charge(10);
+    expect(b.available('p')).toBe(490);
+    expect((await b.admit('p', 5)).admitted).toBe(true);
+  });
+
+  it('keeps projects apart: one out of budget leaves another untouched', async () => {
+    const b = budget();
+    admitted(await b.admit('greedy', 10)).charge(5000);
+    expect((await b.admit('greedy', 10)).admitted).toBe(false);
+    expect((await b.admit('calm', 10)).admitted).toBe(true);
+  });
+
+  it('charges a load once however often it is told', async () => {
+    const b = budget();
+    const load = admitted(await b.admit('p', 100));
+    load.charge(300);
+    load.charge(300);
+    expect(b.available('p')).toBe(900);
+  });
+
+  it('bounds nothing with no budget', async () => {
+    const b = new StartupBudget({ cpuMsPerMinute: 0, waitMs: 5000 });
+    for (let i = 0; i < 10; i += 1) admitted(await b.admit('p', 1000)).charge(1000);
+    expect((await b.admit('p', 1000)).admitted).toBe(true);
+  });
+});
