@@ -268,7 +268,8 @@ export class RuntimeEngine {
     };
     // A build's load may take the CPU time a shard allows an isolate's start.
     const cpuMs = (pid: number) => mainThreadRunMs(pid, (path) => readFileSync(path, 'utf8'));
-    this.#gate = new LoadGate(startChecker, ctx.startTimeoutMs, { limitMs: this.#s.cpuLimitMs + this.#s.startupLimitMs, cpuMs });
+    // Each project's checks have a budget of the checker's CPU time as its loads have of the shards'.
+    this.#gate = new LoadGate(startChecker, ctx.startTimeoutMs, { limitMs: this.#s.cpuLimitMs + this.#s.startupLimitMs, cpuMs }, this.#s.checkBudgetMsPerMinute);
     // On demand, the first check is an app's first request: it should not wait for a workerd to start.
     if (this.#onDemand) this.#gate.warm();
     const shardContext = {
@@ -747,8 +748,10 @@ export class RuntimeEngine {
     const live = this.#code.get(id);
     if (!live) return undefined;
     const key = `${live.app.project}/${live.app.appId}`;
+    const ask = () => this.#startupBudget.admit(live.app.project, this.#gate?.loadCpuMs(live) ?? 0);
     const shard = generation === undefined ? undefined : this.#shards.find((s) => s.runs(generation));
-    const admission = shard && (await this.#startupBudget.admit(live.app.project, this.#gate?.loadCpuMs(live) ?? 0));
+    const asked = await shard?.admitLoad(generation!, id, ask);
+    const admission = asked?.admission;
     if (admission && !admission.admitted) {
       this.#startupRefusals += 1;
       return { refusal: startupRefusal(admission.retryAfterMs, this.#s.startupBudget.cpuMsPerMinute) };
@@ -760,7 +763,8 @@ export class RuntimeEngine {
       this.#loadedCode.set(fingerprint, key);
       if (this.#loadedCode.size > LOADED_CODE_KEPT) this.#loadedCode.delete(this.#loadedCode.keys().next().value!);
       const code = await workerCode(live);
-      stretch = shard?.loading(generation!, key);
+      // Only the first hand-over of an id loads it: later ones (concurrent first requests) find the isolate made.
+      stretch = asked?.first ? shard?.loading(generation!, key) : undefined;
       return code;
     } finally {
       // Past the CPU bound and the allowance the shard is ended and the app quarantined: no load is charged more.

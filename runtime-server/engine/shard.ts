@@ -9,7 +9,8 @@ import type { RuntimeLogger } from '../../src/runtime-contract/log.ts';
 import type { DispatcherStats } from './request-stats.ts';
 import type { SustainedUse } from './sustained-cpu.ts';
 import { mainThreadBusyMs, mainThreadCpuMs, mainThreadRunMs, residentBytes, Watchdog, type WatchdogOptions } from './watchdog.ts';
-import { loadStretch } from './load-stretch.ts';
+import { LoadMeter } from './load-stretch.ts';
+import type { StartupAdmission } from './startup-budget.ts';
 import { ItemExponentialRateLimiter } from '../../src/controller-runtime/rate-limiter.ts';
 
 /** What one shard serves: its apps' routing table and the static assets its workerd needs. */
@@ -102,7 +103,8 @@ export class Shard {
    * A watchdog per workerd still running, the retiring ones included: one finishing its requests is bounded as
    * the serving one is (an app growing without bound there would otherwise have the whole drain time).
    */
-  readonly #watchdogs = new Map<Generation, Watchdog>();
+  /** Each workerd watched (serving, or finishing its requests): its watchdog, and what its cold starts hold it for. */
+  readonly #watchdogs = new Map<Generation, { readonly dog: Watchdog; readonly meter: LoadMeter }>();
   #backoffMs: number;
   #restartTimer: NodeJS.Timeout | undefined;
   /** When the pending restart starts a workerd (while its timer runs). */
@@ -210,7 +212,7 @@ export class Shard {
   async stop(drainMs: number): Promise<void> {
     this.#stopped = true;
     clearTimeout(this.#restartTimer);
-    for (const dog of this.#watchdogs.values()) dog.stop();
+    for (const { dog } of this.#watchdogs.values()) dog.stop();
     await this.#lock.catch(() => {});
     const cutoff = setTimeout(() => {
       for (const gen of this.#retiring.keys()) gen.proc.kill();
@@ -273,13 +275,21 @@ export class Shard {
 
   #watch(gen: Generation): void {
     const pool = gen.upstream.pool;
+    const meter = new LoadMeter(
+      () => mainThreadRunMs(gen.proc.pid, (path) => readFileSync(path, 'utf8')),
+      () => health(gen, 5000).catch(() => undefined),
+    );
+    const stopHeads = pool.onHead(() => meter.alive());
     const dog = new Watchdog(
       {
         ping: () => health(gen, 60_000),
         rss: () => residentBytes(gen.proc.pid, (path) => readFileSync(path, 'utf8')),
         cpuMs: () => mainThreadCpuMs(gen.proc.pid, (path) => readFileSync(path, 'utf8')),
         lastOutput: () => pool.lastOutput,
-        answered: () => pool.output(),
+        answered: () => {
+          pool.output();
+          meter.alive();
+        },
         busyMs: () => mainThreadBusyMs(gen.proc.pid, (path) => readFileSync(path, 'utf8')),
         inFlight: () => pool.inFlightByApp(true),
       },
@@ -310,9 +320,11 @@ export class Shard {
       },
     );
     dog.start();
-    this.#watchdogs.set(gen, dog);
+    this.#watchdogs.set(gen, { dog, meter });
     void gen.proc.exited.then(() => {
       dog.stop();
+      meter.end();
+      stopHeads();
       this.#watchdogs.delete(gen);
     });
   }
@@ -324,14 +336,23 @@ export class Shard {
   }
 
   /**
+   * Whether loader id `id`'s code may be handed to workerd `generation` now (`LoadMeter.admit`: `admit` asks the budget
+   * once per id); undefined when that workerd is not this shard's.
+   */
+  admitLoad(generation: number, id: string, admit: () => Promise<StartupAdmission>): Promise<{ readonly admission: StartupAdmission; readonly first: boolean }> | undefined {
+    for (const [gen, { meter }] of this.#watchdogs) if (gen.id === generation) return meter.admit(id, admit);
+    return undefined;
+  }
+
+  /**
    * Workerd `generation`, if it is this shard's, is handed the code of app `app` to load: its watchdog allows for the
    * load, and the answer is what the load held the shard for (`load-stretch.ts`); undefined when it is not this shard's.
    */
   loading(generation: number, app: string): Promise<number> | undefined {
-    for (const [gen, dog] of this.#watchdogs) {
+    for (const [gen, { dog, meter }] of this.#watchdogs) {
       if (gen.id !== generation) continue;
       dog.loading();
-      return loadStretch(gen.upstream.pool, app, () => mainThreadRunMs(gen.proc.pid, (path) => readFileSync(path, 'utf8')), gen.proc.exited);
+      return meter.measure(gen.upstream.pool, app);
     }
     return undefined;
   }
@@ -355,7 +376,7 @@ export class Shard {
         if (!sampling()) return;
         const end = saturated({ use, generation: gen, samples: found });
         if (!end) return;
-        this.#watchdogs.get(gen)?.stop();
+        this.#watchdogs.get(gen)?.dog.stop();
         this.#stuck(gen, 'cpu', end.detail, { runningCode: end.runningCode, sustained: true });
       })
       .finally(() => (this.#judgingSaturation = false));

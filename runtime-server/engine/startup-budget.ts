@@ -33,8 +33,9 @@ interface Account {
   /** What the loads under way are expected to take. */
   reserved: number;
   /**
-   * The longest load of the project measured here: every load is expected to take at least this, so a build that loads
-   * cheaply when checked and dearly on a shard cannot be let in many at a time on the checker's figure.
+   * The longest load of the project measured here lately (halved by each load since): every load is expected to take
+   * at least this, so a build that loads cheaply when checked and dearly on a shard cannot be let in many at a time on
+   * the checker's figure.
    */
   largestMs: number;
   readonly queue: Waiter[];
@@ -57,17 +58,19 @@ export class StartupBudget {
     this.#now = options.now ?? Date.now;
   }
 
+  get cpuMsPerMinute(): number {
+    return this.#o.cpuMsPerMinute;
+  }
+
   /** Lets a load of `project` in, expected to take `estimateMs` of CPU time, once its bucket allows (at most `waitMs`). */
   admit(project: string, estimateMs: number): Promise<StartupAdmission> {
-    if (this.#o.cpuMsPerMinute <= 0) return Promise.resolve({ admitted: true, charge: () => {} });
-    this.#sweep();
+    const now = this.tryAdmit(project, estimateMs);
+    if (now.admitted) return Promise.resolve(now);
     const account = this.#account(project);
-    this.#refill(account);
+    // Refused at once only for what was spent: the loads under way may well take less than expected, and soon.
+    const debtMs = account.tokens < 0 ? Math.ceil(-account.tokens / this.#ratePerMs()) : 0;
+    if (debtMs > this.#o.waitMs) return Promise.resolve({ admitted: false, retryAfterMs: debtMs });
     const estimate = Math.max(estimateMs, account.largestMs);
-    if (account.queue.length === 0 && account.tokens - account.reserved > 0) return Promise.resolve(this.#reserve(account, estimate));
-    const queued = account.queue.reduce((sum, w) => sum + w.estimateMs, 0);
-    const waitMs = this.#msUntilRoom(account, queued);
-    if (waitMs > this.#o.waitMs) return Promise.resolve({ admitted: false, retryAfterMs: waitMs });
     return new Promise((resolve) => {
       const waiter: Waiter = {
         estimateMs: estimate,
@@ -81,6 +84,25 @@ export class StartupBudget {
       account.queue.push(waiter);
       this.#schedule(account);
     });
+  }
+
+  /** Lets a load of `project` in now if its bucket has room (nobody waiting before it), else says how long until it has. */
+  tryAdmit(project: string, estimateMs: number): StartupAdmission {
+    if (this.#o.cpuMsPerMinute <= 0) return { admitted: true, charge: () => {} };
+    this.#sweep();
+    const account = this.#account(project);
+    this.#refill(account);
+    if (account.queue.length === 0 && account.tokens - account.reserved > 0) return this.#reserve(account, Math.max(estimateMs, account.largestMs));
+    return {
+      admitted: false,
+      retryAfterMs: Math.max(
+        1,
+        this.#msUntilRoom(
+          account,
+          account.queue.reduce((sum, w) => sum + w.estimateMs, 0),
+        ),
+      ),
+    };
   }
 
   /** CPU time left in `project`'s bucket now, after what its loads under way are expected to take (for tests and status). */
@@ -103,7 +125,8 @@ export class StartupBudget {
         this.#refill(account);
         account.reserved -= estimateMs;
         account.tokens -= actualMs;
-        account.largestMs = Math.max(account.largestMs, actualMs);
+        // Halved by each load since: one large load does not have every small one after it expected to be as large.
+        account.largestMs = Math.max(actualMs, account.largestMs / 2);
         account.usedAt = this.#now();
         this.#letIn(account);
       },
@@ -124,7 +147,8 @@ export class StartupBudget {
   }
 
   #schedule(account: Account): void {
-    if (account.queue.length === 0 || account.pump) return;
+    // With what is expected of the loads under way past a full bucket, only their charges make room: no timer.
+    if (account.queue.length === 0 || account.pump || account.reserved >= this.#o.cpuMsPerMinute) return;
     account.pump = setTimeout(
       () => {
         account.pump = undefined;

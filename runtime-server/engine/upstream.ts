@@ -14,6 +14,17 @@ export interface UpstreamSocket {
  */
 export type Leave = ((lost?: boolean) => void) & { readonly answered: () => void };
 
+/** `flight` began its answer, or ended: each watcher waiting for it is told once the last of its requests has. */
+function settle(flight: Flight, answered: boolean): void {
+  const watchers = flight.watchers!;
+  flight.watchers = undefined;
+  for (const watcher of watchers) {
+    if (!watcher.pending.delete(flight)) continue;
+    if (!answered) watcher.unanswered = true;
+    if (watcher.pending.size === 0) watcher.listener(!watcher.unanswered);
+  }
+}
+
 /** Dropped requests kept as evidence (a workerd that died dropped all it had). */
 const MAX_LOST = 1000;
 
@@ -32,6 +43,16 @@ interface Flight {
    * carry through every young collection until the next full one (4× the promoted bytes a request, measured).
    */
   cut: ((refusal: Refusal) => boolean) | undefined;
+  /** Waiting for its answer to begin ({@link UpstreamPool.onAnswered}). */
+  watchers?: Set<AnswerWatcher>;
+}
+
+/** Waits for a set of requests to have begun their answers, or to have ended without one. */
+interface AnswerWatcher {
+  readonly pending: Set<Flight>;
+  /** One of them ended with no answer begun (its client left, it was cut short). */
+  unanswered: boolean;
+  readonly listener: (allAnswered: boolean) => void;
 }
 
 /**
@@ -62,10 +83,8 @@ export class UpstreamPool {
   /** The shard has judged this workerd's end; until then, requests it dropped wait to be decided on (`afterJudged`). */
   #judged = false;
   readonly #judgedWaiters = new Set<() => void>();
-  /** Called at every sign of life while set (a cold start's measure, `load-stretch.ts`). */
-  readonly #outputListeners = new Set<() => void>();
-  /** App key → called once none of its requests sent by their moment waits for its answer to begin. */
-  readonly #answerWatchers = new Map<string, Set<{ readonly sentBefore: number; readonly listener: () => void }>>();
+  /** Called at every response head workerd sends while set (a cold start's measure, `load-stretch.ts`). */
+  readonly #headListeners = new Set<() => void>();
 
   get inFlight(): number {
     return this.#open.size;
@@ -110,7 +129,7 @@ export class UpstreamPool {
         if (this.#lost.length > MAX_LOST) this.#lost.shift();
       } else if (app) this.#ended.set(app, Date.now());
       if (this.#open.size === 0) for (const resolve of this.#idleWaiters.splice(0)) resolve();
-      if (this.#answerWatchers.size > 0) this.#answerSettled(app);
+      if (flight.watchers) settle(flight, false);
       if (open <= 0 && this.#projectIdle.size > 0) {
         const listeners = this.#projectIdle.get(project);
         this.#projectIdle.delete(project);
@@ -118,51 +137,37 @@ export class UpstreamPool {
       }
     };
     const answered = () => {
+      if (flight.answered) return;
       flight.answered = true;
-      if (this.#answerWatchers.size > 0) this.#answerSettled(app);
+      for (const listener of this.#headListeners) listener();
+      if (flight.watchers) settle(flight, true);
     };
     return Object.assign(leave, { answered });
   }
 
   /**
-   * Calls `listener` once no request of `app` sent by `sentBefore` (epoch ms) is in flight here waiting for workerd to
-   * begin its answer (at once if none is); returns what unsubscribes it.
+   * Calls `listener` once every request of `app` in flight here now that waits for workerd to begin its answer has
+   * begun it (`true`), or ended, one of them or more without (`false`); at once (`true`) if none waits. Answers what
+   * unsubscribes it.
    */
-  onAnswered(app: string, sentBefore: number, listener: () => void): () => void {
-    if (!this.#waitsForAnswer(app, sentBefore)) {
-      queueMicrotask(listener);
+  onAnswered(app: string, listener: (allAnswered: boolean) => void): () => void {
+    const watcher: AnswerWatcher = { pending: new Set(), unanswered: false, listener };
+    for (const flight of this.#open) if (flight.app === app && !flight.answered) watcher.pending.add(flight);
+    if (watcher.pending.size === 0) {
+      queueMicrotask(() => listener(true));
       return () => {};
     }
-    const watcher = { sentBefore, listener };
-    let watchers = this.#answerWatchers.get(app);
-    if (!watchers) this.#answerWatchers.set(app, (watchers = new Set()));
-    watchers.add(watcher);
+    for (const flight of watcher.pending) (flight.watchers ??= new Set()).add(watcher);
     return () => {
-      watchers.delete(watcher);
-      if (watchers.size === 0 && this.#answerWatchers.get(app) === watchers) this.#answerWatchers.delete(app);
+      for (const flight of watcher.pending) flight.watchers?.delete(watcher);
+      watcher.pending.clear();
     };
   }
 
-  #answerSettled(app: string): void {
-    const watchers = this.#answerWatchers.get(app);
-    if (!watchers) return;
-    for (const watcher of watchers) {
-      if (this.#waitsForAnswer(app, watcher.sentBefore)) continue;
-      watchers.delete(watcher);
-      watcher.listener();
-    }
-    if (watchers.size === 0) this.#answerWatchers.delete(app);
-  }
-
-  #waitsForAnswer(app: string, sentBefore: number): boolean {
-    for (const flight of this.#open) if (flight.app === app && !flight.answered && flight.sentAt <= sentBefore) return true;
-    return false;
-  }
-
-  /** Calls `listener` at every sign of life of this workerd until unsubscribed (what it returns). */
-  onOutput(listener: () => void): () => void {
-    this.#outputListeners.add(listener);
-    return () => this.#outputListeners.delete(listener);
+  /** Calls `listener` at every response head (or 101) workerd sends here until unsubscribed (what it returns). */
+  onHead(listener: () => void): () => void {
+    this.#headListeners.add(listener);
+    return () => this.#headListeners.delete(listener);
   }
 
   /** Calls `listener` once no request of `project` is in flight here (at once if none is); returns what unsubscribes it. */
@@ -235,7 +240,6 @@ export class UpstreamPool {
   output(): void {
     const now = Date.now();
     this.#lastOutput = now;
-    if (this.#outputListeners.size > 0) for (const listener of this.#outputListeners) listener();
     if (this.#outputWaiters.size === 0) return;
     for (const waiter of this.#outputWaiters) {
       if (waiter.after >= now) continue;

@@ -1,7 +1,7 @@
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import type { SustainedUse } from './sustained-cpu.ts';
-import { mainThreadBusyMs, mainThreadCpuMs, residentBytes, Watchdog, type WatchdogTarget } from './watchdog.ts';
+import { mainThreadBusyMs, mainThreadCpuMs, mainThreadRunMs, residentBytes, Watchdog, type WatchdogTarget } from './watchdog.ts';
 
 const options = { intervalMs: 10, cpuLimitMs: 60, startupLimitMs: 200, memoryLimitBytes: 1000 };
 
@@ -181,6 +181,9 @@ describe('Watchdog', () => {
     ).toBeUndefined();
     expect(mainThreadBusyMs(42, (path) => (path === '/proc/42/task/42/schedstat' ? '404145736 6813209 47\n' : ''))).toBeCloseTo(410.958945);
     expect(mainThreadBusyMs(42, () => '')).toBeUndefined();
+    // To the nanosecond where the kernel keeps schedstat, else in /stat's steps of 10 ms.
+    expect(mainThreadRunMs(42, (path) => (path === '/proc/42/task/42/schedstat' ? '404145736 6813209 47\n' : stat))).toBeCloseTo(404.145736);
+    expect(mainThreadRunMs(42, (path) => (path === '/proc/42/task/42/stat' ? stat : ''))).toBe(1480);
   });
 
   it('reports a thread saturated over the sustained window with the requests in flight, once a window', async () => {

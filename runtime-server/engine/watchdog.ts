@@ -212,16 +212,18 @@ export function mainThreadBusyMs(pid: number, readSchedstat: (path: string) => s
 }
 
 /**
- * CPU time a process's main thread has used, in ms to the nanosecond, from `/proc/<pid>/task/<pid>/schedstat` (Linux);
- * undefined elsewhere or once it is gone. `/stat`'s figure moves in steps of 10 ms, too coarse for one cold start.
+ * CPU time a process's main thread has used, in ms to the nanosecond, from `/proc/<pid>/task/<pid>/schedstat`, where
+ * the kernel keeps it (`/stat`'s figure, {@link mainThreadCpuMs}, moves in steps of 10 ms, coarse for one cold start,
+ * and is what is read where there is no schedstat); undefined elsewhere or once it is gone.
  */
-export function mainThreadRunMs(pid: number, readSchedstat: (path: string) => string): number | undefined {
+export function mainThreadRunMs(pid: number, read: (path: string) => string): number | undefined {
   try {
-    const running = Number(readSchedstat(`/proc/${pid}/task/${pid}/schedstat`).split(' ')[0]);
-    return Number.isFinite(running) ? running / 1e6 : undefined;
+    const running = read(`/proc/${pid}/task/${pid}/schedstat`).split(' ')[0];
+    if (running && Number.isFinite(Number(running))) return Number(running) / 1e6;
   } catch {
-    return undefined;
+    // Read from /stat below.
   }
+  return mainThreadCpuMs(pid, read);
 }
 
 /** Resident memory of a process in bytes, from `/proc/<pid>/statm` (Linux); undefined elsewhere or once it is gone. */

@@ -204,11 +204,16 @@ function worker(env, exports, key, app) {
   return firstLoad(env, exports, key, app);
 }
 
-/** The runtime would not hand out an app's code now: `response` is the answer to give. */
+/** The runtime would not hand out an app's code now: its problem (`body`) is the answer to give. */
 class Refused extends Error {
-  constructor(response) {
+  constructor(body, retryAfter) {
     super('refused');
-    this.response = response;
+    this.body = body;
+    this.retryAfter = retryAfter ?? table?.retryAfter ?? '1';
+  }
+
+  get response() {
+    return new Response(this.body, { status: 503, headers: { 'content-type': 'application/problem+json', 'retry-after': this.retryAfter } });
   }
 }
 
@@ -219,7 +224,7 @@ function notLoaded() {
 async function firstLoad(env, exports, key, app) {
   const res = await env.RUNTIME.fetch(`http://runtime/code/${encodeURIComponent(app.codeId ?? app.id)}`);
   // Not now (the project's startup budget): the client is told so, as the runtime words it.
-  if (res.status === 503) throw new Refused(new Response(res.body, { status: 503, headers: res.headers }));
+  if (res.status === 503) throw new Refused(await res.text(), res.headers.get('retry-after'));
   if (!res.ok) throw new Error(`the runtime has no code for ${app.id}: ${await res.text()}`);
   const code = await res.json();
   const stub = env.LOADER.get(app.id, () => {
@@ -285,18 +290,22 @@ export default {
     }
     let response;
     let threw = false;
+    let refused = false;
     try {
       response = await serve(env, ctx.exports, key, target, request);
     } catch (err) {
-      if (err instanceof Refused) response = err.response;
-      else {
+      if (err instanceof Refused) {
+        response = err.response;
+        refused = true;
+      } else {
         // The app threw (its tail has the exception) or could not be loaded: as workerd answers an uncaught exception.
         response = problem(500, 'Internal Server Error', 'The app failed to handle the request.');
         threw = true;
         s.exceptions += 1;
       }
     }
-    if (split) {
+    // A load the runtime refused for now says nothing of the release: not counted for its rollout.
+    if (split && !refused) {
       recordRelease(s, split, choice, target.build, response.status, Date.now() - started, threw);
       if (choice.newKey) response = withAffinityCookie(response, request, split.affinity.cookie, choice.newKey);
     }
@@ -356,7 +365,13 @@ export class AppWorker extends WorkerEntrypoint {
     // A rollout's new release has an assets service of its own, marked in its props.
     const app = this.ctx.props.canary ? routed?.split : routed;
     if (!app) return problem(404, 'Not Found', 'The app is no longer served here.');
-    return Promise.resolve(worker(this.env, this.ctx.exports, key, app)).then((entrypoint) => entrypoint.fetch(request));
+    return Promise.resolve(worker(this.env, this.ctx.exports, key, app)).then(
+      (entrypoint) => entrypoint.fetch(request),
+      (err) => {
+        if (err instanceof Refused) return err.response;
+        throw err;
+      },
+    );
   }
 }
 
