@@ -100,6 +100,8 @@ export class RuntimeEngine {
    * code since replaced (a deploy, a changed variable) keeps running what it was given, `waitUntil` work included.
    */
   readonly #loadedCode = new Map<string, string>();
+  /** The fingerprints of code a shard's workerd was given (the latest {@link LOADED_CODE_KEPT}): given again, it is loaded again, not new. */
+  readonly #shardCode = new Set<string>();
   readonly #stats = new RequestStats();
   /** Requests the entry point refused itself (quarantine, the shard starting), by app: never seen by a dispatcher. */
   readonly #refusals = new Map<string, number>();
@@ -748,7 +750,11 @@ export class RuntimeEngine {
     const live = this.#code.get(id);
     if (!live) return undefined;
     const key = `${live.app.project}/${live.app.appId}`;
-    const ask = () => this.#startupBudget.admit(live.app.project, this.#gate?.loadCpuMs(live) ?? 0);
+    const fingerprint = workerFingerprint(live);
+    // Code an isolate here was given before (loaded again after a workerd's restart or fresh start) is let in at once.
+    const again = this.#shardCode.has(fingerprint);
+    const estimate = this.#gate?.loadCpuMs(live) ?? 0;
+    const ask = () => (again ? Promise.resolve(this.#startupBudget.take(live.app.project, estimate)) : this.#startupBudget.admit(live.app.project, estimate));
     const shard = generation === undefined ? undefined : this.#shards.find((s) => s.runs(generation));
     const asked = await shard?.admitLoad(generation!, id, ask);
     const admission = asked?.admission;
@@ -758,13 +764,17 @@ export class RuntimeEngine {
     }
     let stretch: Promise<number> | undefined;
     try {
-      const fingerprint = workerFingerprint(live);
       this.#loadedCode.delete(fingerprint);
       this.#loadedCode.set(fingerprint, key);
       if (this.#loadedCode.size > LOADED_CODE_KEPT) this.#loadedCode.delete(this.#loadedCode.keys().next().value!);
       const code = await workerCode(live);
       // Only the first hand-over of an id loads it: later ones (concurrent first requests) find the isolate made.
       stretch = asked?.first ? shard?.loading(generation!, key) : undefined;
+      if (shard) {
+        this.#shardCode.delete(fingerprint);
+        this.#shardCode.add(fingerprint);
+        if (this.#shardCode.size > LOADED_CODE_KEPT) this.#shardCode.delete(this.#shardCode.values().next().value!);
+      }
       return code;
     } finally {
       // Past the CPU bound and the allowance the shard is ended and the app quarantined: no load is charged more.

@@ -8,6 +8,9 @@ import { workerFingerprint, type LiveApp } from './worker-code.ts';
 
 type Release = ReturnType<PassPlan['changedReleases']>[number];
 
+/** Apps whose first check is remembered (a replica holds at most this many apps' code checked at once, and far fewer on demand). */
+const CHECKED_APPS_KEPT = 100_000;
+
 /**
  * A change not checked in this pass: its project's checks have used their budget of the checker's CPU time. It is
  * not the build's fault; the app keeps what it served and the deploy is tried again.
@@ -44,6 +47,8 @@ export class LoadGate {
   readonly #verdicts = new LoadVerdicts();
   readonly #checker: LoadChecker;
   readonly #budget: StartupBudget;
+  /** Apps checked here (the latest {@link CHECKED_APPS_KEPT}): a further check of one is a change its tenant made. */
+  readonly #checkedApps = new Set<string>();
 
   /**
    * `startChecker` starts a checker workerd with no apps; a build may take `timeoutMs` to load, and `cpu` of CPU time;
@@ -89,7 +94,9 @@ export class LoadGate {
     for (const round of roundsByProject(changed)) {
       const admitted: Array<{ release: Release; charge: (ms: number) => void }> = [];
       for (const release of round) {
-        const admission = this.#budget.tryAdmit(release.live.app.project, 0);
+        // An app's first check here (a replica's start, a new app) is counted, not held back: a change is what a tenant repeats.
+        const first = !this.#checkedApps.has(release.key);
+        const admission = first ? this.#budget.take(release.live.app.project, 0) : this.#budget.tryAdmit(release.live.app.project, 0);
         if (admission.admitted) admitted.push({ release, charge: (ms) => admission.charge(ms) });
         else this.#fail(plan, code, release, new CheckBudgetError(release.live.app.project, admission.retryAfterMs, this.#budget.cpuMsPerMinute));
       }
@@ -98,6 +105,8 @@ export class LoadGate {
       admitted.forEach(({ release, charge }, i) => {
         const answer = answers[i]!;
         charge(answer.cpuMs ?? 0);
+        this.#checkedApps.add(release.key);
+        if (this.#checkedApps.size > CHECKED_APPS_KEPT) this.#checkedApps.delete(this.#checkedApps.values().next().value!);
         const error = this.#verdicts.record(workerFingerprint(release.live), release.live.build.buildId, release.key, answer);
         if (error) this.#fail(plan, code, release, error);
       });

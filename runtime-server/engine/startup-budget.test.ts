@@ -90,6 +90,14 @@ describe('StartupBudget', () => {
     expect(b.available('p')).toBe(800); // 400 expected
   });
 
+  it('lets in what the platform causes whatever the bucket holds, and charges it', async () => {
+    const b = budget();
+    admitted(await b.admit('p', 10)).charge(1500);
+    expect((await b.admit('p', 10)).admitted).toBe(false);
+    b.take('p', 10).charge(200);
+    expect(b.available('p')).toBe(-500);
+  });
+
   it('keeps projects apart: one out of budget leaves another untouched', async () => {
     const b = budget();
     admitted(await b.admit('greedy', 10)).charge(5000);

@@ -105,6 +105,19 @@ export class StartupBudget {
     };
   }
 
+  /**
+   * Lets a load of `project` in whatever its bucket holds, charged as any other: work the platform causes (code loaded
+   * again after a workerd's restart, a replica's first check of an app) is counted but not held back, so that a
+   * restart someone else caused does not cost a tenant its apps.
+   */
+  take(project: string, estimateMs: number): StartupAdmission {
+    if (this.#o.cpuMsPerMinute <= 0) return { admitted: true, charge: () => {} };
+    this.#sweep();
+    const account = this.#account(project);
+    this.#refill(account);
+    return this.#reserve(account, Math.max(estimateMs, account.largestMs));
+  }
+
   /** CPU time left in `project`'s bucket now, after what its loads under way are expected to take (for tests and status). */
   available(project: string): number {
     const account = this.#accounts.get(project);
