@@ -75,15 +75,13 @@ export interface RuntimeEngineOptions {
    * more than half of it (`sustained-cpu.ts`): quarantined, its requests cut short. `startupBudgetMsPerMinute`
    * (default 3000; 0: none): the CPU time each project's cold starts may take on the replica's shards a minute, and at
    * once; a load past it waits up to `startupBudgetWaitMs` (default 5000) for the bucket to refill, else its request is
-   * answered 503 `StartupBudgetExceeded` (`startup-budget.ts`). `checkBudgetMsPerMinute` (default the same): the
-   * checker's CPU time each project's new code may take a minute; changes past it wait for a later pass (`load-gate.ts`).
+   * answered 503 `StartupBudgetExceeded` (`startup-budget.ts`).
    */
   readonly limits?: {
     readonly cpuLimitMs?: number;
     readonly startupLimitMs?: number;
     readonly startupBudgetMsPerMinute?: number;
     readonly startupBudgetWaitMs?: number;
-    readonly checkBudgetMsPerMinute?: number;
     readonly sustainedWindowMs?: number;
     readonly intervalMs?: number;
     readonly isolateHeapMb?: number;

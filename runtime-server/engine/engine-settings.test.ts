@@ -11,7 +11,6 @@ describe('engineSettings', () => {
       cpuLimitMs: 500,
       startupLimitMs: 1000,
       startupBudget: { cpuMsPerMinute: 3000, waitMs: 5000 },
-      checkBudgetMsPerMinute: 3000,
       sustainedWindowMs: 5000,
       intervalMs: 100,
       isolateHeapMb: 128,

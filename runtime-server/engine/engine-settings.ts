@@ -9,8 +9,6 @@ export interface EngineSettings {
   readonly startupLimitMs: number;
   /** Each project's CPU time for cold starts per minute on the replica (0: no bound), and how long a load waits for it. */
   readonly startupBudget: { readonly cpuMsPerMinute: number; readonly waitMs: number };
-  /** Each project's CPU time of the checker per minute (0: no bound). */
-  readonly checkBudgetMsPerMinute: number;
   /** The window over which a shard's saturated thread is laid on the app holding it (`sustained-cpu.ts`); 0: never. */
   readonly sustainedWindowMs: number;
   /** How often a shard's watchdog looks: a fifth of the CPU bound unless set, at least 10 ms. */
@@ -46,7 +44,6 @@ export function engineSettings(o: RuntimeEngineOptions): EngineSettings {
     cpuLimitMs,
     startupLimitMs: o.limits?.startupLimitMs ?? 1000,
     startupBudget: { cpuMsPerMinute: o.limits?.startupBudgetMsPerMinute ?? 3000, waitMs: o.limits?.startupBudgetWaitMs ?? 5000 },
-    checkBudgetMsPerMinute: o.limits?.checkBudgetMsPerMinute ?? o.limits?.startupBudgetMsPerMinute ?? 3000,
     sustainedWindowMs: o.limits?.sustainedWindowMs ?? 5000,
     intervalMs: o.limits?.intervalMs ?? Math.max(10, Math.round(cpuLimitMs / 5)),
     isolateHeapMb: o.limits?.isolateHeapMb ?? 128,

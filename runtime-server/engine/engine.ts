@@ -57,6 +57,13 @@ const HELD_PER_PROJECT = 1000;
 /** Fingerprints of code given to isolates remembered (a workerd is replaced after 2,000 isolates by default). */
 const LOADED_CODE_KEPT = 20_000;
 
+/** Adds `item` to `set` as its latest, forgetting the oldest past {@link LOADED_CODE_KEPT}. */
+function remember(set: Set<string>, item: string): void {
+  set.delete(item);
+  set.add(item);
+  if (set.size > LOADED_CODE_KEPT) set.delete(set.values().next().value!);
+}
+
 /**
  * The runtime engine: serves runtime apps on workerd shards (one process each, the projects spread over them
  * by `shardOf`), behind one entry point that routes each request by `Host` to its app's shard; there, the
@@ -100,8 +107,12 @@ export class RuntimeEngine {
    * code since replaced (a deploy, a changed variable) keeps running what it was given, `waitUntil` work included.
    */
   readonly #loadedCode = new Map<string, string>();
-  /** The fingerprints of code a shard's workerd was given (the latest {@link LOADED_CODE_KEPT}): given again, it is loaded again, not new. */
+  /**
+   * The code a shard's workerd was given (fingerprint, and tail; the latest {@link LOADED_CODE_KEPT}) and the apps it was
+   * for: code given again is loaded again, not new; an app's first code in this process (its start) is not new either.
+   */
   readonly #shardCode = new Set<string>();
+  readonly #shardApps = new Set<string>();
   readonly #stats = new RequestStats();
   /** Requests the entry point refused itself (quarantine, the shard starting), by app: never seen by a dispatcher. */
   readonly #refusals = new Map<string, number>();
@@ -270,8 +281,7 @@ export class RuntimeEngine {
     };
     // A build's load may take the CPU time a shard allows an isolate's start.
     const cpuMs = (pid: number) => mainThreadRunMs(pid, (path) => readFileSync(path, 'utf8'));
-    // Each project's checks have a budget of the checker's CPU time as its loads have of the shards'.
-    this.#gate = new LoadGate(startChecker, ctx.startTimeoutMs, { limitMs: this.#s.cpuLimitMs + this.#s.startupLimitMs, cpuMs }, this.#s.checkBudgetMsPerMinute);
+    this.#gate = new LoadGate(startChecker, ctx.startTimeoutMs, { limitMs: this.#s.cpuLimitMs + this.#s.startupLimitMs, cpuMs });
     // On demand, the first check is an app's first request: it should not wait for a workerd to start.
     if (this.#onDemand) this.#gate.warm();
     const shardContext = {
@@ -751,10 +761,11 @@ export class RuntimeEngine {
     if (!live) return undefined;
     const key = `${live.app.project}/${live.app.appId}`;
     const fingerprint = workerFingerprint(live);
-    // Code an isolate here was given before (loaded again after a workerd's restart or fresh start) is let in at once.
-    const again = this.#shardCode.has(fingerprint);
-    const estimate = this.#gate?.loadCpuMs(live) ?? 0;
-    const ask = () => (again ? Promise.resolve(this.#startupBudget.take(live.app.project, estimate)) : this.#startupBudget.admit(live.app.project, estimate));
+    // Code a shard was given before (loaded again after a workerd's restart or fresh start; a log follower's tail is
+    // other code), or an app's first code in this process, is the platform's doing, not its tenant's.
+    const code = `${fingerprint}${id.endsWith('~tailed') ? '~tailed' : ''}`;
+    const platform = this.#shardCode.has(code) || !this.#shardApps.has(key);
+    const ask = () => this.#startupBudget.admit(live.app.project, this.#gate?.loadCpuMs(live) ?? 0, platform);
     const shard = generation === undefined ? undefined : this.#shards.find((s) => s.runs(generation));
     const asked = await shard?.admitLoad(generation!, id, ask);
     const admission = asked?.admission;
@@ -767,15 +778,14 @@ export class RuntimeEngine {
       this.#loadedCode.delete(fingerprint);
       this.#loadedCode.set(fingerprint, key);
       if (this.#loadedCode.size > LOADED_CODE_KEPT) this.#loadedCode.delete(this.#loadedCode.keys().next().value!);
-      const code = await workerCode(live);
+      const given = await workerCode(live);
       // Only the first hand-over of an id loads it: later ones (concurrent first requests) find the isolate made.
       stretch = asked?.first ? shard?.loading(generation!, key) : undefined;
       if (shard) {
-        this.#shardCode.delete(fingerprint);
-        this.#shardCode.add(fingerprint);
-        if (this.#shardCode.size > LOADED_CODE_KEPT) this.#shardCode.delete(this.#shardCode.values().next().value!);
+        remember(this.#shardCode, code);
+        remember(this.#shardApps, key);
       }
-      return code;
+      return given;
     } finally {
       // Past the CPU bound and the allowance the shard is ended and the app quarantined: no load is charged more.
       const most = this.#s.cpuLimitMs + this.#s.startupLimitMs;

@@ -62,11 +62,19 @@ export class StartupBudget {
     return this.#o.cpuMsPerMinute;
   }
 
-  /** Lets a load of `project` in, expected to take `estimateMs` of CPU time, once its bucket allows (at most `waitMs`). */
-  admit(project: string, estimateMs: number): Promise<StartupAdmission> {
+  /**
+   * Lets a load of `project` in, expected to take `estimateMs` of CPU time, once its bucket allows (at most `waitMs`).
+   * `platform`: work the platform causes rather than the tenant (code loaded again after a workerd's restart, an app's
+   * first load in this process) is let in at once while the project owes less than a bucket more, and charged as any
+   * load, so that a restart someone else caused does not cost a tenant its apps, and a tenant cannot pass as one.
+   */
+  admit(project: string, estimateMs: number, platform = false): Promise<StartupAdmission> {
     const now = this.tryAdmit(project, estimateMs);
     if (now.admitted) return Promise.resolve(now);
     const account = this.#account(project);
+    if (platform && account.tokens - account.reserved > -this.#o.cpuMsPerMinute) {
+      return Promise.resolve(this.#reserve(account, Math.max(estimateMs, account.largestMs)));
+    }
     // Refused at once only for what was spent: the loads under way may well take less than expected, and soon.
     const debtMs = account.tokens < 0 ? Math.ceil(-account.tokens / this.#ratePerMs()) : 0;
     if (debtMs > this.#o.waitMs) return Promise.resolve({ admitted: false, retryAfterMs: debtMs });
@@ -103,19 +111,6 @@ export class StartupBudget {
         ),
       ),
     };
-  }
-
-  /**
-   * Lets a load of `project` in whatever its bucket holds, charged as any other: work the platform causes (code loaded
-   * again after a workerd's restart, a replica's first check of an app) is counted but not held back, so that a
-   * restart someone else caused does not cost a tenant its apps.
-   */
-  take(project: string, estimateMs: number): StartupAdmission {
-    if (this.#o.cpuMsPerMinute <= 0) return { admitted: true, charge: () => {} };
-    this.#sweep();
-    const account = this.#account(project);
-    this.#refill(account);
-    return this.#reserve(account, Math.max(estimateMs, account.largestMs));
   }
 
   /** CPU time left in `project`'s bucket now, after what its loads under way are expected to take (for tests and status). */
