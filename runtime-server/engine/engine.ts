@@ -11,6 +11,7 @@ import { DEFAULT_ARTIFACT_LIMITS } from '../../src/app-artifacts/artifact.ts';
 import { BuildStore } from './build-store.ts';
 import { mainThreadRunMs } from './watchdog.ts';
 import { StartupBudget, startupRefusal } from './startup-budget.ts';
+import { GivenCode } from './given-code.ts';
 import { retention } from './build-retention.ts';
 import { ASSETS_BINDING } from '../../src/app-artifacts/compatibility.ts';
 import type { RoutingTable } from './dispatcher/routing-table.ts';
@@ -57,13 +58,6 @@ const HELD_PER_PROJECT = 1000;
 /** Fingerprints of code given to isolates remembered (a workerd is replaced after 2,000 isolates by default). */
 const LOADED_CODE_KEPT = 20_000;
 
-/** Adds `item` to `set` as its latest, forgetting the oldest past {@link LOADED_CODE_KEPT}. */
-function remember(set: Set<string>, item: string): void {
-  set.delete(item);
-  set.add(item);
-  if (set.size > LOADED_CODE_KEPT) set.delete(set.values().next().value!);
-}
-
 /**
  * The runtime engine: serves runtime apps on workerd shards (one process each, the projects spread over them
  * by `shardOf`), behind one entry point that routes each request by `Host` to its app's shard; there, the
@@ -107,12 +101,8 @@ export class RuntimeEngine {
    * code since replaced (a deploy, a changed variable) keeps running what it was given, `waitUntil` work included.
    */
   readonly #loadedCode = new Map<string, string>();
-  /**
-   * The code a shard's workerd was given (fingerprint, and tail; the latest {@link LOADED_CODE_KEPT}) and the apps it was
-   * for: code given again is loaded again, not new; an app's first code in this process (its start) is not new either.
-   */
-  readonly #shardCode = new Set<string>();
-  readonly #shardApps = new Set<string>();
+  /** What shards were given, per project: code given again, or an app's first, is the platform's doing. */
+  readonly #givenCode = new GivenCode();
   readonly #stats = new RequestStats();
   /** Requests the entry point refused itself (quarantine, the shard starting), by app: never seen by a dispatcher. */
   readonly #refusals = new Map<string, number>();
@@ -764,7 +754,7 @@ export class RuntimeEngine {
     // Code a shard was given before (loaded again after a workerd's restart or fresh start; a log follower's tail is
     // other code), or an app's first code in this process, is the platform's doing, not its tenant's.
     const code = `${fingerprint}${id.endsWith('~tailed') ? '~tailed' : ''}`;
-    const platform = this.#shardCode.has(code) || !this.#shardApps.has(key);
+    const platform = this.#givenCode.byPlatform(live.app.project, key, code);
     const ask = () => this.#startupBudget.admit(live.app.project, this.#gate?.loadCpuMs(live) ?? 0, platform);
     const shard = generation === undefined ? undefined : this.#shards.find((s) => s.runs(generation));
     const asked = await shard?.admitLoad(generation!, id, ask);
@@ -781,10 +771,7 @@ export class RuntimeEngine {
       const given = await workerCode(live);
       // Only the first hand-over of an id loads it: later ones (concurrent first requests) find the isolate made.
       stretch = asked?.first ? shard?.loading(generation!, key) : undefined;
-      if (shard) {
-        remember(this.#shardCode, code);
-        remember(this.#shardApps, key);
-      }
+      if (shard) this.#givenCode.given(live.app.project, key, code);
       return given;
     } finally {
       // Past the CPU bound and the allowance the shard is ended and the app quarantined: no load is charged more.
