@@ -756,8 +756,8 @@ export class RuntimeEngine {
     const code = `${fingerprint}${id.endsWith('~tailed') ? '~tailed' : ''}`;
     const platform = this.#givenCode.byPlatform(live.app.project, key, code);
     const ask = () => this.#startupBudget.admit(live.app.project, this.#gate?.loadCpuMs(live) ?? 0, platform);
-    const shard = generation === undefined ? undefined : this.#shards.find((s) => s.runs(generation));
-    const asked = await shard?.admitLoad(generation!, id, ask);
+    const starts = generation === undefined ? undefined : this.#shards.map((s) => s.coldStarts(generation)).find((c) => c !== undefined);
+    const asked = await starts?.admit(id, ask);
     const admission = asked?.admission;
     if (admission && !admission.admitted) {
       this.#startupRefusals += 1;
@@ -770,8 +770,8 @@ export class RuntimeEngine {
       if (this.#loadedCode.size > LOADED_CODE_KEPT) this.#loadedCode.delete(this.#loadedCode.keys().next().value!);
       const given = await workerCode(live);
       // Only the first hand-over of an id loads it: later ones (concurrent first requests) find the isolate made.
-      stretch = asked?.first ? shard?.loading(generation!, key) : undefined;
-      if (shard) this.#givenCode.given(live.app.project, key, code);
+      stretch = asked?.first ? starts?.loading(key) : undefined;
+      if (starts) this.#givenCode.given(live.app.project, key, code);
       return given;
     } finally {
       // Past the CPU bound and the allowance the shard is ended and the app quarantined: no load is charged more.

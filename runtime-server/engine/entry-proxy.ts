@@ -524,7 +524,8 @@ function problem(res: ServerResponse, status: number, title: string, detail: str
   res.end(body);
 }
 
-function refuse(res: ServerResponse, refusal: Refusal): void {
+/** Answers `refusal` as a problem document (also what workerd is told when the runtime will not hand out an app's code). */
+export function refuse(res: ServerResponse, refusal: Refusal): void {
   problem(res, refusal.status, refusal.title, refusal.detail, refusal.retryAfter ? { 'retry-after': refusal.retryAfter } : {}, refusal.reason ? { reason: refusal.reason } : {});
 }
 

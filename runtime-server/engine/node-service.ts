@@ -4,7 +4,7 @@ import type { AppLogs } from '../../src/runtime-contract/app-logs.ts';
 import { ingestLogBatch } from './log-sink.ts';
 import type { WorkerCodeJson } from './worker-code.ts';
 import { GENERATION_HEADER } from './dispatcher/config.ts';
-import type { Refusal } from './entry-proxy.ts';
+import { refuse, type Refusal } from './entry-proxy.ts';
 
 /** Code the runtime will not hand out now: the dispatcher answers the request that asked for it with this. */
 export interface CodeRefusal {
@@ -36,11 +36,8 @@ export async function startNodeService(socketPath: string, handlers: NodeService
       const generation = Number(req.headers[GENERATION_HEADER]);
       handlers.code(decodeURIComponent(url.slice('/code/'.length)), Number.isSafeInteger(generation) ? generation : undefined).then(
         (code) => {
-          if (code && 'refusal' in code) {
-            const { status, title, detail, reason, retryAfter } = code.refusal;
-            const headers = { 'content-type': 'application/problem+json', ...(retryAfter ? { 'retry-after': retryAfter } : {}) };
-            res.writeHead(status, headers).end(JSON.stringify({ title, status, detail, ...(reason ? { reason } : {}) }));
-          } else if (code) res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(code));
+          if (code && 'refusal' in code) refuse(res, code.refusal);
+          else if (code) res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(code));
           else res.writeHead(404).end('unknown worker id');
         },
         (err: unknown) => res.writeHead(500).end(err instanceof Error ? err.message : String(err)),

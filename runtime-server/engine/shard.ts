@@ -13,6 +13,12 @@ import { LoadMeter } from './load-stretch.ts';
 import type { StartupAdmission } from './startup-budget.ts';
 import { ItemExponentialRateLimiter } from '../../src/controller-runtime/rate-limiter.ts';
 
+/** One workerd's cold starts (`Shard.coldStarts`). */
+export interface ColdStarts {
+  admit(id: string, ask: () => Promise<StartupAdmission>): Promise<{ readonly admission: StartupAdmission; readonly first: boolean }>;
+  loading(app: string): Promise<number>;
+}
+
 /** What one shard serves: its apps' routing table and the static assets its workerd needs. */
 export interface ShardTable {
   readonly routes: RoutingTable;
@@ -329,30 +335,21 @@ export class Shard {
     });
   }
 
-  /** Whether workerd `generation` is one of this shard's (serving, or finishing its requests). */
-  runs(generation: number): boolean {
-    for (const gen of this.#watchdogs.keys()) if (gen.id === generation) return true;
-    return false;
-  }
-
   /**
-   * Whether loader id `id`'s code may be handed to workerd `generation` now (`LoadMeter.admit`: `admit` asks the budget
-   * once per id); undefined when that workerd is not this shard's.
+   * The cold starts of workerd `generation`, if it is this shard's (serving, or finishing its requests): `admit` lets
+   * loader id `id`'s code in (`LoadMeter.admit`: `ask` asks the budget once per id); `loading` says app `app`'s code is
+   * handed over, so its watchdog allows for the load, and answers what the load held the shard for (`load-stretch.ts`).
    */
-  admitLoad(generation: number, id: string, admit: () => Promise<StartupAdmission>): Promise<{ readonly admission: StartupAdmission; readonly first: boolean }> | undefined {
-    for (const [gen, { meter }] of this.#watchdogs) if (gen.id === generation) return meter.admit(id, admit);
-    return undefined;
-  }
-
-  /**
-   * Workerd `generation`, if it is this shard's, is handed the code of app `app` to load: its watchdog allows for the
-   * load, and the answer is what the load held the shard for (`load-stretch.ts`); undefined when it is not this shard's.
-   */
-  loading(generation: number, app: string): Promise<number> | undefined {
+  coldStarts(generation: number): ColdStarts | undefined {
     for (const [gen, { dog, meter }] of this.#watchdogs) {
       if (gen.id !== generation) continue;
-      dog.loading();
-      return meter.measure(gen.upstream.pool, app);
+      return {
+        admit: (id, ask) => meter.admit(id, ask),
+        loading: (app) => {
+          dog.loading();
+          return meter.measure(gen.upstream.pool, app);
+        },
+      };
     }
     return undefined;
   }

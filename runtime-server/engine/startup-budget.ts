@@ -58,10 +58,6 @@ export class StartupBudget {
     this.#now = options.now ?? Date.now;
   }
 
-  get cpuMsPerMinute(): number {
-    return this.#o.cpuMsPerMinute;
-  }
-
   /**
    * Lets a load of `project` in, expected to take `estimateMs` of CPU time, once its bucket allows (at most `waitMs`).
    * `platform`: work the platform causes rather than the tenant (code loaded again after a workerd's restart, an app's
@@ -69,48 +65,29 @@ export class StartupBudget {
    * load, so that a restart someone else caused does not cost a tenant its apps, and a tenant cannot pass as one.
    */
   admit(project: string, estimateMs: number, platform = false): Promise<StartupAdmission> {
-    const now = this.tryAdmit(project, estimateMs);
-    if (now.admitted) return Promise.resolve(now);
+    if (this.#o.cpuMsPerMinute <= 0) return Promise.resolve({ admitted: true, charge: () => {} });
+    this.#sweep();
     const account = this.#account(project);
-    if (platform && account.tokens - account.reserved > -this.#o.cpuMsPerMinute) {
-      return Promise.resolve(this.#reserve(account, Math.max(estimateMs, account.largestMs)));
-    }
+    this.#refill(account);
+    const estimate = Math.max(estimateMs, account.largestMs);
+    const room = account.tokens - account.reserved;
+    if ((account.queue.length === 0 && room > 0) || (platform && room > -this.#o.cpuMsPerMinute)) return Promise.resolve(this.#reserve(account, estimate));
     // Refused at once only for what was spent: the loads under way may well take less than expected, and soon.
     const debtMs = account.tokens < 0 ? Math.ceil(-account.tokens / this.#ratePerMs()) : 0;
     if (debtMs > this.#o.waitMs) return Promise.resolve({ admitted: false, retryAfterMs: debtMs });
-    const estimate = Math.max(estimateMs, account.largestMs);
     return new Promise((resolve) => {
       const waiter: Waiter = {
         estimateMs: estimate,
         admit: resolve,
         timer: setTimeout(() => {
           account.queue.splice(account.queue.indexOf(waiter), 1);
-          resolve({ admitted: false, retryAfterMs: Math.max(1000, this.#msUntilRoom(account, 0)) });
+          resolve({ admitted: false, retryAfterMs: Math.max(1000, this.#msUntilRoom(account)) });
         }, this.#o.waitMs),
       };
       waiter.timer.unref();
       account.queue.push(waiter);
       this.#schedule(account);
     });
-  }
-
-  /** Lets a load of `project` in now if its bucket has room (nobody waiting before it), else says how long until it has. */
-  tryAdmit(project: string, estimateMs: number): StartupAdmission {
-    if (this.#o.cpuMsPerMinute <= 0) return { admitted: true, charge: () => {} };
-    this.#sweep();
-    const account = this.#account(project);
-    this.#refill(account);
-    if (account.queue.length === 0 && account.tokens - account.reserved > 0) return this.#reserve(account, Math.max(estimateMs, account.largestMs));
-    return {
-      admitted: false,
-      retryAfterMs: Math.max(
-        1,
-        this.#msUntilRoom(
-          account,
-          account.queue.reduce((sum, w) => sum + w.estimateMs, 0),
-        ),
-      ),
-    };
   }
 
   /** CPU time left in `project`'s bucket now, after what its loads under way are expected to take (for tests and status). */
@@ -162,14 +139,14 @@ export class StartupBudget {
         account.pump = undefined;
         this.#letIn(account);
       },
-      this.#msUntilRoom(account, 0) + 1,
+      this.#msUntilRoom(account) + 1,
     );
     account.pump.unref();
   }
 
-  /** How long until the bucket has room after `aheadMs` more is reserved. */
-  #msUntilRoom(account: Account, aheadMs: number): number {
-    const short = account.reserved + aheadMs - account.tokens;
+  /** How long until the bucket has room after what the loads under way are expected to take. */
+  #msUntilRoom(account: Account): number {
+    const short = account.reserved - account.tokens;
     return short < 0 ? 0 : Math.ceil(short / this.#ratePerMs());
   }
 
