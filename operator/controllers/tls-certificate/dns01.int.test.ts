@@ -134,19 +134,45 @@ async function managedDomain(domain: string): Promise<ProjectDomain> {
   return checked;
 }
 
+/**
+ * The certificate once its order ended, issued or failed. Pebble reads the TXT record from the zone server in this
+ * test's own process with one 2 s query and no retry (its VA's DNS client): a worker stalled that long on a loaded
+ * machine fails the order with an i/o timeout that says nothing of the controller. That one failure is retried
+ * once, by deleting the certificate (`recreate` makes it again); any other failure is the test's to report, its
+ * status with it.
+ */
+async function orderEnded(name: string, recreate: () => Promise<void>): Promise<TlsCertificate | undefined> {
+  const ended = () =>
+    eventually(
+      'issued',
+      () => certificates.get(ns, name),
+      (c) => c?.status?.state === 'Issued' || c?.status?.state === 'Failed',
+      // Inside the test's 60 s, so a stall reports the certificate's last status (its order, the wait) rather than a bare timeout.
+      25_000,
+    );
+  const first = await ended();
+  if (!/i\/o timeout/.test(first?.status?.lastError?.message ?? '')) return first;
+  console.warn(`dns01.int.test: Pebble's DNS query timed out (${first?.status?.lastError?.message}); ordering ${name} again`);
+  const uid = first?.metadata?.uid;
+  await certificates.delete(ns, name);
+  await eventually(
+    'certificate gone',
+    () => certificates.get(ns, name),
+    (c) => c?.metadata?.uid !== uid,
+    10_000,
+  );
+  await recreate();
+  return ended();
+}
+
 describe('DNS-01 through the project domain’s zone', () => {
   it('gives a delegated domain a certificate for its apex and wildcard, and removes the challenge records afterwards', async () => {
     const domain = `shop-${randomBytes(3).toString('hex')}.test`;
     const d = await managedDomain(domain);
     const name = domainCertificateName(d);
-    const issued = await eventually(
-      'issued',
-      () => certificates.get(ns, name),
-      (c) => c?.status?.state === 'Issued' || c?.status?.state === 'Failed',
-      // Inside the test's 60 s, so a stall reports the certificate's last status (its order, the wait) rather than a bare timeout.
-      45_000,
-    );
-    expect(issued?.status?.lastError).toBeUndefined();
+    // The ProjectDomain controller makes its certificate again once it is gone.
+    const issued = await orderEnded(name, () => Promise.resolve());
+    expect(issued?.status?.lastError, JSON.stringify(issued?.status)).toBeUndefined();
     expect(issued?.status?.state).toBe('Issued');
     expect(issued?.spec).toMatchObject({ challenge: 'dns-01', domainRef: { name: d.metadata?.name } });
     expect(issued?.metadata?.ownerReferences).toMatchObject([{ kind: 'ProjectDomain', uid: d.metadata?.uid, controller: true }]);
@@ -165,23 +191,20 @@ describe('DNS-01 through the project domain’s zone', () => {
       (sets) => !sets.some((s) => s.name.startsWith('_acme-challenge.')),
       20_000,
     );
-  });
+  }, 90_000);
 
   it('issues a project’s default-hosts wildcard in the platform’s base-domain zone, and cleans its record up', async () => {
-    await certificates.create({
-      apiVersion: API_VERSION,
-      kind: 'TlsCertificate',
-      metadata: { namespace: ns, name: 'default-hosts' },
-      spec: { dnsNames: [`*.${ns}.${BASE}`], challenge: 'dns-01' },
-    });
-    const issued = await eventually(
-      'issued',
-      () => certificates.get(ns, 'default-hosts'),
-      (c) => c?.status?.state === 'Issued' || c?.status?.state === 'Failed',
-      // Inside the test's 60 s, so a stall reports the certificate's last status (its order, the wait) rather than a bare timeout.
-      45_000,
-    );
-    expect(issued?.status?.lastError).toBeUndefined();
+    const create = async () => {
+      await certificates.create({
+        apiVersion: API_VERSION,
+        kind: 'TlsCertificate',
+        metadata: { namespace: ns, name: 'default-hosts' },
+        spec: { dnsNames: [`*.${ns}.${BASE}`], challenge: 'dns-01' },
+      });
+    };
+    await create();
+    const issued = await orderEnded('default-hosts', create);
+    expect(issued?.status?.lastError, JSON.stringify(issued?.status)).toBeUndefined();
     const stored = await sealed.get<StoredCertificate>(certificateObjectKey(ns, 'default-hosts', issued!.status!.serial!));
     expect(new X509Certificate(stored!.chainPem).subjectAltName).toBe(`DNS:*.${ns}.${BASE}`);
     await eventually(
@@ -190,7 +213,7 @@ describe('DNS-01 through the project domain’s zone', () => {
       (sets) => !sets.some((r) => r.name === `_acme-challenge.${ns}.${BASE}`),
       20_000,
     );
-  });
+  }, 90_000);
 
   it('keeps its order when a pass starts from the status before its challenge was answered (a write refused as stale)', async () => {
     const acme = await acmeAccount({ directoryUrl: pebble.directoryUrl, caCertificates: pebble.listenerCa }, sealed);

@@ -28,6 +28,14 @@ describe('order failures', () => {
     expect(failureOf(new AcmeProblem(400, { type: 'urn:example:other', detail: 'odd' })).reason).toBe('OrderFailed');
   });
 
+  it('words a refused challenge for its type: a path for http-01, a TXT record for dns-01', () => {
+    const problem = new AcmeProblem(400, { type: 'urn:ietf:params:acme:error:unauthorized', detail: 'Error retrieving TXT records for DNS challenge' });
+    expect(failureOf(problem, 'http-01').message).toMatch(/acme-challenge\//);
+    const dns01 = failureOf(problem, 'dns-01');
+    expect(dns01).toMatchObject({ reason: 'ChallengeFailed', message: expect.stringMatching(/TXT record at _acme-challenge/) });
+    expect(dns01.message).not.toMatch(/well-known/);
+  });
+
   it('calls anything that is not the CA’s answer CAUnavailable, and bounds the message', () => {
     expect(failureOfError(new Error('connect ECONNREFUSED'), 'The CA could not be reached')).toMatchObject({ reason: 'CAUnavailable', message: expect.stringMatching(/ECONNREFUSED/) });
     expect(failureOfError(new Error('x'.repeat(5000)), 'y').message.length).toBeLessThanOrEqual(1000);

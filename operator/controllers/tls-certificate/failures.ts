@@ -36,11 +36,21 @@ const REASONS: Readonly<Record<string, { reason: string; hint: string }>> = {
   serverInternal: { reason: 'CAUnavailable', hint: 'The CA failed; the platform tries again.' },
 };
 
-/** The failure an ACME problem (an answer, or an authorization's or challenge's error object) means. */
-export function failureOf(problem: AcmeProblem): OrderFailure {
+/** A dns-01 challenge's answer is a TXT record, not a path on the name: what its refusals mean. */
+const DNS01_REASONS: Readonly<Record<string, { reason: string; hint: string }>> = {
+  unauthorized: { reason: 'ChallengeFailed', hint: 'The CA did not find the platform’s TXT record at _acme-challenge of the name: the zone must answer for it.' },
+  incorrectResponse: { reason: 'ChallengeFailed', hint: 'The CA found another TXT record at _acme-challenge of the name than the platform’s: the zone answering for it must be the platform’s.' },
+};
+
+/**
+ * The failure an ACME problem (an answer, or an authorization's or challenge's error object) means; `challenge`,
+ * the type of the challenge whose error it is, when it is one.
+ */
+export function failureOf(problem: AcmeProblem, challenge?: string): OrderFailure {
   // An order's or challenge's error often carries the telling cause in a subproblem (caa, dns, connection).
   const kinds = [problem.kind, ...problem.subproblems.map((p) => p.type.replace(/^urn:ietf:params:acme:error:/, ''))];
-  const known = kinds.map((kind) => REASONS[kind]).find((entry) => entry !== undefined);
+  const reasons = challenge === 'dns-01' ? { ...REASONS, ...DNS01_REASONS } : REASONS;
+  const known = kinds.map((kind) => reasons[kind]).find((entry) => entry !== undefined);
   const retryAfterMs = problem.retryAfterSeconds !== undefined ? problem.retryAfterSeconds * 1000 : undefined;
   const message = `${known?.hint ?? 'The CA refused the order.'} The CA said: ${problem.describe()}`;
   return { reason: known?.reason ?? 'OrderFailed', message: clip(message), ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };

@@ -303,7 +303,7 @@ export interface RenewalAnswer {
 
 function whyAuthorizationFailed(authz: AcmeAuthorization): OrderFailure {
   const failed = authz.challenges.find((c) => c.status === 'invalid' && c.error);
-  if (failed?.error) return failureOf(new AcmeProblem(400, failed.error));
+  if (failed?.error) return failureOf(new AcmeProblem(400, failed.error), failed.type);
   return { reason: 'ChallengeFailed', message: `The CA did not validate ${authz.identifier.value} (its authorization is ${authz.status}).` };
 }
 
