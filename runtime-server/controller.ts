@@ -148,6 +148,9 @@ export function servingController(deps: ServingControllerDeps): Controller<Runti
     registry: deps.registry,
     log: deps.log,
     workers: deps.workers ?? 64,
+    // A deploy waits for the checker's turns, and a project with many changes has most of them left for later
+    // passes: its reconciles waiting so must not take every worker from the other projects' deploys.
+    workersPerNamespace: Math.max(1, Math.floor((deps.workers ?? 64) / 4)),
     // From 50 ms up to a minute: the longest a replica waits before it retries an artifact that was missing.
     // No overall bucket (unlike the operator's controllers): every retry is a read for this replica alone,
     // and the minute is what readiness and docs/runtime.md promise.

@@ -799,8 +799,10 @@ export class RuntimeEngine {
     await Promise.all([...snapshot].map(([key, { app }]) => this.#prepare(plan, key, app)));
     this.#keepRefused(plan);
     try {
-      await this.#gate!.check(plan, this.#code);
-      await this.#fallBack(plan, snapshot);
+      // What each project's checks took of the checker in this pass: its fallbacks' checks come out of the same share.
+      const checked = new Map<string, number>();
+      await this.#gate!.check(plan, this.#code, checked);
+      await this.#fallBack(plan, snapshot, checked);
       // An app serving its fallback goes last: its next request would try the deployment that failed first.
       letGo = this.#onDemand?.evictFrom(plan.next, this.#log, (key) => {
         const served = plan.next.get(key);
@@ -841,8 +843,11 @@ export class RuntimeEngine {
       this.#fallbacks.failed(key, asked);
     }
     for (const key of this.#waiters.keys()) {
+      // Left for a later pass by the checker's turns: its waiters wait for that pass.
+      if (plan.deferred.has(key) && !plan.failures.has(key)) continue;
       this.#waiters.settle(key, upTo, plan.failures.has(key) ? { error: plan.failures.get(key) } : { value: () => this.#servedApp(key) });
     }
+    if (plan.deferred.size > 0) this.#kick();
     // Let go before their new deployment was tried (prepared in this pass, then over the bounds): checked later.
     for (const key of letGo ?? []) if (this.#untried(key)) this.#checks?.add(key);
     await this.#collect();
@@ -881,7 +886,7 @@ export class RuntimeEngine {
    * The apps of `plan` whose deployment failed with nothing served before on this replica (let go on demand, or
    * never prepared here) serve their fallback, prepared and checked as any deployment; the failure stands.
    */
-  async #fallBack(plan: PassPlan, snapshot: ReadonlyMap<string, { app: AppDeployment }>): Promise<void> {
+  async #fallBack(plan: PassPlan, snapshot: ReadonlyMap<string, { app: AppDeployment }>, checked: Map<string, number>): Promise<void> {
     const asked = new Map<string, AppDeployment>();
     for (const key of plan.failures.keys()) {
       const fallback = this.#fallbacks.of(key);
@@ -890,8 +895,10 @@ export class RuntimeEngine {
     if (asked.size === 0) return;
     const fallbacks = new PassPlan(this.#served, asked.keys());
     await Promise.all([...asked].map(([key, app]) => this.#prepare(fallbacks, key, app)));
-    await this.#gate!.check(fallbacks, this.#code);
+    await this.#gate!.check(fallbacks, this.#code, checked);
     for (const [key, served] of fallbacks.next) plan.next.set(key, served);
+    // A fallback left for later is tried again by the next pass (its deployment's failure stands in this one).
+    if (fallbacks.deferred.size > 0) this.#kick();
   }
 
   /** Whether `served` is what `key` is deployed with now, not its fallback (nor an earlier deployment still in place). */

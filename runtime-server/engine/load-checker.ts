@@ -7,7 +7,7 @@ export interface LoadCheck {
   readonly loaded: boolean;
   readonly error?: string;
   readonly hung: boolean;
-  /** The checker's CPU time since its previous answer, when read: about what the build's load took (a shard's budget expects it). */
+  /** The checker's CPU time during the check, when read: what the build's load took (its project is charged it, a shard's budget expects it). */
   readonly cpuMs?: number;
 }
 
@@ -38,6 +38,8 @@ export class LoadChecker {
   /** The next checker, started as the last one was retired: a pass never waits for a workerd to start or stop. */
   #spare: Promise<Generation> | undefined;
   #checks = 0;
+  /** The check under way: the next one starts after it. */
+  #under: Promise<unknown> = Promise.resolve();
   /** Builds checked since start. */
   total = 0;
 
@@ -53,32 +55,18 @@ export class LoadChecker {
   }
 
   /**
-   * Loads each app's code (its module top level, none of its handlers) and answers, in order, whether it
-   * loaded. A build that never finishes loading stalls the whole checker and every check under way with it:
-   * those are checked again one by one, each on a fresh checker, so only that build is refused.
+   * Loads an app's code (its module top level, none of its handlers) and answers whether it loaded, with the
+   * CPU time the checker's thread spent on it. One at a time: the thread is one, and a check's CPU time is then
+   * that build's alone (it is charged to its project), and a build that never finishes loading is the only one
+   * found hung.
    */
-  async check(entries: ReadonlyArray<readonly [string, RoutedApp]>): Promise<LoadCheck[]> {
-    const answers = await this.#probeAll(entries);
-    if (entries.length > 1) {
-      for (const [i, entry] of entries.entries()) if (answers[i]!.hung) answers[i] = (await this.#probeAll([entry]))[0]!;
-    }
-    return answers;
+  check(key: string, app: RoutedApp): Promise<LoadCheck> {
+    const answer = this.#under.then(() => this.#checkNow(key, app));
+    this.#under = answer.catch(() => {});
+    return answer;
   }
 
-  /** Starts the checker now rather than at the first check (an app's first request on demand would wait for it). */
-  warm(): void {
-    if (!this.#checker && !this.#spare) this.#startSpare();
-  }
-
-  async stop(): Promise<void> {
-    const checker = this.#checker;
-    const spare = this.#spare;
-    this.#checker = undefined;
-    this.#spare = undefined;
-    await Promise.all([checker && end(checker), spare?.then(end, () => {})]);
-  }
-
-  async #probeAll(entries: ReadonlyArray<readonly [string, RoutedApp]>): Promise<LoadCheck[]> {
+  async #checkNow(key: string, app: RoutedApp): Promise<LoadCheck> {
     if (this.#checker && !this.#checker.proc.running) this.#retire(); // it crashed: its directory goes too
     if (!this.#checker) {
       const next = this.#spare ?? this.#start();
@@ -92,20 +80,31 @@ export class LoadChecker {
       loaded: false,
       error: `Failed to start Worker: it computed for more than ${this.#cpu!.limitMs} ms of CPU time without finishing loading`,
       hung: true,
+      cpuMs: this.#cpu!.limitMs,
     }));
-    const answers = await Promise.all(
-      entries.map(([key, app]) => {
-        const probe = this.#probe(checker, key, app).then((answer) => {
-          const cpuMs = stuck?.answered();
-          return cpuMs === undefined ? answer : { ...answer, cpuMs };
-        });
-        return hung ? Promise.race([probe, hung]) : probe;
-      }),
-    ).finally(() => stuck?.stop());
-    this.#checks += entries.length;
-    this.total += entries.length;
-    if (answers.some((a) => a.hung) || this.#checks >= CHECKS_PER_CHECKER) this.#retire();
-    return answers;
+    const probe = this.#probe(checker, key, app).then((answer) => {
+      // A build the checker gave up on took the bound, whatever was read.
+      const cpuMs = answer.hung ? this.#cpu?.limitMs : stuck?.answered();
+      return cpuMs === undefined ? answer : { ...answer, cpuMs };
+    });
+    const answer = await (hung ? Promise.race([probe, hung]) : probe).finally(() => stuck?.stop());
+    this.#checks += 1;
+    this.total += 1;
+    if (answer.hung || this.#checks >= CHECKS_PER_CHECKER) this.#retire();
+    return answer;
+  }
+
+  /** Starts the checker now rather than at the first check (an app's first request on demand would wait for it). */
+  warm(): void {
+    if (!this.#checker && !this.#spare) this.#startSpare();
+  }
+
+  async stop(): Promise<void> {
+    const checker = this.#checker;
+    const spare = this.#spare;
+    this.#checker = undefined;
+    this.#spare = undefined;
+    await Promise.all([checker && end(checker), spare?.then(end, () => {})]);
   }
 
   /** Ends the checker in the background and starts the next one. */
@@ -140,9 +139,8 @@ function end(checker: Generation): Promise<void> {
 }
 
 /**
- * Whether the checker's thread has computed for the bound's `limitMs` since it last answered a probe (or since the
- * batch began): it is then stuck in a build's top level. Time since the last answer, not since the batch began, so
- * a batch of many builds each quick to load is not taken for one slow one.
+ * Whether the checker's thread has computed for the bound's `limitMs` since the probe began: it is then stuck in a
+ * build's top level.
  */
 class StuckWatch {
   readonly stuck: Promise<void>;
@@ -167,11 +165,10 @@ class StuckWatch {
     this.#timer.unref();
   }
 
-  /** The probe under way answered: the CPU time since the previous answer (or the batch's start), when read. */
+  /** The probe answered: the CPU time since it began, when read. */
   answered(): number | undefined {
     const now = this.#read();
     const since = this.#sinceCpuMs;
-    this.#sinceCpuMs = now ?? since;
     return now === undefined || since === undefined ? undefined : now - since;
   }
 

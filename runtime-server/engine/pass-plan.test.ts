@@ -35,6 +35,19 @@ describe('PassPlan', () => {
     expect([...plan.failures.keys()]).toEqual(['a/web', 'b/new']);
   });
 
+  it('leaves a deferred change for a later pass: what the app served stays, and nothing fails', () => {
+    const plan = new PassPlan(before, ['a/web', 'b/new']);
+    plan.next.set('a/web', served('a', 'web', 'b2'));
+    plan.next.set('b/new', served('b', 'new', 'b1'));
+    plan.defer('a/web');
+    plan.defer('b/new');
+    expect(plan.next.get('a/web')?.live.build.buildId).toBe('b1');
+    expect(plan.next.has('b/new')).toBe(false);
+    expect(plan.changedReleases()).toEqual([]);
+    expect([...plan.deferred]).toEqual(['a/web', 'b/new']);
+    expect(plan.failures.size).toBe(0);
+  });
+
   it("keeps a refusing shard's apps as they were, failing the changes asked of it with the shard's error unless they had failed", () => {
     const plan = new PassPlan(before, ['a/web', 'a/new', 'b/web', 'a/broken']);
     plan.next.set('a/web', served('a', 'web', 'b2'));

@@ -9,6 +9,8 @@ import type { LiveApp } from './worker-code.ts';
 export class PassPlan {
   readonly next = new Map<string, Served>();
   readonly failures = new Map<string, unknown>();
+  /** Changes left for a later pass (their project's checks had their share of this one): neither served nor failed. */
+  readonly deferred = new Set<string>();
   readonly #served: ReadonlyMap<string, Served>;
   readonly #asked: ReadonlySet<string>;
 
@@ -41,6 +43,14 @@ export class PassPlan {
     if (previous) this.next.set(key, previous);
     else this.next.delete(key);
     this.failures.set(key, error);
+  }
+
+  /** `key` keeps what it served (nothing, if it served nothing) until a later pass makes its change. */
+  defer(key: string): void {
+    const previous = this.#served.get(key);
+    if (previous) this.next.set(key, previous);
+    else this.next.delete(key);
+    this.deferred.add(key);
   }
 
   /**

@@ -45,6 +45,8 @@ export interface ControllerOptions<T extends KubeObject = KubeObject> {
   reconcile: Reconciler;
   /** Concurrent reconciles (controller-runtime's MaxConcurrentReconciles); one key never runs twice at once. */
   workers?: number;
+  /** Concurrent reconciles of one namespace's objects at most (default `workers`): a namespace's slow ones leave workers to the others. */
+  workersPerNamespace?: number;
   /** Re-enqueue every cached object this often (default 10 h, controller-runtime's SyncPeriod); 0 disables. */
   resyncPeriodMs?: number;
   owns?: OwnsSpec[];
@@ -67,6 +69,12 @@ const FAN_OUT = 100;
 /** An event of a source's first list is backlog; one after it is a change, handed out before the backlog. */
 function priorityOf(source: Source): Priority {
   return source.hasSynced() ? 'changed' : 'backlog';
+}
+
+/** The namespace of a `namespace/name` key; a cluster-scoped object's key has none (''). */
+function namespaceOfKey(key: string): string {
+  const slash = key.indexOf('/');
+  return slash < 0 ? '' : key.slice(0, slash);
 }
 
 /** The owner keys of `obj` for owner kind `kind`: only its controller reference, like controller-runtime's `Owns`. */
@@ -95,6 +103,7 @@ export class Controller<T extends KubeObject = KubeObject> {
     this.queue = new WorkQueue<string>({
       metrics: this.#metrics.queue(options.name),
       ...(options.rateLimiter ? { rateLimiter: options.rateLimiter } : {}),
+      ...(options.workersPerNamespace ? { perGroup: { of: namespaceOfKey, limit: options.workersPerNamespace } } : {}),
     });
     for (const result of ['success', 'error', 'requeue', 'requeue_after'] as const) {
       this.#metrics.reconcileTotal.inc({ controller: this.name, result }, 0);

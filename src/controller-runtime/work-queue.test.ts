@@ -282,4 +282,42 @@ describe('WorkQueue', () => {
       }
     });
   });
+
+  describe('with a limit per group', () => {
+    const groupOf = (key: string) => key.slice(0, key.indexOf('/'));
+
+    it('hands out another group’s keys while one group has its limit out, and the group’s next when one is done', async () => {
+      const queue = new WorkQueue<string>({ perGroup: { of: groupOf, limit: 2 } });
+      for (let i = 0; i < 5; i++) queue.add(`noisy/${i}`);
+      queue.add('quiet/a');
+      expect([await queue.get(), await queue.get(), await queue.get()]).toEqual(['noisy/0', 'noisy/1', 'quiet/a']);
+      let next: string | undefined;
+      void queue.get().then((key) => (next = key));
+      await nextTurn();
+      expect(next).toBeUndefined(); // noisy/2 waits aside: its group has two out
+      expect(queue.len()).toBe(3);
+      queue.done('quiet/a');
+      await nextTurn();
+      expect(next).toBeUndefined();
+      queue.done('noisy/0');
+      await nextTurn();
+      expect(next).toBe('noisy/2');
+    });
+
+    it('keeps a key waiting aside once, at the higher of its priorities', async () => {
+      const queue = new WorkQueue<string>({ perGroup: { of: groupOf, limit: 1 } });
+      queue.add('p/a');
+      queue.add('p/b', 'backlog');
+      queue.add('q/c', 'backlog');
+      expect(await queue.get()).toBe('p/a');
+      expect(await queue.get()).toBe('q/c'); // p/b set aside on the way
+      queue.add('p/b', 'urgent');
+      queue.add('q/d');
+      queue.done('p/a');
+      queue.done('q/c');
+      expect(await queue.get()).toBe('p/b'); // back at urgent, ahead of q/d
+      expect(await queue.get()).toBe('q/d');
+      expect(queue.len()).toBe(0);
+    });
+  });
 });

@@ -14,6 +14,11 @@ export interface QueueMetrics {
 export interface WorkQueueOptions<K> {
   rateLimiter?: RateLimiter<K>;
   metrics?: QueueMetrics;
+  /**
+   * At most `limit` keys of one group (`of`: a key's group, such as its namespace) are handed out at once; the
+   * group's other keys wait while other groups' go, so one tenant's slow reconciles cannot hold every worker.
+   */
+  perGroup?: { readonly of: (key: K) => string; readonly limit: number };
 }
 
 /**
@@ -42,6 +47,9 @@ const BACKLOG_TURN = 8;
  *   {@link BACKLOG_TURN}th turn); a key added again with a higher priority moves up, never down; a delayed or
  *   backed-off key comes back at the priority it was handed out with (as controller-runtime's priority queue).
  *
+ * With `perGroup`, a key whose group has its limit handed out waits aside until one of them is done, and then goes
+ * back to its lane (at its end).
+ *
  * Unlike client-go's `ShutDown`, {@link shutDown} drops keys not yet handed out: a controller that stops is
  * giving up leadership, and the next leader relists everything anyway.
  */
@@ -60,6 +68,10 @@ export class WorkQueue<K = string> {
   readonly #processing = new Map<K, Priority>();
   readonly #waiting = new Map<K, { readyAt: number; timer: NodeJS.Timeout; priority: Priority }>();
   #handedOut = 0;
+  /** Per group, the keys handed out; and the keys waiting aside while it is at its limit, in arrival order. */
+  readonly #groupsOut = new Map<string, number>();
+  readonly #aside = new Map<string, FifoSet<K>>();
+  readonly #perGroup: WorkQueueOptions<K>['perGroup'];
   readonly #getters: Array<(key: K | undefined) => void> = [];
   readonly #drained: Array<() => void> = [];
   readonly #limiter: RateLimiter<K>;
@@ -69,6 +81,7 @@ export class WorkQueue<K = string> {
   constructor(options: WorkQueueOptions<K> = {}) {
     this.#limiter = options.rateLimiter ?? controllerRateLimiter<K>();
     this.#metrics = options.metrics;
+    this.#perGroup = options.perGroup;
   }
 
   /** Queues `key` unless it is already waiting (then it only moves up to `priority`); ignored after shutdown. */
@@ -77,8 +90,8 @@ export class WorkQueue<K = string> {
     if (this.#dirty.has(key)) {
       const waiting = this.#queued.get(key);
       if (waiting !== undefined && RANK[priority] < RANK[waiting]) {
-        this.#lanes[waiting].delete(key);
-        this.#push(key, priority);
+        if (this.#lanes[waiting].delete(key)) this.#push(key, priority);
+        else this.#queued.set(key, priority); // aside: it goes back at this priority
       }
       const again = this.#requeued.get(key);
       if (again !== undefined && RANK[priority] < RANK[again]) this.#requeued.set(key, priority);
@@ -143,14 +156,15 @@ export class WorkQueue<K = string> {
    * The caller owns the key until it calls {@link done}.
    */
   get(): Promise<K | undefined> {
-    if (this.#queued.size > 0) return Promise.resolve(this.#take());
+    const key = this.#take();
+    if (key !== undefined) return Promise.resolve(key);
     if (this.#shuttingDown) return Promise.resolve(undefined);
     return new Promise((resolve) => this.#getters.push(resolve));
   }
 
   /** Marks `key` processed; if it was re-added meanwhile it is queued again now. */
   done(key: K): void {
-    this.#processing.delete(key);
+    if (this.#processing.delete(key) && this.#perGroup) this.#groupDone(this.#perGroup.of(key));
     const again = this.#requeued.get(key);
     this.#requeued.delete(key);
     if (this.#dirty.has(key) && !this.#shuttingDown) this.#push(key, again ?? 'changed');
@@ -182,6 +196,7 @@ export class WorkQueue<K = string> {
     for (const { timer } of this.#waiting.values()) clearTimeout(timer);
     this.#waiting.clear();
     for (const priority of PRIORITIES) this.#lanes[priority].clear();
+    this.#aside.clear();
     this.#queued.clear();
     this.#requeued.clear();
     this.#dirty.clear();
@@ -194,22 +209,53 @@ export class WorkQueue<K = string> {
   #push(key: K, priority: Priority): void {
     this.#lanes[priority].add(key);
     this.#queued.set(key, priority);
-    const getter = this.#getters.shift();
-    if (getter) getter(this.#take());
+    this.#serveGetters();
   }
 
-  /** The first waiting key of the highest priority (the backlog's, every {@link BACKLOG_TURN}th time); only called while one waits. */
-  #take(): K {
-    this.#handedOut++;
-    const backlogTurn = this.#handedOut % BACKLOG_TURN === 0 && this.#lanes.backlog.size > 0;
-    const lane = backlogTurn ? this.#lanes.backlog : (PRIORITIES.map((p) => this.#lanes[p]).find((l) => l.size > 0) ?? this.#lanes.backlog);
-    const key = lane.shift();
-    if (key === undefined) throw new Error('WorkQueue: no waiting key to take');
-    const priority = this.#queued.get(key) ?? 'changed';
-    this.#queued.delete(key);
-    this.#processing.set(key, priority);
-    this.#dirty.delete(key);
-    this.#metrics?.depth(this.#dirty.size);
-    return key;
+  #serveGetters(): void {
+    while (this.#getters.length > 0) {
+      const key = this.#take();
+      if (key === undefined) return;
+      this.#getters.shift()!(key);
+    }
+  }
+
+  /** One of the group's keys is done: the first of its keys waiting aside goes back to its lane. */
+  #groupDone(group: string): void {
+    const out = (this.#groupsOut.get(group) ?? 1) - 1;
+    if (out > 0) this.#groupsOut.set(group, out);
+    else this.#groupsOut.delete(group);
+    const aside = this.#aside.get(group);
+    const key = aside?.shift();
+    if (aside?.size === 0) this.#aside.delete(group);
+    if (key !== undefined) this.#push(key, this.#queued.get(key) ?? 'changed');
+  }
+
+  /**
+   * The first waiting key of the highest priority (the backlog's, every {@link BACKLOG_TURN}th time) whose group
+   * is under its limit; those found over it are set aside on the way. `undefined` when none waits in a lane.
+   */
+  #take(): K | undefined {
+    for (;;) {
+      const backlogTurn = (this.#handedOut + 1) % BACKLOG_TURN === 0 && this.#lanes.backlog.size > 0;
+      const lane = backlogTurn ? this.#lanes.backlog : PRIORITIES.map((p) => this.#lanes[p]).find((l) => l.size > 0);
+      const key = lane?.shift();
+      if (key === undefined) return undefined;
+      const group = this.#perGroup?.of(key);
+      if (group !== undefined && (this.#groupsOut.get(group) ?? 0) >= this.#perGroup!.limit) {
+        const aside = this.#aside.get(group) ?? new FifoSet<K>();
+        aside.add(key);
+        this.#aside.set(group, aside);
+        continue;
+      }
+      if (group !== undefined) this.#groupsOut.set(group, (this.#groupsOut.get(group) ?? 0) + 1);
+      this.#handedOut++;
+      const priority = this.#queued.get(key) ?? 'changed';
+      this.#queued.delete(key);
+      this.#processing.set(key, priority);
+      this.#dirty.delete(key);
+      this.#metrics?.depth(this.#dirty.size);
+      return key;
+    }
   }
 }
