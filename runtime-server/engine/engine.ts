@@ -20,6 +20,7 @@ import { EntryProxy, type Route, type SettledRoute } from './entry-proxy.ts';
 import { BuildLoadError } from '../../src/app-artifacts/errors.ts';
 import { dispatcherStats, startGeneration, type GenerationContext } from './generation.ts';
 import { defaultHost, normalizeHost } from '../../src/runtime-contract/hosts.ts';
+import { LoadChecker } from './load-checker.ts';
 import { LoadGate } from './load-gate.ts';
 import { LogFollowers } from './log-followers.ts';
 import { silentRuntimeLogger, type RuntimeLogger } from '../../src/runtime-contract/log.ts';
@@ -271,7 +272,9 @@ export class RuntimeEngine {
     };
     // A build's load may take the CPU time a shard allows an isolate's start.
     const cpuMs = (pid: number) => mainThreadRunMs(pid, (path) => readFileSync(path, 'utf8'));
-    this.#gate = new LoadGate(startChecker, ctx.startTimeoutMs, { limitMs: this.#s.cpuLimitMs + this.#s.startupLimitMs, cpuMs });
+    const loadBoundMs = this.#s.cpuLimitMs + this.#s.startupLimitMs;
+    // Each project's checks in a pass take one load's bound of the checker's CPU time before the rest wait for the next.
+    this.#gate = new LoadGate(new LoadChecker(startChecker, ctx.startTimeoutMs, { limitMs: loadBoundMs, cpuMs }), loadBoundMs);
     // On demand, the first check is an app's first request: it should not wait for a workerd to start.
     if (this.#onDemand) this.#gate.warm();
     const shardContext = {

@@ -13,6 +13,8 @@ export interface LoadCheck {
 
 /** Load checks one checker workerd runs before it is replaced (each leaves an isolate of about 1.6 MB). */
 const CHECKS_PER_CHECKER = 100;
+/** Its successor starts this many checks before. */
+const SPARE_AHEAD = 10;
 
 /**
  * The CPU time a build's loading may take in the checker: what a shard allows an isolate's start (its CPU limit
@@ -58,7 +60,7 @@ export class LoadChecker {
    * Loads an app's code (its module top level, none of its handlers) and answers whether it loaded, with the
    * CPU time the checker's thread spent on it. One at a time: the thread is one, and a check's CPU time is then
    * that build's alone (it is charged to its project), and a build that never finishes loading is the only one
-   * found hung.
+   * found hung (tried again alone in a fresh checker when others were loaded in that one before).
    */
   check(key: string, app: RoutedApp): Promise<LoadCheck> {
     const answer = this.#under.then(() => this.#checkNow(key, app));
@@ -66,7 +68,7 @@ export class LoadChecker {
     return answer;
   }
 
-  async #checkNow(key: string, app: RoutedApp): Promise<LoadCheck> {
+  async #checkNow(key: string, app: RoutedApp, again = false): Promise<LoadCheck> {
     if (this.#checker && !this.#checker.proc.running) this.#retire(); // it crashed: its directory goes too
     if (!this.#checker) {
       const next = this.#spare ?? this.#start();
@@ -75,6 +77,8 @@ export class LoadChecker {
       this.#checks = 0;
     }
     const checker = this.#checker;
+    const used = this.#checks > 0;
+    const began = performance.now();
     const stuck = this.#cpu && new StuckWatch(checker.proc.pid, this.#cpu);
     const hung: Promise<LoadCheck> | undefined = stuck?.stuck.then(() => ({
       loaded: false,
@@ -91,7 +95,14 @@ export class LoadChecker {
     this.#checks += 1;
     this.total += 1;
     if (answer.hung || this.#checks >= CHECKS_PER_CHECKER) this.#retire();
-    return answer;
+    // The next checker starts ahead of the retirement, so no check waits for a workerd to start.
+    else if (this.#checks >= CHECKS_PER_CHECKER - SPARE_AHEAD && !this.#spare) this.#startSpare();
+    // Hung (its CPU time, or the checker crashed) in a checker that had loaded other builds: what they left there
+    // (their isolates' memory, work they queued) may be what hung it, so the build is tried once more, alone in a
+    // fresh checker, before it is refused; both tries are its CPU time. Not one that used up the wall-clock bound.
+    if (!answer.hung || !used || again || performance.now() - began >= this.#timeoutMs) return answer;
+    const retried = await this.#checkNow(key, app, true);
+    return { ...retried, cpuMs: (answer.cpuMs ?? 0) + (retried.cpuMs ?? 0) };
   }
 
   /** Starts the checker now rather than at the first check (an app's first request on demand would wait for it). */
@@ -107,12 +118,12 @@ export class LoadChecker {
     await Promise.all([checker && end(checker), spare?.then(end, () => {})]);
   }
 
-  /** Ends the checker in the background and starts the next one. */
+  /** Ends the checker in the background and starts the next one (unless it is started already). */
   #retire(): void {
     const old = this.#checker;
     this.#checker = undefined;
     if (old) void end(old).catch(() => {});
-    this.#startSpare();
+    if (!this.#spare) this.#startSpare();
   }
 
   #startSpare(): void {

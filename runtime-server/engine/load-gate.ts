@@ -1,11 +1,22 @@
 import type { BuildLoadError } from '../../src/app-artifacts/errors.ts';
-import type { Generation } from './generation.ts';
-import { LoadChecker, type LoadCpuBound } from './load-checker.ts';
+import type { RoutedApp } from './dispatcher/routing-table.ts';
+import type { LoadCheck } from './load-checker.ts';
 import { LoadVerdicts } from './load-verdicts.ts';
 import type { PassPlan } from './pass-plan.ts';
 import { workerFingerprint, type LiveApp } from './worker-code.ts';
 
 type Release = ReturnType<PassPlan['changedReleases']>[number];
+
+/** What the gate loads builds in: {@link LoadChecker}, one build at a time. */
+export interface BuildChecker {
+  check(key: string, app: RoutedApp): Promise<LoadCheck>;
+  warm(): void;
+  stop(): Promise<void>;
+  readonly total: number;
+}
+
+/** Changes left for a later pass remembered (at most; the oldest forgotten first). */
+const WAITING_KEPT = 100_000;
 
 /**
  * The gate new code passes before a shard routes to it: each app whose code or environment changed loads in
@@ -15,18 +26,21 @@ type Release = ReturnType<PassPlan['changedReleases']>[number];
  */
 export class LoadGate {
   readonly #verdicts = new LoadVerdicts();
-  readonly #checker: LoadChecker;
+  readonly #checker: BuildChecker;
   /**
    * The checker's CPU time one project's new code takes in a pass before the rest waits for the next: one load's
-   * bound, so a project's turn in a pass is at most two loads long, and every other project's deploys in that pass
+   * bound, so a project's part of a pass is at most two loads long, and every other project's deploys in that pass
    * wait for at most that of it. Unbounded when the checker's CPU time cannot be read.
    */
   readonly #shareMs: number;
+  /** The apps whose change was left for a later pass, in the order they were first left: they go first then. */
+  readonly #waiting = new Map<string, number>();
+  #left = 0;
 
-  /** `startChecker` starts a checker workerd with no apps; a build may take `timeoutMs` to load, and `cpu` of CPU time. */
-  constructor(startChecker: () => Promise<Generation>, timeoutMs: number, cpu?: LoadCpuBound) {
-    this.#checker = new LoadChecker(startChecker, timeoutMs, cpu);
-    this.#shareMs = cpu?.limitMs ?? Infinity;
+  /** `checker` loads the builds; each project's checks take `shareMs` of its CPU time in a pass before the rest wait. */
+  constructor(checker: BuildChecker, shareMs = Infinity) {
+    this.#checker = checker;
+    this.#shareMs = shareMs;
   }
 
   /** Builds checked since start. */
@@ -53,39 +67,35 @@ export class LoadGate {
   /**
    * Checks what `plan` changes and has not loaded before; `code` (loader id → app) is what the checker's
    * loads read. A refused app keeps what it served in the plan, and its id leaves `code`. The checker's thread
-   * is every project's, and a pass answers its deploys when it ends: so the projects take turns, one check
-   * each, and a project whose checks have taken its share of the checker's CPU time in this pass has the rest
-   * of its changes left for the next (`plan.defer`). `spent` (project → CPU ms) is what each project's checks
-   * took in the pass so far (its fallbacks are checked after its deployments).
+   * is every project's, and a pass answers its deploys when it ends: so a project whose checks have taken its
+   * share of the checker's CPU time in the pass has the rest of its changes left for the next (`plan.defer`),
+   * and those go first there, so each pass makes progress on them whatever else of the project keeps failing.
+   * `spent` (project → CPU ms) is what each project's checks took in the pass so far (its fallbacks are checked
+   * after its deployments).
    */
   async check(plan: PassPlan, code: Map<string, LiveApp>, spent = new Map<string, number>()): Promise<void> {
-    const turns = new Map<string, Release[]>();
-    for (const release of plan.changedReleases()) {
-      if (this.#verdicts.loaded(workerFingerprint(release.live))) continue;
-      const project = release.live.app.project;
-      turns.set(project, [...(turns.get(project) ?? []), release]);
-    }
-    while (turns.size > 0) {
-      for (const [project, releases] of turns) {
-        const release = releases.shift()!;
-        if (releases.length === 0) turns.delete(project);
-        const { key, live, id } = release;
-        // Its app's other release (a rollout's) was refused or left for later: the app's change goes as one.
-        if (plan.failures.has(key) || plan.deferred.has(key)) continue;
-        if ((spent.get(project) ?? 0) >= this.#shareMs) {
-          plan.defer(key);
-          continue;
-        }
-        code.set(id, live);
-        const answer = await this.#checker.check(key, { id, build: live.build.buildId, limit: 1, depth: 0 });
-        const error = this.#verdicts.record(workerFingerprint(live), live.build.buildId, key, answer);
-        if (error) {
-          // Either release of a rollout refused: the app keeps what it served, both releases as they were.
-          plan.keepPrevious(key, error);
-          code.delete(id);
-        }
-        spent.set(project, (spent.get(project) ?? 0) + (answer.cpuMs ?? 0));
+    const releases = plan.changedReleases().filter(({ live }) => !this.#verdicts.loaded(workerFingerprint(live)));
+    const waited = (r: Release) => this.#waiting.get(r.key) ?? Number.MAX_SAFE_INTEGER;
+    releases.sort((a, b) => waited(a) - waited(b));
+    for (const { key, live, id } of releases) {
+      // Its app's other release (a rollout's) was refused or left for later: the app's change goes as one.
+      if (plan.failures.has(key) || plan.deferred.has(key)) continue;
+      const project = live.app.project;
+      if ((spent.get(project) ?? 0) >= this.#shareMs) {
+        plan.defer(key);
+        if (!this.#waiting.has(key)) this.#waiting.set(key, this.#left++);
+        if (this.#waiting.size > WAITING_KEPT) this.#waiting.delete(this.#waiting.keys().next().value!);
+        continue;
       }
+      this.#waiting.delete(key);
+      code.set(id, live);
+      const answer = await this.#checker.check(key, { id, build: live.build.buildId, limit: 1, depth: 0 });
+      spent.set(project, (spent.get(project) ?? 0) + (answer.cpuMs ?? 0));
+      const error = this.#verdicts.record(workerFingerprint(live), live.build.buildId, key, answer);
+      if (!error) continue;
+      // Either release of a rollout refused: the app keeps what it served, both releases as they were.
+      plan.keepPrevious(key, error);
+      code.delete(id);
     }
   }
 

@@ -319,5 +319,18 @@ describe('WorkQueue', () => {
       expect(await queue.get()).toBe('q/d');
       expect(queue.len()).toBe(0);
     });
+
+    it('hands out a key asked for urgently before the others of its group waiting aside', async () => {
+      const queue = new WorkQueue<string>({ perGroup: { of: groupOf, limit: 1 } });
+      for (let i = 0; i < 6; i++) queue.add(`big/${i}`, 'backlog');
+      queue.add('other/x', 'backlog');
+      expect(await queue.get()).toBe('big/0');
+      expect(await queue.get()).toBe('other/x'); // big/1…5 set aside on the way
+      queue.add('big/5', 'urgent'); // a request waits on it
+      queue.done('big/0');
+      expect(await queue.get()).toBe('big/5');
+      queue.done('big/5');
+      expect(await queue.get()).toBe('big/1');
+    });
   });
 });

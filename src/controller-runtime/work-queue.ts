@@ -68,9 +68,9 @@ export class WorkQueue<K = string> {
   readonly #processing = new Map<K, Priority>();
   readonly #waiting = new Map<K, { readyAt: number; timer: NodeJS.Timeout; priority: Priority }>();
   #handedOut = 0;
-  /** Per group, the keys handed out; and the keys waiting aside while it is at its limit, in arrival order. */
+  /** Per group, the keys handed out; and the keys waiting aside while it is at its limit, by priority, in arrival order. */
   readonly #groupsOut = new Map<string, number>();
-  readonly #aside = new Map<string, FifoSet<K>>();
+  readonly #aside = new Map<string, Record<Priority, FifoSet<K>>>();
   readonly #perGroup: WorkQueueOptions<K>['perGroup'];
   readonly #getters: Array<(key: K | undefined) => void> = [];
   readonly #drained: Array<() => void> = [];
@@ -91,7 +91,7 @@ export class WorkQueue<K = string> {
       const waiting = this.#queued.get(key);
       if (waiting !== undefined && RANK[priority] < RANK[waiting]) {
         if (this.#lanes[waiting].delete(key)) this.#push(key, priority);
-        else this.#queued.set(key, priority); // aside: it goes back at this priority
+        else this.#setAside(key, priority, waiting);
       }
       const again = this.#requeued.get(key);
       if (again !== undefined && RANK[priority] < RANK[again]) this.#requeued.set(key, priority);
@@ -220,15 +220,30 @@ export class WorkQueue<K = string> {
     }
   }
 
-  /** One of the group's keys is done: the first of its keys waiting aside goes back to its lane. */
+  /** One of the group's keys is done: the first of its keys waiting aside, of the highest priority, goes back to its lane. */
   #groupDone(group: string): void {
     const out = (this.#groupsOut.get(group) ?? 1) - 1;
     if (out > 0) this.#groupsOut.set(group, out);
     else this.#groupsOut.delete(group);
     const aside = this.#aside.get(group);
-    const key = aside?.shift();
-    if (aside?.size === 0) this.#aside.delete(group);
-    if (key !== undefined) this.#push(key, this.#queued.get(key) ?? 'changed');
+    if (!aside) return;
+    const priority = PRIORITIES.find((p) => aside[p].size > 0);
+    const key = priority && aside[priority].shift();
+    if (PRIORITIES.every((p) => aside[p].size === 0)) this.#aside.delete(group);
+    if (key !== undefined) this.#push(key, priority!);
+  }
+
+  /** Keeps `key` aside at `priority` (from `from`, where it waited aside before, when it moves up). */
+  #setAside(key: K, priority: Priority, from?: Priority): void {
+    const group = this.#perGroup!.of(key);
+    let aside = this.#aside.get(group);
+    if (!aside) {
+      aside = { urgent: new FifoSet(), changed: new FifoSet(), backlog: new FifoSet() };
+      this.#aside.set(group, aside);
+    }
+    if (from !== undefined) aside[from].delete(key);
+    aside[priority].add(key);
+    this.#queued.set(key, priority);
   }
 
   /**
@@ -243,9 +258,7 @@ export class WorkQueue<K = string> {
       if (key === undefined) return undefined;
       const group = this.#perGroup?.of(key);
       if (group !== undefined && (this.#groupsOut.get(group) ?? 0) >= this.#perGroup!.limit) {
-        const aside = this.#aside.get(group) ?? new FifoSet<K>();
-        aside.add(key);
-        this.#aside.set(group, aside);
+        this.#setAside(key, this.#queued.get(key) ?? 'changed');
         continue;
       }
       if (group !== undefined) this.#groupsOut.set(group, (this.#groupsOut.get(group) ?? 0) + 1);
