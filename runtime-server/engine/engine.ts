@@ -272,9 +272,7 @@ export class RuntimeEngine {
     };
     // A build's load may take the CPU time a shard allows an isolate's start.
     const cpuMs = (pid: number) => mainThreadRunMs(pid, (path) => readFileSync(path, 'utf8'));
-    const loadBoundMs = this.#s.cpuLimitMs + this.#s.startupLimitMs;
-    // Each project's checks in a pass take one load's bound of the checker's CPU time before the rest wait for the next.
-    this.#gate = new LoadGate(new LoadChecker(startChecker, ctx.startTimeoutMs, { limitMs: loadBoundMs, cpuMs }), loadBoundMs);
+    this.#gate = new LoadGate(new LoadChecker(startChecker, ctx.startTimeoutMs, { limitMs: this.#s.cpuLimitMs + this.#s.startupLimitMs, cpuMs }));
     // On demand, the first check is an app's first request: it should not wait for a workerd to start.
     if (this.#onDemand) this.#gate.warm();
     const shardContext = {

@@ -15,6 +15,13 @@ export interface BuildChecker {
   readonly total: number;
 }
 
+/**
+ * The checker's CPU time a project's new code takes in a pass before the rest waits for the next pass. Small, as
+ * every other project's deploys in the pass wait for it: a project's part of a pass is then this and one load
+ * more (a load is bounded, 1.5 s at the defaults); yet enough for dozens of small workers (a few ms each) at once.
+ */
+export const CHECK_SHARE_MS = 250;
+
 /** Changes left for a later pass remembered (at most; the oldest forgotten first). */
 const WAITING_KEPT = 100_000;
 
@@ -27,18 +34,14 @@ const WAITING_KEPT = 100_000;
 export class LoadGate {
   readonly #verdicts = new LoadVerdicts();
   readonly #checker: BuildChecker;
-  /**
-   * The checker's CPU time one project's new code takes in a pass before the rest waits for the next: one load's
-   * bound, so a project's part of a pass is at most two loads long, and every other project's deploys in that pass
-   * wait for at most that of it. Unbounded when the checker's CPU time cannot be read.
-   */
+  /** The checker's CPU time one project's new code takes in a pass before the rest waits for the next. */
   readonly #shareMs: number;
   /** The apps whose change was left for a later pass, in the order they were first left: they go first then. */
   readonly #waiting = new Map<string, number>();
   #left = 0;
 
   /** `checker` loads the builds; each project's checks take `shareMs` of its CPU time in a pass before the rest wait. */
-  constructor(checker: BuildChecker, shareMs = Infinity) {
+  constructor(checker: BuildChecker, shareMs = CHECK_SHARE_MS) {
     this.#checker = checker;
     this.#shareMs = shareMs;
   }
