@@ -24,8 +24,8 @@ const TENANT_APPS = 12;
 
 describe('RuntimeEngine: the checker’s turns', { timeout: 120_000 }, () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'cw-rt-turns-'));
-  // A load may take 400 + 400 ms of CPU time (the heavy build fits), and so may a project’s checks in one pass; the
-  // shards’ budget for cold starts is off (the heavy apps’ first requests below would spend it).
+  // A load may take 400 + 400 ms of CPU time (the heavy build fits); a project’s checks take 250 ms of the checker in
+  // a pass before the rest wait. The shards’ budget for cold starts is off (the heavy apps’ first requests would spend it).
   const engine = new RuntimeEngine({ artifacts, dataDir, baseDomain: 'apps.test', publicScheme: 'http', shards: 1, limits: { cpuLimitMs: 400, startupLimitMs: 400, startupBudgetMsPerMinute: 0 } });
 
   beforeAll(async () => {

@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { control } from './control-client.ts';
 import type { RoutedApp } from './dispatcher/routing-table.ts';
 import { stopGeneration, type Generation } from './generation.ts';
@@ -15,6 +16,8 @@ export interface LoadCheck {
 const CHECKS_PER_CHECKER = 100;
 /** Its successor starts this many checks before. */
 const SPARE_AHEAD = 10;
+/** How long after a failed probe the checker's exit is waited for, to tell a crash from a timeout. */
+const CRASH_SEEN_MS = 1000;
 
 /**
  * The CPU time a build's loading may take in the checker: what a shard allows an isolate's start (its CPU limit
@@ -60,7 +63,7 @@ export class LoadChecker {
    * Loads an app's code (its module top level, none of its handlers) and answers whether it loaded, with the
    * CPU time the checker's thread spent on it. One at a time: the thread is one, and a check's CPU time is then
    * that build's alone (it is charged to its project), and a build that never finishes loading is the only one
-   * found hung (tried again alone in a fresh checker when others were loaded in that one before).
+   * found hung (tried again alone in a fresh checker when it crashed one others were loaded in before).
    */
   check(key: string, app: RoutedApp): Promise<LoadCheck> {
     const answer = this.#under.then(() => this.#checkNow(key, app));
@@ -75,34 +78,42 @@ export class LoadChecker {
       this.#spare = undefined;
       this.#checker = await next;
       this.#checks = 0;
+      // A spare that died while it waited is no checker.
+      if (!this.#checker.proc.running) this.#checker = await this.#start();
     }
     const checker = this.#checker;
     const used = this.#checks > 0;
-    const began = performance.now();
     const stuck = this.#cpu && new StuckWatch(checker.proc.pid, this.#cpu);
-    const hung: Promise<LoadCheck> | undefined = stuck?.stuck.then(() => ({
-      loaded: false,
-      error: `Failed to start Worker: it computed for more than ${this.#cpu!.limitMs} ms of CPU time without finishing loading`,
-      hung: true,
-      cpuMs: this.#cpu!.limitMs,
-    }));
+    let computedPast = false;
+    const hung: Promise<LoadCheck> | undefined = stuck?.stuck
+      .then(() => ({
+        loaded: false,
+        error: `Failed to start Worker: it computed for more than ${this.#cpu!.limitMs} ms of CPU time without finishing loading`,
+        hung: true,
+        cpuMs: this.#cpu!.limitMs,
+      }))
+      .then((answer) => {
+        computedPast = true;
+        return answer;
+      });
     const probe = this.#probe(checker, key, app).then((answer) => {
       // A build the checker gave up on took the bound, whatever was read.
       const cpuMs = answer.hung ? this.#cpu?.limitMs : stuck?.answered();
       return cpuMs === undefined ? answer : { ...answer, cpuMs };
     });
     const answer = await (hung ? Promise.race([probe, hung]) : probe).finally(() => stuck?.stop());
+    // The probe's connection failed and the checker is gone: it crashed (a timeout leaves it running).
+    const crashed = answer.hung && !computedPast && (await Promise.race([checker.proc.exited.then(() => true), delay(CRASH_SEEN_MS).then(() => false)]));
     this.#checks += 1;
     this.total += 1;
     if (answer.hung || this.#checks >= CHECKS_PER_CHECKER) this.#retire();
     // The next checker starts ahead of the retirement, so no check waits for a workerd to start.
     else if (this.#checks >= CHECKS_PER_CHECKER - SPARE_AHEAD && !this.#spare) this.#startSpare();
-    // Hung (its CPU time, or the checker crashed) in a checker that had loaded other builds: what they left there
-    // (their isolates' memory, work they queued) may be what hung it, so the build is tried once more, alone in a
-    // fresh checker, before it is refused; both tries are its CPU time. Not one that used up the wall-clock bound.
-    if (!answer.hung || !used || again || performance.now() - began >= this.#timeoutMs) return answer;
-    const retried = await this.#checkNow(key, app, true);
-    return { ...retried, cpuMs: (answer.cpuMs ?? 0) + (retried.cpuMs ?? 0) };
+    // The checker crashed after loading other builds: what they left there (their isolates' memory) may be what
+    // crashed it, so the build is tried once more, alone in a fresh checker, before it is refused (a crash is
+    // quick; a build that computes past the bound is refused at once). The retry's measure is the build's.
+    if (!crashed || !used || again) return answer;
+    return this.#checkNow(key, app, true);
   }
 
   /** Starts the checker now rather than at the first check (an app's first request on demand would wait for it). */

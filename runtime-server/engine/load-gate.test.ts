@@ -69,9 +69,10 @@ describe('LoadGate', () => {
     expect(checker.checked.slice(3)).toEqual(['tenant/heavy-2', 'tenant/heavy-3']);
   });
 
-  it('goes on with the changes it left for later though the project’s other builds keep failing and are tried first each pass', async () => {
+  it('goes on with the changes it left for later though the project’s other builds fail, and stops passing once nothing is left', async () => {
     const checker = new FakeChecker();
-    const gate = new LoadGate(checker, 1500);
+    let now = 0;
+    const gate = new LoadGate(checker, 250, () => now);
     const served = new Map<string, Served>();
     const apps = [
       ['t', 'a-broken', 'broken-1'],
@@ -80,16 +81,22 @@ describe('LoadGate', () => {
       ['t', 'd', 'heavy'],
     ] as const;
     const left: string[][] = [];
-    for (let n = 0; n < 4; n += 1) {
+    for (let n = 0; n < 5; n += 1) {
       const plan = pass(gate, served, apps);
       await gate.check(plan, new Map());
       left.push([...plan.deferred]);
       commit(served, plan);
     }
-    // Each pass checks what waited longest first; the broken builds (failing for now, tried again) do not hold the rest.
-    expect(left[0]).toEqual(['t/c', 't/d']);
+    // Pass 1 checks a broken build (failing for now) and leaves the rest; those go first in the next passes, and a
+    // build failing for now is not tried again before its backoff: nothing is left after a few passes.
+    expect(left[0]).toEqual(['t/b-broken', 't/c', 't/d']);
     expect(left.at(-1)).toEqual([]);
     expect(served.has('t/c') && served.has('t/d')).toBe(true);
+    const checks = checker.checked.length;
+    // Past its backoff a build failing for now is tried again.
+    now += 60_000;
+    await gate.check(pass(gate, served, apps), new Map());
+    expect(checker.checked.slice(checks)).toEqual(['t/a-broken']);
   });
 
   it('leaves a rollout’s change for later as one: the app keeps what it served when its second release does not fit', async () => {

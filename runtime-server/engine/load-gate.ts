@@ -1,4 +1,4 @@
-import type { BuildLoadError } from '../../src/app-artifacts/errors.ts';
+import { BuildLoadError } from '../../src/app-artifacts/errors.ts';
 import type { RoutedApp } from './dispatcher/routing-table.ts';
 import type { LoadCheck } from './load-checker.ts';
 import { LoadVerdicts } from './load-verdicts.ts';
@@ -22,13 +22,17 @@ export interface BuildChecker {
  */
 export const CHECK_SHARE_MS = 250;
 
+/** A build whose load failed for now is tried again after this, doubled with each failure in a row, up to {@link RETRY_MAX_MS}. */
+const RETRY_FIRST_MS = 500;
+const RETRY_MAX_MS = 30_000;
+
 /** Changes left for a later pass remembered (at most; the oldest forgotten first). */
 const WAITING_KEPT = 100_000;
 
 /**
  * The gate new code passes before a shard routes to it: each app whose code or environment changed loads in
  * the checker workerd first. A build workerd refuses falls back to what the app served (`BuildLoadError`,
- * remembered, so it is not tried again); a load that failed for another reason is retried on the next pass
+ * remembered, so it is not tried again); a load that failed for another reason is tried again after a backoff,
  * under a new loader id (workerd caches a failed id).
  */
 export class LoadGate {
@@ -36,14 +40,21 @@ export class LoadGate {
   readonly #checker: BuildChecker;
   /** The checker's CPU time one project's new code takes in a pass before the rest waits for the next. */
   readonly #shareMs: number;
+  /**
+   * Builds whose load failed for now (not a refusal), by fingerprint: not tried again before `until`, so one that
+   * keeps failing costs no pass its checker time, and a pass left with nothing else to do starts no next one.
+   */
+  readonly #failedForNow = new Map<string, { readonly until: number; readonly error: Error }>();
+  readonly #now: () => number;
   /** The apps whose change was left for a later pass, in the order they were first left: they go first then. */
   readonly #waiting = new Map<string, number>();
   #left = 0;
 
   /** `checker` loads the builds; each project's checks take `shareMs` of its CPU time in a pass before the rest wait. */
-  constructor(checker: BuildChecker, shareMs = CHECK_SHARE_MS) {
+  constructor(checker: BuildChecker, shareMs = CHECK_SHARE_MS, now: () => number = Date.now) {
     this.#checker = checker;
     this.#shareMs = shareMs;
+    this.#now = now;
   }
 
   /** Builds checked since start. */
@@ -84,22 +95,35 @@ export class LoadGate {
       // Its app's other release (a rollout's) was refused or left for later: the app's change goes as one.
       if (plan.failures.has(key) || plan.deferred.has(key)) continue;
       const project = live.app.project;
+      const fingerprint = workerFingerprint(live);
+      const failed = this.#failedForNow.get(fingerprint);
+      if (failed && failed.until > this.#now()) {
+        plan.keepPrevious(key, failed.error);
+        continue;
+      }
       if ((spent.get(project) ?? 0) >= this.#shareMs) {
         plan.defer(key);
         if (!this.#waiting.has(key)) this.#waiting.set(key, this.#left++);
         if (this.#waiting.size > WAITING_KEPT) this.#waiting.delete(this.#waiting.keys().next().value!);
         continue;
       }
-      this.#waiting.delete(key);
       code.set(id, live);
       const answer = await this.#checker.check(key, { id, build: live.build.buildId, limit: 1, depth: 0 });
       spent.set(project, (spent.get(project) ?? 0) + (answer.cpuMs ?? 0));
-      const error = this.#verdicts.record(workerFingerprint(live), live.build.buildId, key, answer);
+      const error = this.#verdicts.record(fingerprint, live.build.buildId, key, answer);
+      this.#failedForNow.delete(fingerprint);
       if (!error) continue;
+      if (!(error instanceof BuildLoadError)) {
+        const backoff = Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** Math.min(this.#verdicts.attempts(fingerprint) - 1, 16));
+        this.#failedForNow.set(fingerprint, { until: this.#now() + backoff, error });
+        if (this.#failedForNow.size > WAITING_KEPT) this.#failedForNow.delete(this.#failedForNow.keys().next().value!);
+      }
       // Either release of a rollout refused: the app keeps what it served, both releases as they were.
       plan.keepPrevious(key, error);
       code.delete(id);
     }
+    // Changes checked in full (a rollout's both releases) no longer wait; one left for later keeps its place.
+    for (const { key } of releases) if (!plan.deferred.has(key)) this.#waiting.delete(key);
   }
 
   /** Starts the checker workerd ahead of the first check. */
