@@ -14,6 +14,11 @@ const MEASURED = ['e2e/database-isolation.test.ts', 'e2e/runtime-limits.test.ts'
 // quick as before. (vi.waitFor's default is raised the same way in integration tests, by their setup file.)
 const polls = { expect: { poll: { timeout: 10_000 } } };
 
+// Unit tests run beside three integration files, and many start real git, workerd or SQLite processes: on a
+// fresh-clone run with the CPU 95 % busy, a test of two git servers taking 1.8 s alone passed vitest's 5 s default.
+// A hang is still caught, at 20 s.
+const unitTimeouts = { testTimeout: 20_000, hookTimeout: 30_000 };
+
 const integration = {
   ...polls,
   globalSetup: ['e2e/harness/global-setup.ts'],
@@ -31,6 +36,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           ...polls,
+          ...unitTimeouts,
           include: [
             '{src,api,git-server,database-server,operator,runtime-server,scripts,bin}/**/*.test.ts',
             'cli/{src,scripts}/**/*.test.ts',
