@@ -190,6 +190,7 @@ function wire(d: TenantDescription): EngineTenant {
     limit_reached: d.limitReached,
     ...(d.growthFreeze ? { growth_frozen: { reason: d.growthFreeze.reason, message: d.growthFreeze.message } } : {}),
     ...(d.replica === undefined ? {} : { replica: d.replica }),
+    ...(d.project === undefined ? {} : { project: d.project }),
     ...(d.open === undefined ? {} : { open: d.open }),
   };
 }

@@ -16,7 +16,7 @@ describe('growthFreeze', () => {
   it("stops a project's databases at the project quota, with the figures", () => {
     expect(growthFreeze(bounds, { ...roomy, projectBytes: 100 * MIB })).toEqual({
       reason: 'project_storage_quota',
-      message: expect.stringContaining("the project's databases on this server hold 100 MiB, at its storage quota of 100 MiB"),
+      message: expect.stringContaining('the databases of the project (and of the other projects of the user who created it) on this server hold 100 MiB, at its storage quota of 100 MiB'),
     });
   });
 
@@ -79,7 +79,7 @@ describe('a storage budget on the real engine', { timeout: 30_000 }, () => {
     await a2!.execute(insert(1200));
     await budget.measure(tenants);
     const full = await failure(a1!, insert(100));
-    expect([full.code, full.message]).toEqual(['SQLITE_FULL', expect.stringContaining("the project's databases on this server hold")]);
+    expect([full.code, full.message]).toEqual(['SQLITE_FULL', expect.stringContaining('the databases of the project (and of the other projects of the user who created it) on this server hold')]);
     expect((await failure(a2!, insert(100))).code).toBe('SQLITE_FULL');
     // Another project is not held back by a's.
     await b1!.execute(insert(100));

@@ -30,7 +30,7 @@ export function growthFreeze(bounds: StorageBounds, figures: StorageFigures): Gr
   if (projectBytes >= bounds.projectQuotaBytes) {
     return {
       reason: 'project_storage_quota',
-      message: `The database cannot grow: the project's databases on this server hold ${formatBytes(projectBytes)}, at its storage quota of ${formatBytes(bounds.projectQuotaBytes)}; delete rows or databases to write more`,
+      message: `The database cannot grow: the databases of the project (and of the other projects of the user who created it) on this server hold ${formatBytes(projectBytes)}, at its storage quota of ${formatBytes(bounds.projectQuotaBytes)}; delete rows or databases to write more`,
     };
   }
   const heavy = projectBytes > 0 && projectBytes >= meanProjectBytes;

@@ -8,7 +8,10 @@ import type { DayUsage, Durability, RequestedLimits, RestoreSource, TokenGrant }
 export interface DesiredTenant {
   tokens: TokenGrant[];
   durability: Durability;
-  /** The project it is in (a Database's namespace): shard slots and open databases are shared out by project. */
+  /**
+   * Whose share it uses: shard slots, open databases, memory and the storage quota are shared out by this key. The
+   * platform's operator sends the project's account (the user who created it, else the project's name).
+   */
   project?: string;
   /** Only for a tenant that does not exist yet: start from another tenant's data as it was at a time. */
   restoreFrom?: RestoreSource;
@@ -29,6 +32,8 @@ export interface TenantDescription {
   restoredFrom?: RestoreSource;
   /** Several replicas: the one that owns it (holds its lease) and answered. */
   replica?: string;
+  /** Whose share of cw-db it uses (`DesiredTenant.project`), if it was told. */
+  project?: string;
   /** The limits it runs under. */
   limits: TenantLimits;
   /** The current UTC day's counts, which the daily quotas count. */

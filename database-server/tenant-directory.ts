@@ -296,6 +296,7 @@ export class TenantDirectory {
       restoreWindow: await this.#options.replication.window(tenant),
       ...(entry.meta.restoredFrom ? { restoredFrom: entry.meta.restoredFrom } : {}),
       ...(this.#options.cluster ? { replica: this.#options.cluster.replica } : {}),
+      ...(entry.meta.project !== undefined ? { project: entry.meta.project } : {}),
       limits,
       today: usage.today,
       limitReached: reachedQuota(limits, usage, freeze),

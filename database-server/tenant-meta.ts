@@ -35,7 +35,7 @@ export interface TenantMeta {
   createdAt: number;
   durability: Durability;
   tokens: TokenGrant[];
-  /** The project it is in; absent (created before cw-db knew projects): a project of its own. */
+  /** Whose share it uses (`DesiredTenant.project`: the project's account on the platform); absent (created before cw-db knew it): a share of its own. */
   project?: string;
   restoredFrom?: RestoreSource;
   limits?: RequestedLimits;

@@ -228,7 +228,7 @@ describe('database quotas through cw-api, cw-operator and cw-db with @libsql/cli
     await neighbour.execute('UPDATE t SET n = n + 1');
 
     const condition = await limitReached('hoard', 'ProjectStorageQuotaReached');
-    const held = /^The database cannot grow: the project's databases on this server hold [\d.]+ MiB, at its storage quota of 8 MiB/;
+    const held = /^The database cannot grow: the databases of the project \(and of the other projects of the user who created it\) on this server hold [\d.]+ MiB, at its storage quota of 8 MiB/;
     expect(condition.message).toMatch(held);
     const { database } = await eventually(
       'the view with limit_reached',

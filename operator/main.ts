@@ -1,3 +1,4 @@
+import { projectAccount } from '../src/platform/project-account.ts';
 import type { Build } from '../src/apis/v1alpha1/build.ts';
 import { createLogger } from '../src/logging/log.ts';
 import type { Project } from '../src/apis/v1alpha1/project.ts';
@@ -82,6 +83,10 @@ export async function main(config: OperatorConfig): Promise<void> {
   const artifacts = config.artifacts && new S3ObjectStore({ bucket: config.artifacts.bucket, registry: manager.registry, config: config.artifacts.s3 });
   if (!artifacts) manager.log.info('runtime apps get no artifact finalizer: CW_S3_BUCKET is not set, so deleting an app leaves its build artifacts in the bucket');
   const replicas = runtimeReplicaView((resource, selector) => manager.informer(resource, { namespace: config.podNamespace, labelSelector: selector }), { reports: true });
+  // Who created each project: one user's projects share what is bounded per account (migration runs' turns,
+  // cw-db's shares).
+  const projects = watchNamespace ? undefined : manager.informer<Project>(PROJECTS);
+  const accounts = projects ? { accountOf: (project: string) => projectAccount(project, projects.get(project)) } : {};
   manager.add(
     runtimeAppController({
       ...common,
@@ -91,6 +96,7 @@ export async function main(config: OperatorConfig): Promise<void> {
       builds: manager.informer<Build>(BUILDS, scope),
       ...(artifacts ? { artifacts } : {}),
       projectStoredBuildsQuota: config.projectStoredBuildsQuota,
+      ...accounts,
       log: manager.log.child({ controller: 'runtimeapp' }),
     }),
   );
@@ -187,6 +193,7 @@ export async function main(config: OperatorConfig): Promise<void> {
         usageRefreshMs: engine.usageRefreshMs,
         usageSampleMs: engine.usageSampleMs,
         appTokenRotation: engine.appTokenRotation,
+        ...accounts,
         log: manager.log.child({ controller: 'database' }),
       }),
     );

@@ -3,7 +3,9 @@ import type { AppHostname } from '../src/apis/v1alpha1/app-hostname.ts';
 import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
 import { isActiveHostname } from '../src/platform/host-admission.ts';
 import { releaseOf, servingPlan } from '../src/runtime-contract/releases.ts';
-import { projectAppHostname, projectRuntimeApp } from './cache-projections.ts';
+import { CREATED_BY_USER_ANNOTATION } from '../src/apis/v1alpha1/project.ts';
+import { projectAccount } from '../src/platform/project-account.ts';
+import { projectAccountView, projectAppHostname, projectRuntimeApp } from './cache-projections.ts';
 import { refusedBefore } from './recorded-fallback.ts';
 
 const metadata = {
@@ -108,5 +110,23 @@ describe('projectAppHostname', () => {
 
   it('answers isActiveHostname as the whole object does', () => {
     for (const h of [hostname('active'), hostname('pending'), hostname('active', '2026-01-02T00:00:00Z')]) expect(isActiveHostname(projectAppHostname(h))).toBe(isActiveHostname(h));
+  });
+});
+
+describe('projectAccountView', () => {
+  it('keeps the name and who created the project, and answers projectAccount as the whole object does', () => {
+    const whole = {
+      apiVersion: 'cloudwright.dev/v1alpha1',
+      kind: 'Project',
+      metadata: { name: 'shop', resourceVersion: '9', uid: 'u-9', annotations: { [CREATED_BY_USER_ANNOTATION]: 'ada', 'cloudwright.dev/audit-from': 'x' } },
+      spec: { displayName: 'Shop', members: [{ user: 'ada', role: 'owner' as const }] },
+      status: { namespace: 'shop' },
+    };
+    const view = projectAccountView(whole);
+    expect(view.metadata).toEqual({ name: 'shop', resourceVersion: '9', annotations: { [CREATED_BY_USER_ANNOTATION]: 'ada' } });
+    expect(projectAccount('shop', view)).toBe(projectAccount('shop', whole));
+    expect(projectAccount('shop', view)).toBe('user:ada');
+    const applied = projectAccountView({ ...whole, metadata: { name: 'applied' } });
+    expect(projectAccount('applied', applied)).toBe('project:applied');
   });
 });

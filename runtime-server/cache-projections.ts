@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { AppHostname } from '../src/apis/v1alpha1/app-hostname.ts';
+import { CREATED_BY_USER_ANNOTATION, type Project } from '../src/apis/v1alpha1/project.ts';
 import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
 import type { KubeObject } from '../src/kube/index.ts';
 import { servingMetadata, servingView } from '../src/runtime-contract/serving-view.ts';
@@ -63,4 +64,24 @@ export function projectAppHostname(obj: KubeObject): AppHostname {
   const host = spec.hostname === metadata?.name ? metadata.name : spec.hostname;
   const hostname: AppHostname = { apiVersion, kind, metadata, spec: { hostname: host, appRef: { name: spec.appRef.name } } };
   return status?.state !== undefined ? { ...hostname, status: { state: share(status.state) as typeof status.state } } : hostname;
+}
+
+/**
+ * What a runtime replica caches of each Project: its name and the user who created it, the one thing it reads
+ * (`projectAccount`: whom the project's use of the replica's shared bounds counts against).
+ */
+export function projectAccountView(obj: KubeObject): Project {
+  const { apiVersion, kind } = obj;
+  const { name, resourceVersion, annotations } = obj.metadata ?? {};
+  const creator = annotations?.[CREATED_BY_USER_ANNOTATION];
+  return {
+    apiVersion,
+    kind,
+    metadata: {
+      ...(name !== undefined ? { name } : {}),
+      ...(resourceVersion !== undefined ? { resourceVersion } : {}),
+      ...(creator !== undefined ? { annotations: { [CREATED_BY_USER_ANNOTATION]: creator } } : {}),
+    },
+    spec: { displayName: '' },
+  } as Project;
 }

@@ -26,6 +26,8 @@ import type { ServingMetrics } from './metrics.ts';
 export type ServingEngine = Pick<RuntimeEngine, 'deploy' | 'remove' | 'served' | 'appsAsking'>;
 
 export interface ServingControllerDeps {
+  /** Whom a project's reconciles count against (`RuntimeEngineOptions.accountOf`); default: each project its own. */
+  accountOf?: (project: string) => string;
   apps: Source<RuntimeApp> & { get(key: string): RuntimeApp | undefined };
   /**
    * The AppHostnames (every namespace served): an app is also served on its `active` ones, which change
@@ -148,9 +150,11 @@ export function servingController(deps: ServingControllerDeps): Controller<Runti
     registry: deps.registry,
     log: deps.log,
     workers: deps.workers ?? 64,
-    // A deploy waits for the checker's turns, and a project with many changes has most of them left for later
-    // passes: its reconciles waiting so must not take every worker from the other projects' deploys.
+    // A deploy waits for the checker's turns, and an account with many changes has most of them left for later
+    // passes: its reconciles waiting so must not take every worker from the other accounts' deploys (a user's
+    // projects share one quarter, as they share one turn in the checker).
     workersPerNamespace: Math.max(1, Math.floor((deps.workers ?? 64) / 4)),
+    ...(deps.accountOf ? { namespaceGroup: deps.accountOf } : {}),
     // From 50 ms up to a minute: the longest a replica waits before it retries an artifact that was missing.
     // No overall bucket (unlike the operator's controllers): every retry is a read for this replica alone,
     // and the minute is what readiness and docs/runtime.md promise.

@@ -9,7 +9,9 @@ import type { Database } from '../src/apis/v1alpha1/database.ts';
 import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
 import { createInformer, loadKubeConnection, objectClient, objectKey, SECRETS, type Informer, type KubeConnection, type SecretObject } from '../src/kube/index.ts';
 import { S3ObjectStore } from '../src/object-store/s3-object-store.ts';
-import { APP_HOSTNAMES, DATABASES, DOMAIN_CLAIMS, HOSTNAME_CLAIMS, PROJECT_DOMAINS, RUNTIME_APPS, TLS_CERTIFICATES } from '../src/platform/resources.ts';
+import { APP_HOSTNAMES, DATABASES, DOMAIN_CLAIMS, HOSTNAME_CLAIMS, PROJECT_DOMAINS, PROJECTS, RUNTIME_APPS, TLS_CERTIFICATES } from '../src/platform/resources.ts';
+import type { Project } from '../src/apis/v1alpha1/project.ts';
+import { projectAccount } from '../src/platform/project-account.ts';
 import type { TlsCertificate } from '../src/apis/v1alpha1/tls-certificate.ts';
 import { factsFromClaims } from '../src/platform/claim-facts.ts';
 import { serveRefusal } from '../src/platform/host-admission.ts';
@@ -29,7 +31,7 @@ import type { RuntimeAppReport } from '../src/runtime-contract/report.ts';
 import { classifyDeployError, failedBuildOf } from './failures.ts';
 import { reportFor } from './app-report.ts';
 import { S3ArtifactSource } from './s3-artifact-source.ts';
-import { projectAppHostname, projectRuntimeApp } from './cache-projections.ts';
+import { projectAccountView, projectAppHostname, projectRuntimeApp } from './cache-projections.ts';
 import { startStatusServer, type StatusServer } from './status-server.ts';
 import { FirstPass } from './first-pass.ts';
 import { ActedMarks } from './acted-marks.ts';
@@ -79,6 +81,8 @@ export class RuntimeServer {
   #hostnameClaims: Informer<HostnameClaim> | undefined;
   #databases: Informer<Database> | undefined;
   #certificates: Informer<TlsCertificate> | undefined;
+  /** Who created each project (`projectAccount`): a user's projects share the replica's bounds. */
+  #projects: Informer<Project> | undefined;
   #tls: RuntimeTls | undefined;
   #controller: Controller<RuntimeApp> | undefined;
   #status: StatusServer | undefined;
@@ -201,6 +205,9 @@ export class RuntimeServer {
    * and the request waits for them (at most the on-demand first request's wait), so a replica, which takes traffic
    * before it has gone through its apps, does not answer 404 for an app it simply has not got to.
    */
+  /** Whom `project`'s use of the replica's shared bounds counts against: its creator, once the Projects are known. */
+  readonly #accountOf = (project: string): string => projectAccount(project, this.#projects?.get(project));
+
   #unrouted(host: string): Promise<boolean> | undefined {
     const pass = this.#firstPass;
     if (!pass) return this.#unlisted ? this.#lookUp(host) : undefined;
@@ -366,6 +373,7 @@ export class RuntimeServer {
       // So is a build found broken by its first request here (an app prepared on demand).
       onPrepared: (key) => this.#publisher?.changed(projectOfKey(key)),
       ...(databaseEgress ? { outboundAllow: () => databaseEgress.allow() } : {}),
+      accountOf: this.#accountOf,
       unrouted: (host) => this.#unrouted(host),
       // ACME HTTP-01 challenges are answered before routing (the TLS part exists once the informers do).
       answer: (req, res) => this.#tls?.answer(req, res) ?? false,
@@ -428,6 +436,12 @@ export class RuntimeServer {
       ...(config.watchNamespace ? { namespace: config.watchNamespace } : {}),
       onError: (err, info) => this.#log.warn('informer error', { resource: 'tlscertificates', phase: info.phase, retryInMs: info.retryInMs, err }),
     }));
+    // Whom each project's use of the shared bounds counts against. Until they are listed, each project is its own
+    // account (a few seconds at a start): nothing waits for them.
+    const projects = (this.#projects = createInformer<Project>(kube, PROJECTS, {
+      project: projectAccountView,
+      onError: (err, info) => this.#log.warn('informer error', { resource: 'projects', phase: info.phase, retryInMs: info.retryInMs, err }),
+    }));
     // Subscribed before the serving controller: a change is pending for the mark before its reconcile can begin.
     informer.onChange((app) => this.#marks.changed(app));
     informer.onQuietChange((app) => this.#marks.changedQuietly(app));
@@ -457,6 +471,7 @@ export class RuntimeServer {
       registry: this.registry,
       log: this.#log,
       workers: config.workers,
+      accountOf: this.#accountOf,
       onReconciled: (key) => {
         this.#firstPass?.settled(key);
         this.#rolloutCounts?.refresh();
@@ -482,7 +497,7 @@ export class RuntimeServer {
     // traffic; a custom host name's claim and AppHostname are read by name until theirs have listed (`names`), so a
     // name is admitted and its certificate served exactly as once everything is listed.
     const admissionCaches = [domains, domainClaims, databases, certificates];
-    for (const i of [informer, hostnames, hostnameClaims, ...admissionCaches]) i.start();
+    for (const i of [informer, hostnames, hostnameClaims, projects, ...admissionCaches]) i.start();
     await Promise.all(admissionCaches.map((i) => i.waitForSync(this.#abort.signal)));
     // Once the certificates are known, so the first handshakes find theirs.
     if (config.https) await tls.listen(config.https, store, (server) => engine.serveOn(server));
@@ -575,6 +590,7 @@ export class RuntimeServer {
     this.#hostnameClaims?.stop();
     this.#databases?.stop();
     this.#certificates?.stop();
+    this.#projects?.stop();
     // HTTPS connections drain with the entry point's; those still open when workerd has stopped are closed.
     const https = this.#tls?.close();
     await this.#engine?.stop(STOP_DRAIN_MS);

@@ -1,16 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { AppLogs } from '../../src/runtime-contract/app-logs.ts';
 import { silentRuntimeLogger } from '../../src/runtime-contract/log.ts';
-import { AppLimits, PROJECT_RELEASE_STOPS, PROJECT_STOPS } from './app-limits.ts';
+import { AppLimits, PROJECT_RELEASE_STOPS, PROJECT_STOPS, type AppLimitsOptions } from './app-limits.ts';
 import type { Refusal } from './entry-proxy.ts';
 import type { Generation } from './generation.ts';
 import type { ShardStop } from './shard.ts';
 import type { SustainedUse } from './sustained-cpu.ts';
 import { UpstreamPool } from './upstream.ts';
 
-const limits = (createdAt?: (key: string) => number | undefined, memoryAccount = false, logs = new AppLogs()) =>
+const limits = (createdAt?: (key: string) => number | undefined, memoryAccount = false, logs = new AppLogs(), accounts?: AppLimitsOptions['accounts']) =>
   new AppLimits({
     ...(createdAt ? { createdAt } : {}),
+    ...(accounts ? { accounts } : {}),
     memoryAccount,
     cpuLimitMs: 500,
     sustainedWindowMs: 5000,
@@ -97,6 +98,30 @@ describe('AppLimits: who is held to a stopped shard', () => {
     const held = l.quarantine('p/next');
     expect(held).toMatchObject({ reason: 'CPULimitExceeded', project: true });
     expect(l.refusal('p/next', 0, new UpstreamPool())).toMatchObject({ status: 503, reason: 'CPULimitExceeded', detail: expect.stringContaining('project is held back') });
+    expect(l.quarantine('q/neighbour')).toBeUndefined();
+  });
+
+  it("counts the stops of one user's projects together: past the bound all of them are held back, and another of them at its first stop", () => {
+    // m1, m2 and m3 were created by one user (m3 has no app here when the bound is reached); q is another's.
+    const accountOf = (project: string) => (project.startsWith('m') ? 'user:mallory' : `project:${project}`);
+    const here = ['m1', 'm2', 'q'];
+    const l = limits(undefined, false, new AppLogs(), { of: accountOf, projects: (account) => here.filter((p) => accountOf(p) === account) });
+    // One stop from each of its projects in turn: per project, none would have reached the bound.
+    for (let i = 0; i < PROJECT_STOPS; i++) {
+      const project = i % 2 === 0 ? 'm1' : 'm2';
+      expect(l.quarantine(`${project}/other`)).toBeUndefined();
+      l.stopped(stopWhile([`${project}/spin-${i}`]), () => 'b1');
+    }
+    expect(l.quarantine('m1/other')).toMatchObject({ project: true });
+    expect(l.quarantine('m2/other')).toMatchObject({ project: true });
+    expect(l.refusal('m2/other', 0, new UpstreamPool())).toMatchObject({ detail: expect.stringContaining('other projects of the user who created it') });
+    expect(l.quarantine('q/neighbour')).toBeUndefined();
+    // A project of the user's made afterwards is held back at its first stop.
+    expect(l.quarantine('m3/other')).toBeUndefined();
+    l.stopped(stopWhile(['m3/spin']), () => 'b1');
+    expect(l.quarantine('m3/other')).toMatchObject({ project: true });
+    // Another user's project still has its own count.
+    l.stopped(stopWhile(['q/spin']), () => 'b1');
     expect(l.quarantine('q/neighbour')).toBeUndefined();
   });
 

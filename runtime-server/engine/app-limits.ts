@@ -30,6 +30,12 @@ export interface AppLimitsOptions {
    * nobody. Without it (the runtime not asking the thread), the requests in flight decide as for CPU.
    */
   readonly memoryAccount?: boolean;
+  /**
+   * Whom a project's stops count against (`RuntimeEngineOptions.accountOf`), and the projects of an account that
+   * have apps here: an account whose projects keep stopping shards has all of them held back. Default: each
+   * project its own account.
+   */
+  readonly accounts?: { readonly of: (project: string) => string; readonly projects: (account: string) => Iterable<string> };
 }
 
 /** An app's quarantine: its own, or (`project`) the one its whole project is under on this replica. */
@@ -58,9 +64,9 @@ export interface AppLimitsView {
   why(reason: LimitReason, project?: boolean, sustained?: boolean): string;
 }
 
-/** Stops that quarantined apps of one project within {@link PROJECT_STOPS_WINDOW_MS} before all its apps are held back on the replica. */
+/** Stops that quarantined apps of one account's projects within {@link PROJECT_STOPS_WINDOW_MS} before all their apps are held back on the replica. */
 export const PROJECT_STOPS = 3;
-/** New releases of one project's rollouts suspended for stopping a shard within the window before the same. */
+/** New releases of one account's rollouts suspended for stopping a shard within the window before the same. */
 export const PROJECT_RELEASE_STOPS = 5;
 export const PROJECT_STOPS_WINDOW_MS = 10 * 60_000;
 
@@ -82,8 +88,10 @@ export class AppLimits implements AppLimitsView {
   readonly #probation: Probation;
   readonly #stops = new Map<ShardStop['kind'], number>();
   readonly #saturated = new Map<SaturationOutcome, number>();
-  /** Project → the stops laid on it lately (a quarantining stop, or a release suspended) and when. */
-  readonly #projectStops = new Map<string, Map<string, number>>();
+  /** Account → the stops laid on its projects lately (a quarantining stop, or a release suspended) and when. */
+  readonly #accountStops = new Map<string, Map<string, number>>();
+  /** Account → when its projects were held back, and which: another project of it that stops a shard within the window is held at once. */
+  readonly #accountsHeld = new Map<string, { readonly at: number; readonly projects: Set<string> }>();
   /** A stopped workerd's requests → the projects whose code its thread was running, or whose isolates held its memory (only when V8 told). */
   readonly #stoppedBy = new WeakMap<UpstreamPool, ReadonlySet<string>>();
 
@@ -363,24 +371,40 @@ export class AppLimits implements AppLimitsView {
   }
 
   /**
-   * Counts a stop against `project`: a quarantining one (`release` undefined), or one its new release `release` was
-   * suspended for (counted once per release: a rollout tripping the bound again before its pass applies is one
-   * release). Past {@link PROJECT_STOPS} quarantining stops, or {@link PROJECT_RELEASE_STOPS} releases, within
-   * {@link PROJECT_STOPS_WINDOW_MS}, none of its apps is served on this replica for a back-off of its own: an app's
-   * quarantine ends with the app, and a suspension with the rollout, so a tenant could otherwise go on stopping
-   * shards with apps or releases it makes for the purpose.
+   * Counts a stop against `project`'s account: a quarantining one (`release` undefined), or one its new release
+   * `release` was suspended for (counted once per release: a rollout tripping the bound again before its pass
+   * applies is one release). Past {@link PROJECT_STOPS} quarantining stops, or {@link PROJECT_RELEASE_STOPS}
+   * releases, within {@link PROJECT_STOPS_WINDOW_MS}, none of the apps of the account's projects is served on this
+   * replica for a back-off of each project's own, and another project of the account that stops a shard within the
+   * window is held at once: an app's quarantine ends with the app, and a suspension with the rollout, so a tenant
+   * could otherwise go on stopping shards with apps, releases or projects it makes for the purpose.
    */
   #countStop(project: string, release: string | undefined, reason: LimitReason, stop: ShardStop): void {
     const now = Date.now();
-    const recent = new Map([...(this.#projectStops.get(project) ?? [])].filter(([, at]) => at > now - PROJECT_STOPS_WINDOW_MS));
+    const account = this.#options.accounts?.of(project) ?? project;
+    const held = this.#accountsHeld.get(account);
+    if (held && held.at > now - PROJECT_STOPS_WINDOW_MS && !held.projects.has(project)) {
+      held.projects.add(project);
+      this.#hold(project, account, reason, stop);
+      return;
+    }
+    const recent = new Map([...(this.#accountStops.get(account) ?? [])].filter(([, at]) => at > now - PROJECT_STOPS_WINDOW_MS));
     if (release !== undefined && recent.has(release)) return;
     recent.set(release ?? `stop ${now} ${recent.size}`, now);
-    this.#projectStops.set(project, recent);
+    this.#accountStops.set(account, recent);
     const releases = [...recent.keys()].filter((what) => what.startsWith('release ')).length;
     if (recent.size - releases < PROJECT_STOPS && releases < PROJECT_RELEASE_STOPS) return;
-    this.#projectStops.delete(project);
+    this.#accountStops.delete(account);
+    const projects = new Set([project, ...(this.#options.accounts?.projects(account) ?? [])]);
+    this.#accountsHeld.set(account, { at: now, projects });
+    for (const [other, { at }] of this.#accountsHeld) if (at <= now - PROJECT_STOPS_WINDOW_MS) this.#accountsHeld.delete(other);
+    this.#options.log.warn('account held back', { account, projects: projects.size, reason, stops: recent.size - releases, releases, detail: stop.detail });
+    for (const each of projects) this.#hold(each, account, reason, stop);
+  }
+
+  #hold(project: string, account: string, reason: LimitReason, stop: ShardStop): void {
     const q = this.#quarantines.impose(projectQuarantineKey(project), reason);
-    this.#options.log.warn('project quarantined', { project, reason, stops: recent.size - releases, releases, until: new Date(q.until).toISOString(), offences: q.offences, detail: stop.detail });
+    this.#options.log.warn('project quarantined', { project, account, reason, until: new Date(q.until).toISOString(), offences: q.offences, detail: stop.detail });
   }
 
   /** The app is no longer served: nothing is held against it (its project's record stays). */
@@ -410,7 +434,7 @@ export class AppLimits implements AppLimitsView {
       reason === 'CPULimitExceeded'
         ? `ran for more than ${this.#options.cpuLimitMs} ms without yielding, or held most of their runtime shard's CPU time while other projects' requests waited,`
         : 'ran their runtime shard out of memory';
-    return `The app's project is held back: its apps (or new releases of them) ${what} again and again within ${PROJECT_STOPS_WINDOW_MS / 60_000} minutes, stalling every app of their runtime shards, so none of its apps is served on this replica for a while.`;
+    return `The app's project is held back: its apps (or new releases of them, or apps of other projects of the user who created it) ${what} again and again within ${PROJECT_STOPS_WINDOW_MS / 60_000} minutes, stalling every app of their runtime shards, so none of its apps is served on this replica for a while.`;
   }
 }
 

@@ -114,6 +114,12 @@ export interface RuntimeEngineOptions {
    * not ports.
    */
   readonly outboundAllow?: () => Promise<readonly string[]>;
+  /**
+   * Whom a project's use of the replica's shared bounds counts against (`src/platform/project-account.ts`): the user
+   * who created it, so one person's projects share one startup budget, one share of a checker pass and one count of
+   * shard stops. Default: every project its own account. Read each time, so a project listed late counts from then.
+   */
+  readonly accountOf?: (project: string) => string;
   /** Called when an app's quarantine starts or ends on this replica. */
   readonly onQuarantine?: (key: string) => void;
   /**

@@ -110,8 +110,10 @@ export class RuntimeEngine {
   /** An app reports to the tail worker while its logs are followed and for a while after. */
   readonly #followers: LogFollowers;
   readonly #limits: AppLimits;
-  /** Each project's CPU time for cold starts on this replica's shards. */
+  /** Each account's CPU time for cold starts on this replica's shards. */
   readonly #startupBudget: StartupBudget;
+  /** Whom a project's use of the shared bounds counts against (`RuntimeEngineOptions.accountOf`). */
+  readonly #accountOf: (project: string) => string;
   #startupRefusals = 0;
   /** Quarantines, probation and their counts (apps by `project/appId`). */
   readonly limits: AppLimitsView;
@@ -178,6 +180,7 @@ export class RuntimeEngine {
     this.#onDemand = options.onDemand && new OnDemand(options.onDemand);
     this.#firstRequests = this.#onDemand && this.#firstRequestHost(this.#onDemand);
     this.#checks = this.#onDemand && this.#firstRequests && this.#buildChecks(this.#onDemand, this.#firstRequests);
+    this.#accountOf = options.accountOf ?? ((project) => project);
     this.#assignment = new HostAssignment(options.baseDomain, this.#log);
     this.#router = new ShardRouter(this.#shardCount, (host) => this.#assignment.get(host));
     this.#limits = new AppLimits({
@@ -193,6 +196,7 @@ export class RuntimeEngine {
       ...(options.onQuarantine ? { onChange: options.onQuarantine } : {}),
       createdAt: (key) => this.#desired.get(key)?.app.createdAt,
       memoryAccount: s.askTheThread,
+      accounts: { of: (project) => this.#accountOf(project), projects: (account) => [...this.#desiredIn.keys()].filter((project) => this.#accountOf(project) === account) },
     });
     this.limits = this.#limits;
     this.#startupBudget = new StartupBudget(this.#s.startupBudget);
@@ -272,7 +276,7 @@ export class RuntimeEngine {
     };
     // A build's load may take the CPU time a shard allows an isolate's start.
     const cpuMs = (pid: number) => mainThreadRunMs(pid, (path) => readFileSync(path, 'utf8'));
-    this.#gate = new LoadGate(new LoadChecker(startChecker, ctx.startTimeoutMs, { limitMs: this.#s.cpuLimitMs + this.#s.startupLimitMs, cpuMs }));
+    this.#gate = new LoadGate(new LoadChecker(startChecker, ctx.startTimeoutMs, { limitMs: this.#s.cpuLimitMs + this.#s.startupLimitMs, cpuMs }), { accountOf: this.#accountOf });
     // On demand, the first check is an app's first request: it should not wait for a workerd to start.
     if (this.#onDemand) this.#gate.warm();
     const shardContext = {
@@ -466,9 +470,9 @@ export class RuntimeEngine {
     return this.#startupRefusals;
   }
 
-  /** How much CPU time `project`'s cold starts may still take on this replica now (below zero: what they took past it). */
+  /** How much CPU time the cold starts of `project`'s account may still take on this replica now (below zero: what they took past it). */
   startupBudgetLeft(project: string): number {
-    return this.#startupBudget.available(project);
+    return this.#startupBudget.available(this.#accountOf(project));
   }
 
   /** Apps with a fallback kept (`fallbacks.ts`): deployed with a new build not served here yet, or one that cannot be. */
@@ -756,7 +760,7 @@ export class RuntimeEngine {
     // other code), or an app's first code in this process, is the platform's doing, not its tenant's.
     const code = `${fingerprint}${id.endsWith('~tailed') ? '~tailed' : ''}`;
     const platform = this.#givenCode.byPlatform(live.app.project, key, code);
-    const ask = () => this.#startupBudget.admit(live.app.project, this.#gate?.loadCpuMs(live) ?? 0, platform);
+    const ask = () => this.#startupBudget.admit(this.#accountOf(live.app.project), this.#gate?.loadCpuMs(live) ?? 0, platform);
     const starts = generation === undefined ? undefined : this.#shards.map((s) => s.coldStarts(generation)).find((c) => c !== undefined);
     const asked = await starts?.admit(id, ask);
     const admission = asked?.admission;

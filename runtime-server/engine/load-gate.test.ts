@@ -53,7 +53,7 @@ function commit(served: Map<string, Served>, plan: PassPlan): void {
 describe('LoadGate', () => {
   it('leaves a project’s changes past its share of the checker for the next pass, checking every other project’s in this one', async () => {
     const checker = new FakeChecker();
-    const gate = new LoadGate(checker, 1500);
+    const gate = new LoadGate(checker, { shareMs: 1500 });
     const served = new Map<string, Served>();
     const apps = [...Array.from({ length: 6 }, (_, i) => ['tenant', `heavy-${i}`, 'heavy'] as const), ['victim', 'site', 'calm'] as const];
     const first = pass(gate, served, apps);
@@ -69,10 +69,22 @@ describe('LoadGate', () => {
     expect(checker.checked.slice(3)).toEqual(['tenant/heavy-2', 'tenant/heavy-3']);
   });
 
+  it('counts the checks of one user’s projects against one share: a tenant’s twelve projects do not get twelve', async () => {
+    const checker = new FakeChecker();
+    const accountOf = (project: string) => (project.startsWith('tenant-') ? 'user:mallory' : `project:${project}`);
+    const gate = new LoadGate(checker, { shareMs: 1500, accountOf });
+    const apps = [...Array.from({ length: 12 }, (_, i) => [`tenant-${i}`, 'app', 'heavy'] as const), ['victim', 'site', 'calm'] as const];
+    const plan = pass(gate, new Map(), apps);
+    await gate.check(plan, new Map());
+    // Two heavy loads reach the account's share; without accounts each project would have had one, all twelve checked.
+    expect(checker.checked).toEqual(['tenant-0/app', 'tenant-1/app', 'victim/site']);
+    expect(plan.deferred.size).toBe(10);
+  });
+
   it('goes on with the changes it left for later though the project’s other builds fail, and stops passing once nothing is left', async () => {
     const checker = new FakeChecker();
     let now = 0;
-    const gate = new LoadGate(checker, 250, () => now);
+    const gate = new LoadGate(checker, { shareMs: 250, now: () => now });
     const served = new Map<string, Served>();
     const apps = [
       ['t', 'a-broken', 'broken-1'],
@@ -101,7 +113,7 @@ describe('LoadGate', () => {
 
   it('leaves a rollout’s change for later as one: the app keeps what it served when its second release does not fit', async () => {
     const checker = new FakeChecker();
-    const gate = new LoadGate(checker, 1500);
+    const gate = new LoadGate(checker, { shareMs: 1500 });
     const before = live('t', 'web', 'calm');
     const served = new Map<string, Served>([['t/web', { live: before, id: gate.idOf(before, false), tailed: false }]]);
     const plan = pass(gate, served, [['t', 'other', 'heavy']]);

@@ -16,9 +16,10 @@ export interface BuildChecker {
 }
 
 /**
- * The checker's CPU time a project's new code takes in a pass before the rest waits for the next pass. Small, as
- * every other project's deploys in the pass wait for it: a project's part of a pass is then this and one load
+ * The checker's CPU time an account's new code takes in a pass before the rest waits for the next pass. Small, as
+ * every other account's deploys in the pass wait for it: an account's part of a pass is then this and one load
  * more (a load is bounded, 1.5 s at the defaults); yet enough for dozens of small workers (a few ms each) at once.
+ * Per account (the user who created the projects), not per project: one person's 50 projects share one.
  */
 export const CHECK_SHARE_MS = 250;
 
@@ -29,6 +30,14 @@ const RETRY_MAX_MS = 30_000;
 /** Changes left for a later pass remembered (at most; the oldest forgotten first). */
 const WAITING_KEPT = 100_000;
 
+export interface LoadGateOptions {
+  /** The checker's CPU time one account's new code takes in a pass before the rest waits for the next (default {@link CHECK_SHARE_MS}). */
+  readonly shareMs?: number;
+  /** Whom a project's checks count against (default: each project its own account). */
+  readonly accountOf?: (project: string) => string;
+  readonly now?: () => number;
+}
+
 /**
  * The gate new code passes before a shard routes to it: each app whose code or environment changed loads in
  * the checker workerd first. A build workerd refuses falls back to what the app served (`BuildLoadError`,
@@ -38,8 +47,8 @@ const WAITING_KEPT = 100_000;
 export class LoadGate {
   readonly #verdicts = new LoadVerdicts();
   readonly #checker: BuildChecker;
-  /** The checker's CPU time one project's new code takes in a pass before the rest waits for the next. */
   readonly #shareMs: number;
+  readonly #accountOf: (project: string) => string;
   /**
    * Builds whose load failed for now (not a refusal), by fingerprint: not tried again before `until`, so one that
    * keeps failing costs no pass its checker time, and a pass left with nothing else to do starts no next one.
@@ -50,11 +59,12 @@ export class LoadGate {
   readonly #waiting = new Map<string, number>();
   #left = 0;
 
-  /** `checker` loads the builds; each project's checks take `shareMs` of its CPU time in a pass before the rest wait. */
-  constructor(checker: BuildChecker, shareMs = CHECK_SHARE_MS, now: () => number = Date.now) {
+  /** `checker` loads the builds; each account's checks take `shareMs` of its CPU time in a pass before the rest wait. */
+  constructor(checker: BuildChecker, options: LoadGateOptions = {}) {
     this.#checker = checker;
-    this.#shareMs = shareMs;
-    this.#now = now;
+    this.#shareMs = options.shareMs ?? CHECK_SHARE_MS;
+    this.#accountOf = options.accountOf ?? ((project) => project);
+    this.#now = options.now ?? Date.now;
   }
 
   /** Builds checked since start. */
@@ -81,10 +91,10 @@ export class LoadGate {
   /**
    * Checks what `plan` changes and has not loaded before; `code` (loader id → app) is what the checker's
    * loads read. A refused app keeps what it served in the plan, and its id leaves `code`. The checker's thread
-   * is every project's, and a pass answers its deploys when it ends: so a project whose checks have taken its
+   * is every project's, and a pass answers its deploys when it ends: so an account whose checks have taken its
    * share of the checker's CPU time in the pass has the rest of its changes left for the next (`plan.defer`),
-   * and those go first there, so each pass makes progress on them whatever else of the project keeps failing.
-   * `spent` (project → CPU ms) is what each project's checks took in the pass so far (its fallbacks are checked
+   * and those go first there, so each pass makes progress on them whatever else of the account keeps failing.
+   * `spent` (account → CPU ms) is what each account's checks took in the pass so far (its fallbacks are checked
    * after its deployments).
    */
   async check(plan: PassPlan, code: Map<string, LiveApp>, spent = new Map<string, number>()): Promise<void> {
@@ -94,14 +104,14 @@ export class LoadGate {
     for (const { key, live, id } of releases) {
       // Its app's other release (a rollout's) was refused or left for later: the app's change goes as one.
       if (plan.failures.has(key) || plan.deferred.has(key)) continue;
-      const project = live.app.project;
+      const account = this.#accountOf(live.app.project);
       const fingerprint = workerFingerprint(live);
       const failed = this.#failedForNow.get(fingerprint);
       if (failed && failed.until > this.#now()) {
         plan.keepPrevious(key, failed.error);
         continue;
       }
-      if ((spent.get(project) ?? 0) >= this.#shareMs) {
+      if ((spent.get(account) ?? 0) >= this.#shareMs) {
         plan.defer(key);
         if (!this.#waiting.has(key)) this.#waiting.set(key, this.#left++);
         if (this.#waiting.size > WAITING_KEPT) this.#waiting.delete(this.#waiting.keys().next().value!);
@@ -109,7 +119,7 @@ export class LoadGate {
       }
       code.set(id, live);
       const answer = await this.#checker.check(key, { id, build: live.build.buildId, limit: 1, depth: 0 });
-      spent.set(project, (spent.get(project) ?? 0) + (answer.cpuMs ?? 0));
+      spent.set(account, (spent.get(account) ?? 0) + (answer.cpuMs ?? 0));
       const error = this.#verdicts.record(fingerprint, live.build.buildId, key, answer);
       this.#failedForNow.delete(fingerprint);
       if (!error) continue;

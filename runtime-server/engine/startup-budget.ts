@@ -1,11 +1,12 @@
 import type { Refusal } from './entry-proxy.ts';
 
 /**
- * What one project's cold starts may take of its shard's thread. Compiling and evaluating an app's modules runs on
+ * What one account's cold starts may take of its shard's thread. Compiling and evaluating an app's modules runs on
  * the thread every app of the shard shares, and nothing short of ending the shard interrupts it; a load under the
  * startup allowance is not an offence, yet a project making new code at will (a deploy, a changed variable, a log
  * follower: each a new isolate) stalled its neighbours once per load (a hostile run's victim at p99 818 ms, never
- * quarantined). So each project has a bucket of load CPU time on the replica: `cpuMsPerMinute`, refilled over a
+ * quarantined). So each account (the projects one user created, `projectAccount`; the engine's `accountOf`) has a
+ * bucket of load CPU time on the replica: `cpuMsPerMinute`, refilled over a
  * minute and as deep. A load is let in while some of the bucket is left after what the loads under way are expected
  * to take, and charged what it took once it is done; one that would wait longer than `waitMs` is refused at once.
  */
@@ -189,7 +190,7 @@ export function startupRefusal(retryAfterMs: number, cpuMsPerMinute: number): Re
     status: 503,
     title: 'Service Unavailable',
     detail:
-      `The app's project has used the CPU time its apps may take to start on this runtime replica (${cpuMsPerMinute} ms a minute; ` +
+      `The app's project (with the other projects of the user who created it) has used the CPU time its apps may take to start on this runtime replica (${cpuMsPerMinute} ms a minute; ` +
       `a deploy, a changed variable or a log follower starts an app anew). Retry in ${seconds} s.`,
     retryAfter: String(seconds),
     reason: 'StartupBudgetExceeded',

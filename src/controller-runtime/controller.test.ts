@@ -189,6 +189,34 @@ describe('Controller', () => {
     expect(await metric(registry, 'controller_runtime_active_workers', {})).toBe(0);
   });
 
+  it('gives the namespaces of one group their workers per namespace together, and another namespace its own', async () => {
+    const running = new Map<string, number>();
+    let most = 0;
+    const release: Array<() => void> = [];
+    const { source, controller } = setup(
+      async (key) => {
+        const group = key.startsWith('mine-') ? 'mine' : key.slice(0, key.indexOf('/'));
+        running.set(group, (running.get(group) ?? 0) + 1);
+        if (group === 'mine') most = Math.max(most, running.get(group)!);
+        await new Promise<void>((resolve) => release.push(resolve));
+        running.set(group, running.get(group)! - 1);
+      },
+      { workers: 8, workersPerNamespace: 2, namespaceGroup: (namespace) => (namespace.startsWith('mine-') ? 'user:me' : namespace) },
+    );
+    await controller.start();
+    for (let i = 0; i < 6; i++) source.upsert(obj(`mine-${i}`, 'app'));
+    source.upsert(obj('other', 'app'));
+    // Two of the group's six keys run, and the other namespace's: without the group each of the six would have its own two.
+    await vi.waitFor(() => expect(release.length).toBe(3));
+    expect([running.get('mine'), running.get('other')]).toEqual([2, 1]);
+    while (controller.queue.len() + controller.queue.processing() > 0) {
+      release.shift()?.();
+      await nextTurn();
+    }
+    await controller.stop();
+    expect(most).toBe(2);
+  });
+
   it('resyncs every cached key periodically', async () => {
     const seen: string[] = [];
     const { source, controller } = setup(async (key) => void seen.push(key), { resyncPeriodMs: 20 });

@@ -47,6 +47,8 @@ export interface ControllerOptions<T extends KubeObject = KubeObject> {
   workers?: number;
   /** Concurrent reconciles of one namespace's objects at most (default `workers`): a namespace's slow ones leave workers to the others. */
   workersPerNamespace?: number;
+  /** Whose share of `workersPerNamespace` a namespace's reconciles take (default: its own): namespaces of one tenant may share one. */
+  namespaceGroup?: (namespace: string) => string;
   /** Re-enqueue every cached object this often (default 10 h, controller-runtime's SyncPeriod); 0 disables. */
   resyncPeriodMs?: number;
   owns?: OwnsSpec[];
@@ -77,6 +79,11 @@ function namespaceOfKey(key: string): string {
   return slash < 0 ? '' : key.slice(0, slash);
 }
 
+/** The group of a `namespace/name` key: its namespace's, as `namespaceGroup` says. */
+function groupOfKey(namespaceGroup: ((namespace: string) => string) | undefined): (key: string) => string {
+  return namespaceGroup ? (key) => namespaceGroup(namespaceOfKey(key)) : namespaceOfKey;
+}
+
 /** The owner keys of `obj` for owner kind `kind`: only its controller reference, like controller-runtime's `Owns`. */
 export function controllerOwnerKeys(kind: string, obj: KubeObject): string[] {
   const namespace = obj.metadata?.namespace;
@@ -103,7 +110,7 @@ export class Controller<T extends KubeObject = KubeObject> {
     this.queue = new WorkQueue<string>({
       metrics: this.#metrics.queue(options.name),
       ...(options.rateLimiter ? { rateLimiter: options.rateLimiter } : {}),
-      ...(options.workersPerNamespace ? { perGroup: { of: namespaceOfKey, limit: options.workersPerNamespace } } : {}),
+      ...(options.workersPerNamespace ? { perGroup: { of: groupOfKey(options.namespaceGroup), limit: options.workersPerNamespace } } : {}),
     });
     for (const result of ['success', 'error', 'requeue', 'requeue_after'] as const) {
       this.#metrics.reconcileTotal.inc({ controller: this.name, result }, 0);

@@ -35,6 +35,8 @@ export interface DatabaseControllerDeps {
   /** How often a sample is added to the usage history (default five minutes). */
   usageSampleMs?: number;
   now?: () => Date;
+  /** Whom a project's databases count against in cw-db's sharing (`projectAccount`); default: each project its own. */
+  accountOf?: (project: string) => string;
 }
 
 /** The Ready reasons recorded as Normal Events; every other one needs attention (Warning). */
@@ -143,7 +145,7 @@ export function databaseController(deps: DatabaseControllerDeps): Controller<Dat
     const request: EngineTenantRequest = {
       tokens: [...tokens, ...appTokenHashes],
       durability: db.spec.durability ?? 'async',
-      ...(db.metadata?.namespace ? { project: db.metadata.namespace } : {}),
+      ...(db.metadata?.namespace ? { project: deps.accountOf?.(db.metadata.namespace) ?? db.metadata.namespace } : {}),
       ...engineLimits(db),
     };
     const restore = db.spec.restoreFrom;

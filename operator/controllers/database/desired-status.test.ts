@@ -211,7 +211,10 @@ describe('an in-place restore in the status', () => {
     expect(condition(read, 'LimitReached')?.message).toMatch(/^1,000 rows read on 2030-01-01 \(UTC\) reached the quota of 1,000 rows read per day: every statement is refused/);
     const full = desiredStatus(db(read), identity, { kind: 'served', tenant: { ...tenant, limit_reached: 'max_size_bytes' } }, t1);
     expect(condition(full, 'LimitReached')).toMatchObject({ status: 'True', reason: 'SizeQuotaReached', message: expect.stringContaining('size quota of 1 GiB') });
-    const frozen = { reason: 'project_storage_quota' as const, message: "The database cannot grow: the project's databases on this server hold 10 GiB" };
+    const frozen = {
+      reason: 'project_storage_quota' as const,
+      message: 'The database cannot grow: the databases of the project (and of the other projects of the user who created it) on this server hold 10 GiB',
+    };
     const project = desiredStatus(db(full), identity, { kind: 'served', tenant: { ...tenant, limit_reached: 'project_storage_quota', growth_frozen: frozen } }, t1);
     expect(condition(project, 'LimitReached')).toMatchObject({ status: 'True', reason: 'ProjectStorageQuotaReached', message: `${frozen.message} (writes that need room fail with SQLITE_FULL).` });
     const disk = desiredStatus(db(project), identity, { kind: 'served', tenant: { ...tenant, limit_reached: 'disk_reserve', growth_frozen: { ...frozen, reason: 'disk_reserve' } } }, t1);

@@ -54,8 +54,10 @@ export interface RuntimeAppControllerDeps {
   projectStoredBuildsQuota?: number;
   /** Applies a build's migrations (default: the libSQL client, `migrations.ts`); tests pass their own. */
   applyMigrations?: ApplyMigrations;
-  /** Migration runs under way at once, across projects (default {@link MIGRATION_CONCURRENCY}; one per project at a time). */
+  /** Migration runs under way at once, across projects (default {@link MIGRATION_CONCURRENCY}; one per account at a time). */
   migrationConcurrency?: number;
+  /** Whom a project's migration runs count against (`projectAccount`): one user's projects take one turn. Default: each project its own. */
+  accountOf?: (project: string) => string;
   events: EventRecorder;
   registry: Registry;
   log: Logger;
@@ -122,7 +124,14 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
   // A settled migration run: someone's deploy waits on it, so it goes ahead of the backlog.
   let settled: (key: string) => void = () => {};
   const runs = new MigrationRuns<MigrationOutcome>({ concurrency: deps.migrationConcurrency ?? MIGRATION_CONCURRENCY, onSettled: (key) => settled(key) });
-  const migrate = migrationsStep({ kube: deps.kube, apps: deps.apps, runs, ...(deps.builds ? { builds: deps.builds } : {}), ...(deps.applyMigrations ? { apply: deps.applyMigrations } : {}) });
+  const migrate = migrationsStep({
+    kube: deps.kube,
+    apps: deps.apps,
+    runs,
+    ...(deps.accountOf ? { accountOf: deps.accountOf } : {}),
+    ...(deps.builds ? { builds: deps.builds } : {}),
+    ...(deps.applyMigrations ? { apply: deps.applyMigrations } : {}),
+  });
   const reports =
     deps.replicas &&
     replicaReports(deps.replicas, deps.apps, () => now().getTime(), {

@@ -31,6 +31,8 @@ const SUITE = { 'test.cloudwright.dev/suite': 'migration-runs' };
 const labelSelector = 'test.cloudwright.dev/suite=migration-runs';
 
 let attacker: { name: string; remove: () => Promise<void> };
+/** Another project of the user who created the attacker's. */
+let sibling: { name: string; remove: () => Promise<void> };
 let victim: { name: string; remove: () => Promise<void> };
 let informers: Informer<KubeObject>[] = [];
 let controller: Controller<KubeObject>;
@@ -95,6 +97,7 @@ async function appApplyingHeld(name: string, file: string): Promise<void> {
 beforeAll(async () => {
   attacker = await testNamespace(conn, 'slowmig');
   victim = await testNamespace(conn, 'victim');
+  sibling = await testNamespace(conn, 'slowmig2');
   const appInformer = createInformer<RuntimeApp>(conn, RUNTIME_APPS, { labelSelector });
   const buildInformer = createInformer<Build>(conn, BUILDS, { labelSelector });
   informers = [appInformer, buildInformer] as unknown as Informer<KubeObject>[];
@@ -116,6 +119,7 @@ beforeAll(async () => {
     apps: appInformer,
     builds: buildInformer,
     applyMigrations,
+    accountOf: (project) => (project === attacker.name || project === sibling.name ? 'user:mallory' : `project:${project}`),
     events: new EventRecorder({ writer: eventWriter(conn), component: 'migration-runs-test' }),
     registry: new Registry(),
     log: silentLogger,
@@ -123,13 +127,14 @@ beforeAll(async () => {
   for (const informer of informers) informer.start();
   await controller.start();
   await databaseIn(attacker.name);
+  await databaseIn(sibling.name);
 });
 
 afterAll(async () => {
   for (const { release } of holds.values()) release();
   await controller?.stop();
   for (const informer of informers) informer.stop();
-  await Promise.all([attacker?.remove(), victim?.remove()]);
+  await Promise.all([attacker?.remove(), victim?.remove(), sibling?.remove()]);
 });
 
 describe('migrations applied in the background', () => {
@@ -210,6 +215,22 @@ describe('migrations applied in the background', () => {
     expect(attempts).toBeGreaterThanOrEqual(1);
     expect(attempts).toBeLessThanOrEqual(2);
     expect((await apps.get(attacker.name, 'unreachable'))?.status?.migrations?.message).toBe(first?.status?.migrations?.message);
+  });
+
+  it("takes one turn for all of a user's projects: another project's run waits for the first's", { timeout: 60_000 }, async () => {
+    await appApplyingHeld('first', '0001_first.sql');
+    await build(sibling.name, 'other', 'b-1', ['0001_other.sql']);
+    await apps.create({
+      metadata: { name: 'other', namespace: sibling.name, labels: SUITE },
+      spec: { displayName: 'other', activeBuildId: 'b-1', migrations: { buildId: 'b-1', database: 'main', checksum: CHECKSUM } },
+    });
+    const migrationsOfOther = () => apps.get(sibling.name, 'other').then((a) => a?.status?.migrations);
+    await eventually('the other project’s run waiting', migrationsOfOther, (m) => m?.phase === 'Pending' && /Applying/.test(m.message ?? ''));
+    // Per project, it would have been applied at once (its file is not held).
+    expect(attemptsOf('0001_other.sql')).toBe(0);
+    letGo('0001_first.sql');
+    await eventually('the other project’s run applied', migrationsOfOther, (m) => m?.phase === 'Applied');
+    expect(mostAtOnce).toBe(1);
   });
 
   it('stops only once a run applying files has settled', { timeout: 60_000 }, async () => {

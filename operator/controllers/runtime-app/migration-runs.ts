@@ -33,16 +33,17 @@ export type RunState<T> = { readonly kind: 'running' } | (Settled<T> & { readonl
 
 /**
  * Runs keyed by what they apply (the app, its build, the files' checksum, the target database), at most
- * `concurrency` at once and one per project at a time, in the order they were asked for: a project with many apps
- * waiting on slow migrations holds up its own runs only. A run whose turn comes checks first that it is still
+ * `concurrency` at once and one per account at a time (the user who created the project, `projectAccount`), in
+ * the order they were asked for: an account with many apps, or many projects, waiting on slow migrations holds up
+ * its own runs only. A run whose turn comes checks first that it is still
  * wanted (the app not rolled back, redeployed or deleted meanwhile), and applies nothing otherwise.
  */
 export class MigrationRuns<T> {
   readonly #options: MigrationRunsOptions;
   readonly #pool: Semaphore;
   readonly #runs = new Map<string, Run<T>>();
-  /** Each project's last run asked for: the next one starts after it. */
-  readonly #projectTails = new Map<string, Promise<void>>();
+  /** Each account's last run asked for: the next one starts after it. */
+  readonly #accountTails = new Map<string, Promise<void>>();
   /** Runs applying files now. */
   readonly #applying = new Set<Promise<unknown>>();
   #stopped = false;
@@ -90,15 +91,15 @@ export class MigrationRuns<T> {
   }
 
   /**
-   * Asks for `apply` to run as `runKey` in `project`'s turn, unless `stillWanted()` says no when the turn comes;
+   * Asks for `apply` to run as `runKey` in `account`'s turn, unless `stillWanted()` says no when the turn comes;
    * `app` is told (`onSettled`) when it settles, and so does the promise answered (it never rejects). A run asked
    * for already is left as it is.
    */
-  start(runKey: string, project: string, app: string, apply: () => Promise<T>, stillWanted: () => boolean): Promise<void> {
+  start(runKey: string, account: string, app: string, apply: () => Promise<T>, stillWanted: () => boolean): Promise<void> {
     if (this.#runs.has(runKey) || this.#stopped) return Promise.resolve();
     const run: Run<T> = { app };
     this.#runs.set(runKey, run);
-    const previous = this.#projectTails.get(project) ?? Promise.resolve();
+    const previous = this.#accountTails.get(account) ?? Promise.resolve();
     const tail = previous.then(async () => {
       const release = await this.#pool.acquire();
       try {
@@ -122,10 +123,10 @@ export class MigrationRuns<T> {
       }
       this.#options.onSettled(app);
     });
-    this.#projectTails.set(project, tail);
+    this.#accountTails.set(account, tail);
     return tail
       .finally(() => {
-        if (this.#projectTails.get(project) === tail) this.#projectTails.delete(project);
+        if (this.#accountTails.get(account) === tail) this.#accountTails.delete(account);
       })
       .catch(() => {});
   }

@@ -68,6 +68,8 @@ export function migrationsStep(deps: {
   builds?: Informer<Build>;
   apply?: ApplyMigrations;
   runs: MigrationRuns<MigrationOutcome>;
+  /** Whose turn a project's runs take (`projectAccount`); default: the project's own. */
+  accountOf?: (project: string) => string;
 }): (app: RuntimeApp) => Promise<MigrationsStep> {
   const databases = objectClient<Database>(deps.kube, DATABASES);
   const secrets = objectClient<SecretObject>(deps.kube, SECRETS);
@@ -116,7 +118,7 @@ export function migrationsStep(deps: {
         const now = deps.apps.get(appKey);
         return now !== undefined && !now.metadata?.deletionTimestamp && migrationRunKey(now) === runKey;
       };
-      const settled = runs.start(runKey, namespace, appKey, () => apply({ url, token }, files), stillWanted);
+      const settled = runs.start(runKey, deps.accountOf?.(namespace) ?? namespace, appKey, () => apply({ url, token }, files), stillWanted);
       // Most runs take a moment: waited for that long, their outcome is recorded at once, with no Pending in
       // between (the replicas hold the build back while it is pending). A worker is held this long at most.
       await Promise.race([settled, delay(QUICK_RUN_MS, undefined, { ref: false })]);

@@ -24,7 +24,8 @@ import { urlLifetimeSeconds } from './url-lifetime.ts';
 import { projectRepository } from '../app-source/project-repository.ts';
 import type { Repository } from '../../../src/apis/v1alpha1/repository.ts';
 import { SOURCE_BUILD_FINALIZER } from '../../../src/apis/v1alpha1/source-build.ts';
-import { CREATED_BY_USER_ANNOTATION, type Project } from '../../../src/apis/v1alpha1/project.ts';
+import type { Project } from '../../../src/apis/v1alpha1/project.ts';
+import { projectAccount } from '../../../src/platform/project-account.ts';
 
 export interface SourceBuildControllerDeps {
   kube: KubeConnection;
@@ -291,8 +292,7 @@ export function sourceBuildController(deps: SourceBuildControllerDeps): Controll
 
 /** Whom a build of the project is counted to: the user who created the project, or the project alone when that is not known. */
 function accountOf(projects: Informer<Project>, project: string): BuildAccount {
-  const creator = projects.get(project)?.metadata?.annotations?.[CREATED_BY_USER_ANNOTATION];
-  return { project, user: creator ? `user:${creator}` : `project:${project}` };
+  return { project, user: projectAccount(project, projects.get(project)) };
 }
 
 /** `24 h`, `3 s`: a deadline as the message says it. */

@@ -21,6 +21,8 @@ export interface EngineTenant {
   growth_frozen?: { reason: 'project_storage_quota' | 'disk_reserve'; message: string };
   /** With several cw-db replicas: the one that owns the database (holds its lease). */
   replica?: string;
+  /** Whose share of cw-db it uses (`EngineTenantRequest.project`); absent for a database created before cw-db knew it. */
+  project?: string;
   /** Whether its connection is open now: an idle database is closed until its next request. */
   open?: boolean;
 }
@@ -29,7 +31,11 @@ export interface EngineTenant {
 export interface EngineTenantRequest {
   tokens: { sha256: string; read_only?: boolean; expires_at?: string }[];
   durability: 'async' | 'sync';
-  /** The project the database is in: cw-db shares its shards out between projects. */
+  /**
+   * Whose share of cw-db the database uses: its shards' turns, open databases, memory and the storage quota are
+   * shared out by this key. The operator sends its project's account (`projectAccount`: the user who created the
+   * project, else the project), so one user's projects share as one tenant.
+   */
   project?: string;
   restore_from?: { tenant: string; at: string };
   /** What the database asks for; cw-db's defaults for what is left out. */
