@@ -10,6 +10,8 @@ import { FORWARDED_HEADER, MOVING, type RouteDecision } from './hrana/forward.ts
 import type { RequestedLimits } from './tenant-meta.ts';
 
 const TENANT = '^[a-z0-9][a-z0-9-]{0,62}$';
+/** A share key: a project's name, or the account the platform's operator sends (`user:<user name>`, `project:<name>`). */
+const SHARE = '^[a-z0-9][a-z0-9.:-]{0,262}$';
 
 /** The admin API's view of a tenant: the operator turns it into the Database's status. */
 export const TenantBody = Type.Object(
@@ -26,8 +28,8 @@ export const TenantBody = Type.Object(
       { maxItems: 64 },
     ),
     durability: Type.Union([Type.Literal('async'), Type.Literal('sync')]),
-    /** The project the database is in: requests and open databases are shared out fairly between projects. */
-    project: Type.Optional(Type.String({ pattern: TENANT })),
+    /** Whose share the database uses: requests, open databases and storage are shared out fairly between shares. */
+    project: Type.Optional(Type.String({ pattern: SHARE })),
     restore_from: Type.Optional(Type.Object({ tenant: Type.String({ pattern: TENANT }), at: Type.String({ format: 'date-time' }) }, { additionalProperties: false })),
     limits: Type.Optional(
       Type.Object(

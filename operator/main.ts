@@ -1,4 +1,4 @@
-import { projectAccount } from '../src/platform/project-account.ts';
+import { projectAccounts } from '../src/platform/project-account.ts';
 import type { Build } from '../src/apis/v1alpha1/build.ts';
 import { createLogger } from '../src/logging/log.ts';
 import type { Project } from '../src/apis/v1alpha1/project.ts';
@@ -86,7 +86,7 @@ export async function main(config: OperatorConfig): Promise<void> {
   // Who created each project: one user's projects share what is bounded per account (migration runs' turns,
   // cw-db's shares).
   const projects = watchNamespace ? undefined : manager.informer<Project>(PROJECTS);
-  const accounts = projects ? { accountOf: (project: string) => projectAccount(project, projects.get(project)) } : {};
+  const accounts = projects ? { accounts: projectAccounts(projects) } : {};
   manager.add(
     runtimeAppController({
       ...common,

@@ -199,15 +199,15 @@ export class RuntimeServer {
     return { maxApps: config.maxApps, cacheBytes: config.cacheBytes, eagerBuilds: (key) => this.#firstPass !== undefined && !this.#firstPass.has(key) };
   }
 
+  /** Whom `project`'s use of the replica's shared bounds counts against: its creator, once the Projects are known. */
+  readonly #accountOf = (project: string): string => projectAccount(project, this.#projects?.get(project));
+
   /**
    * A request for a host no deployed app has, before the apps are listed (the app is looked up: `#lookUp`) or while
    * the first list is being gone through: the apps of that list the host may name are reconciled before the rest,
    * and the request waits for them (at most the on-demand first request's wait), so a replica, which takes traffic
    * before it has gone through its apps, does not answer 404 for an app it simply has not got to.
    */
-  /** Whom `project`'s use of the replica's shared bounds counts against: its creator, once the Projects are known. */
-  readonly #accountOf = (project: string): string => projectAccount(project, this.#projects?.get(project));
-
   #unrouted(host: string): Promise<boolean> | undefined {
     const pass = this.#firstPass;
     if (!pass) return this.#unlisted ? this.#lookUp(host) : undefined;
@@ -437,11 +437,14 @@ export class RuntimeServer {
       onError: (err, info) => this.#log.warn('informer error', { resource: 'tlscertificates', phase: info.phase, retryInMs: info.retryInMs, err }),
     }));
     // Whom each project's use of the shared bounds counts against. Until they are listed, each project is its own
-    // account (a few seconds at a start): nothing waits for them.
-    const projects = (this.#projects = createInformer<Project>(kube, PROJECTS, {
-      project: projectAccountView,
-      onError: (err, info) => this.#log.warn('informer error', { resource: 'projects', phase: info.phase, retryInMs: info.retryInMs, err }),
-    }));
+    // account (a few seconds at a start): nothing waits for them. A replica confined to one namespace leaves
+    // cluster-scoped Projects alone (as the operator does), its project its own account.
+    const projects = (this.#projects = config.watchNamespace
+      ? undefined
+      : createInformer<Project>(kube, PROJECTS, {
+          project: projectAccountView,
+          onError: (err, info) => this.#log.warn('informer error', { resource: 'projects', phase: info.phase, retryInMs: info.retryInMs, err }),
+        }));
     // Subscribed before the serving controller: a change is pending for the mark before its reconcile can begin.
     informer.onChange((app) => this.#marks.changed(app));
     informer.onQuietChange((app) => this.#marks.changedQuietly(app));
@@ -497,7 +500,8 @@ export class RuntimeServer {
     // traffic; a custom host name's claim and AppHostname are read by name until theirs have listed (`names`), so a
     // name is admitted and its certificate served exactly as once everything is listed.
     const admissionCaches = [domains, domainClaims, databases, certificates];
-    for (const i of [informer, hostnames, hostnameClaims, projects, ...admissionCaches]) i.start();
+    for (const i of [informer, hostnames, hostnameClaims, ...admissionCaches]) i.start();
+    projects?.start();
     await Promise.all(admissionCaches.map((i) => i.waitForSync(this.#abort.signal)));
     // Once the certificates are known, so the first handshakes find theirs.
     if (config.https) await tls.listen(config.https, store, (server) => engine.serveOn(server));

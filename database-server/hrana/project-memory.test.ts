@@ -19,6 +19,20 @@ describe('ProjectMemory', () => {
     expect(memory.heldBy('a-one')).toBe(0);
   });
 
+  it('gives bytes back to the project they are held in when a database’s project changes while it holds them', () => {
+    let account = (database: string) => `project:${database.split('-')[0]}`;
+    const memory = new ProjectMemory({ limitBytes: 100, projectOf: (database) => account(database) });
+    expect(memory.tryCharge('a-one', 60)).toBe(true);
+    // The Projects listed: project a turns out to be ada's, as is project b.
+    account = () => 'user:ada';
+    expect(memory.tryCharge('b-one', 41)).toBe(true); // a-one's 60 are still counted as project a's
+    expect(memory.tryCharge('a-one', 1)).toBe(false); // its next charge moves its 60 to ada's: 101 would pass 100
+    memory.release('a-one', 60);
+    memory.release('b-one', 41);
+    expect([memory.totalHeld, memory.heldBy('a-one'), memory.heldBy('b-one')]).toEqual([0, 0, 0]);
+    expect(memory.tryCharge('b-one', 100)).toBe(true);
+  });
+
   it('keeps callers not yet authenticated in an account of their own', () => {
     const memory = new ProjectMemory({ limitBytes: 10 });
     expect(memory.tryCharge(undefined, 10)).toBe(true);

@@ -37,6 +37,12 @@ export class ProjectMemory {
   readonly totalLimitBytes: number;
   readonly #projectOf: (database: string) => string;
   readonly #held = new Map<string, number>();
+  /**
+   * What each database holds, and in which project's account: a database's project may change while it holds
+   * bytes (the platform's operator sends its account once the Projects are listed), and they must be given back
+   * where they were charged, so its bytes move with it to the new project at its next charge.
+   */
+  readonly #byDatabase = new Map<string, { project: string; bytes: number }>();
   #total = 0;
 
   constructor(options: ProjectMemoryOptions) {
@@ -56,25 +62,32 @@ export class ProjectMemory {
    * the bound; `false`, charging nothing, if not.
    */
   tryCharge(database: string | undefined, bytes: number): boolean {
-    const account = this.#account(database);
+    const account = this.#moved(database);
     const held = this.#held.get(account) ?? 0;
     if (held + bytes > this.limitBytes) return false;
     if (this.#total + bytes > this.totalLimitBytes && held + bytes > this.#share(held === 0)) return false;
     this.#held.set(account, held + bytes);
     this.#total += bytes;
+    this.#count(database, account, bytes);
     return true;
   }
 
   /** Charges `bytes` whatever the bound: the answer of work already done. */
   charge(database: string | undefined, bytes: number): void {
-    const account = this.#account(database);
+    const account = this.#moved(database);
     this.#held.set(account, (this.#held.get(account) ?? 0) + bytes);
     this.#total += bytes;
+    this.#count(database, account, bytes);
   }
 
   /** Gives back `bytes` charged to the project of `database`. */
   release(database: string | undefined, bytes: number): void {
-    const account = this.#account(database);
+    const charged = database === undefined ? undefined : this.#byDatabase.get(database);
+    const account = charged?.project ?? this.#account(database);
+    if (charged) {
+      charged.bytes -= bytes;
+      if (charged.bytes <= 0) this.#byDatabase.delete(database!);
+    }
     const held = this.#held.get(account) ?? 0;
     const left = held - bytes;
     this.#total -= Math.min(held, bytes);
@@ -109,5 +122,26 @@ export class ProjectMemory {
 
   #account(database: string | undefined): string {
     return database === undefined ? ANONYMOUS : this.#projectOf(database);
+  }
+
+  /** The project of `database` now, its bytes held moved there from the project they were charged to if that changed. */
+  #moved(database: string | undefined): string {
+    const account = this.#account(database);
+    const charged = database === undefined ? undefined : this.#byDatabase.get(database);
+    if (charged && charged.project !== account) {
+      const before = this.#held.get(charged.project) ?? 0;
+      if (before - charged.bytes > 0) this.#held.set(charged.project, before - charged.bytes);
+      else this.#held.delete(charged.project);
+      this.#held.set(account, (this.#held.get(account) ?? 0) + charged.bytes);
+      charged.project = account;
+    }
+    return account;
+  }
+
+  #count(database: string | undefined, project: string, bytes: number): void {
+    if (database === undefined) return;
+    const charged = this.#byDatabase.get(database);
+    if (charged) charged.bytes += bytes;
+    else this.#byDatabase.set(database, { project, bytes });
   }
 }

@@ -120,6 +120,14 @@ describe('AppLimits: who is held to a stopped shard', () => {
     expect(l.quarantine('m3/other')).toBeUndefined();
     l.stopped(stopWhile(['m3/spin']), () => 'b1');
     expect(l.quarantine('m3/other')).toMatchObject({ project: true });
+    // A new release of another of the user's projects that stops a shard loses that release only, as anywhere.
+    l.stopped(
+      stopWhile(['m4/rolling']),
+      () => 'b1',
+      () => 'b-new',
+    );
+    expect(l.quarantine('m4/rolling')).toBeUndefined();
+    expect(l.quarantine('m4/other')).toBeUndefined();
     // Another user's project still has its own count.
     l.stopped(stopWhile(['q/spin']), () => 'b1');
     expect(l.quarantine('q/neighbour')).toBeUndefined();

@@ -383,7 +383,8 @@ export class AppLimits implements AppLimitsView {
     const now = Date.now();
     const account = this.#options.accounts?.of(project) ?? project;
     const held = this.#accountsHeld.get(account);
-    if (held && held.at > now - PROJECT_STOPS_WINDOW_MS && !held.projects.has(project)) {
+    // A new release suspended counts as below: it never holds back its project's stable release.
+    if (release === undefined && held && held.at > now - PROJECT_STOPS_WINDOW_MS && !held.projects.has(project)) {
       held.projects.add(project);
       this.#hold(project, account, reason, stop);
       return;

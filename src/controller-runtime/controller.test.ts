@@ -227,6 +227,21 @@ describe('Controller', () => {
     await controller.stop();
   });
 
+  it('waits for the other caches its reconciles read before starting workers', async () => {
+    const seen: string[] = [];
+    const source = new MemorySource();
+    const projects = new MemorySource({ synced: false });
+    const controller = new Controller({ name: 'c', kind: 'RuntimeApp', source, caches: [projects], registry: new Registry(), reconcile: async (k) => void seen.push(k) });
+    source.upsert(obj('ns', 'a'));
+    const started = controller.start();
+    await nextTurn();
+    expect(seen).toEqual([]);
+    projects.markSynced();
+    await started;
+    await vi.waitFor(() => expect(seen).toEqual(['ns/a']));
+    await controller.stop();
+  });
+
   it('waits for its sources to sync before starting workers', async () => {
     const seen: string[] = [];
     const registry = new Registry();

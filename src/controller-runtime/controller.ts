@@ -47,6 +47,8 @@ export interface ControllerOptions<T extends KubeObject = KubeObject> {
   workers?: number;
   /** Concurrent reconciles of one namespace's objects at most (default `workers`): a namespace's slow ones leave workers to the others. */
   workersPerNamespace?: number;
+  /** Other caches its reconciles read (not watched): listed before its workers start. */
+  caches?: readonly { waitForSync(signal?: AbortSignal): Promise<void> }[];
   /** Whose share of `workersPerNamespace` a namespace's reconciles take (default: its own): namespaces of one tenant may share one. */
   namespaceGroup?: (namespace: string) => string;
   /** Re-enqueue every cached object this often (default 10 h, controller-runtime's SyncPeriod); 0 disables. */
@@ -146,7 +148,7 @@ export class Controller<T extends KubeObject = KubeObject> {
 
   /** Waits for every source to sync, then starts the workers and the resync timer. */
   async start(signal?: AbortSignal): Promise<void> {
-    const sources = [this.#options.source, ...(this.#options.owns ?? []).map((o) => o.source)];
+    const sources = [this.#options.source, ...(this.#options.owns ?? []).map((o) => o.source), ...(this.#options.caches ?? [])];
     await Promise.all(sources.map((source) => source.waitForSync(signal)));
     if (this.queue.isShuttingDown()) return;
     // A shared informer may have synced before we subscribed: enqueue what it holds (duplicates collapse).

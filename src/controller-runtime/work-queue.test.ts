@@ -320,6 +320,32 @@ describe('WorkQueue', () => {
       expect(queue.len()).toBe(0);
     });
 
+    it('gives a slot back to the group it was taken in when a key’s group changes meanwhile (an account known late)', async () => {
+      let accounts = false;
+      const queue = new WorkQueue<string>({ perGroup: { of: (key) => (accounts ? 'user:ada' : groupOf(key)), limit: 1 } });
+      queue.add('shop/a');
+      queue.add('shop/b');
+      queue.add('blog/c');
+      expect(await queue.get()).toBe('shop/a');
+      expect(await queue.get()).toBe('blog/c'); // shop/b set aside in shop's group
+      accounts = true; // the Projects are listed: both projects are ada's
+      queue.add('shop/b', 'urgent'); // moves up where it waits: still once, in shop's group
+      queue.done('shop/a');
+      expect(await queue.get()).toBe('shop/b');
+      queue.done('blog/c');
+      queue.add('blog/d');
+      // user:ada has shop/b out, its limit: blog/d waits until shop/b is done, then goes.
+      let next: string | undefined;
+      void queue.get().then((key) => (next = key));
+      await nextTurn();
+      expect(next).toBeUndefined();
+      queue.done('shop/b');
+      await nextTurn();
+      expect(next).toBe('blog/d');
+      queue.done('blog/d');
+      expect([queue.len(), queue.processing()]).toEqual([0, 0]);
+    });
+
     it('hands out a key asked for urgently before the others of its group waiting aside', async () => {
       const queue = new WorkQueue<string>({ perGroup: { of: groupOf, limit: 1 } });
       for (let i = 0; i < 6; i++) queue.add(`big/${i}`, 'backlog');

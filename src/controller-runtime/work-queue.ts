@@ -71,6 +71,11 @@ export class WorkQueue<K = string> {
   /** Per group, the keys handed out; and the keys waiting aside while it is at its limit, by priority, in arrival order. */
   readonly #groupsOut = new Map<string, number>();
   readonly #aside = new Map<string, Record<Priority, FifoSet<K>>>();
+  /**
+   * The group each key aside or handed out was counted in: a key's group may change meanwhile (a project's account
+   * known once the Projects are listed), and its slot must be given back, or its place found, where it was taken.
+   */
+  readonly #countedIn = new Map<K, string>();
   readonly #perGroup: WorkQueueOptions<K>['perGroup'];
   readonly #getters: Array<(key: K | undefined) => void> = [];
   readonly #drained: Array<() => void> = [];
@@ -164,7 +169,11 @@ export class WorkQueue<K = string> {
 
   /** Marks `key` processed; if it was re-added meanwhile it is queued again now. */
   done(key: K): void {
-    if (this.#processing.delete(key) && this.#perGroup) this.#groupDone(this.#perGroup.of(key));
+    if (this.#processing.delete(key) && this.#perGroup) {
+      const group = this.#countedIn.get(key) ?? this.#perGroup.of(key);
+      this.#countedIn.delete(key);
+      this.#groupDone(group);
+    }
     const again = this.#requeued.get(key);
     this.#requeued.delete(key);
     if (this.#dirty.has(key) && !this.#shuttingDown) this.#push(key, again ?? 'changed');
@@ -197,6 +206,7 @@ export class WorkQueue<K = string> {
     this.#waiting.clear();
     for (const priority of PRIORITIES) this.#lanes[priority].clear();
     this.#aside.clear();
+    for (const key of this.#countedIn.keys()) if (!this.#processing.has(key)) this.#countedIn.delete(key);
     this.#queued.clear();
     this.#requeued.clear();
     this.#dirty.clear();
@@ -230,12 +240,15 @@ export class WorkQueue<K = string> {
     const priority = PRIORITIES.find((p) => aside[p].size > 0);
     const key = priority && aside[priority].shift();
     if (PRIORITIES.every((p) => aside[p].size === 0)) this.#aside.delete(group);
-    if (key !== undefined) this.#push(key, priority!);
+    if (key === undefined) return;
+    this.#countedIn.delete(key);
+    this.#push(key, priority!);
   }
 
   /** Keeps `key` aside at `priority` (from `from`, where it waited aside before, when it moves up). */
   #setAside(key: K, priority: Priority, from?: Priority): void {
-    const group = this.#perGroup!.of(key);
+    const group = (from !== undefined ? this.#countedIn.get(key) : undefined) ?? this.#perGroup!.of(key);
+    this.#countedIn.set(key, group);
     let aside = this.#aside.get(group);
     if (!aside) {
       aside = { urgent: new FifoSet(), changed: new FifoSet(), backlog: new FifoSet() };
@@ -261,7 +274,10 @@ export class WorkQueue<K = string> {
         this.#setAside(key, this.#queued.get(key) ?? 'changed');
         continue;
       }
-      if (group !== undefined) this.#groupsOut.set(group, (this.#groupsOut.get(group) ?? 0) + 1);
+      if (group !== undefined) {
+        this.#groupsOut.set(group, (this.#groupsOut.get(group) ?? 0) + 1);
+        this.#countedIn.set(key, group);
+      }
       this.#handedOut++;
       const priority = this.#queued.get(key) ?? 'changed';
       this.#queued.delete(key);

@@ -18,6 +18,7 @@ import { pendingRestoreRequest } from '../../../src/platform/databases/database-
 import { TokenSecrets } from './token-secret.ts';
 import { TokenClaims } from './token-claims.ts';
 import { withStalled } from '../../../src/conditions/stalled.ts';
+import type { ProjectAccounts } from '../../../src/platform/project-account.ts';
 
 export interface DatabaseControllerDeps {
   kube: KubeConnection;
@@ -36,7 +37,7 @@ export interface DatabaseControllerDeps {
   usageSampleMs?: number;
   now?: () => Date;
   /** Whom a project's databases count against in cw-db's sharing (`projectAccount`); default: each project its own. */
-  accountOf?: (project: string) => string;
+  accounts?: ProjectAccounts;
 }
 
 /** The Ready reasons recorded as Normal Events; every other one needs attention (Warning). */
@@ -145,7 +146,7 @@ export function databaseController(deps: DatabaseControllerDeps): Controller<Dat
     const request: EngineTenantRequest = {
       tokens: [...tokens, ...appTokenHashes],
       durability: db.spec.durability ?? 'async',
-      ...(db.metadata?.namespace ? { project: deps.accountOf?.(db.metadata.namespace) ?? db.metadata.namespace } : {}),
+      ...(db.metadata?.namespace ? { project: deps.accounts?.of(db.metadata.namespace) ?? db.metadata.namespace } : {}),
       ...engineLimits(db),
     };
     const restore = db.spec.restoreFrom;
@@ -189,6 +190,8 @@ export function databaseController(deps: DatabaseControllerDeps): Controller<Dat
     name: 'database',
     kind: 'Database',
     source: deps.databases,
+    // cw-db keeps each database's share: the account sent must be the project's, not a stand-in before the list.
+    ...(deps.accounts ? { caches: [deps.accounts] } : {}),
     registry: deps.registry,
     log: deps.log,
     workers: 4,

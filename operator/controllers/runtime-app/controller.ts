@@ -21,6 +21,7 @@ import { buildsPastQuota, buildsToPrune, pruneBuilds } from './build-pruning.ts'
 import { artifactsStoredBefore, DeletedBuilds, deleteOrphanedArtifacts, ORPHAN_GRACE_MS, OrphanScans } from './orphaned-artifacts.ts';
 import { measureStoredBytes } from './stored-bytes.ts';
 import { DEFAULT_PROJECT_STORED_BUILDS_QUOTA, keptBuilds } from '../../../src/platform/stored-builds-quota.ts';
+import type { ProjectAccounts } from '../../../src/platform/project-account.ts';
 import { withServed } from './served-release.ts';
 import { nextRollout } from './rollout/machine.ts';
 import { rolloutEvents } from './rollout/events.ts';
@@ -57,7 +58,7 @@ export interface RuntimeAppControllerDeps {
   /** Migration runs under way at once, across projects (default {@link MIGRATION_CONCURRENCY}; one per account at a time). */
   migrationConcurrency?: number;
   /** Whom a project's migration runs count against (`projectAccount`): one user's projects take one turn. Default: each project its own. */
-  accountOf?: (project: string) => string;
+  accounts?: ProjectAccounts;
   events: EventRecorder;
   registry: Registry;
   log: Logger;
@@ -128,7 +129,7 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
     kube: deps.kube,
     apps: deps.apps,
     runs,
-    ...(deps.accountOf ? { accountOf: deps.accountOf } : {}),
+    ...(deps.accounts ? { accountOf: (project: string) => deps.accounts!.of(project) } : {}),
     ...(deps.builds ? { builds: deps.builds } : {}),
     ...(deps.applyMigrations ? { apply: deps.applyMigrations } : {}),
   });
@@ -256,6 +257,8 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
     kind: 'RuntimeApp',
     source: deps.apps,
     owns,
+    // A run's turn is its project's account's: known once the Projects are listed.
+    ...(deps.accounts ? { caches: [deps.accounts] } : {}),
     registry: deps.registry,
     log: deps.log,
     // A reconcile waits on the apiserver (finalizer, status, Event): with thousands of apps applied at once the

@@ -119,7 +119,7 @@ beforeAll(async () => {
     apps: appInformer,
     builds: buildInformer,
     applyMigrations,
-    accountOf: (project) => (project === attacker.name || project === sibling.name ? 'user:mallory' : `project:${project}`),
+    accounts: { of: (project) => (project === attacker.name || project === sibling.name ? 'user:mallory' : `project:${project}`), waitForSync: () => Promise.resolve() },
     events: new EventRecorder({ writer: eventWriter(conn), component: 'migration-runs-test' }),
     registry: new Registry(),
     log: silentLogger,
