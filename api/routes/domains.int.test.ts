@@ -42,6 +42,19 @@ async function ok(status: number, method: 'GET' | 'POST' | 'DELETE', path: strin
   return res.json().domain;
 }
 
+/**
+ * Deletes `domain`: 200 when the controller finished within the route's 10 s, else 202 (Deleting, the controller
+ * carrying on: a fresh-clone run with the CPU 94 % busy took longer), then waits until it is gone.
+ */
+async function deleteDomain(domain: string): Promise<{ finished: boolean; view: DomainView }> {
+  const res = await call('DELETE', `/domains/${domain}`);
+  const view = res.json().domain as DomainView;
+  if (res.statusCode === 200) return { finished: true, view };
+  expect([res.statusCode, view.status_reason], res.body).toEqual([202, 'Deleting']);
+  await vi.waitFor(async () => expect((await call('GET', `/domains/${domain}`)).statusCode).toBe(404), { timeout: 60_000, interval: 200 });
+  return { finished: false, view };
+}
+
 /** Expects an RFC 9457 refusal with `status`; answers its detail. */
 async function refused(status: number, method: 'GET' | 'POST' | 'DELETE', path: string, payload?: object, as = { project, token }): Promise<string> {
   const res = await call(method, path, payload, as);
@@ -246,7 +259,8 @@ describe('adding a domain', () => {
       expectAsAdded(await ok(200, 'GET', `/domains/${encodeURIComponent(spelling)}`), added);
     }
     expect((await call('GET', `/domains/${encodeURIComponent(unicode)}/records`)).statusCode).toBe(200);
-    expect(await ok(200, 'DELETE', `/domains/${encodeURIComponent(unicode)}`)).toMatchObject({ domain: added.domain, status: 'deleted' });
+    const gone = await deleteDomain(encodeURIComponent(unicode));
+    expect(gone.view).toMatchObject({ domain: added.domain, ...(gone.finished ? { status: 'deleted' } : {}) });
     // Never a name's: control characters and bidirectional overrides are refused as the request arrives.
     for (const hostile of ['\u202emoc.elgoog', 'a\u0085b.example', 'x\u2066y.example']) {
       expect((await call('DELETE', `/domains/${encodeURIComponent(hostile)}`)).statusCode).toBe(400);
@@ -350,9 +364,11 @@ describe('deleting a domain', () => {
     });
     expect((await records).statusCode).toBe(201);
 
-    const deleted = await ok(200, 'DELETE', `/domains/${domain}`);
-    expect(deleted).toMatchObject({ domain, status: 'deleted', status_reason: 'Deleted' });
-    expect(deleted.deleted_at).toMatch(/^\d{4}-/);
+    const deleted = await deleteDomain(domain);
+    if (deleted.finished) {
+      expect(deleted.view).toMatchObject({ domain, status: 'deleted', status_reason: 'Deleted' });
+      expect(deleted.view.deleted_at).toMatch(/^\d{4}-/);
+    }
     expect(dns.provider.backend.zones.has(added.hosted_zone_id)).toBe(false);
     await refused(404, 'GET', `/domains/${domain}`);
     await refused(404, 'DELETE', `/domains/${domain}`);
@@ -368,7 +384,7 @@ describe('deleting a domain', () => {
     expect(again.hosted_zone_id).not.toBe(added.hosted_zone_id);
     expect(await domainObjects(project, domain)).toHaveLength(2);
     // Another project may take a domain once it is deleted.
-    await ok(200, 'DELETE', `/domains/${domain}`);
+    await deleteDomain(domain);
     const res = await call('POST', '/domains', { domain }, rival);
     expect(res.statusCode, res.body).toBe(201);
   });

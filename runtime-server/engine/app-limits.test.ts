@@ -133,6 +133,22 @@ describe('AppLimits: who is held to a stopped shard', () => {
     expect(l.quarantine('q/neighbour')).toBeUndefined();
   });
 
+  it("holds suspects of several projects of one user to a stop, as one project's, and sends none of that user's requests again", () => {
+    const accountOf = (project: string) => (project.startsWith('m') ? 'user:mallory' : `project:${project}`);
+    const l = limits(undefined, false, new AppLogs(), { of: accountOf, projects: () => [] });
+    const stop = stopWhile(['m1/spin', 'm2/spin']);
+    l.stopped(stop, () => 'b1');
+    // Per project they would take turns on probation, nobody held.
+    expect(l.onProbation()).toEqual([]);
+    expect(l.quarantine('m1/spin')).toMatchObject({ reason: 'CPULimitExceeded' });
+    expect(l.quarantine('m2/spin')).toMatchObject({ reason: 'CPULimitExceeded' });
+    // The thread named m1's code: no request of mallory's projects is sent again, another user's is.
+    const told = stopWhile(['m2/other', 'q/site']);
+    l.stopped(told, () => 'b1', undefined, ['m1/again']);
+    expect(l.resendable('m2/other', told.generation.upstream.pool)).toBe(false);
+    expect(l.resendable('q/site', told.generation.upstream.pool)).toBe(true);
+  });
+
   it('a rollout whose new release stops the shard again and again loses that release only: no quarantine, no hold', () => {
     const l = limits();
     for (let i = 0; i < PROJECT_STOPS + 2; i++)

@@ -70,6 +70,9 @@ export const PROJECT_STOPS = 3;
 export const PROJECT_RELEASE_STOPS = 5;
 export const PROJECT_STOPS_WINDOW_MS = 10 * 60_000;
 
+/** Accounts with stops remembered past which those all out of the window are forgotten. */
+const ACCOUNTS_SWEPT_PAST = 1000;
+
 /** Where a project's own quarantine is kept among the apps': `<project>/*` (no app is named `*`). */
 function projectQuarantineKey(project: string): string {
   return `${project}/*`;
@@ -112,7 +115,8 @@ export class AppLimits implements AppLimitsView {
    */
   resendable(key: string, pool: UpstreamPool): boolean {
     const by = this.#stoppedBy.get(pool);
-    return by !== undefined && !by.has(splitKey(key).namespace) && this.quarantine(key) === undefined;
+    const account = this.#accountOf(splitKey(key).namespace);
+    return by !== undefined && ![...by].some((project) => this.#accountOf(project) === account) && this.quarantine(key) === undefined;
   }
 
   /** The app's quarantine on this replica, or its project's (`project: true`), while it lasts. */
@@ -244,8 +248,8 @@ export class AppLimits implements AppLimitsView {
 
   /**
    * A shard's workerd stopped. Called before it is torn down, while its evidence is whole. A stop of a limit
-   * holds the apps that could have been running to it when they are one project's, or puts them on probation
-   * when they are several projects'; a crash blames nobody. `buildOf` names the build an app serves (for its log entry). `spare` is asked first of
+   * holds the apps that could have been running to it when they are one account's, or puts them on probation
+   * when they are several accounts'; a crash blames nobody. `buildOf` names the build an app serves (for its log entry). `spare` is asked first of
    * the app blamed: an app in a rollout loses its new release instead of being quarantined (`RuntimeEngine`).
    * `running`: the app whose code the stopped thread was running, or whose isolate held the memory past the bound,
    * when that could be told (`running-app.ts`); several
@@ -300,15 +304,44 @@ export class AppLimits implements AppLimitsView {
         );
       return;
     }
-    if (projects.size > 1) {
+    if (projects.size > 1 && new Set([...projects].map((project) => this.#accountOf(project))).size > 1) {
       this.#probation.add(apps);
       return;
     }
-    this.#laidOn(apps, reason, stop, buildOf, spare, told);
+    // Suspects of several projects of one account are one tenant's (a user choosing project names that share a
+    // shard would otherwise turn every stall into turns): each project's suspects are held to it, and the stop
+    // counts once toward the account's hold.
+    let quarantined = false;
+    for (const project of projects)
+      if (
+        !this.#laidOn(
+          apps.filter((app) => splitKey(app).namespace === project),
+          reason,
+          stop,
+          buildOf,
+          spare,
+        )
+      )
+        quarantined = true;
+    if (quarantined && (told || this.#anyFresh(apps))) this.#countStop(splitKey(apps[0]!).namespace, undefined, reason, stop);
   }
 
-  /** A stop laid on `apps`, all of one project; `told`: by the thread itself, not judged from the requests in flight. */
-  #laidOn(apps: readonly string[], reason: LimitReason, stop: ShardStop, buildOf: (key: string) => string | undefined, spare: (key: string) => string | undefined, told: boolean): void {
+  #accountOf(project: string): string {
+    return this.#options.accounts?.of(project) ?? project;
+  }
+
+  /** Whether any of `apps` was made within the window: only such apps count a stop judged from the requests in flight. */
+  #anyFresh(apps: readonly string[]): boolean {
+    const now = Date.now();
+    return apps.some((key) => (this.#options.createdAt?.(key) ?? now) > now - PROJECT_STOPS_WINDOW_MS);
+  }
+
+  /**
+   * A stop laid on `apps`, all of one project: their new releases suspended (answers true), or each quarantined.
+   * `told` (by the thread itself, not judged from the requests in flight) counts a quarantining stop toward the hold;
+   * without it the caller counts it.
+   */
+  #laidOn(apps: readonly string[], reason: LimitReason, stop: ShardStop, buildOf: (key: string) => string | undefined, spare: (key: string) => string | undefined, told?: boolean): boolean {
     // One project's apps alone could have been running: the stop is that project's. An app of it in a rollout
     // loses its new release for it, the likelier cause: then no sibling is quarantined and the stop counts only
     // as that release's, so a rollout that trips the bound (however often before the pass without the release
@@ -324,15 +357,16 @@ export class AppLimits implements AppLimitsView {
     });
     if (spared.length > 0) {
       for (const build of spared) this.#countStop(project, `release ${build}`, reason, stop);
-      return;
+      return true;
     }
     for (const key of apps) this.#quarantine(key, reason, stop, buildOf);
+    if (told === undefined) return false;
     // A stop the thread laid on the project counts toward its hold, whatever its apps' age (a hostile run stopped a
     // shard 11 times in 20 s with apps made 10 minutes before). Judged from the requests in flight, only apps made
     // within the window count: that is the dodge it closes (an app made for each stall), and an old app blamed for
     // another's stall (docs/runtime.md, the rule's known limit) then costs its project no more than its own quarantine.
-    const now = Date.now();
-    if (told || apps.some((key) => (this.#options.createdAt?.(key) ?? now) > now - PROJECT_STOPS_WINDOW_MS)) this.#countStop(project, undefined, reason, stop);
+    if (told || this.#anyFresh(apps)) this.#countStop(project, undefined, reason, stop);
+    return false;
   }
 
   /** An app in a rollout whose new release (`build`) may have stopped its shard: that release is suspended (`RuntimeEngine`), the app not quarantined. */
@@ -393,6 +427,7 @@ export class AppLimits implements AppLimitsView {
     if (release !== undefined && recent.has(release)) return;
     recent.set(release ?? `stop ${now} ${recent.size}`, now);
     this.#accountStops.set(account, recent);
+    if (this.#accountStops.size > ACCOUNTS_SWEPT_PAST) this.#sweepStops(now);
     const releases = [...recent.keys()].filter((what) => what.startsWith('release ')).length;
     if (recent.size - releases < PROJECT_STOPS && releases < PROJECT_RELEASE_STOPS) return;
     this.#accountStops.delete(account);
@@ -401,6 +436,11 @@ export class AppLimits implements AppLimitsView {
     for (const [other, { at }] of this.#accountsHeld) if (at <= now - PROJECT_STOPS_WINDOW_MS) this.#accountsHeld.delete(other);
     this.#options.log.warn('account held back', { account, projects: projects.size, reason, stops: recent.size - releases, releases, detail: stop.detail });
     for (const each of projects) this.#hold(each, account, reason, stop);
+  }
+
+  /** Forgets the accounts whose stops are all past the window (each is kept until its account stops again otherwise). */
+  #sweepStops(now: number): void {
+    for (const [account, stops] of this.#accountStops) if ([...stops.values()].every((at) => at <= now - PROJECT_STOPS_WINDOW_MS)) this.#accountStops.delete(account);
   }
 
   #hold(project: string, account: string, reason: LimitReason, stop: ShardStop): void {
