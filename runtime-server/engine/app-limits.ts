@@ -415,7 +415,7 @@ export class AppLimits implements AppLimitsView {
    */
   #countStop(project: string, release: string | undefined, reason: LimitReason, stop: ShardStop): void {
     const now = Date.now();
-    const account = this.#options.accounts?.of(project) ?? project;
+    const account = this.#accountOf(project);
     const held = this.#accountsHeld.get(account);
     // A new release suspended counts as below: it never holds back its project's stable release.
     if (release === undefined && held && held.at > now - PROJECT_STOPS_WINDOW_MS && !held.projects.has(project)) {
