@@ -78,8 +78,8 @@ describe('host names served by the claims', { timeout: 120_000 }, () => {
   it("serves a delegated domain's name for its project only, and never another project's part of the base domain or a domain never delegated", async () => {
     runtime = await startRuntime('cw-runtime-admission-1', alpha, running);
     await expectOnlyTheOwners([runtime]);
-    // The operator says them in the status, from the replica's report: an app with more than its default host is
-    // listed, with a mark.
+    // The operator says the same hosts in the status, decided by the same rule: the replica's report of the app,
+    // served as it asks, is left out (its hosts are not the replica's to say).
     await startOperator(alpha, running);
     const shop = await eventually(
       'alpha/shop Ready with its hosts',
@@ -88,7 +88,7 @@ describe('host names served by the claims', { timeout: 120_000 }, () => {
     );
     expect(shop?.status?.hosts).toEqual([`shop.${alpha}.${BASE_DOMAIN}`, `www.${delegated}`]);
     const report = await reports.get(alpha, replicaReportName(runtime.name, alpha));
-    expect(report?.spec.apps.map((a) => a.app)).toEqual(['shop']);
+    expect(report?.spec.apps.map((a) => a.app)).toEqual([]);
     expect(report?.spec.acted).toMatch(/^[0-9]+$/);
   });
 
@@ -99,6 +99,27 @@ describe('host names served by the claims', { timeout: 120_000 }, () => {
     const restarted = await startRuntime('cw-runtime-admission-3', alpha, running);
     await expectOnlyTheOwners([later, restarted]);
     running2 = [later, restarted];
+  });
+
+  it('routes the names an app asks for whatever becomes of its deploy, as the status says them', async () => {
+    // A new deploy host name with a database variable whose Database does not exist: the spec cannot be deployed
+    // (the build before it keeps serving), and its names follow it all the same, on every replica and in the status.
+    const shop = await apps.get(alpha, 'shop');
+    await apps.patch(alpha, 'shop', { spec: { hostnames: [`www.${delegated}`, `api.${delegated}`], databaseEnvironment: { DB_TOKEN: { database: 'missing' } } } });
+    await servedEverywhere(running2, `api.${delegated}`, 'alpha shop');
+    await eventually(
+      'the status with the new name',
+      () => apps.get(alpha, 'shop'),
+      (a) => JSON.stringify(a?.status?.hosts) === JSON.stringify([`shop.${alpha}.${BASE_DOMAIN}`, `api.${delegated}`, `www.${delegated}`]),
+    );
+    // Back as it was: the name goes from both.
+    await apps.patch(alpha, 'shop', { spec: { hostnames: shop?.spec.hostnames ?? [], databaseEnvironment: null } });
+    await notServedAnywhere(running2, `api.${delegated}`);
+    await eventually(
+      'the status without the new name',
+      () => apps.get(alpha, 'shop'),
+      (a) => JSON.stringify(a?.status?.hosts) === JSON.stringify([`shop.${alpha}.${BASE_DOMAIN}`, `www.${delegated}`]),
+    );
   });
 
   it('serves the name for nobody once the claim names no delegated domain of the project', async () => {

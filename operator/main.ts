@@ -92,6 +92,13 @@ export async function main(config: OperatorConfig): Promise<void> {
       ...common,
       apps: manager.informer<RuntimeApp>(RUNTIME_APPS, scope),
       replicas,
+      hosts: {
+        hostnames: manager.informer<AppHostname>(APP_HOSTNAMES, scope),
+        domains: manager.informer<ProjectDomain>(PROJECT_DOMAINS, scope),
+        domainClaims: manager.informer<DomainClaim>(DOMAIN_CLAIMS),
+        hostnameClaims: manager.informer<HostnameClaim>(HOSTNAME_CLAIMS),
+        baseDomain: config.runtimeBaseDomain ?? DEFAULT_RUNTIME_BASE_DOMAIN,
+      },
       unavailableGraceMs: config.runtimeUnavailableGraceMs,
       builds: manager.informer<Build>(BUILDS, scope),
       ...(artifacts ? { artifacts } : {}),

@@ -23,6 +23,8 @@ class FakeEngine implements ServingEngine {
   /** The fallback each deploy was given (`recordedFallback`), in order. */
   fallbacks: (AppDeployment | undefined)[] = [];
   removes: string[] = [];
+  /** What `route` was told of each app (its deployment could not be made), in order. */
+  routes: string[] = [];
 
   async deploy(app: AppDeployment, fallback?: AppDeployment): Promise<ServedApp> {
     this.deploys.push(app);
@@ -40,6 +42,10 @@ class FakeEngine implements ServingEngine {
     };
     this.served_.set(`${app.project}/${app.appId}`, served);
     return served;
+  }
+
+  async route(project: string, appId: string, hostnames: readonly string[]): Promise<void> {
+    this.routes.push(`${project}/${appId} ${hostnames.join(' ')}`.trim());
   }
 
   async remove(project: string, appId: string): Promise<void> {
@@ -134,6 +140,17 @@ describe('servingController', () => {
     source.upsert({ ...app('b', { activeBuildId: 'b-old', environment: { K: 'old' } }, 1), status: { served } });
     await until(() => records.get('p/b')?.servedGeneration === 1);
     expect(engine.fallbacks.slice(1)).toEqual([undefined, undefined]);
+  });
+
+  it('routes the names of a spec it cannot deploy (its database variables do not resolve), keeping what it served', async () => {
+    const { source, engine, records } = await setup();
+    source.upsert(app('a', { activeBuildId: 'b-1', hostnames: ['a.example.com'] }, 1));
+    await until(() => records.get('p/a')?.servedGeneration === 1);
+    // No Databases known here: a linked variable cannot be resolved, so nothing is deployed, and the names go to the engine.
+    source.upsert(app('a', { activeBuildId: 'b-2', hostnames: ['b.example.com'], databaseEnvironment: { DB_TOKEN: { database: 'db' } } }, 2));
+    await until(() => records.get('p/a')?.failure?.reason === 'DatabaseNotFound');
+    expect(engine.routes).toEqual(['p/a b.example.com']);
+    expect(engine.deploys.map((d) => d.buildId)).toEqual(['b-1']);
   });
 
   it('does not call the engine again for a converged app (resync)', async () => {

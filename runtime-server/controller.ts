@@ -2,14 +2,15 @@ import type { Registry } from 'prom-client';
 import type { AppHostname } from '../src/apis/v1alpha1/app-hostname.ts';
 import type { DomainClaim, HostnameClaim } from '../src/apis/v1alpha1/domain-claim.ts';
 import type { ProjectDomain } from '../src/apis/v1alpha1/project-domain.ts';
-import type { KubeObject } from '../src/kube/index.ts';
+import { objectKey, type KubeObject } from '../src/kube/index.ts';
 import { isInZone } from '../src/dns/names.ts';
 import type { NameFacts } from '../src/platform/host-admission.ts';
-import { attachedHostnames, servable } from './asked-hosts.ts';
+import { attachedHostnames, servable } from '../src/runtime-contract/asked-hosts.ts';
 import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
 import type { AppDeployment, RuntimeEngine } from './engine/index.ts';
 import { Controller } from '../src/controller-runtime/controller.ts';
 import { factsFromClaims } from '../src/platform/claim-facts.ts';
+import { DemotionTimers } from '../src/platform/demotion-timers.ts';
 import type { Logger } from '../src/logging/log.ts';
 import { ItemExponentialRateLimiter } from '../src/controller-runtime/rate-limiter.ts';
 import type { Source } from '../src/controller-runtime/source.ts';
@@ -23,7 +24,7 @@ import { recordedFallback, refusedBefore } from './recorded-fallback.ts';
 import type { ServingMetrics } from './metrics.ts';
 
 /** The engine calls the reconciler makes (a fake in unit tests). */
-export type ServingEngine = Pick<RuntimeEngine, 'deploy' | 'remove' | 'served' | 'appsAsking'>;
+export type ServingEngine = Pick<RuntimeEngine, 'deploy' | 'remove' | 'route' | 'served' | 'appsAsking'>;
 
 export interface ServingControllerDeps {
   /** Whom a project's reconciles count against (`RuntimeEngineOptions.accountOf`); default: each project its own. */
@@ -115,7 +116,11 @@ export function servingController(deps: ServingControllerDeps): Controller<Runti
       .list()
       .filter((a) => [...(a.spec.hostnames ?? []), ...attachedTo(a.metadata?.namespace ?? '', a.metadata?.name ?? '')].some((h) => isInZone(h, zone)))
       .map((a) => `${a.metadata?.namespace}/${a.metadata?.name}`);
-  return new Controller<RuntimeApp>({
+  // A domain's demotion grace running out takes its names from its project's apps with no object changing.
+  let enqueueIn: (namespace: string) => void = () => {};
+  const demotions = names && new DemotionTimers((namespace) => enqueueIn(namespace));
+  names?.domains.onChange((d) => demotions?.seen(d, !names.domains.get(objectKey(d))));
+  const controller = new Controller<RuntimeApp>({
     name: 'runtime',
     kind: 'RuntimeApp',
     source: deps.apps,
@@ -159,6 +164,7 @@ export function servingController(deps: ServingControllerDeps): Controller<Runti
     // No overall bucket (unlike the operator's controllers): every retry is a read for this replica alone,
     // and the minute is what readiness and docs/runtime.md promise.
     rateLimiter: new ItemExponentialRateLimiter<string>(50, 60_000),
+    onStop: async () => demotions?.stop(),
     reconcile: async (key, { namespace, name, log }) => {
       // Before the app is read: every change the cache had when the token was taken is acted on by this reconcile.
       const token = deps.marks?.begin(key);
@@ -197,6 +203,8 @@ export function servingController(deps: ServingControllerDeps): Controller<Runti
       const signature = planSignature(plan);
       if ('problem' in linked) {
         // Not deployed without its tokens: what the app served before (if anything) stays, and the report says why.
+        // Its names follow its objects all the same (the operator says them so).
+        await engine.route(namespace, name, deployment.hostnames);
         const failure = { reason: linked.problem.reason, buildId: deployment.buildId, message: linked.problem.message };
         if (record?.generation !== generation || record.failure?.message !== failure.message) log.warn('cannot resolve the database variables; not deploying this spec', failure);
         if (record?.generation !== generation || record.buildId !== deployment.buildId || record.plan !== signature)
@@ -255,6 +263,8 @@ export function servingController(deps: ServingControllerDeps): Controller<Runti
       }
     },
   });
+  enqueueIn = (namespace) => appsIn(namespace).forEach((key) => controller.enqueue(key));
+  return controller;
 }
 
 /** The names a deployment asks for beyond its default host, sorted: what a change of them is told by. */

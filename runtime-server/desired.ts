@@ -1,5 +1,6 @@
 import type { DatabaseEnvironmentEntry, RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
 import { servingPlan, type ServingPlan } from '../src/runtime-contract/releases.ts';
+import { isRouted } from '../src/runtime-contract/asked-hosts.ts';
 import type { AppDeployment } from './engine/index.ts';
 
 type Variables = Readonly<Record<string, string>>;
@@ -17,10 +18,11 @@ type DatabaseEnvironment = Readonly<Record<string, DatabaseEnvironmentEntry>>;
 export function deploymentOf(app: RuntimeApp | undefined, attached: readonly string[] = [], linked: Variables = {}, canaryLinked: Variables = {}): AppDeployment | undefined {
   const project = app?.metadata?.namespace;
   const appId = app?.metadata?.name;
-  if (!app || !project || !appId || !app.spec.activeBuildId || app.metadata?.deletionTimestamp) return undefined;
+  const buildId = app?.spec.activeBuildId;
+  if (!app || !project || !appId || !buildId || !isRouted(app)) return undefined;
   const plan = servingPlan(app);
-  if (plan.kind === 'held') return undefined;
-  const release = plan.kind === 'spec' ? { buildId: app.spec.activeBuildId, environment: app.spec.environment } : plan.kind === 'single' ? plan.release : plan.stable;
+  if (plan.kind === 'held') return undefined; // never for an app routed: narrows the plan
+  const release = plan.kind === 'spec' ? { buildId, environment: app.spec.environment } : plan.kind === 'single' ? plan.release : plan.stable;
   return {
     project,
     appId,

@@ -274,8 +274,9 @@ export class RuntimeServer {
   /**
    * What the RuntimeReplicaReports say (with `projects`, of theirs only): for each project with apps, how far this
    * replica has acted on them, and the reports of its apps less those that mark implies (`impliedReport`: an app
-   * whose latest change is at or before the mark, served just as it asks on its default host alone). So a project
-   * of such apps has a report of a few hundred bytes, whatever its number of apps.
+   * whose latest change is at or before the mark, served just as it asks, whatever its hosts: the operator decides
+   * those as the replicas route them, `AssignedHosts`). So a project of such apps has a report of a few hundred
+   * bytes, whatever its number of apps.
    */
   #published(projects?: ReadonlySet<string>): Pick<ReplicaSnapshot, 'apps' | 'marks'> {
     const informer = this.#informer;
@@ -291,8 +292,9 @@ export class RuntimeServer {
       const mark = acted.get(report.namespace);
       const app = mark === undefined ? undefined : informer.get(`${report.namespace}/${report.app}`);
       if (!app || compareResourceVersions(app.metadata?.resourceVersion, mark) > 0) return true;
+      // Its hosts are not compared: the operator decides them for the status by the rule this replica routes by.
       const implied = impliedReport(app, defaultHost);
-      return !implied || !isDeepStrictEqual(report, implied);
+      return !implied || !isDeepStrictEqual({ ...report, hosts: implied.hosts }, implied);
     });
     return { apps, marks: { acted, defaultHost } };
   }

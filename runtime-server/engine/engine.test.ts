@@ -263,7 +263,29 @@ describe('RuntimeEngine with workerd', { timeout: 60_000 }, () => {
     await expect(engine.deploy({ project: 'demo', appId: 'junk', buildId: 'not-an-artifact', env: {}, hostnames: [] })).rejects.toBeInstanceOf(ArtifactError);
     await expect(engine.deploy({ project: 'demo', appId: 'fresh', buildId: 'broken', env: {}, hostnames: [] })).rejects.toBeInstanceOf(BuildLoadError);
     expect(engine.served('demo', 'fresh')).toBeUndefined();
-    expect((await send(port, 'fresh.demo.apps.test')).status).toBe(404);
+    // Routed all the same (its names follow its RuntimeApp), with nothing to answer: 503 to retry, not a 404.
+    const fresh = await send(port, 'fresh.demo.apps.test');
+    expect(fresh.status).toBe(503);
+    expect(JSON.parse(fresh.body)).toMatchObject({ reason: 'AppNotServed' });
+  });
+
+  it('routes the names an app asks for whatever becomes of its deploy: a build that cannot load, or no deployment made', async () => {
+    await expect(engine.deploy({ project: 'demo', appId: 'hello', buildId: 'broken', env: {}, hostnames: ['new.hello.example'] })).rejects.toBeInstanceOf(BuildLoadError);
+    // The build before it answers on the names the app asks for now, as the operator says them.
+    expect(JSON.parse((await send(port, 'new.hello.example')).body)).toMatchObject({ version: 'v2' });
+    expect(engine.served('demo', 'hello')?.hosts).toEqual(['hello.demo.apps.test', 'new.hello.example']);
+    // No deployment could be made of what it asks for (its database variables do not resolve): routed on its names.
+    await engine.route('demo', 'hello', ['other.hello.example']);
+    expect(JSON.parse((await send(port, 'other.hello.example')).body)).toMatchObject({ version: 'v2' });
+    expect((await send(port, 'new.hello.example')).status).toBe(404);
+    // Nothing of it served ever: routed, answered 503 until it is served, and gone once removed.
+    await engine.route('demo', 'unmade', []);
+    const unmade = await send(port, 'unmade.demo.apps.test');
+    expect(unmade.status).toBe(503);
+    expect(JSON.parse(unmade.body)).toMatchObject({ reason: 'AppNotServed' });
+    await engine.remove('demo', 'unmade');
+    expect((await send(port, 'unmade.demo.apps.test')).status).toBe(404);
+    await expect(engine.route('demo', 'Not_A_Label', [])).rejects.toThrow('DNS labels');
   });
 
   it('serves a Next-style build: static assets first, the rest by the worker with process.env and env.ASSETS', async () => {

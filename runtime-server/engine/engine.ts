@@ -40,7 +40,7 @@ import { ConvergenceLoop } from './convergence-loop.ts';
 import { deploymentProblem } from './deployment-check.ts';
 import { engineStatus } from './engine-status.ts';
 import { onDemandApp, servedApp, type Served } from './served.ts';
-import { HostAssignment } from './host-assignment.ts';
+import { HostAssignment } from '../../src/runtime-contract/host-assignment.ts';
 import { OnDemand } from './on-demand.ts';
 import { isBuildRefusal, PreparationFailures, sameDeployment, type PreparationFailure } from './preparation-failures.ts';
 import { Fallbacks } from './fallbacks.ts';
@@ -119,10 +119,13 @@ export class RuntimeEngine {
   readonly limits: AppLimitsView;
   readonly #shardCount: number;
   /**
-   * Host → app for what is routed: the apps served (with the names of what they serve) and, on demand, every app
-   * deployed. Kept one app at a time: a pass sets the apps deployed or removed since the last and those it serves.
+   * Host → app for what is routed: every app asking for its names (`#names`), whatever became of its deployment, so
+   * that the names follow the app's objects alone, as the operator says them. Kept one app at a time: a pass sets the
+   * apps deployed, routed or removed since the last and those it serves.
    */
   readonly #assignment: HostAssignment;
+  /** The names each routed app asks for beyond its default host: its deployment's (`deploy`), or `route`'s. */
+  readonly #names = new Map<string, readonly string[]>();
   /** Apps deployed or removed since the last pass set their hosts. */
   readonly #hostsChanged = new Set<string>();
   /** Host → app → shard: what the entry point reads per request. */
@@ -368,6 +371,7 @@ export class RuntimeEngine {
     this.#unfetched.delete(key);
     // Deployed without a split (a rollout aborted, or over): a split asked for again is a new run.
     if (!app.canary) this.#splitRuns.delete(key);
+    this.#names.set(key, app.hostnames);
     this.#hostsChanged.add(key);
     this.#desired.set(key, { app, version: ++this.#version });
     const ofProject = this.#desiredIn.get(app.project);
@@ -384,11 +388,31 @@ export class RuntimeEngine {
     });
   }
 
+  /**
+   * Routes an app on `hostnames` (beyond its default host) without deploying it: what the app asks for could not be
+   * made a deployment (its database variables do not resolve), and its names still follow its objects, as the
+   * operator says them. What it serves, if anything, stays; else its requests are answered 503. Resolves once a pass
+   * has routed them.
+   */
+  async route(project: string, appId: string, hostnames: readonly string[]): Promise<void> {
+    if (!this.#ctx || this.#stopped) throw new Error('the runtime engine is not running');
+    const problem = deploymentProblem({ project, appId, buildId: '', env: {}, hostnames });
+    if (problem) throw problem;
+    const key = `${project}/${appId}`;
+    const before = this.#names.get(key);
+    if (before && before.length === hostnames.length && before.every((name, i) => name === hostnames[i])) return;
+    this.#names.set(key, [...hostnames]);
+    this.#hostsChanged.add(key);
+    ++this.#version;
+    await this.#await(key);
+  }
+
   /** Stops serving an app (idempotent); resolves once its hosts no longer route. */
   async remove(project: string, appId: string): Promise<void> {
     if (!this.#ctx || this.#stopped) throw new Error('the runtime engine is not running');
     const key = `${project}/${appId}`;
     this.#hostsChanged.add(key);
+    this.#names.delete(key);
     this.#desired.delete(key);
     const ofProject = this.#desiredIn.get(project);
     if (ofProject?.delete(key) && ofProject.size === 0) this.#desiredIn.delete(project);
@@ -574,6 +598,10 @@ export class RuntimeEngine {
         ),
         cancel: link.cancel,
       };
+    }
+    // Routed with nothing of it served here: its deployment could not be made, or (not on demand) is not served yet.
+    if (!this.#served.has(hit.key) && (!this.#firstRequests || !this.#desired.has(hit.key))) {
+      return { refusal: { status: 503, title: 'Service Unavailable', detail: 'The app is not served on this replica yet; retry shortly.', retryAfter: this.#s.retryAfter, reason: 'AppNotServed' } };
     }
     if (this.#firstRequests && !this.#served.has(hit.key)) {
       const link = chain ?? new RouteCancel();
@@ -917,14 +945,18 @@ export class RuntimeEngine {
   }
 
   /**
-   * Routes what `next` serves, with the names of what each serves (those of its deployment unless a change of them
-   * failed), and, on demand, the apps deployed but not prepared with theirs (their first request prepares them). Only
-   * the apps of this pass and those deployed or removed since the last are set: the rest have not changed.
+   * Routes every app asking for its names (`#names`), whether this pass serves its deployment, its fallback or
+   * nothing of it (a build that cannot load, a first request to come), on the names it asks for now. Only the apps of
+   * this pass and those deployed, routed or removed since the last are set: the rest have not changed.
    */
   #assign(next: ReadonlyMap<string, Served>): void {
     const keys = new Set([...this.#hostsChanged, ...next.keys(), ...this.#served.keys()]);
     this.#hostsChanged.clear();
-    for (const key of keys) this.#assignment.set(key, next.get(key)?.live.app ?? (this.#onDemand ? this.#desired.get(key)?.app : undefined));
+    for (const key of keys) {
+      const names = this.#names.get(key);
+      const slash = key.indexOf('/');
+      this.#assignment.set(key, names && { project: key.slice(0, slash), appId: key.slice(slash + 1), hostnames: names });
+    }
   }
 
   /** The tag `key`'s split of `pair` is served under: the run it is in, or a new one. */

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { PreparedBuild } from './build-store.ts';
 import { routedApp, servedApp, type Served } from './served.ts';
 import { silentRuntimeLogger } from '../../src/runtime-contract/log.ts';
-import { HostAssignment } from './host-assignment.ts';
+import { HostAssignment } from '../../src/runtime-contract/host-assignment.ts';
 
 const build = { buildId: 'b1', digest: 'd', unpackedBytes: 1, modules: [], assetConfig: {}, compatibilityDate: '2025-01-01', compatibilityFlags: [] } as unknown as PreparedBuild;
 function served(maxConcurrentRequests?: number, tailed = false): Served {

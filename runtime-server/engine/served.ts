@@ -1,7 +1,7 @@
 import type { RoutedApp } from './dispatcher/routing-table.ts';
 import { defaultHost } from '../../src/runtime-contract/hosts.ts';
 import { defaultURL } from '../../src/runtime-contract/implied-report.ts';
-import type { HostAssignment } from './host-assignment.ts';
+import type { HostAssignment } from '../../src/runtime-contract/host-assignment.ts';
 import type { AppDeployment, ServedApp } from './ports.ts';
 import type { LiveApp } from './worker-code.ts';
 

@@ -89,6 +89,17 @@ export function domainServes(domain: ProjectDomain | undefined, now: Date): bool
   return delegated?.status !== 'False' || (Number.isFinite(since) && now.getTime() - since < DEMOTION_GRACE_MS);
 }
 
+/**
+ * When `domain`'s demotion grace runs out (epoch ms), while it is in one at `now`: from then its apps are not served
+ * under it, with nothing else changing, so whoever decides names by `domainServes` decides its apps again then.
+ */
+export function demotionEndsAt(domain: ProjectDomain, now: Date): number | undefined {
+  if (!domainServes(domain, now) || domain.status?.state === 'managed') return undefined;
+  const delegated = findCondition(domain.status?.conditions, 'Delegated');
+  const since = Date.parse(delegated?.lastTransitionTime ?? '');
+  return delegated?.status === 'False' && Number.isFinite(since) ? since + DEMOTION_GRACE_MS : undefined;
+}
+
 /** Whether an AppHostname counts for its project: active and not being deleted. */
 export function isActiveHostname(h: AppHostname): boolean {
   return h.status?.state === 'active' && !h.metadata?.deletionTimestamp;

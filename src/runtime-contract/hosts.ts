@@ -1,5 +1,5 @@
 // The names of apps' hosts: every app's default host, and a Host header as routed. Which app a name routes to is
-// runtime-server/engine/host-assignment.ts.
+// src/runtime-contract/host-assignment.ts.
 
 /** The host every app is served on: `<appId>.<project>.<baseDomain>`. */
 export function defaultHost(project: string, appId: string, baseDomain: string): string {

@@ -1,6 +1,6 @@
-// The report a replica leaves out: what it would say of an app it serves just as the app asks, on its default host
-// alone. Both sides compute it from the app (cw-runtime to know what to leave out, the operator to read it back),
-// so an installation of apps without custom host names, failures or rollouts has next to nothing in its reports.
+// The report a replica leaves out: what it would say of an app it serves just as the app asks. Both sides compute it
+// from the app (cw-runtime to know what to leave out, the operator to read it back), so an installation of apps
+// without failures or rollouts has next to nothing in its reports.
 import type { RuntimeApp } from '../apis/v1alpha1/runtime-app.ts';
 import { defaultHost } from './hosts.ts';
 import { servingPlan } from './releases.ts';
@@ -21,7 +21,9 @@ export function defaultURL(host: string, settings: { readonly scheme: string; re
 /**
  * What a replica that has acted on `app` as it is now reports of it when it has nothing to add: the release its
  * serving plan names (the spec, or the one release a finished rollout or pending migrations keep) served at its
- * generation, on its default host only. `undefined` where there is no such plain report: no build, being deleted,
+ * generation. Its hosts are its default host: the operator decides the hosts the status says (the replicas' rule,
+ * `AssignedHosts`), so a replica does not compare them when it leaves a report out. `undefined` where there is no
+ * such plain report: no build, being deleted,
  * a rollout's split (its counts are reported) or nothing served until migrations run.
  */
 export function impliedReport(app: RuntimeApp, settings: DefaultHostSettings): RuntimeAppReport | undefined {

@@ -16,6 +16,7 @@ import { controllerRateLimiter } from '../../../src/controller-runtime/rate-limi
 import { desiredStatus, Reasons, type RuntimeObservation } from './desired-status.ts';
 import { ReplicaReports, type ReplicaReportsOptions } from './replica-reports.ts';
 import { ServingChanges } from './serving-changes.ts';
+import { AssignedHosts, type AssignedHostsDeps } from './assigned-hosts.ts';
 import { deleteAppArtifacts } from './artifact-teardown.ts';
 import { buildsPastQuota, buildsToPrune, pruneBuilds } from './build-pruning.ts';
 import { artifactsStoredBefore, DeletedBuilds, deleteOrphanedArtifacts, ORPHAN_GRACE_MS, OrphanScans } from './orphaned-artifacts.ts';
@@ -69,6 +70,11 @@ export interface RuntimeAppControllerDeps {
   orphanScanIntervalMs?: number;
   /** How old an artifact no Build names must be to be deleted (default 7 days, `ORPHAN_GRACE_MS`; tests). */
   orphanGraceMs?: number;
+  /**
+   * The caches an app's host names are decided from (`AssignedHosts`): with them the status says the hosts the
+   * operator decides, as every replica does; without them (tests of the status alone), those the replicas report.
+   */
+  hosts?: Omit<AssignedHostsDeps, 'apps' | 'log' | 'onMoved'>;
 }
 
 /**
@@ -148,6 +154,9 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
     if (keys[0] && deps.builds?.get(key) === undefined) deletedBuilds.record(keys[0], build.spec.buildId);
     return keys;
   };
+  // Set once the controller exists: an app whose hosts moved because another changed is re-checked.
+  let moved: (key: string) => void = () => {};
+  const hosts = deps.hosts && new AssignedHosts({ ...deps.hosts, apps: deps.apps, log: deps.log, onMoved: (key) => moved(key) });
   const owns: OwnsSpec[] = [
     ...(deps.builds ? [{ kind: 'Build', source: deps.builds, mapToOwner: (build: KubeObject) => onBuild(build as Build) }] : []),
     ...(reports
@@ -165,7 +174,7 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
     if (!buildId) return { kind: 'observed', replicas: [], buildExists: false };
     const buildExists = !deps.builds || deps.builds.get(`${namespace}/${buildResourceName(name, buildId)}`) !== undefined;
     const replicas = reports.app(namespace, name, app);
-    if (replicas.length > 0) return { kind: 'observed', replicas, buildExists };
+    if (replicas.length > 0) return { kind: 'observed', replicas, buildExists, ...(hosts ? { hosts: hosts.hostsOf(app) } : {}) };
     return { kind: reports.availability() };
   };
 
@@ -257,8 +266,8 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
     kind: 'RuntimeApp',
     source: deps.apps,
     owns,
-    // A run's turn is its project's account's: known once the Projects are listed.
-    ...(deps.accounts ? { caches: [deps.accounts] } : {}),
+    // A run's turn is its project's account's, and an app's hosts are decided from the name caches: each listed first.
+    caches: [...(deps.accounts ? [deps.accounts] : []), ...(hosts?.caches ?? [])],
     registry: deps.registry,
     log: deps.log,
     // A reconcile waits on the apiserver (finalizer, status, Event): with thousands of apps applied at once the
@@ -268,7 +277,10 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
     // or runtime is waited for by watch, not re-checked.
     rateLimiter: controllerRateLimiter<string>({ maxMs: 60_000 }),
     // Runs applying files are waited for (a bound): the next operator must not start on a file still going.
-    onStop: () => runs.stop(),
+    onStop: () => {
+      hosts?.stop();
+      return runs.stop();
+    },
     reconcile: async (key, { namespace, name, log }) => {
       let app = deps.apps.get(key);
       if (!app || app.metadata?.deletionTimestamp) {
@@ -290,6 +302,7 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
   });
   enqueue = (key) => controller.enqueue(key, 'backlog');
   settled = (key) => controller.enqueue(key);
+  moved = (key) => controller.enqueue(key);
   return controller;
 }
 

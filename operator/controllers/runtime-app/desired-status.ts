@@ -62,6 +62,11 @@ export type RuntimeObservation =
       readonly replicas: ReadonlyArray<RuntimeAppReport | undefined>;
       /** Whether the Build resource of `spec.activeBuildId` exists. */
       readonly buildExists: boolean;
+      /**
+       * The hosts the app is served on as the operator decides them (`AssignedHosts`, the replicas' own rule),
+       * default host first: what the status says rather than the hosts a replica reports. Absent: the reports'.
+       */
+      readonly hosts?: readonly string[];
     };
 
 const NOT_CONFIGURED: RuntimeObservation = { kind: 'not-configured' };
@@ -136,10 +141,11 @@ function assess(plan: ServingPlan, specBuildId: string, generation: number, repo
   return { reason: Reasons.RollingOut, message: `Rolling out build ${buildId}.${keeps}`, report };
 }
 
-/** The status fields that describe what is served, taken from one replica's report (none: nothing served). */
-function servingFields(report: RuntimeAppReport | undefined): Pick<RuntimeAppStatus, 'servingBuildId' | 'hosts' | 'url'> {
+/** The status fields that describe what is served, taken from one replica's report (none: nothing served), with `hosts` when given. */
+function servingFields(report: RuntimeAppReport | undefined, assigned?: readonly string[]): Pick<RuntimeAppStatus, 'servingBuildId' | 'hosts' | 'url'> {
   if (!report?.servingBuildId) return {};
-  return { servingBuildId: report.servingBuildId, ...(report.hosts.length > 0 ? { hosts: [...report.hosts] } : {}), ...(report.url ? { url: report.url } : {}) };
+  const hosts = assigned ?? report.hosts;
+  return { servingBuildId: report.servingBuildId, ...(hosts.length > 0 ? { hosts: [...hosts] } : {}), ...(report.url ? { url: report.url } : {}) };
 }
 
 function conditions(deployed: { status: ConditionStatus; reason: Reason; message: string }, ready: string | { reason: Reason; message: string }): ConditionUpdate[] {
@@ -197,15 +203,15 @@ function migrationsCondition(app: RuntimeApp): ConditionUpdate | undefined {
 }
 
 /**
- * The HostnamesServed condition once the spec is served: which of its deploy host names the serving replica
- * does not route to the app. The runtime gives a name several apps ask for to none of them, and a name in
+ * The HostnamesServed condition once the spec is served: which of its deploy host names are not among its hosts
+ * (as the operator decides them, by the rule the replicas route by). The runtime gives a name several apps ask for to none of them, and a name in
  * another project's domain to no app of this one; a kubectl user learns it here, as an API caller does from the
  * deploy's 409. Nothing to say for a spec without deploy host names.
  */
-function hostnamesCondition(app: RuntimeApp, report: RuntimeAppReport | undefined): ConditionUpdate | undefined {
+function hostnamesCondition(app: RuntimeApp, hosts: readonly string[]): ConditionUpdate | undefined {
   const asked = app.spec.hostnames ?? [];
   if (asked.length === 0) return undefined;
-  const served = new Set(report?.hosts ?? []);
+  const served = new Set(hosts);
   const refused = asked.filter((host) => !served.has(host));
   if (refused.length === 0) return { type: 'HostnamesServed', status: 'True', reason: Reasons.AllHostnamesServed, message: `Every deploy host name is served: ${asked.join(', ')}.` };
   return {
@@ -299,11 +305,11 @@ export function desiredStatus(app: RuntimeApp, now: Date, observation: RuntimeOb
     }
     if (worst.reason === Reasons.RollingOut && reporting.length > 1) worst = { ...worst, message: `${worst.message} ${serving} of ${reporting.length} runtime replicas serve it.` };
     // A replica that has not acted on the app says nothing of what it serves: what the status said stands.
-    fields = worst.report ? servingFields(worst.report) : unchanged;
+    fields = worst.report ? servingFields(worst.report, observation.hosts) : unchanged;
     const held = migrationsHeld(app) ?? (worst.reason === Reasons.Serving ? quarantined(reporting) : undefined) ?? aborted(app);
     const ready = held ?? (worst.reason === Reasons.Serving ? `The app is served${fields.url ? ` at ${fields.url}` : ''}.` : worst.message);
     updates = conditions({ status: worst.reason === Reasons.Serving ? 'True' : 'False', reason: worst.reason, message: worst.message }, ready);
-    const hostnames = worst.reason === Reasons.Serving ? hostnamesCondition(app, worst.report) : undefined;
+    const hostnames = worst.reason === Reasons.Serving ? hostnamesCondition(app, observation.hosts ?? worst.report?.hosts ?? []) : undefined;
     if (hostnames) updates.push(hostnames);
   }
   let list = app.status?.conditions ?? [];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { silentRuntimeLogger } from '../../src/runtime-contract/log.ts';
+import { silentRuntimeLogger } from './log.ts';
 import { HostAssignment } from './host-assignment.ts';
 
 const app = (project: string, appId: string, hostnames: string[] = []) => ({ project, appId, hostnames });

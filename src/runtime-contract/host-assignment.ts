@@ -1,5 +1,5 @@
-import { defaultHost, defaultHostOwner, normalizeHost } from '../../src/runtime-contract/hosts.ts';
-import type { RuntimeLogger } from '../../src/runtime-contract/log.ts';
+import { defaultHost, defaultHostOwner, normalizeHost } from './hosts.ts';
+import type { RuntimeLogger } from './log.ts';
 
 /** What an app asks to be routed on: its project, its name and its other host names. */
 export interface HostsAsked {
@@ -20,7 +20,8 @@ type Names = readonly string[];
  * decides alike). Across projects the admission rule (src/platform/host-admission.ts) has already given each name
  * to one project; this is the same decision within one project, whose two apps bound the same name (the API
  * refuses that; `kubectl apply` cannot). Read per request by the entry point's router, and per app by what the
- * engine reports.
+ * engine reports; the operator keeps one of every app too, for the status's host names (`onMoved` names the apps
+ * whose hosts a change moved).
  *
  * Most apps ask for their default host alone, and every replica routes every app: such an app costs one set entry,
  * its default host read off the name asked for (`defaultHostOwner`), not kept as a string in four maps.
@@ -38,10 +39,12 @@ export class HostAssignment {
   readonly #owners = new Map<string, string>();
   /** App → the other names routed to it. */
   readonly #owned = new Map<string, string[]>();
+  readonly #onMoved: ((key: string) => void) | undefined;
 
-  constructor(baseDomain: string, log: RuntimeLogger) {
+  constructor(baseDomain: string, log: RuntimeLogger, onMoved?: (key: string) => void) {
     this.#baseDomain = baseDomain;
     this.#log = log;
+    this.#onMoved = onMoved;
   }
 
   /** The app `key` is routed as `app` asks (`undefined`: not routed); nothing moves if its hosts did not change. */
@@ -140,10 +143,12 @@ export class HostAssignment {
       if (owned.length > 0) this.#owned.set(was, owned);
       else this.#owned.delete(was);
       this.#owners.delete(host);
+      this.#onMoved?.(was);
     }
     if (owner !== undefined) {
       this.#owners.set(host, owner);
       this.#owned.set(owner, [...(this.#owned.get(owner) ?? []), host]);
+      this.#onMoved?.(owner);
     } else if (asking instanceof Set && !isDefault) {
       this.#log.warn('host names several apps ask for are served for none of them', { hosts: [host], apps: [...asking].sort() });
     }
