@@ -296,7 +296,9 @@ export class RuntimeServer {
       const implied = impliedReport(app, defaultHost);
       return !implied || !isDeepStrictEqual({ ...report, hosts: implied.hosts }, implied);
     });
-    return { apps, marks: { acted, defaultHost } };
+    // Walked only when it is written: once the reports count (not at every write of a replica still on its first list).
+    const replica = this.#reportsComplete() ? this.#marks.replicaMark() : undefined;
+    return { apps, marks: { acted, defaultHost, ...(replica !== undefined ? { replica } : {}) } };
   }
 
   #defaultHostSettings(): DefaultHostSettings {
