@@ -141,7 +141,8 @@ export function operatorConfig(env: Env): OperatorConfig {
           }),
         }
       : {}),
-    ...(runtimeBaseDomain ? { runtimeBaseDomain } : {}),
+    // Lowercased as cw-runtime does: the operator decides the hosts the replicas route (AssignedHosts).
+    ...(runtimeBaseDomain ? { runtimeBaseDomain: runtimeBaseDomain.toLowerCase() } : {}),
     runtimeUnavailableGraceMs,
     dnsEnv: dns,
     ...(bucket ? { git: Object.freeze({ bucket, s3 }) } : {}),

@@ -51,6 +51,9 @@ describe('projectRuntimeApp', () => {
     expect(projectRuntimeApp(app('b-new')).status).toEqual({ served });
     // Once the spec's build is the one served, a status write of it is nothing the replica keeps.
     expect(projectRuntimeApp(app('b-old')).status).toBeUndefined();
+    // The same build with other database variables: kept too (`servedInstead`, while the spec's cannot be had).
+    const linked: RuntimeApp = { metadata, spec: { displayName: 'web', activeBuildId: 'b-old', databaseEnvironment: { DB_TOKEN: { database: 'db' } } }, status: { served } };
+    expect(projectRuntimeApp(linked).status).toEqual({ served });
   });
 
   it('keeps a Ready condition saying the spec as it is was refused, without its message, and no other (found by a hostile run)', () => {

@@ -28,8 +28,9 @@ function share(value: string): string {
 
 /**
  * What a runtime replica caches of each RuntimeApp: what it acts on (`servingView`), its project's name shared, and
- * `status.served` while it names another build than the spec's (`recordedFallback`: what the app falls back to here
- * if that build cannot be served). Dropped again once the operator records the spec's build as served, so it costs
+ * `status.served` while it names another build than the spec's or other database variables (`recordedFallback`,
+ * `servedInstead`: what the app falls back to here if that build cannot be served, or those variables cannot be had).
+ * Dropped again once the operator records the spec's release as served, so it costs
  * memory only for apps whose deploy is under way or was refused; and of a spec a replica refused, that `Ready`
  * condition without its message (`refusedBefore`).
  */
@@ -37,7 +38,8 @@ export function projectRuntimeApp(obj: KubeObject): RuntimeApp {
   const view = servingView(obj, share);
   const served = (obj as RuntimeApp).status?.served;
   const refused = refusal(obj as RuntimeApp);
-  const withServed = !served || view.status?.served || served.buildId === view.spec.activeBuildId ? view : { ...view, status: { ...view.status, served: sharingSpec(served, view.spec) } };
+  const sameAsSpec = served && served.buildId === view.spec.activeBuildId && isDeepStrictEqual(served.databaseEnvironment ?? {}, view.spec.databaseEnvironment ?? {});
+  const withServed = !served || view.status?.served || sameAsSpec ? view : { ...view, status: { ...view.status, served: sharingSpec(served, view.spec) } };
   // The spec refused by a replica (`refusedBefore`): only that condition, with its generation, for a replica that has not tried it.
   if (!refused) return withServed;
   const condition = { type: 'Ready', status: refused.status, reason: 'BuildFailed', message: '', lastTransitionTime: refused.lastTransitionTime, observedGeneration: refused.observedGeneration };

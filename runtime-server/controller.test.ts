@@ -26,8 +26,12 @@ class FakeEngine implements ServingEngine {
   /** What `route` was told of each app (its deployment could not be made), in order. */
   routes: string[] = [];
 
+  /** While set, deploys wait for it (a pass of the engine's that takes a while). */
+  gate: Promise<void> | undefined;
+
   async deploy(app: AppDeployment, fallback?: AppDeployment): Promise<ServedApp> {
     this.deploys.push(app);
+    await this.gate;
     this.fallbacks.push(fallback);
     const error = this.fail.get(app.buildId);
     if (error) throw error();
@@ -151,6 +155,16 @@ describe('servingController', () => {
     await until(() => records.get('p/a')?.failure?.reason === 'DatabaseNotFound');
     expect(engine.routes).toEqual(['p/a b.example.com']);
     expect(engine.deploys.map((d) => d.buildId)).toEqual(['b-1']);
+  });
+
+  it('serves the release served before on a replica that has nothing of the app while the spec’s database variables cannot be had', async () => {
+    const { source, engine, records } = await setup();
+    const served = releaseOf({ displayName: 'a', activeBuildId: 'b-1', environment: { K: 'old' } })!;
+    source.upsert({ ...app('a', { activeBuildId: 'b-1', environment: { K: 'old' }, databaseEnvironment: { DB_TOKEN: { database: 'db' } } }, 2), status: { served } });
+    await until(() => records.get('p/a')?.failure?.reason === 'DatabaseNotFound');
+    await until(() => engine.served('p', 'a') !== undefined);
+    expect(engine.deploys).toEqual([{ project: 'p', appId: 'a', buildId: 'b-1', env: { K: 'old' }, hostnames: [] }]);
+    expect(engine.routes).toEqual(['p/a']);
   });
 
   it('does not call the engine again for a converged app (resync)', async () => {
@@ -366,6 +380,27 @@ describe('servingController and the name claims', () => {
     await until(() => engine.served('p', 'a')?.hosts.includes('moved.example.com') === true);
 
     hostnames.upsert(attachedTo('b')); // appRef changed: the event and the index name b; a is the app routed the name
+    await until(() => engine.served('p', 'b')?.hosts.includes('moved.example.com') === true);
+    await until(() => engine.served('p', 'a')?.hosts.includes('moved.example.com') === false);
+  });
+
+  it('takes a moved custom host name from the app it named while that app’s deploy is still waiting for the engine (review-142 M1)', async () => {
+    const { source, hostnames, hostnameClaims, engine } = await claimsWorld();
+    source.upsert(app('a', { activeBuildId: 'b-1' }));
+    source.upsert(app('b', { activeBuildId: 'b-1' }));
+    await until(() => engine.served('p', 'a') !== undefined && engine.served('p', 'b') !== undefined);
+    const holder = { kind: 'AppHostname' as const, namespace: 'p', name: 'moved.example.com', uid: 'u' };
+    hostnameClaims.upsert({ metadata: { name: 'moved.example.com' }, spec: { name: 'moved.example.com', holder } });
+    const attachedTo = (appName: string) =>
+      ({ metadata: { namespace: 'p', name: 'moved.example.com' }, spec: { hostname: 'moved.example.com', appRef: { name: appName } }, status: { state: 'active' } }) as AppHostname;
+    // a's deploy with the name waits for the engine: the name is not routed to a yet when it moves to b.
+    let open = () => {};
+    engine.gate = new Promise((resolve) => (open = resolve));
+    hostnames.upsert(attachedTo('a'));
+    await until(() => engine.deploys.some((d) => d.appId === 'a' && d.hostnames.includes('moved.example.com')));
+    hostnames.upsert(attachedTo('b'));
+    engine.gate = undefined;
+    open();
     await until(() => engine.served('p', 'b')?.hosts.includes('moved.example.com') === true);
     await until(() => engine.served('p', 'a')?.hosts.includes('moved.example.com') === false);
   });

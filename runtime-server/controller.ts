@@ -20,7 +20,7 @@ import { deploymentOf, planSignature } from './desired.ts';
 import { bothLinked, linkedOfPlan, linksDatabase, type DatabaseSources, type Linked } from './linked-environment.ts';
 import { servingPlan, type ServingPlan } from '../src/runtime-contract/releases.ts';
 import { classifyDeployError, failedBuildOf } from './failures.ts';
-import { recordedFallback, refusedBefore } from './recorded-fallback.ts';
+import { recordedFallback, refusedBefore, servedInstead } from './recorded-fallback.ts';
 import type { ServingMetrics } from './metrics.ts';
 
 /** The engine calls the reconciler makes (a fake in unit tests). */
@@ -116,9 +116,15 @@ export function servingController(deps: ServingControllerDeps): Controller<Runti
       .list()
       .filter((a) => [...(a.spec.hostnames ?? []), ...attachedTo(a.metadata?.namespace ?? '', a.metadata?.name ?? '')].some((h) => isInZone(h, zone)))
       .map((a) => `${a.metadata?.namespace}/${a.metadata?.name}`);
+  const namedBefore = new AppsNamedBefore();
   // A domain's demotion grace running out takes its names from its project's apps with no object changing.
   let enqueueIn: (namespace: string) => void = () => {};
-  const demotions = names && new DemotionTimers((namespace) => enqueueIn(namespace));
+  const demotions =
+    names &&
+    new DemotionTimers(
+      (namespace) => enqueueIn(namespace),
+      (key) => names.domains.get(key),
+    );
   names?.domains.onChange((d) => demotions?.seen(d, !names.domains.get(objectKey(d))));
   const controller = new Controller<RuntimeApp>({
     name: 'runtime',
@@ -131,11 +137,12 @@ export function servingController(deps: ServingControllerDeps): Controller<Runti
             {
               kind: 'AppHostname',
               source: hostnames,
-              // And the apps routed the name or asking for it now: an AppHostname moved to another app is taken
-              // from the one it named, whether that one was served it or contested it.
+              // And the apps routed the name or asking for it now, and the app it named before: an AppHostname moved to
+              // another app is taken from the one it named, even while that one's reconcile has not routed it yet.
               mapToOwner: (h: KubeObject) => {
                 const host = (h as AppHostname).spec?.hostname ?? '';
-                return [...new Set([...hostnameAppKeys(h as AppHostname), ...(deps.names?.appsNamed?.(host) ?? []), ...engine.appsAsking(host)])];
+                const before = namedBefore.moved(h as AppHostname, hostnames.get(objectKey(h)) !== undefined);
+                return [...new Set([...hostnameAppKeys(h as AppHostname), ...before, ...(deps.names?.appsNamed?.(host) ?? []), ...engine.appsAsking(host)])];
               },
             },
           ]
@@ -203,13 +210,24 @@ export function servingController(deps: ServingControllerDeps): Controller<Runti
       const signature = planSignature(plan);
       if ('problem' in linked) {
         // Not deployed without its tokens: what the app served before (if anything) stays, and the report says why.
-        // Its names follow its objects all the same (the operator says them so).
-        await engine.route(namespace, name, deployment.hostnames);
         const failure = { reason: linked.problem.reason, buildId: deployment.buildId, message: linked.problem.message };
         if (record?.generation !== generation || record.failure?.message !== failure.message) log.warn('cannot resolve the database variables; not deploying this spec', failure);
+        // Recorded first: an app routed here is one a later reconcile removes, even if routing it fails.
         if (record?.generation !== generation || record.buildId !== deployment.buildId || record.plan !== signature)
           records.attempt(key, generation, deployment.buildId, hostnamesOf(deployment), '', signature);
         if (records.get(key)?.failure?.message !== failure.message) records.failed(key, failure);
+        // Serving nothing of it (started since): the release served before, as the replicas that had it go on doing.
+        if (app && !engine.served(namespace, name)) {
+          const instead = await servedInstead(deps.databases, app, deployment, namespace);
+          if (instead) {
+            await engine.deploy(instead).then(
+              (served) => log.info('serving the release served before while the spec’s database variables cannot be had', { buildId: served.buildId }),
+              (err: unknown) => log.warn('cannot serve the release served before either', { buildId: instead.buildId, err }),
+            );
+          }
+        }
+        // Its names follow its objects all the same (the operator says them so).
+        await engine.route(namespace, name, deployment.hostnames, failure.reason);
         settled();
         // A Database changing enqueues the app; a Secret does not (it is not watched), so look again with backoff.
         return { requeue: true };
@@ -276,4 +294,22 @@ function hostnamesOf(deployment: AppDeployment): string[] {
 function hostnameAppKeys(h: AppHostname): string[] {
   const namespace = h.metadata?.namespace;
   return namespace && h.spec?.appRef?.name ? [`${namespace}/${h.spec.appRef.name}`] : [];
+}
+
+/**
+ * The app each AppHostname named at its last event: one moved to another app must take its name from the app it
+ * named, which the engine's assignment may not show yet (that app's reconcile waiting for a pass).
+ */
+class AppsNamedBefore {
+  readonly #named = new Map<string, string>();
+
+  /** The app `h` named before this event, if another; remembers the one it names now (`exists`: not deleted). */
+  moved(h: AppHostname, exists: boolean): string[] {
+    const key = objectKey(h);
+    const before = this.#named.get(key);
+    const now = hostnameAppKeys(h)[0];
+    if (exists && now !== undefined) this.#named.set(key, now);
+    else this.#named.delete(key);
+    return before !== undefined && before !== now ? [before] : [];
+  }
 }

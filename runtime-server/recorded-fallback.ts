@@ -20,6 +20,20 @@ export async function recordedFallback(databases: DatabaseSources | undefined, a
 }
 
 /**
+ * What a replica that serves nothing of the app (started since, or let it go) serves while the spec's database
+ * variables cannot be had: the release the replicas served before (`status.served`), when its own variables can.
+ * Without it, a rolling restart of the runtime took such an app down on every replica, while its status said the
+ * release before kept serving.
+ */
+export async function servedInstead(databases: DatabaseSources | undefined, app: RuntimeApp, deployment: AppDeployment, namespace: string): Promise<AppDeployment | undefined> {
+  const served = app.status?.served;
+  if (!served || deployment.canary) return undefined;
+  const linked = await linkedEnvironment(databases, served.databaseEnvironment, namespace);
+  if ('problem' in linked) return undefined;
+  return { ...deployment, buildId: served.buildId, env: { ...served.environment, ...linked.env } };
+}
+
+/**
  * Whether a replica refused the app's spec as it is now: the operator's `Ready` condition says `BuildFailed` at the
  * app's generation. A replica that has not tried it (started since) then checks it before reporting it served, so a
  * restart does not show a known-bad build `Ready` until its first request (`cache-projections.ts` keeps that

@@ -263,10 +263,10 @@ describe('RuntimeEngine with workerd', { timeout: 60_000 }, () => {
     await expect(engine.deploy({ project: 'demo', appId: 'junk', buildId: 'not-an-artifact', env: {}, hostnames: [] })).rejects.toBeInstanceOf(ArtifactError);
     await expect(engine.deploy({ project: 'demo', appId: 'fresh', buildId: 'broken', env: {}, hostnames: [] })).rejects.toBeInstanceOf(BuildLoadError);
     expect(engine.served('demo', 'fresh')).toBeUndefined();
-    // Routed all the same (its names follow its RuntimeApp), with nothing to answer: 503 to retry, not a 404.
+    // Routed all the same (its names follow its RuntimeApp), with nothing to answer: a 503 saying why, not a 404.
     const fresh = await send(port, 'fresh.demo.apps.test');
     expect(fresh.status).toBe(503);
-    expect(JSON.parse(fresh.body)).toMatchObject({ reason: 'AppNotServed' });
+    expect(JSON.parse(fresh.body)).toMatchObject({ reason: 'BuildFailed' });
   });
 
   it('routes the names an app asks for whatever becomes of its deploy: a build that cannot load, or no deployment made', async () => {
@@ -283,6 +283,8 @@ describe('RuntimeEngine with workerd', { timeout: 60_000 }, () => {
     const unmade = await send(port, 'unmade.demo.apps.test');
     expect(unmade.status).toBe(503);
     expect(JSON.parse(unmade.body)).toMatchObject({ reason: 'AppNotServed' });
+    await engine.route('demo', 'unmade', [], 'DatabaseNotFound');
+    expect(JSON.parse((await send(port, 'unmade.demo.apps.test')).body)).toMatchObject({ reason: 'DatabaseNotFound' });
     await engine.remove('demo', 'unmade');
     expect((await send(port, 'unmade.demo.apps.test')).status).toBe(404);
     await expect(engine.route('demo', 'Not_A_Label', [])).rejects.toThrow('DNS labels');

@@ -16,7 +16,7 @@ import { retention } from './build-retention.ts';
 import { ASSETS_BINDING } from '../../src/app-artifacts/compatibility.ts';
 import type { RoutingTable } from './dispatcher/routing-table.ts';
 import type { RuntimeEngineOptions, RuntimeStatus } from './engine-options.ts';
-import { EntryProxy, type Route, type SettledRoute } from './entry-proxy.ts';
+import { EntryProxy, type Refusal, type Route, type SettledRoute } from './entry-proxy.ts';
 import { BuildLoadError } from '../../src/app-artifacts/errors.ts';
 import { dispatcherStats, startGeneration, type GenerationContext } from './generation.ts';
 import { defaultHost, normalizeHost } from '../../src/runtime-contract/hosts.ts';
@@ -58,6 +58,17 @@ const LAST_ANSWER_MS = 10;
 const HELD_PER_PROJECT = 1000;
 /** Fingerprints of code given to isolates remembered (a workerd is replaced after 2,000 isolates by default). */
 const LOADED_CODE_KEPT = 20_000;
+
+/** Why an app routed has nothing served on a replica (its 503's `reason`). */
+export type UnservedReason = 'AppNotServed' | 'BuildFailed' | 'DatabaseNotFound' | 'DatabaseNotReady';
+
+/** What a request for such an app is told: why, not the details, which are its owner's (the RuntimeApp's conditions). */
+const UNSERVED_DETAIL: Record<UnservedReason, string> = {
+  AppNotServed: 'The app is not served on this replica yet; retry shortly.',
+  BuildFailed: "The app's current build cannot be served; a new deployment of the app replaces it.",
+  DatabaseNotFound: "The app's database variables name a database that does not exist; a new deployment of the app replaces it.",
+  DatabaseNotReady: "The app's database is not ready yet; retry shortly.",
+};
 
 /**
  * The runtime engine: serves runtime apps on workerd shards (one process each, the projects spread over them
@@ -126,6 +137,8 @@ export class RuntimeEngine {
   readonly #assignment: HostAssignment;
   /** The names each routed app asks for beyond its default host: its deployment's (`deploy`), or `route`'s. */
   readonly #names = new Map<string, readonly string[]>();
+  /** Why an app `route` routed has nothing deployed: what its requests are answered (503). */
+  readonly #unservedWhy = new Map<string, UnservedReason>();
   /** Apps deployed or removed since the last pass set their hosts. */
   readonly #hostsChanged = new Set<string>();
   /** Host → app → shard: what the entry point reads per request. */
@@ -372,6 +385,7 @@ export class RuntimeEngine {
     // Deployed without a split (a rollout aborted, or over): a split asked for again is a new run.
     if (!app.canary) this.#splitRuns.delete(key);
     this.#names.set(key, app.hostnames);
+    this.#unservedWhy.delete(key);
     this.#hostsChanged.add(key);
     this.#desired.set(key, { app, version: ++this.#version });
     const ofProject = this.#desiredIn.get(app.project);
@@ -394,13 +408,15 @@ export class RuntimeEngine {
    * operator says them. What it serves, if anything, stays; else its requests are answered 503. Resolves once a pass
    * has routed them.
    */
-  async route(project: string, appId: string, hostnames: readonly string[]): Promise<void> {
+  async route(project: string, appId: string, hostnames: readonly string[], why: UnservedReason = 'AppNotServed'): Promise<void> {
     if (!this.#ctx || this.#stopped) throw new Error('the runtime engine is not running');
     const problem = deploymentProblem({ project, appId, buildId: '', env: {}, hostnames });
     if (problem) throw problem;
     const key = `${project}/${appId}`;
+    this.#unservedWhy.set(key, why);
     const before = this.#names.get(key);
-    if (before && before.length === hostnames.length && before.every((name, i) => name === hostnames[i])) return;
+    // Routed already (no pass of it pending: one that failed left it to the next): nothing to wait for.
+    if (before && !this.#hostsChanged.has(key) && before.length === hostnames.length && before.every((name, i) => name === hostnames[i])) return;
     this.#names.set(key, [...hostnames]);
     this.#hostsChanged.add(key);
     ++this.#version;
@@ -413,6 +429,7 @@ export class RuntimeEngine {
     const key = `${project}/${appId}`;
     this.#hostsChanged.add(key);
     this.#names.delete(key);
+    this.#unservedWhy.delete(key);
     this.#desired.delete(key);
     const ofProject = this.#desiredIn.get(project);
     if (ofProject?.delete(key) && ofProject.size === 0) this.#desiredIn.delete(project);
@@ -600,9 +617,7 @@ export class RuntimeEngine {
       };
     }
     // Routed with nothing of it served here: its deployment could not be made, or (not on demand) is not served yet.
-    if (!this.#served.has(hit.key) && (!this.#firstRequests || !this.#desired.has(hit.key))) {
-      return { refusal: { status: 503, title: 'Service Unavailable', detail: 'The app is not served on this replica yet; retry shortly.', retryAfter: this.#s.retryAfter, reason: 'AppNotServed' } };
-    }
+    if (!this.#served.has(hit.key) && (!this.#firstRequests || !this.#desired.has(hit.key))) return { refusal: this.#unserved(hit.key) };
     if (this.#firstRequests && !this.#served.has(hit.key)) {
       const link = chain ?? new RouteCancel();
       return { pending: firstRequest(this.#firstRequests, hit.key, () => this.#route(hostHeader, true, link), link), cancel: link.cancel };
@@ -622,6 +637,13 @@ export class RuntimeEngine {
     if (refusal.reason === 'Probation') return { held: { shard: hit.shard, key: hit.key, why: 'turn', refusal } };
     this.#refused(hit.key);
     return { refusal };
+  }
+
+  /** The 503 of an app routed with nothing served here, saying why as far as this replica knows. */
+  #unserved(key: string): Refusal {
+    const desired = this.#desired.get(key)?.app;
+    const why = desired && this.#failedHere(key, desired) ? 'BuildFailed' : (this.#unservedWhy.get(key) ?? 'AppNotServed');
+    return { status: 503, title: 'Service Unavailable', detail: UNSERVED_DETAIL[why], retryAfter: this.#s.retryAfter, reason: why };
   }
 
   /** The route of a request that waited for its app's deploy: routed again (its first request may prepare it), or a 503 to retry. */

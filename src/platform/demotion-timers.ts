@@ -9,10 +9,13 @@ import { demotionEndsAt } from './host-admission.ts';
  */
 export class DemotionTimers {
   readonly #onEnd: (project: string) => void;
+  readonly #current: (key: string) => ProjectDomain | undefined;
   readonly #timers = new Map<string, NodeJS.Timeout>();
 
-  constructor(onEnd: (project: string) => void) {
+  /** `current`: the domain as its cache has it now, looked at again when its timer fires. */
+  constructor(onEnd: (project: string) => void, current: (key: string) => ProjectDomain | undefined) {
     this.#onEnd = onEnd;
+    this.#current = current;
   }
 
   /** A ProjectDomain as its cache has it now (deleted: `gone`). */
@@ -27,7 +30,10 @@ export class DemotionTimers {
     const timer = setTimeout(
       () => {
         this.#timers.delete(key);
-        this.#onEnd(project);
+        // The wall clock may be behind the timer's (a clock stepped back): not over yet, it waits again.
+        const now = this.#current(key);
+        if (now && demotionEndsAt(now, new Date()) !== undefined) this.seen(now);
+        else this.#onEnd(project);
       },
       Math.max(0, endsAt - Date.now()) + 1,
     );

@@ -6,6 +6,7 @@ import type { AppHostname } from '../apis/v1alpha1/app-hostname.ts';
 import type { RuntimeApp } from '../apis/v1alpha1/runtime-app.ts';
 import { isActiveHostname, serveRefusal, type NameFacts } from '../platform/host-admission.ts';
 import { servingPlan } from './releases.ts';
+import { DNS_LABEL_PATTERN } from '../apis/v1alpha1/strings.ts';
 
 /**
  * Whether `app` is routed, asking for its host names: it has something to serve (a build, not being deleted, not
@@ -13,8 +14,14 @@ import { servingPlan } from './releases.ts';
  * variables resolve: a request then gets the app's own answer (what it served before, or a 503 saying why).
  */
 export function isRouted(app: RuntimeApp): boolean {
+  // A name the runtime cannot serve (not a DNS label: `my.app` is a valid object name) routes nowhere.
+  const ids = [app.metadata?.namespace ?? '', app.metadata?.name ?? ''];
+  if (!ids.every((id) => DNS_LABEL.test(id))) return false;
   return Boolean(app.spec.activeBuildId) && !app.metadata?.deletionTimestamp && servingPlan(app).kind !== 'held';
 }
+
+/** What an app's project and name must be for its default host (`<app>.<project>.<base>`): DNS labels. */
+const DNS_LABEL = new RegExp(DNS_LABEL_PATTERN);
 
 /** The app's active AppHostnames, sorted (a change of the set is a change of what to serve). */
 export function attachedHostnames(hostnames: { list(namespace?: string): readonly AppHostname[] } | undefined, namespace: string, name: string): string[] {

@@ -159,4 +159,17 @@ describe('AssignedHosts', () => {
     apps.put(app('blog', ['www.p.apps.test']));
     expect(hosts.hostsOf(app('blog'))).toEqual(['blog.p.apps.test', 'www.p.apps.test']);
   });
+
+  it('re-decides the apps under a domain from the indexes when its claim comes, and routes no app whose name is not a DNS label', () => {
+    const { apps, domains, domainClaims, hosts, moved } = world();
+    domains.put({ metadata: { namespace: 'p', name: 'example-net' }, spec: { domain: 'example.net' }, status: { hostedZoneId: 'Z2', state: 'managed' } } as ProjectDomain);
+    apps.put(app('shop', ['www.example.net']));
+    // Not a DNS label: the runtime cannot serve it, so it contests nothing.
+    apps.put({ ...app('my.app', ['www.example.net']), metadata: { namespace: 'p', name: 'my.app', generation: 1 } });
+    expect(hosts.hostsOf(app('shop'))).toEqual(['shop.p.apps.test']);
+    moved.length = 0;
+    domainClaims.put({ metadata: { name: 'example.net' }, spec: { name: 'example.net', holder: { kind: 'ProjectDomain', namespace: 'p', name: 'example-net', uid: 'u' } } } as DomainClaim);
+    expect(hosts.hostsOf(app('shop'))).toEqual(['shop.p.apps.test', 'www.example.net']);
+    expect(moved).toEqual(['p/shop']);
+  });
 });

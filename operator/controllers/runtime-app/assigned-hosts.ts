@@ -49,15 +49,16 @@ export class AssignedHosts {
   readonly #byListedHost: InformerIndex<RuntimeApp>;
   readonly #attachedByHost: InformerIndex<AppHostname>;
   readonly #demotions: DemotionTimers;
-  /** Apps asking for a name beyond their default host: those a claim on a domain may concern. */
-  readonly #asking = new Set<string>();
 
   constructor(deps: AssignedHostsDeps) {
     this.#deps = deps;
     this.#assignment = new HostAssignment(deps.baseDomain, deps.log, deps.onMoved);
     this.#byListedHost = new InformerIndex(deps.apps, listedHostsOf, deps.apps.list());
     this.#attachedByHost = new InformerIndex(deps.hostnames, (h) => [normalizeHost(h.spec.hostname) ?? ''], deps.hostnames.list());
-    this.#demotions = new DemotionTimers((project) => this.#decideIn(project));
+    this.#demotions = new DemotionTimers(
+      (project) => this.#decideIn(project),
+      (key) => deps.domains.get(key),
+    );
     for (const domain of deps.domains.list()) this.#demotions.seen(domain);
     for (const app of deps.apps.list()) this.decide(objectKey(app));
     deps.apps.onChange((app) => this.decide(objectKey(app)));
@@ -86,15 +87,12 @@ export class AssignedHosts {
     const namespace = app?.metadata?.namespace;
     const name = app?.metadata?.name;
     if (!app || !namespace || !name || !isRouted(app)) {
-      this.#asking.delete(key);
       this.#assignment.set(key, undefined);
       return;
     }
     const deps = this.#deps;
     const facts = factsFromClaims({ baseDomain: deps.baseDomain, domains: deps.domains, hostnames: deps.hostnames, domainClaims: deps.domainClaims, hostnameClaims: deps.hostnameClaims });
     const asked = [...(app.spec.hostnames ?? []), ...attachedHostnames(deps.hostnames, namespace, name)];
-    if (asked.length > 0) this.#asking.add(key);
-    else this.#asking.delete(key);
     this.#assignment.set(key, { project: namespace, appId: name, hostnames: servable(namespace, asked, facts).served });
   }
 
@@ -128,14 +126,14 @@ export class AssignedHosts {
     for (const key of keys) this.decide(key);
   }
 
-  /** A claim on a domain: every app asking for a name under it. */
+  /** A claim on a domain: every app asking for a name under it, from the indexes' names (as `AppHosts.appsInZone`). */
   #decideUnder(zone: string): void {
-    // `decide` may only drop the key it is given from the set: safe while iterating it.
-    for (const key of this.#asking) {
-      const app = this.#deps.apps.get(key);
-      const [namespace = '', name = ''] = key.split('/');
-      const names = [...(app?.spec.hostnames ?? []), ...attachedHostnames(this.#deps.hostnames, namespace, name)];
-      if (names.some((host) => isInZone(host.toLowerCase(), zone))) this.decide(key);
+    const keys = new Set<string>();
+    for (const host of this.#byListedHost.values()) if (isInZone(host, zone)) for (const key of this.#byListedHost.keys(host)) keys.add(key);
+    for (const host of this.#attachedByHost.values()) {
+      if (!isInZone(host, zone)) continue;
+      for (const h of this.#attachedByHost.objects(host)) if (h.metadata?.namespace && h.spec?.appRef?.name) keys.add(`${h.metadata.namespace}/${h.spec.appRef.name}`);
     }
+    for (const key of keys) this.decide(key);
   }
 }

@@ -174,6 +174,8 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
     if (!buildId) return { kind: 'observed', replicas: [], buildExists: false };
     const buildExists = !deps.builds || deps.builds.get(`${namespace}/${buildResourceName(name, buildId)}`) !== undefined;
     const replicas = reports.app(namespace, name, app);
+    // Decided again here too, so a reconcile (a resync) heals what an event missed, as each replica's does.
+    hosts?.decide(`${namespace}/${name}`);
     if (replicas.length > 0) return { kind: 'observed', replicas, buildExists, ...(hosts ? { hosts: hosts.hostsOf(app) } : {}) };
     return { kind: reports.availability() };
   };
@@ -302,7 +304,8 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
   });
   enqueue = (key) => controller.enqueue(key, 'backlog');
   settled = (key) => controller.enqueue(key);
-  moved = (key) => controller.enqueue(key);
+  // Behind the apps' own changes: an app another's change moved a name from (thousands at a start, or for a domain).
+  moved = (key) => controller.enqueue(key, 'backlog');
   return controller;
 }
 
