@@ -9,8 +9,7 @@ import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
 import { replicaReportName, type RuntimeReplicaReport } from '../src/apis/v1alpha1/runtime-replica-report.ts';
 import { loadKubeConnection, objectClient } from '../src/kube/index.ts';
 import { S3ObjectStore } from '../src/object-store/s3-object-store.ts';
-import { BUILDS, RUNTIME_APPS, RUNTIME_REPLICA_REPORTS, RUNTIME_REPLICAS } from '../src/platform/resources.ts';
-import type { RuntimeReplica } from '../src/apis/v1alpha1/runtime-replica.ts';
+import { BUILDS, RUNTIME_APPS, RUNTIME_REPLICA_REPORTS } from '../src/platform/resources.ts';
 import { keyOnCanary, releaseOf } from '../src/runtime-contract/releases.ts';
 import { artifactFromFiles } from '../runtime-server/engine/testing/artifact-builder.ts';
 import { send } from '../runtime-server/engine/testing/http.ts';
@@ -23,7 +22,6 @@ const conn = loadKubeConnection(inject('kubeconfig'));
 const apps = objectClient<RuntimeApp>(conn, RUNTIME_APPS);
 const builds = objectClient<Build>(conn, BUILDS);
 const reports = objectClient<RuntimeReplicaReport>(conn, RUNTIME_REPLICA_REPORTS);
-const replicaObjects = objectClient<RuntimeReplica>(conn, RUNTIME_REPLICAS);
 const bucket = new S3ObjectStore({ config: inject('s3'), bucket: inject('bucket') });
 const running: Service[] = [];
 afterAll(async () => Promise.all(running.map((s) => s.stop(5_000))));
@@ -46,8 +44,7 @@ beforeAll(async () => {
 /** The app's report in a replica's RuntimeReplicaReport for the app's project. */
 async function reported(runtime: Runtime) {
   const report = await reports.get(namespace, replicaReportName(runtime.name, namespace));
-  // Nothing to say of the project (no rollout under way): no report, the replica's own mark standing for it.
-  return reportOf(report, await apps.get(namespace, 'shop'), undefined, await replicaObjects.get(namespace, runtime.name));
+  return reportOf(report, await apps.get(namespace, 'shop'));
 }
 
 describe('a rollout in the runtime replicas', () => {

@@ -109,10 +109,7 @@ describe('cw-runtime scaled out and in', () => {
     for (const name of [second.name, third.name]) {
       await eventually(
         `${name} counts, serving the app's spec`,
-        async () => {
-          const replica = await replicas.get(ns, name);
-          return [replica, reportOf(await reports.get(ns, replicaReportName(name, ns)), await app(), before?.metadata?.resourceVersion, replica)] as const;
-        },
+        async () => [await replicas.get(ns, name), reportOf(await reports.get(ns, replicaReportName(name, ns)), await app(), before?.metadata?.resourceVersion)] as const,
         ([replica, report]) => replica?.spec.ready === true && report?.servedGeneration === generation,
       );
     }

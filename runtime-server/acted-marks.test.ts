@@ -94,21 +94,4 @@ describe('ActedMarks after a relist', () => {
     marks2.acted('p/z', marks2.begin('p/z'));
     expect(marks2.mark('p')).toBe('300');
   });
-
-  it('gives the replica a mark of its own: the highest change told, held just below the oldest still waiting in any project', () => {
-    const marks = new ActedMarks();
-    expect(marks.replicaMark()).toBeUndefined();
-    marks.changed(app('p', 'a', '10'));
-    marks.changed(app('q', 'a', '12'));
-    expect(marks.replicaMark()).toBe('9');
-    marks.acted('p/a', marks.begin('p/a'));
-    expect(marks.replicaMark()).toBe('11'); // q's change at 12 waits
-    marks.acted('q/a', marks.begin('q/a'));
-    expect(marks.replicaMark()).toBe('12');
-    // Hidden changes (the operator's status writes) raise it only once passed on, as they do a project's report.
-    marks.changedQuietly(app('r', 'a', '20'));
-    expect(marks.replicaMark()).toBe('12');
-    marks.takeQuietlyMoved();
-    expect(marks.replicaMark()).toBe('20');
-  });
 });

@@ -32,19 +32,12 @@ export class ActedMarks {
   readonly #highestPassed = new Map<string, string>();
   /** Projects whose mark moved by hidden changes alone since `takeQuietlyMoved`. */
   #quietlyMoved = new Set<string>();
-  /** The highest version of a change told (a hidden one's once `takeQuietlyMoved` has passed it on): the replica's mark, but for what waits. */
-  #seen: string | undefined;
-  /** The replica's mark as last given (`replicaMark`). */
-  #lastReplicaMark: string | undefined;
-  /** The highest version of a hidden change told since `takeQuietlyMoved`. */
-  #seenQuietly: string | undefined;
 
   /** A change the replica acts on (the cache's `onChange`). */
   changed(obj: KubeObject): void {
     const { namespace, name, resourceVersion } = obj.metadata ?? {};
     if (!namespace || !name || resourceVersion === undefined) return;
     const key = `${namespace}/${name}`;
-    this.#seen = later(this.#seen, resourceVersion);
     const seq = ++this.#seq;
     this.#queueOf(namespace).push({ version: resourceVersion, seq, key });
     this.#latest.set(key, seq);
@@ -55,7 +48,6 @@ export class ActedMarks {
   changedQuietly(obj: KubeObject): void {
     const { namespace, resourceVersion } = obj.metadata ?? {};
     if (!namespace || resourceVersion === undefined) return;
-    this.#seenQuietly = later(this.#seenQuietly, resourceVersion);
     // A project's queue exists only while it holds a change.
     const queue = this.#queues.get(namespace);
     if (!queue) {
@@ -86,40 +78,10 @@ export class ActedMarks {
     return this.#marks.get(project);
   }
 
-  /**
-   * The replica's mark (its RuntimeReplica's `acted`): every change of every project up to it is acted on, so a
-   * project with nothing to list needs no report of its own. The highest version told, held below the oldest change
-   * still waiting in any project (only as far as that: a project's own report may say more). Hidden changes raise it
-   * only once `takeQuietlyMoved` has passed them on, so the operator's status writes do not rewrite the
-   * RuntimeReplica at each one.
-   */
-  replicaMark(): string | undefined {
-    const mark = this.#replicaMarkNow();
-    // Never lowered: only a relist can queue a change older than one told before (an app deleted meanwhile, given
-    // with its last version), and the operator has nothing to say of a deleted app.
-    if (mark !== undefined && (this.#lastReplicaMark === undefined || compareResourceVersions(mark, this.#lastReplicaMark) > 0)) this.#lastReplicaMark = mark;
-    return this.#lastReplicaMark;
-  }
-
-  #replicaMarkNow(): string | undefined {
-    let mark = this.#seen;
-    for (const queue of this.#queues.values()) {
-      const waiting = queue.filter((change) => change.key !== undefined);
-      if (waiting.length === 0) continue;
-      const oldest = waiting.reduce((min, change) => (compareResourceVersions(change.version, min) < 0 ? change.version : min), waiting[0]!.version);
-      const below = versionBefore(oldest);
-      if (below === undefined) return undefined;
-      if (mark === undefined || compareResourceVersions(below, mark) < 0) mark = below;
-    }
-    return mark;
-  }
-
-  /** The projects whose mark moved by hidden changes alone since the last call: their reports may be rewritten lazily (and the replica's mark). */
+  /** The projects whose mark moved by hidden changes alone since the last call: their reports may be rewritten lazily. */
   takeQuietlyMoved(): string[] {
     const moved = [...this.#quietlyMoved];
     this.#quietlyMoved = new Set();
-    if (this.#seenQuietly !== undefined) this.#seen = later(this.#seen, this.#seenQuietly);
-    this.#seenQuietly = undefined;
     return moved;
   }
 
@@ -170,11 +132,6 @@ export class ActedMarks {
     const below = oldest === undefined ? highest : compareResourceVersions(highest, oldest) < 0 ? highest : versionBefore(oldest);
     if (below !== undefined) this.#raise(project, below);
   }
-}
-
-/** The later of two resourceVersions (`b` when `a` is none). */
-function later(a: string | undefined, b: string): string {
-  return a === undefined || compareResourceVersions(b, a) > 0 ? b : a;
 }
 
 /** The resourceVersion just before `version` (they are decimal integers, KEP-5504); none for a malformed one. */

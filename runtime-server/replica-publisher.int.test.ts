@@ -181,44 +181,4 @@ describe('ReplicaPublisher', () => {
       await publisher.stop();
     }
   });
-
-  it('writes no report for a project with nothing to say beyond the replica’s mark, and deletes one once the mark covers it', { timeout: 60_000 }, async () => {
-    const ns = namespace.name;
-    const defaultHost = { domain: 'apps.localhost', scheme: 'https' as const };
-    let replica = '15';
-    const snapshotOf = (): ReplicaSnapshot => ({
-      ready: true,
-      takesTraffic: true,
-      apps: [],
-      marks: {
-        acted: new Map([
-          [project(0), '10'],
-          [project(1), '20'],
-        ]),
-        replica,
-        defaultHost,
-      },
-    });
-    const publisher = new ReplicaPublisher({ kube: conn, identity: { namespace: ns, name: 'r4' }, leaseDurationSeconds: 40, snapshot: snapshotOf, log: silentLogger, coalesceMs: 10 });
-    const replicas = objectClient<RuntimeReplica>(conn, RUNTIME_REPLICAS);
-    const ofR4 = async () => (await reports.list(ns, { labelSelector: `${RUNTIME_REPLICA_LABEL}=r4` })).items.map((r) => r.spec.project);
-    try {
-      await publisher.start();
-      // project 1's own mark is past the replica's (a change elsewhere waits below it): its report says more.
-      await eventually(
-        'the replica’s mark written',
-        () => replicas.get(ns, 'r4'),
-        (r) => r?.spec.acted === '15',
-      );
-      expect((await replicas.get(ns, 'r4'))?.spec.defaultHost).toEqual(defaultHost);
-      expect(await ofR4()).toEqual([project(1)]);
-      // The replica's mark passes it: the report goes, after the mark is written.
-      replica = '25';
-      publisher.changed();
-      await eventually('the covered report deleted', ofR4, (projects) => projects.length === 0);
-      expect((await replicas.get(ns, 'r4'))?.spec.acted).toBe('25');
-    } finally {
-      await publisher.stop();
-    }
-  });
 });

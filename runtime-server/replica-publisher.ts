@@ -5,7 +5,7 @@ import { formatMicroTime, KubeApiError, LEASES, objectClient, type KubeConnectio
 import { PROJECT_LABEL, RUNTIME_REPLICA_REPORTS, RUNTIME_REPLICAS } from '../src/platform/resources.ts';
 import type { ReplicaLease } from '../src/platform/runtime-replicas.ts';
 import type { Logger } from '../src/logging/log.ts';
-import { coveredByReplicaMark, projectReports, replicaSpec, reportChanges, type ReplicaSnapshot, type ReportChanges } from './replica-reports.ts';
+import { projectReports, replicaSpec, reportChanges, type ReplicaSnapshot } from './replica-reports.ts';
 
 export interface ReplicaIdentity {
   /** The platform's namespace, where the replica's RuntimeReplica, Lease and RuntimeReplicaReports live. */
@@ -58,8 +58,6 @@ export class ReplicaPublisher {
   #written: string | undefined;
   /** Each project's report as last written (`reportFingerprint`), by project. */
   readonly #writtenReports = new Map<string, string>();
-  /** The reports written listing no app, with their marks: deleted once the replica's mark covers them. */
-  readonly #writtenEmpty = new Map<string, RuntimeReplicaReportSpec>();
   #leaseUid: string | undefined;
   #heartbeat: NodeJS.Timeout | undefined;
   #scheduled: NodeJS.Timeout | undefined;
@@ -141,7 +139,6 @@ export class ReplicaPublisher {
     await this.#replicas.delete(namespace, name);
     await inParallel([...this.#writtenReports.keys()], (project) => this.#reports.delete(namespace, replicaReportName(name, project)));
     this.#writtenReports.clear();
-    this.#writtenEmpty.clear();
     await this.#leases.delete(namespace, name);
   }
 
@@ -179,7 +176,6 @@ export class ReplicaPublisher {
       this.#options.log.warn('the replica lease had expired and was removed; publishing again');
       this.#written = undefined;
       this.#writtenReports.clear();
-      this.#writtenEmpty.clear();
       this.#everything = true;
     }
     this.#leaseUid = uid;
@@ -202,13 +198,8 @@ export class ReplicaPublisher {
       const snapshot = this.#options.snapshot(projects);
       // Without marks once the apiserver drops them: the snapshot lists every app then (`marksKept`).
       const marks = this.#marksDropped ? undefined : snapshot.marks;
-      const changes = reportChanges(this.#writtenReports, projectReports(this.#options.identity.name, snapshot.apps, undefined, undefined, marks), projects);
-      // In this order, so the operator never reads a project with neither its report nor a replica's mark covering it:
-      // the reports that say something first, then the replica's mark, then the reports it covers go.
-      await this.#applyReports(changes.apply);
-      await this.#publishReplica(this.#marksDropped ? { ...snapshot, marks: undefined } : snapshot);
-      const covered = [...this.#writtenEmpty].filter(([, spec]) => coveredByReplicaMark(spec, marks?.replica)).map(([project]) => project);
-      await this.#deleteReports([...new Set([...changes.delete, ...covered])]);
+      await this.#publishReports(projectReports(this.#options.identity.name, snapshot.apps, undefined, undefined, marks), projects);
+      await this.#publishReplica(snapshot);
     } catch (err) {
       // Whatever was not written is written by the retry, which rebuilds every report.
       this.#everything = true;
@@ -220,11 +211,7 @@ export class ReplicaPublisher {
     const spec = replicaSpec(snapshot);
     const body = JSON.stringify(spec);
     if (body === this.#written) return;
-    await this.#replicas.apply({ metadata: this.#metadata(), spec }, { fieldManager: FIELD_MANAGER, force: true }).catch((err: unknown) => {
-      // A RuntimeReplica CRD not upgraded yet: without the replica's mark, every project keeps a report.
-      if (spec.acted !== undefined && refusesMark(err)) this.#dropMarks();
-      throw err;
-    });
+    await this.#replicas.apply({ metadata: this.#metadata(), spec }, { fieldManager: FIELD_MANAGER, force: true });
     this.#written = body;
   }
 
@@ -245,10 +232,14 @@ export class ReplicaPublisher {
     return this.#written === undefined ? undefined : (JSON.parse(this.#written) as RuntimeReplicaSpec);
   }
 
-  /** Writes the projects whose reports changed, each recorded as it succeeds. */
-  async #applyReports(apply: ReportChanges['apply']): Promise<void> {
-    const { name } = this.#options.identity;
-    await inParallel(apply, async ({ project, spec, fingerprint }) => {
+  /**
+   * Writes the projects whose reports changed and deletes those with none left (of `projects` only, when given); each
+   * is recorded as it succeeds.
+   */
+  async #publishReports(desired: ReadonlyMap<string, RuntimeReplicaReportSpec>, projects?: ReadonlySet<string>): Promise<void> {
+    const { namespace, name } = this.#options.identity;
+    const changes = reportChanges(this.#writtenReports, desired, projects);
+    await inParallel(changes.apply, async ({ project, spec, fingerprint }) => {
       if (spec.omittedApps) this.#options.log.warn('more apps in one project than its report holds; the rest show RollingOut', { project, reported: spec.apps.length, omitted: spec.omittedApps });
       const metadata = this.#metadata(replicaReportName(name, project), { [RUNTIME_REPLICA_LABEL]: name, [PROJECT_LABEL]: project });
       const written = await this.#reports.apply({ metadata, spec }, { fieldManager: FIELD_MANAGER, force: true }).catch((err: unknown) => {
@@ -260,18 +251,10 @@ export class ReplicaPublisher {
       // Or it prunes them (a write that is not an apply). Without the mark, an app left out reads as not acted on.
       if (spec.acted !== undefined && written.spec?.acted === undefined) this.#dropMarks();
       this.#writtenReports.set(project, fingerprint);
-      if (spec.apps.length === 0 && !spec.omittedApps) this.#writtenEmpty.set(project, spec);
-      else this.#writtenEmpty.delete(project);
     });
-  }
-
-  /** Deletes the reports of projects with nothing left to say, each recorded as it succeeds. */
-  async #deleteReports(projects: readonly string[]): Promise<void> {
-    const { namespace, name } = this.#options.identity;
-    await inParallel(projects, async (project) => {
+    await inParallel(changes.delete, async (project) => {
       await this.#reports.delete(namespace, replicaReportName(name, project));
       this.#writtenReports.delete(project);
-      this.#writtenEmpty.delete(project);
     });
   }
 }

@@ -46,20 +46,6 @@ describe('projectReports', () => {
     expect(specs.get('r')).toEqual({ replica: 'r1', project: 'r', apps: [] });
   });
 
-  it('leaves out the project objects the replica’s mark covers: nothing listed and no mark past it', () => {
-    const defaultHost = { domain: 'apps.localhost', scheme: 'https' as const };
-    const acted = new Map<string, string | undefined>([
-      ['p', '41'],
-      ['q', '40'],
-      ['r', undefined],
-      ['s', '45'],
-    ]);
-    const specs = projectReports('r1', [report('a')], undefined, undefined, { acted, replica: '42', defaultHost });
-    // p lists an app; s's own mark is past the replica's (another project's change waits below it): both say something.
-    expect([...specs.keys()]).toEqual(['p', 's']);
-    expect(replicaSpec({ ready: true, takesTraffic: true, apps: [], marks: { acted, replica: '42', defaultHost } })).toEqual({ ready: true, takesTraffic: true, acted: '42', defaultHost });
-  });
-
   it('drops the mark of a project whose reports were cut by the bounds: an app left out would read as implied', () => {
     const spec = projectReports('r1', [report('a'), report('b')], 1, undefined, { acted: new Map([['p', '41']]), defaultHost: { domain: 'apps.localhost', scheme: 'https' } }).get('p');
     expect(spec?.omittedApps).toBe(1);

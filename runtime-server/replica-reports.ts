@@ -3,7 +3,6 @@ import { MAX_FAILURE_MESSAGE, MAX_REPORT_BYTES, MAX_REPORTED_APPS, type RuntimeR
 import type { RuntimeReplicaSpec } from '../src/apis/v1alpha1/runtime-replica.ts';
 import type { DefaultHostSettings } from '../src/runtime-contract/implied-report.ts';
 import type { RuntimeAppReport } from '../src/runtime-contract/report.ts';
-import { compareResourceVersions } from '../src/kube/resource-version.ts';
 
 /** What a replica publishes: whether it takes traffic, whether its reports also cover every app (ready), and its reports (already in key order). */
 export interface ReplicaSnapshot {
@@ -17,34 +16,20 @@ export interface ReplicaSnapshot {
   readonly marks?: ProjectMarks;
 }
 
-/**
- * Each project's `acted` mark (none yet: its reports list every app), the replica's own (`replica`: every project's
- * changes up to it acted on; a project with nothing to list at or below it needs no report), and how the reports they
- * imply name hosts.
- */
+/** Each project's `acted` mark (none yet: its reports list every app), and how the reports it implies name hosts. */
 export interface ProjectMarks {
   readonly acted: ReadonlyMap<string, string | undefined>;
-  readonly replica?: string;
   readonly defaultHost: DefaultHostSettings;
 }
 
-/** The RuntimeReplica spec for a snapshot: readiness, whether its reports count, the status address and the replica's mark (the reports go per project). */
+/** The RuntimeReplica spec for a snapshot: readiness, whether its reports count, the status address (the reports go per project). */
 export function replicaSpec(snapshot: ReplicaSnapshot): RuntimeReplicaSpec {
-  const marks = snapshot.marks;
-  const mark = marks?.replica !== undefined ? { acted: marks.replica, defaultHost: { ...marks.defaultHost } } : {};
-  return { ready: snapshot.ready, takesTraffic: snapshot.takesTraffic, ...(snapshot.statusURL ? { statusURL: snapshot.statusURL } : {}), ...mark };
-}
-
-/** Whether a project's report would say nothing the replica's mark does not: no app listed, its own mark not past the replica's. */
-export function coveredByReplicaMark(spec: RuntimeReplicaReportSpec, replicaMark: string | undefined): boolean {
-  if (replicaMark === undefined || spec.apps.length > 0 || spec.omittedApps) return false;
-  return spec.acted === undefined || compareResourceVersions(spec.acted, replicaMark) <= 0;
+  return { ready: snapshot.ready, takesTraffic: snapshot.takesTraffic, ...(snapshot.statusURL ? { statusURL: snapshot.statusURL } : {}) };
 }
 
 /**
- * The RuntimeReplicaReport spec of each project the snapshot has reports about or a mark for, by project, but for
- * those the replica's mark covers (`coveredByReplicaMark`: nothing to say). A project whose reports were cut by the
- * bounds loses its mark too: an app left out would otherwise read as implied.
+ * The RuntimeReplicaReport spec of each project the snapshot has reports about or a mark for, by project. A project
+ * whose reports were cut by the bounds loses its mark too: an app left out would otherwise read as implied.
  */
 export function projectReports(
   replica: string,
@@ -56,14 +41,12 @@ export function projectReports(
   const byProject = Map.groupBy(apps, (report) => report.namespace);
   const projects = new Set([...byProject.keys(), ...(marks?.acted.keys() ?? [])]);
   return new Map(
-    [...projects]
-      .map((project) => {
-        const reports = bounded(byProject.get(project) ?? [], maxApps, maxBytes);
-        const acted = marks?.acted.get(project);
-        const marked = acted !== undefined && !reports.omittedApps ? { acted, defaultHost: { ...marks!.defaultHost } } : {};
-        return [project, { replica, project, ...reports, ...marked }] as const;
-      })
-      .filter(([, spec]) => !coveredByReplicaMark(spec, marks?.replica)),
+    [...projects].map((project) => {
+      const reports = bounded(byProject.get(project) ?? [], maxApps, maxBytes);
+      const acted = marks?.acted.get(project);
+      const marked = acted !== undefined && !reports.omittedApps ? { acted, defaultHost: { ...marks!.defaultHost } } : {};
+      return [project, { replica, project, ...reports, ...marked }];
+    }),
   );
 }
 

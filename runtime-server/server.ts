@@ -296,9 +296,7 @@ export class RuntimeServer {
       const implied = impliedReport(app, defaultHost);
       return !implied || !isDeepStrictEqual({ ...report, hosts: implied.hosts }, implied);
     });
-    // Walked only when it is written: once the reports count (not at every write of a replica still on its first list).
-    const replica = this.#reportsComplete() ? this.#marks.replicaMark() : undefined;
-    return { apps, marks: { acted, defaultHost, ...(replica !== undefined ? { replica } : {}) } };
+    return { apps, marks: { acted, defaultHost } };
   }
 
   #defaultHostSettings(): DefaultHostSettings {

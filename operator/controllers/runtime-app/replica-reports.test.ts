@@ -14,8 +14,6 @@ const reportObject = (replica: string, project: string, apps: RuntimeAppReport[]
   spec: { replica, project, apps: apps.map((a) => ({ ...a, namespace: project, hosts: [...a.hosts] })) },
 });
 const of = (...apps: RuntimeAppReport[]) => reportObject('r1', 'p', apps);
-/** A RuntimeReplica event for the tests that look only at which replicas count. */
-const replicaEvent: KubeObject = { metadata: { namespace: 'cw', name: 'r1' } };
 
 describe('changedAppKeys', () => {
   it('names the apps whose report was added, changed or dropped, and no other', () => {
@@ -119,13 +117,7 @@ describe('ReplicaReports', () => {
         const object = reportObject('r1', 'p', listed, resourceVersion);
         return { ...object, spec: { ...object.spec, ...(acted ? { acted, defaultHost: settings } : {}) } };
       };
-      /** r1's own mark (its RuntimeReplica's `acted`), as its replica event tells it. */
-      const replicaMarked = (acted: string) => {
-        const replica: RuntimeReplica = { metadata: { namespace: 'cw', name: 'r1' }, spec: { ready: true, acted, defaultHost: settings } };
-        replicas.upsert(replica);
-        return aggregate.onReplica(replica);
-      };
-      return { reports, aggregate, changes, withMark, replicaMarked };
+      return { reports, aggregate, changes, withMark };
     }
 
     it('reads an app the report leaves out as served on its default host once the mark has passed its last change, and as not acted on before', () => {
@@ -178,68 +170,6 @@ describe('ReplicaReports', () => {
     });
   });
 
-  describe("a replica's own mark", () => {
-    const settings = { domain: 'apps.test', scheme: 'https' as const };
-    const appObject = (name: string, resourceVersion: string): RuntimeApp => ({
-      metadata: { namespace: 'p', name, resourceVersion, generation: 1 },
-      spec: { displayName: name, activeBuildId: 'b-1' },
-    });
-    function fleetOf(apps: RuntimeApp[], names: string[]) {
-      const replicas = objects<RuntimeReplica>();
-      const leases = objects<ReplicaLease>();
-      const reports = objects<RuntimeReplicaReport>();
-      const changes = new ServingChanges();
-      for (const app of apps) changes.changed(`p/${app.metadata?.name}`, app);
-      const aggregate = new ReplicaReports(
-        new RuntimeReplicaView(replicas, leases, reports),
-        reports,
-        () => apps.map((a) => `p/${a.metadata?.name}`),
-        () => t0,
-        { implied: { apps: { list: () => apps }, changes } },
-      );
-      const mark = (name: string, acted?: string) => {
-        const replica: RuntimeReplica = { metadata: { namespace: 'cw', name }, spec: { ready: true, ...(acted ? { acted, defaultHost: settings } : {}) } };
-        replicas.upsert(replica);
-        leases.upsert({ metadata: { namespace: 'cw', name }, spec: { holderIdentity: name, leaseDurationSeconds: 40, renewTime: new Date(t0).toISOString() } });
-        return aggregate.onReplica(replica);
-      };
-      for (const name of names) mark(name);
-      return { reports, aggregate, changes, mark };
-    }
-
-    it('reads the apps of a project without a report by the replica’s mark, and by the later of the two where there is one', () => {
-      const a = appObject('a', '20');
-      const b = appObject('b', '30');
-      const { reports, aggregate, mark } = fleetOf([a, b], ['r1']);
-      expect(aggregate.app('p', 'a', a)).toEqual([undefined]);
-      mark('r1', '25');
-      expect(aggregate.app('p', 'a', a)[0]).toMatchObject({ servingBuildId: 'b-1', hosts: ['a.p.apps.test'] });
-      expect(aggregate.app('p', 'b', b)).toEqual([undefined]);
-      // A report whose mark is behind the replica's says no less than the replica's mark; one ahead says more.
-      const behind = reportObject('r1', 'p', [], '40');
-      reports.upsert({ ...behind, spec: { ...behind.spec, acted: '15', defaultHost: settings } });
-      expect(aggregate.app('p', 'a', a)[0]?.servedGeneration).toBe(1);
-      reports.upsert({ ...behind, metadata: { ...behind.metadata, resourceVersion: '41' }, spec: { ...behind.spec, acted: '35', defaultHost: settings } });
-      expect(aggregate.app('p', 'b', b)[0]?.servedGeneration).toBe(1);
-    });
-
-    it('re-checks, when a replica’s mark moves, the apps whose latest change it passed, and no more once every replica passed them', () => {
-      const apps = [appObject('a', '10'), appObject('b', '20'), appObject('c', '30')];
-      const { mark, changes } = fleetOf(apps, ['r1', 'r2']);
-      // The first mark of each: every app is re-checked by the counted replicas changing, not by the walk.
-      mark('r1', '5');
-      mark('r2', '5');
-      expect(mark('r1', '25').sort()).toEqual(['p/a', 'p/b']);
-      expect(mark('r1', '25')).toEqual([]);
-      expect(mark('r2', '15')).toEqual(['p/a']);
-      // Both past 10 and 20 but not 30: a is forgotten (both passed it), b is kept for r2.
-      expect(changes.between('0', '100').sort()).toEqual(['p/b', 'p/c']);
-      expect(mark('r2', '40').sort()).toEqual(['p/b', 'p/c']);
-      // A mark going back (a replica restarted under the same name) re-checks every app.
-      expect(mark('r1', '3').sort()).toEqual(['p/a', 'p/b', 'p/c']);
-    });
-  });
-
   describe('while no replica counts', () => {
     afterEach(() => void vi.useRealTimers());
 
@@ -266,12 +196,12 @@ describe('ReplicaReports', () => {
       vi.useFakeTimers({ now: t0 });
       const { replicas, aggregate, rechecked, add } = fleet();
       const replica = add('r1', { ready: false, takesTraffic: false });
-      expect(aggregate.onReplica(replicaEvent)).toEqual(['p/a', 'q/b']);
+      expect(aggregate.onReplica()).toEqual(['p/a', 'q/b']);
       expect(aggregate.availability()).toBe('starting');
 
       // It stops: what the apps observe changes (waiting), and nothing more until the grace has passed.
       replicas.remove(replica);
-      expect(aggregate.onReplica(replicaEvent)).toEqual(['p/a', 'q/b']);
+      expect(aggregate.onReplica()).toEqual(['p/a', 'q/b']);
       vi.advanceTimersByTime(29_999);
       expect(aggregate.availability()).toBe('waiting');
       expect(rechecked).toEqual([]);
@@ -281,7 +211,7 @@ describe('ReplicaReports', () => {
 
       // A replica live again: starting at once, and every app re-checked as for any change of what they observe.
       add('r2', { ready: false, takesTraffic: true });
-      expect(aggregate.onReplica(replicaEvent)).toEqual(['p/a', 'q/b']);
+      expect(aggregate.onReplica()).toEqual(['p/a', 'q/b']);
       expect(aggregate.availability()).toBe('starting');
     });
 
@@ -289,7 +219,7 @@ describe('ReplicaReports', () => {
       vi.useFakeTimers({ now: t0 });
       const { aggregate, rechecked, add } = fleet();
       add('stuck', { ready: false, takesTraffic: false });
-      expect(aggregate.onReplica(replicaEvent)).toEqual(['p/a', 'q/b']);
+      expect(aggregate.onReplica()).toEqual(['p/a', 'q/b']);
       vi.advanceTimersByTime(300_000);
       expect(rechecked).toEqual([['p/a', 'q/b']]);
       expect(aggregate.availability()).toBe('waiting');
@@ -304,10 +234,10 @@ describe('ReplicaReports', () => {
       // None at first (the operator started before any replica).
       expect(aggregate.availability()).toBe('waiting');
       const replica = add('r1', { ready: true });
-      expect(aggregate.onReplica(replicaEvent)).toEqual(['p/a', 'q/b']);
+      expect(aggregate.onReplica()).toEqual(['p/a', 'q/b']);
       vi.advanceTimersByTime(60_000);
       replicas.remove(replica);
-      expect(aggregate.onReplica(replicaEvent)).toEqual(['p/a', 'q/b']);
+      expect(aggregate.onReplica()).toEqual(['p/a', 'q/b']);
       expect(aggregate.availability()).toBe('waiting');
       vi.advanceTimersByTime(30_000);
       expect(aggregate.availability()).toBe('unavailable');

@@ -3,7 +3,6 @@ import { objectKey, type KubeObject } from '../../../src/kube/index.ts';
 import type { ReplicaSource, RuntimeReplicaView } from '../../../src/platform/runtime-replicas.ts';
 import type { RuntimeAppReport } from '../../../src/runtime-contract/report.ts';
 import type { RuntimeApp } from '../../../src/apis/v1alpha1/runtime-app.ts';
-import type { RuntimeReplica } from '../../../src/apis/v1alpha1/runtime-replica.ts';
 import { impliedReport } from '../../../src/runtime-contract/implied-report.ts';
 import { compareResourceVersions } from '../../../src/kube/resource-version.ts';
 import type { ServingChanges } from './serving-changes.ts';
@@ -77,8 +76,6 @@ export class ReplicaReports {
   readonly #indexes = new Map<string, { version: string; index: ReportIndex }>();
   /** Each report object's reports and mark as the last event showed them: what the next event is compared with. */
   readonly #seen = new Map<string, { index: ReportIndex; mark: Mark | undefined }>();
-  /** Each replica's own mark as its last event showed it, by replica name. */
-  readonly #replicaMarks = new Map<string, Mark>();
   readonly #graceMs: number;
   readonly #startingLimitMs: number;
   readonly #onTimeUp: ((keys: string[]) => void) | undefined;
@@ -108,9 +105,8 @@ export class ReplicaReports {
     return this.view.ready(this.#now()).map((replica) => {
       const key = `${replica.metadata?.namespace ?? ''}/${replicaReportName(replica.metadata?.name ?? '', namespace)}`;
       const report = this.reports.get(key);
-      // A project with nothing to say has no report: the replica's own mark says how far it acted on its apps.
-      if (!report) return app && this.#impliedBy(replicaMarkOf(replica), appKey, app);
-      return this.#index(key, report).get(appKey) ?? (app && this.#impliedBy(laterMark(markOf(report), replicaMarkOf(replica)), appKey, app));
+      if (!report) return undefined;
+      return this.#index(key, report).get(appKey) ?? (app && this.#impliedBy(markOf(report), appKey, app));
     });
   }
 
@@ -157,39 +153,8 @@ export class ReplicaReports {
     this.#recheck = { at, timer };
   }
 
-  /**
-   * The app keys a RuntimeReplica event affects: every app when the counted replicas changed; else, when its mark
-   * moved, the apps whose latest change it passed (an app of a project without a report now reads as implied).
-   */
-  onReplica = (obj: KubeObject): string[] => {
-    const counted = this.#countedChanged();
-    const name = obj.metadata?.name ?? '';
-    const replica = this.view.replicas.get(objectKey(obj));
-    const before = this.#replicaMarks.get(name);
-    const mark = replica && replicaMarkOf(replica);
-    if (mark) this.#replicaMarks.set(name, mark);
-    else this.#replicaMarks.delete(name);
-    const keys = counted ? this.#allApps() : this.#passedByMove(before, mark, replica?.spec.ready === true);
-    // After the walk: what every replica has passed now is walked no more.
-    this.#forgetPassedChanges();
-    return keys;
-  };
-
-  /** The apps a replica's mark moving from `before` to `mark` passed (all of them when it went back or named hosts anew). */
-  #passedByMove(before: Mark | undefined, mark: Mark | undefined, counts: boolean): string[] {
-    if (!this.#implied || !mark || !before || sameMark(before, mark) || !counts) return [];
-    if (!sameDefaultHost(before, mark)) return this.#allApps();
-    return compareResourceVersions(mark.acted, before.acted) > 0 ? this.#implied.changes.between(before.acted, mark.acted) : this.#allApps();
-  }
-
-  /** Changes every live replica's mark has passed are checked against no mark again (a replica without one counts from its first). */
-  #forgetPassedChanges(): void {
-    const live = this.view.live(this.#now());
-    const marks = live.map((replica) => this.#replicaMarks.get(replica.metadata?.name ?? '')?.acted);
-    if (marks.length === 0 || marks.some((m) => m === undefined)) return;
-    const lowest = marks.reduce((min, m) => (compareResourceVersions(m!, min!) < 0 ? m : min));
-    this.#implied?.changes.passedBy(lowest!);
-  }
+  /** The app keys a RuntimeReplica event affects: its readiness only, so every app when the counted replicas changed. */
+  onReplica = (): string[] => (this.#countedChanged() ? this.#allApps() : []);
 
   /**
    * The app keys a RuntimeReplicaReport event affects: those whose report in it changed, and, when its mark moved,
@@ -208,22 +173,17 @@ export class ReplicaReports {
       this.#indexes.delete(key);
     }
     const changed = changedAppKeys(before, after);
-    const spec = (current ?? (obj as RuntimeReplicaReport)).spec;
-    const project = spec?.project;
-    // What implies the reports it leaves out: the later of its mark and its replica's (with no report, the replica's).
-    const replicaMark = this.#replicaMarkNamed(spec?.replica);
-    const was = seen ? laterMark(seen.mark, replicaMark) : replicaMark;
-    const is = current ? laterMark(mark, replicaMark) : replicaMark;
-    if (!this.#implied || !project || sameMark(was, is)) return changed;
+    const project = (current ?? (obj as RuntimeReplicaReport)).spec?.project;
+    if (!this.#implied || !project || sameMark(seen?.mark, mark)) return changed;
     const passed = (m: Mark | undefined, appKey: string, app: RuntimeApp) => m !== undefined && this.#passed(m, appKey, app);
-    const sameHosts = sameDefaultHost(was, is);
+    const sameHosts = sameDefaultHost(seen?.mark, mark);
     for (const app of this.#implied.apps.list(project)) {
       const appKey = objectKey(app);
       // An app listed now, or listed before and not now, is among `changed` already.
       if (app.metadata?.namespace !== project || after.has(appKey) || before.has(appKey)) continue;
-      const passedBefore = passed(was, appKey, app);
-      const passedNow = passed(is, appKey, app);
-      if (passedBefore !== passedNow || (passedNow && !sameHosts)) changed.push(appKey);
+      const was = passed(seen?.mark, appKey, app);
+      const is = passed(mark, appKey, app);
+      if (was !== is || (is && !sameHosts)) changed.push(appKey);
     }
     return changed;
   };
@@ -242,11 +202,6 @@ export class ReplicaReports {
     return true;
   }
 
-  /** The mark of the replica named so, as its last event showed it (the replicas live in the reports' namespace). */
-  #replicaMarkNamed(name: string | undefined): Mark | undefined {
-    return name === undefined ? undefined : this.#replicaMarks.get(name);
-  }
-
   /** Indexes are kept per object version: an app's reconcile does not rescan its project's reports. */
   #index(key: string, report: RuntimeReplicaReport): ReportIndex {
     const version = `${report.metadata?.uid ?? ''}/${report.metadata?.resourceVersion ?? ''}`;
@@ -260,18 +215,6 @@ export class ReplicaReports {
 
 /** A report's mark: how far its replica has acted on the project's apps, and how its implied reports name hosts. */
 type Mark = { readonly acted: string; readonly defaultHost: NonNullable<RuntimeReplicaReport['spec']['defaultHost']> };
-
-/** A replica's own mark (its RuntimeReplica's `acted`): every project's apps, where no later report mark says more. */
-function replicaMarkOf(replica: RuntimeReplica): Mark | undefined {
-  const { acted, defaultHost } = replica.spec;
-  return acted !== undefined && defaultHost ? { acted, defaultHost } : undefined;
-}
-
-/** The later of two marks (both say how far a replica acted; the later one says more). */
-function laterMark(a: Mark | undefined, b: Mark | undefined): Mark | undefined {
-  if (!a || !b) return a ?? b;
-  return compareResourceVersions(a.acted, b.acted) >= 0 ? a : b;
-}
 
 function markOf(report: RuntimeReplicaReport): Mark | undefined {
   const { acted, defaultHost } = report.spec;

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { RuntimeApp } from '../../../src/apis/v1alpha1/runtime-app.ts';
 import { servingView } from '../../../src/runtime-contract/serving-view.ts';
-import { compareResourceVersions } from '../../../src/kube/resource-version.ts';
 
 /**
  * When each app last changed in a way a runtime replica acts on (`servingView`: its spec, deletion, and the
@@ -13,36 +12,16 @@ import { compareResourceVersions } from '../../../src/kube/resource-version.ts';
 export class ServingChanges {
   /** App key → a digest of its serving view and the version it took it. */
   readonly #changes = new Map<string, { readonly digest: string; readonly version: string }>();
-  /**
-   * App key → the version of its latest change, while some replica's mark may not have passed it yet: what a
-   * replica's mark moving is checked against (`between`), rather than every app. Emptied by `passedBy`.
-   */
-  readonly #recent = new Map<string, string>();
 
   /** Follows a change of `app` from the cache; `gone`: it left the cache. */
   changed(key: string, app: RuntimeApp | undefined): void {
     const version = app?.metadata?.resourceVersion;
     if (!app || version === undefined) {
       this.#changes.delete(key);
-      this.#recent.delete(key);
       return;
     }
     const digest = servingDigest(app);
-    if (this.#changes.get(key)?.digest === digest) return;
-    this.#changes.set(key, { digest, version });
-    this.#recent.set(key, version);
-  }
-
-  /** The apps whose latest change is after `after` and at or before `upTo`: those a replica's mark moving so passed. */
-  between(after: string, upTo: string): string[] {
-    const keys: string[] = [];
-    for (const [key, version] of this.#recent) if (compareResourceVersions(version, after) > 0 && compareResourceVersions(version, upTo) <= 0) keys.push(key);
-    return keys;
-  }
-
-  /** Every replica's mark has passed `mark`: the changes at or before it need no checking against a mark again. */
-  passedBy(mark: string): void {
-    for (const [key, version] of this.#recent) if (compareResourceVersions(version, mark) <= 0) this.#recent.delete(key);
+    if (this.#changes.get(key)?.digest !== digest) this.#changes.set(key, { digest, version });
   }
 
   /** The resourceVersion of the app's latest change a replica acts on; its own version when none was followed. */

@@ -93,19 +93,6 @@ export const ReplicaAppReport = Type.Object({
   ),
 });
 
-/** How a replica names default hosts and their URLs, for the reports an `acted` mark implies. */
-export const DefaultHostSettings = Type.Object(
-  {
-    domain: Hostname({ description: "The runtime's base domain: an app's default host is <app>.<project>.<domain>." }),
-    scheme: Type.Union([Type.Literal('http'), Type.Literal('https')], { description: 'The scheme of the URLs clients use.' }),
-    port: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535, format: 'int32', description: 'The port of those URLs, when not the scheme’s own.' })),
-  },
-  { description: 'How the replica names default hosts and their URLs, for the reports `acted` implies.' },
-);
-
-/** A RuntimeApp resourceVersion up to which a replica has acted (`acted`): decimal, as KEP-5504 orders them. */
-export const ActedMark = (description: string) => Type.String({ minLength: 1, maxLength: 64, pattern: '^[0-9]+$', description });
-
 export const RuntimeReplicaReportSpec = Type.Object({
   replica: Type.String({
     minLength: 1,
@@ -122,11 +109,24 @@ export const RuntimeReplicaReportSpec = Type.Object({
   }),
   omittedApps: Type.Optional(Type.Integer({ minimum: 0, format: 'int64', description: 'Apps past the bound of apps (in name order), not reported.' })),
   acted: Type.Optional(
-    ActedMark(
-      "A RuntimeApp resourceVersion: the replica has acted on every change of this project's apps up to it. An app whose last change the replica acts on is at or before it (or at or before its RuntimeReplica's `acted`, whichever is later), and that `apps` leaves out, is served as its spec asks (the report `defaultHost` implies; its hosts are the operator's to decide). Absent: `apps` lists every app acted on.",
+    Type.String({
+      minLength: 1,
+      maxLength: 64,
+      pattern: '^[0-9]+$',
+      description:
+        "A RuntimeApp resourceVersion: the replica has acted on every change of this project's apps up to it. An app whose last change the replica acts on is at or before it, and that `apps` leaves out, is served as its spec asks on its default host alone (the report `defaultHost` implies). Absent: `apps` lists every app acted on.",
+    }),
+  ),
+  defaultHost: Type.Optional(
+    Type.Object(
+      {
+        domain: Hostname({ description: "The runtime's base domain: an app's default host is <app>.<project>.<domain>." }),
+        scheme: Type.Union([Type.Literal('http'), Type.Literal('https')], { description: 'The scheme of the URLs clients use.' }),
+        port: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535, format: 'int32', description: 'The port of those URLs, when not the scheme’s own.' })),
+      },
+      { description: 'How the replica names default hosts and their URLs, for the reports `acted` implies.' },
     ),
   ),
-  defaultHost: Type.Optional(DefaultHostSettings),
 });
 export type RuntimeReplicaReportSpec = Static<typeof RuntimeReplicaReportSpec>;
 

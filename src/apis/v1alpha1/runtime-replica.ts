@@ -1,7 +1,6 @@
 import { Type, type Static } from 'typebox';
 import type { CustomResource, KindDescriptor } from '../kind-descriptor.ts';
 import { CATEGORY } from './group-version.ts';
-import { ActedMark, DefaultHostSettings } from './runtime-replica-report.ts';
 
 export const RuntimeReplicaSpec = Type.Object({
   ready: Type.Boolean({
@@ -14,12 +13,6 @@ export const RuntimeReplicaSpec = Type.Object({
         'The replica takes traffic (its /readyz): workerd answers and its informers have listed the apps, one it has not reached yet being deployed when a request asks for it; true before ready while it goes through its first list. Absent: the same as ready (a replica of an earlier version, or a CRD not upgraded).',
     }),
   ),
-  acted: Type.Optional(
-    ActedMark(
-      "A RuntimeApp resourceVersion: the replica has acted on every change of every app up to it (a project's RuntimeReplicaReport may name a later mark for its apps). A project with nothing to say has no RuntimeReplicaReport from this replica: those of its apps whose last change the replica acts on is at or before this mark are served as their specs ask (the `defaultHost` here implies). Absent: only the reports say.",
-    ),
-  ),
-  defaultHost: Type.Optional(DefaultHostSettings),
   statusURL: Type.Optional(
     Type.String({
       maxLength: 2048,
