@@ -311,9 +311,15 @@ async function readyCount(conn: KubeConnection): Promise<{ total: number; ready:
 async function untilAllReady(conn: KubeConnection, apps: number, started: number): Promise<number | undefined> {
   let last = { total: 0, ready: 0 };
   const everyMs = Math.max(2_000, apps / 10);
+  let saidAt = performance.now();
   while (performance.now() - started < readyTimeoutMs) {
     last = await readyCount(conn);
     if (last.total >= apps && last.ready >= apps) return performance.now() - started;
+    // Where it is, every half minute: a run that converges slowly shows how (steadily, or a tail waiting on something).
+    if (performance.now() - saidAt >= 30_000) {
+      say(`${last.ready} of ${last.total} Ready after ${((performance.now() - started) / 1000).toFixed(0)} s`);
+      saidAt = performance.now();
+    }
     await sleep(everyMs);
   }
   say(`not every app Ready within ${readyTimeoutMs / 1000} s: ${last.ready} of ${last.total}`);

@@ -15,8 +15,8 @@ describe('projectCreatorShare', () => {
     expect(shareOf('shop')).toBe(shareOf('blog'));
     expect(shareOf('tools')).not.toBe(shareOf('shop'));
     // A project made with kubectl (no creator), and an owner that is no project (a standalone bucket's).
-    expect(shareOf('applied')).toBe('applied');
-    expect(shareOf('acme')).toBe('acme');
+    expect(shareOf('applied')).toBe('project:applied');
+    expect(shareOf('acme')).toBe('project:acme');
     expect(shareOf('applied')).not.toBe(shareOf('shop'));
   });
 });
