@@ -14,6 +14,7 @@ import { ForwardingObjectStore } from '../../../src/object-store/testing/forward
 import { appArtifactPrefix, artifactKey, buildResourceName } from '../../../src/platform/artifact-keys.ts';
 import { BUILDS, RUNTIME_APPS } from '../../../src/platform/resources.ts';
 import { UPLOADED_AT_ANNOTATION } from '../../../src/platform/app-view.ts';
+import { STORED_BYTES_ANNOTATION } from '../../../src/platform/stored-builds-quota.ts';
 import type { Build } from '../../../src/apis/v1alpha1/build.ts';
 import { eventually } from '../../../e2e/harness/runtime-stack.ts';
 import type { Controller } from '../../../src/controller-runtime/controller.ts';
@@ -195,6 +196,31 @@ describe('the RuntimeApp controller’s build retention', () => {
         'their artifacts alone stored',
         () => stored(appArtifactPrefix(ns, 'kept')),
         (keys) => JSON.stringify(keys) === JSON.stringify(survivors.map((id) => artifactKey(ns, 'kept', id)).sort()),
+      );
+    } finally {
+      await controller.stop();
+    }
+  });
+
+  it('measures each app’s own Builds in its reconcile, and a Build of no app in another app’s', { timeout: 60_000 }, async () => {
+    const ns = namespace.name;
+    const controller = await startController(bucket, 5);
+    try {
+      const [id] = buildIds(1);
+      await apps.create({ metadata: { name: 'measured', namespace: ns }, spec: { displayName: 'measured', activeBuildId: id } });
+      await applyBuild('measured', id!, 0);
+      // Applied for an app that does not exist (a GitOps sync half done): no app of its own wakes for it.
+      await applyBuild('absent', id!, 1);
+      const measuredOf = async (app: string) => (await buildClient.get(ns, buildResourceName(app, id!)))?.metadata?.annotations?.[STORED_BYTES_ANNOTATION];
+      await eventually(
+        'the app’s own Build measured',
+        () => measuredOf('measured'),
+        (bytes) => bytes === String(id!.length),
+      );
+      await eventually(
+        'the Build of no app measured too',
+        () => measuredOf('absent'),
+        (bytes) => bytes === String(id!.length),
       );
     } finally {
       await controller.stop();
