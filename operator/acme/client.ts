@@ -72,8 +72,11 @@ export interface AcmeClientOptions {
 
 /** A JSON answer or a certificate chain is never larger than this. */
 const MAX_RESPONSE_BYTES = 1 << 20;
-/** A badNonce refusal is retried this often with the fresh nonce it carries (RFC 8555 §6.5). */
-const BAD_NONCE_RETRIES = 5;
+/**
+ * A badNonce refusal is retried this often with the fresh nonce it carries (RFC 8555 §6.5): a retry costs one
+ * round trip, and a CA may refuse a good nonce now and then (Pebble a set share of them, at random).
+ */
+const BAD_NONCE_RETRIES = 8;
 
 /**
  * An RFC 8555 client: one account, its requests signed with ES256, nonces kept from each answer, `badNonce`
@@ -227,6 +230,8 @@ export class AcmeClient {
     await response.body?.cancel();
     const nonce = response.headers.get('replay-nonce');
     if (!nonce) throw new Error('the ACME server answered newNonce without a Replay-Nonce');
+    // #fetch kept it for the next request too; it is this one's, and a nonce is good once.
+    if (this.#nonce === nonce) this.#nonce = undefined;
     return nonce;
   }
 
