@@ -1,10 +1,9 @@
 import type { AppHostname } from '../src/apis/v1alpha1/app-hostname.ts';
 import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
 import type { Source } from '../src/controller-runtime/source.ts';
-import { isInZone } from '../src/dns/names.ts';
 import { InformerIndex } from '../src/kube/informer-index.ts';
-import { defaultHostOwner, normalizeHost } from '../src/runtime-contract/hosts.ts';
-import { listedHostsOf } from '../src/runtime-contract/listed-hosts.ts';
+import { defaultHostOwner } from '../src/runtime-contract/hosts.ts';
+import { appsNamed, appsNamedInZone, attachedHostOf, listedHostsOf } from '../src/runtime-contract/listed-hosts.ts';
 
 /**
  * Which apps a host may name, read from the informers rather than from what this replica has deployed: the
@@ -28,17 +27,13 @@ export class AppHosts {
   follow(apps: Source<RuntimeApp>, hostnames?: Source<AppHostname>): void {
     this.#listed = new InformerIndex(apps, listedHostsOf);
     if (hostnames) {
-      this.#attached = new InformerIndex(hostnames, (h) => {
-        const host = normalizeHost(h.spec?.hostname);
-        return host === undefined ? [] : [host];
-      });
+      this.#attached = new InformerIndex(hostnames, attachedHostOf);
     }
   }
 
   /** The app keys `host` (normalised) may name. */
   appsAt(host: string): string[] {
-    const attached = (this.#attached?.objects(host) ?? []).map((h) => `${h.metadata?.namespace ?? ''}/${h.spec.appRef.name}`);
-    const keys = new Set([...attached, ...(this.#listed?.keys(host) ?? [])]);
+    const keys = appsNamed(host, this.#listed, this.#attached);
     const owner = defaultHostOwner(host, this.#baseDomain);
     if (owner) keys.add(`${owner.project}/${owner.appId}`);
     return [...keys];
@@ -49,11 +44,6 @@ export class AppHosts {
    * give a name or take one from. A walk over the custom host names indexed, not over every app.
    */
   appsInZone(zone: string): string[] {
-    const keys = new Set<string>();
-    for (const host of this.#listed?.values() ?? []) if (isInZone(host, zone)) for (const key of this.#listed!.keys(host)) keys.add(key);
-    for (const host of this.#attached?.values() ?? []) {
-      if (isInZone(host, zone)) for (const h of this.#attached!.objects(host)) keys.add(`${h.metadata?.namespace ?? ''}/${h.spec.appRef.name}`);
-    }
-    return [...keys];
+    return [...appsNamedInZone(zone, this.#listed, this.#attached)];
   }
 }

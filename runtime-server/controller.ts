@@ -21,6 +21,7 @@ import { bothLinked, linkedOfPlan, linksDatabase, type DatabaseSources, type Lin
 import { servingPlan, type ServingPlan } from '../src/runtime-contract/releases.ts';
 import { classifyDeployError, failedBuildOf } from './failures.ts';
 import { recordedFallback, refusedBefore, servedInstead } from './recorded-fallback.ts';
+import { hostnameAppKey } from '../src/runtime-contract/listed-hosts.ts';
 import type { ServingMetrics } from './metrics.ts';
 
 /** The engine calls the reconciler makes (a fake in unit tests). */
@@ -142,7 +143,8 @@ export function servingController(deps: ServingControllerDeps): Controller<Runti
               mapToOwner: (h: KubeObject) => {
                 const host = (h as AppHostname).spec?.hostname ?? '';
                 const before = namedBefore.moved(h as AppHostname, hostnames.get(objectKey(h)) !== undefined);
-                return [...new Set([...hostnameAppKeys(h as AppHostname), ...before, ...(deps.names?.appsNamed?.(host) ?? []), ...engine.appsAsking(host)])];
+                const named = hostnameAppKey(h as AppHostname);
+                return [...new Set([...(named !== undefined ? [named] : []), ...before, ...(deps.names?.appsNamed?.(host) ?? []), ...engine.appsAsking(host)])];
               },
             },
           ]
@@ -290,12 +292,6 @@ function hostnamesOf(deployment: AppDeployment): string[] {
   return [...deployment.hostnames].sort();
 }
 
-/** An AppHostname re-checks the app it names. */
-function hostnameAppKeys(h: AppHostname): string[] {
-  const namespace = h.metadata?.namespace;
-  return namespace && h.spec?.appRef?.name ? [`${namespace}/${h.spec.appRef.name}`] : [];
-}
-
 /**
  * The app each AppHostname named at its last event: one moved to another app must take its name from the app it
  * named, which the engine's assignment may not show yet (that app's reconcile waiting for a pass).
@@ -307,7 +303,7 @@ class AppsNamedBefore {
   moved(h: AppHostname, exists: boolean): string[] {
     const key = objectKey(h);
     const before = this.#named.get(key);
-    const now = hostnameAppKeys(h)[0];
+    const now = hostnameAppKey(h);
     if (exists && now !== undefined) this.#named.set(key, now);
     else this.#named.delete(key);
     return before !== undefined && before !== now ? [before] : [];

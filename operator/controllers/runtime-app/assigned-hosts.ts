@@ -2,7 +2,6 @@ import type { AppHostname } from '../../../src/apis/v1alpha1/app-hostname.ts';
 import type { DomainClaim, HostnameClaim } from '../../../src/apis/v1alpha1/domain-claim.ts';
 import type { ProjectDomain } from '../../../src/apis/v1alpha1/project-domain.ts';
 import type { RuntimeApp } from '../../../src/apis/v1alpha1/runtime-app.ts';
-import { isInZone } from '../../../src/dns/names.ts';
 import { InformerIndex } from '../../../src/kube/informer-index.ts';
 import { objectKey } from '../../../src/kube/index.ts';
 import type { Logger } from '../../../src/logging/log.ts';
@@ -11,7 +10,7 @@ import { DemotionTimers } from '../../../src/platform/demotion-timers.ts';
 import { attachedHostnames, isRouted, servable } from '../../../src/runtime-contract/asked-hosts.ts';
 import { HostAssignment } from '../../../src/runtime-contract/host-assignment.ts';
 import { defaultHost, normalizeHost } from '../../../src/runtime-contract/hosts.ts';
-import { listedHostsOf } from '../../../src/runtime-contract/listed-hosts.ts';
+import { appsNamed, appsNamedInZone, attachedHostOf, hostnameAppKey, listedHostsOf } from '../../../src/runtime-contract/listed-hosts.ts';
 
 /** A cache as read here: its events, and its objects by key or by namespace. */
 interface Cache<T> {
@@ -54,7 +53,7 @@ export class AssignedHosts {
     this.#deps = deps;
     this.#assignment = new HostAssignment(deps.baseDomain, deps.log, deps.onMoved);
     this.#byListedHost = new InformerIndex(deps.apps, listedHostsOf, deps.apps.list());
-    this.#attachedByHost = new InformerIndex(deps.hostnames, (h) => [normalizeHost(h.spec.hostname) ?? ''], deps.hostnames.list());
+    this.#attachedByHost = new InformerIndex(deps.hostnames, attachedHostOf, deps.hostnames.list());
     this.#demotions = new DemotionTimers(
       (project) => this.#decideIn(project),
       (key) => deps.domains.get(key),
@@ -107,8 +106,8 @@ export class AssignedHosts {
   }
 
   #decideOwnerOf(h: AppHostname): void {
-    const namespace = h.metadata?.namespace;
-    if (namespace && h.spec?.appRef?.name) this.decide(`${namespace}/${h.spec.appRef.name}`);
+    const key = hostnameAppKey(h);
+    if (key !== undefined) this.decide(key);
   }
 
   #decideIn(namespace: string): void {
@@ -121,19 +120,13 @@ export class AssignedHosts {
    */
   #decideNamed(host: string): void {
     if (!host) return;
-    const keys = new Set([...this.#byListedHost.keys(host), ...this.#assignment.claimants(host)]);
-    for (const h of this.#attachedByHost.objects(host)) if (h.metadata?.namespace && h.spec?.appRef?.name) keys.add(`${h.metadata.namespace}/${h.spec.appRef.name}`);
+    const keys = appsNamed(host, this.#byListedHost, this.#attachedByHost);
+    for (const key of this.#assignment.claimants(host)) keys.add(key);
     for (const key of keys) this.decide(key);
   }
 
-  /** A claim on a domain: every app asking for a name under it, from the indexes' names (as `AppHosts.appsInZone`). */
+  /** A claim on a domain: every app asking for a name under it. */
   #decideUnder(zone: string): void {
-    const keys = new Set<string>();
-    for (const host of this.#byListedHost.values()) if (isInZone(host, zone)) for (const key of this.#byListedHost.keys(host)) keys.add(key);
-    for (const host of this.#attachedByHost.values()) {
-      if (!isInZone(host, zone)) continue;
-      for (const h of this.#attachedByHost.objects(host)) if (h.metadata?.namespace && h.spec?.appRef?.name) keys.add(`${h.metadata.namespace}/${h.spec.appRef.name}`);
-    }
-    for (const key of keys) this.decide(key);
+    for (const key of appsNamedInZone(zone, this.#byListedHost, this.#attachedByHost)) this.decide(key);
   }
 }
