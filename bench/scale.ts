@@ -5,7 +5,7 @@
 // its restart to a steady state (every informer listed and every queue drained), cw-api's RSS and the p99 of
 // `GET /v1/projects/{p}/apps` for one full project, the runtime replica's RSS (workerd included) and its restart
 // to ready, and deploy → first 200 for one app; for the operator and the runtime also the V8 heap in use after a
-// full GC (`--profiles <dir>` writes their heap snapshots, and CPU profiles of the deploys; `--cpu-profiles <dir>` the profiles only). Not a test: it prints figures and the issue's targets beside them.
+// full GC (`--profiles <dir>` writes their heap snapshots, and CPU profiles of the creation until every app is Ready and of the deploys; `--cpu-profiles <dir>` the profiles only). Not a test: it prints figures and the issue's targets beside them.
 import { createHash } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import { statSync } from 'node:fs';
@@ -454,10 +454,13 @@ async function measureAt(
 ): Promise<Figures> {
   const conn = loadKubeConnection(stack.kubeconfig);
   const created = performance.now();
-  await population.growTo(target);
-  const createSeconds = (performance.now() - created) / 1000;
-  say(`${target} apps created in ${createSeconds.toFixed(0)} s; waiting until every one is Ready`);
-  const readyMs = await untilAllReady(conn, target, created);
+  let createSeconds = 0;
+  const readyMs = await profiled(stack, `create-${target}`, async () => {
+    await population.growTo(target);
+    createSeconds = (performance.now() - created) / 1000;
+    say(`${target} apps created in ${createSeconds.toFixed(0)} s; waiting until every one is Ready`);
+    return untilAllReady(conn, target, created);
+  });
   // Each figure is said as it is read, so a run that fails later (at 100,000 apps it can take hours) keeps them.
   const etcd = etcdBytes(stack);
   const controlPlaneRss = residentBytes(stack.controlPlanePid);

@@ -5,7 +5,7 @@ import type { ProjectDomain } from '../src/apis/v1alpha1/project-domain.ts';
 import { objectKey, type KubeObject } from '../src/kube/index.ts';
 import { isInZone } from '../src/dns/names.ts';
 import type { NameFacts } from '../src/platform/host-admission.ts';
-import { attachedHostnames, servable } from '../src/runtime-contract/asked-hosts.ts';
+import { attachedHostnames, hostnamesByApp, servable } from '../src/runtime-contract/asked-hosts.ts';
 import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
 import type { AppDeployment, RuntimeEngine } from './engine/index.ts';
 import { Controller } from '../src/controller-runtime/controller.ts';
@@ -102,7 +102,8 @@ export function servingController(deps: ServingControllerDeps): Controller<Runti
       .list(namespace)
       .filter((a) => a.metadata?.namespace === namespace)
       .map((a) => `${namespace}/${a.metadata?.name}`);
-  const attachedTo = (namespace: string, name: string): string[] => attachedHostnames(hostnames, namespace, name);
+  const byApp = hostnames && hostnamesByApp(hostnames);
+  const attachedTo = (namespace: string, name: string): string[] => attachedHostnames(byApp, namespace, name);
   const names = deps.names;
   const facts = (): NameFacts | undefined => names && factsFromClaims({ ...names, hostnames });
   /** Apps of `db`'s namespace with a variable linked to it in a release they may serve (`linksDatabase`). */

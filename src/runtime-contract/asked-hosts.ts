@@ -7,6 +7,8 @@ import type { RuntimeApp } from '../apis/v1alpha1/runtime-app.ts';
 import { isActiveHostname, serveRefusal, type NameFacts } from '../platform/host-admission.ts';
 import { servingPlan } from './releases.ts';
 import { DNS_LABEL_PATTERN } from '../apis/v1alpha1/strings.ts';
+import { sharedIndex, type IndexedSource, type InformerIndex } from '../kube/informer-index.ts';
+import { hostnameAppKey } from './listed-hosts.ts';
 
 /**
  * Whether `app` is routed, asking for its host names: it has something to serve (a build, not being deleted, not
@@ -23,9 +25,23 @@ export function isRouted(app: RuntimeApp): boolean {
 /** What an app's project and name must be for its default host (`<app>.<project>.<base>`): DNS labels. */
 const DNS_LABEL = new RegExp(DNS_LABEL_PATTERN);
 
+/** AppHostnames indexed by the app they name (`hostnameAppKey`): what {@link attachedHostnames} reads. */
+export type HostnamesByApp = Pick<InformerIndex<AppHostname>, 'objects'>;
+
+/**
+ * The index of `hostnames` by app, one per cache. Make it before subscribing a handler that reads it, so it has
+ * seen each event by the time that handler runs (a cache calls its handlers in the order they subscribed).
+ */
+export function hostnamesByApp(hostnames: IndexedSource<AppHostname> & { list(): readonly AppHostname[] }): HostnamesByApp {
+  return sharedIndex(hostnames, 'app', (h) => {
+    const key = hostnameAppKey(h);
+    return key === undefined ? [] : [key];
+  });
+}
+
 /** The app's active AppHostnames, sorted (a change of the set is a change of what to serve). */
-export function attachedHostnames(hostnames: { list(namespace?: string): readonly AppHostname[] } | undefined, namespace: string, name: string): string[] {
-  return (hostnames?.list(namespace) ?? [])
+export function attachedHostnames(byApp: HostnamesByApp | undefined, namespace: string, name: string): string[] {
+  return (byApp?.objects(`${namespace}/${name}`) ?? [])
     .filter((h) => h.metadata?.namespace === namespace && h.spec.appRef.name === name && isActiveHostname(h))
     .map((h) => h.spec.hostname)
     .sort();

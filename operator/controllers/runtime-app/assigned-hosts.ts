@@ -7,7 +7,7 @@ import { objectKey } from '../../../src/kube/index.ts';
 import type { Logger } from '../../../src/logging/log.ts';
 import { factsFromClaims } from '../../../src/platform/claim-facts.ts';
 import { DemotionTimers } from '../../../src/platform/demotion-timers.ts';
-import { attachedHostnames, isRouted, servable } from '../../../src/runtime-contract/asked-hosts.ts';
+import { attachedHostnames, hostnamesByApp, isRouted, servable, type HostnamesByApp } from '../../../src/runtime-contract/asked-hosts.ts';
 import { HostAssignment } from '../../../src/runtime-contract/host-assignment.ts';
 import { defaultHost, normalizeHost } from '../../../src/runtime-contract/hosts.ts';
 import { appsNamed, appsNamedInZone, attachedHostOf, hostnameAppKey, listedHostsOf } from '../../../src/runtime-contract/listed-hosts.ts';
@@ -47,6 +47,7 @@ export class AssignedHosts {
   readonly #assignment: HostAssignment;
   readonly #byListedHost: InformerIndex<RuntimeApp>;
   readonly #attachedByHost: InformerIndex<AppHostname>;
+  readonly #attachedByApp: HostnamesByApp;
   readonly #demotions: DemotionTimers;
 
   constructor(deps: AssignedHostsDeps) {
@@ -54,6 +55,7 @@ export class AssignedHosts {
     this.#assignment = new HostAssignment(deps.baseDomain, deps.log, deps.onMoved);
     this.#byListedHost = new InformerIndex(deps.apps, listedHostsOf, deps.apps.list());
     this.#attachedByHost = new InformerIndex(deps.hostnames, attachedHostOf, deps.hostnames.list());
+    this.#attachedByApp = hostnamesByApp(deps.hostnames);
     this.#demotions = new DemotionTimers(
       (project) => this.#decideIn(project),
       (key) => deps.domains.get(key),
@@ -91,7 +93,7 @@ export class AssignedHosts {
     }
     const deps = this.#deps;
     const facts = factsFromClaims({ baseDomain: deps.baseDomain, domains: deps.domains, hostnames: deps.hostnames, domainClaims: deps.domainClaims, hostnameClaims: deps.hostnameClaims });
-    const asked = [...(app.spec.hostnames ?? []), ...attachedHostnames(deps.hostnames, namespace, name)];
+    const asked = [...(app.spec.hostnames ?? []), ...attachedHostnames(this.#attachedByApp, namespace, name)];
     this.#assignment.set(key, { project: namespace, appId: name, hostnames: servable(namespace, asked, facts).served });
   }
 

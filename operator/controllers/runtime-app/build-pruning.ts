@@ -28,6 +28,8 @@ export function buildsToPrune(builds: readonly Build[], keep: number, kept: Read
  */
 export function buildsPastQuota(builds: readonly Build[], quota: number, kept: (build: Build) => boolean): Build[] {
   let excess = storedBytes(builds) - quota;
+  // Every reconcile of every app asks, and the project's builds nearly always fit: sort only when they do not.
+  if (excess <= 0) return [];
   const due: Build[] = [];
   for (const build of newestFirst(builds).toReversed()) {
     if (excess <= 0 || due.length === PRUNED_PER_PASS) break;
