@@ -31,13 +31,23 @@ export interface WorkerCodeJson {
  */
 const FINGERPRINT_KEY = randomBytes(32);
 
+/**
+ * Each deployment's fingerprint with the build it was made for: every convergence pass asks for the fingerprint of
+ * every app it plans, and a deployment (readonly) is the same object from pass to pass until its app changes.
+ */
+const fingerprints = new WeakMap<AppDeployment, { readonly buildId: string; readonly fingerprint: string }>();
+
 /** What must be equal for two deployments to run the same isolate: build and environment. */
 export function workerFingerprint(live: LiveApp): string {
+  const known = fingerprints.get(live.app);
+  if (known?.buildId === live.build.buildId) return known.fingerprint;
   const env = Object.entries(live.app.env).sort(([a], [b]) => (a < b ? -1 : 1));
-  return createHmac('sha256', FINGERPRINT_KEY)
+  const fingerprint = createHmac('sha256', FINGERPRINT_KEY)
     .update(JSON.stringify([live.app.project, live.app.appId, live.build.buildId, env]))
     .digest('hex')
     .slice(0, 24);
+  fingerprints.set(live.app, { buildId: live.build.buildId, fingerprint });
+  return fingerprint;
 }
 
 /** The worker's code and environment, read from the unpacked build. */
