@@ -226,19 +226,18 @@ export class AcmeClient {
     const kept = this.#nonce;
     this.#nonce = undefined;
     if (kept) return kept;
-    const response = await this.#fetch((await this.directory()).newNonce, { method: 'HEAD' });
+    // Not kept in the slot as well: it is this request's, and a nonce is good once.
+    const response = await this.#fetch((await this.directory()).newNonce, { method: 'HEAD' }, { keepNonce: false });
     await response.body?.cancel();
     const nonce = response.headers.get('replay-nonce');
     if (!nonce) throw new Error('the ACME server answered newNonce without a Replay-Nonce');
-    // #fetch kept it for the next request too; it is this one's, and a nonce is good once.
-    if (this.#nonce === nonce) this.#nonce = undefined;
     return nonce;
   }
 
-  async #fetch(url: string, init: { method: string; headers?: Record<string, string>; body?: string }): Promise<Response> {
+  async #fetch(url: string, init: { method: string; headers?: Record<string, string>; body?: string }, options: { readonly keepNonce?: boolean } = {}): Promise<Response> {
     const response = await fetch(url, { ...init, dispatcher: this.#dispatcher, redirect: 'error', signal: AbortSignal.timeout(this.#options.timeoutMs ?? 30_000) });
     const nonce = response.headers.get('replay-nonce');
-    if (nonce) this.#nonce = nonce;
+    if (nonce && options.keepNonce !== false) this.#nonce = nonce;
     if (!response.ok && init.method === 'GET') throw await this.#problem(response);
     return response;
   }

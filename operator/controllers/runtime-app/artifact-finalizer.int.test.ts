@@ -50,9 +50,14 @@ afterAll(async () => {
 });
 
 /** A RuntimeApp controller (no runtime replicas: its status says RuntimeNotConfigured) on this file's namespace. */
-async function startController(artifacts: ObjectStore, maxBuildsPerApp?: number, orphans: { orphanScanIntervalMs?: number; orphanGraceMs?: number } = {}): Promise<Controller<RuntimeApp>> {
+async function startController(
+  artifacts: ObjectStore,
+  maxBuildsPerApp?: number,
+  orphans: { orphanScanIntervalMs?: number; orphanGraceMs?: number } = {},
+  projectStoredBuildsQuota?: number,
+): Promise<Controller<RuntimeApp>> {
   const events = new EventRecorder({ writer: eventWriter(conn), component: 'runtimeapp-finalizer-test' });
-  const retention = maxBuildsPerApp ? { builds: buildInformer, maxBuildsPerApp } : {};
+  const retention = maxBuildsPerApp ? { builds: buildInformer, maxBuildsPerApp, ...(projectStoredBuildsQuota !== undefined ? { projectStoredBuildsQuota } : {}) } : {};
   const controller = runtimeAppController({ kube: conn, apps: informer, artifacts, ...retention, ...orphans, events, registry: new Registry(), log: silentLogger });
   running.push(controller);
   await controller.start();
@@ -222,6 +227,29 @@ describe('the RuntimeApp controller’s build retention', () => {
         () => measuredOf('absent'),
         (bytes) => bytes === String(id!.length),
       );
+    } finally {
+      await controller.stop();
+    }
+  });
+
+  it('judges the project quota though a Build names an app another finalizer holds in deletion (nobody else measured it)', { timeout: 60_000 }, async () => {
+    const ns = namespace.name;
+    const ids = buildIds(4);
+    // Each artifact is its build id (18 bytes): the project may keep 40, so two of the live app's three must go.
+    const controller = await startController(bucket, 10, {}, 40);
+    try {
+      await apps.create({ metadata: { name: 'held', namespace: ns, finalizers: ['example.com/hold'] }, spec: { displayName: 'held' } });
+      await apps.delete(ns, 'held');
+      await eventually(
+        'the app held by the other finalizer alone',
+        () => apps.get(ns, 'held'),
+        (a) => JSON.stringify(a?.metadata?.finalizers) === JSON.stringify(['example.com/hold']),
+      );
+      // Applied by hand for the app being deleted: its own passes run no retention.
+      await applyBuild('held', ids[0]!, 0);
+      await apps.create({ metadata: { name: 'live', namespace: ns }, spec: { displayName: 'live', activeBuildId: ids[3] } });
+      for (const minute of [1, 2, 3]) await applyBuild('live', ids[minute]!, minute);
+      await onlyLeft('live', [ids[3]!], 'the live app’s oldest builds pruned by the project quota, its active build kept');
     } finally {
       await controller.stop();
     }

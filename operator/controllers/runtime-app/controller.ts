@@ -148,10 +148,18 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
   const deletedBuilds = new DeletedBuilds();
   const orphanScans = new OrphanScans(deps.orphanScanIntervalMs);
   /** A Build's app is woken by its every change; one gone from the cache is noted for its artifact. */
+  /** Whether `key` names an app whose passes run retention: there, not being deleted. */
+  const retaining = (key: string): boolean => {
+    const app = deps.apps.get(key);
+    return app !== undefined && !app.metadata?.deletionTimestamp;
+  };
   const onBuild = (build: Build): string[] => {
     const keys = buildOwnerKeys(build);
     const key = `${build.metadata?.namespace}/${build.metadata?.name}`;
     if (keys[0] && deps.builds?.get(key) === undefined) deletedBuilds.record(keys[0], build.spec.buildId);
+    // A Build whose app runs no retention (none, or one being deleted, which a foreign finalizer may hold for
+    // good) is measured by the project's other apps: its change wakes one of them, which judges the quota next.
+    if (keys[0] && !retaining(keys[0])) return [...keys, ...retainingApp(build.metadata?.namespace ?? '', retaining, deps.apps)];
     return keys;
   };
   // Set once the controller exists: an app whose hosts moved because another changed is re-checked.
@@ -229,10 +237,10 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
       throw err;
     }
     // Counted as the bucket holds them: a build not measured yet is measured first, and its write wakes the next pass.
-    // Each app measures its own (its Build's change wakes it) and those of no app; every app measuring the whole
-    // project's held each of them for up to 20 round trips to the bucket and the apiserver while a project's apps
-    // were created (0.4-0.75 s a reconcile, eight at a time: make bench-scale's Ready trailing creation).
-    const ownedHere = (build: Build) => build.spec.app === name || deps.apps.get(`${namespace}/${build.spec.app}`) === undefined;
+    // Each app measures its own (every app measuring the whole project's made each reconcile up to 20 round trips
+    // while a project's apps were created) and those no app retains: of none, or of one being deleted, which a
+    // foreign finalizer can hold for good, and whose Build would otherwise keep the quota from ever being judged.
+    const ownedHere = (build: Build) => build.spec.app === name || !retaining(`${namespace}/${build.spec.app}`);
     if (!(await measureStoredBytes(targets, namespace, left.filter(ownedHere)))) return;
     if (left.some((build) => measuredBytesOf(build) === undefined)) return;
     const past = buildsPastQuota(left, deps.projectStoredBuildsQuota ?? DEFAULT_PROJECT_STORED_BUILDS_QUOTA, keptOf);
@@ -347,6 +355,17 @@ function earliest(a: number | undefined, b: number | undefined): number | undefi
 }
 
 /** A Build re-checks the app it belongs to (its `spec.app`; the API also makes the app its owner). */
+/** The first app of `namespace` by name whose passes run retention, if any: one app, not all of them. */
+function retainingApp(namespace: string, retaining: (key: string) => boolean, apps: { list(namespace?: string): readonly RuntimeApp[] }): string[] {
+  const keys = apps
+    .list(namespace)
+    .filter((app) => app.metadata?.namespace === namespace)
+    .map((app) => `${namespace}/${app.metadata?.name}`)
+    .filter(retaining)
+    .sort();
+  return keys.slice(0, 1);
+}
+
 function buildOwnerKeys(build: Build): string[] {
   const namespace = build.metadata?.namespace;
   return namespace && build.spec?.app ? [`${namespace}/${build.spec.app}`] : [];
