@@ -390,15 +390,35 @@ async function deployLatency(stack: ScaleStack, project: string, round: number):
   return times;
 }
 
-/** RuntimeApp status writes the apiserver has answered (its `apiserver_request_total`), to count what a change costs. */
-async function appStatusWrites(stack: ScaleStack): Promise<number> {
+/** The writes the apiserver has answered (its `apiserver_request_total`), by `resource[/subresource] VERB`. */
+async function apiserverWrites(stack: ScaleStack): Promise<Map<string, number>> {
   const { stdout } = await promisify(execFile)(toolPath('kubectl'), ['--kubeconfig', stack.kubeconfig, 'get', '--raw', '/metrics'], { maxBuffer: 256 * 1024 * 1024 });
-  let sum = 0;
+  const writes = new Map<string, number>();
   for (const line of stdout.split('\n')) {
-    if (!line.startsWith('apiserver_request_total{') || !line.includes('resource="runtimeapps"') || !line.includes('subresource="status"')) continue;
-    if (/verb="(PATCH|APPLY|UPDATE)"/.test(line)) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
+    if (!line.startsWith('apiserver_request_total{')) continue;
+    const verb = /verb="(POST|CREATE|PATCH|APPLY|UPDATE|DELETE)"/.exec(line)?.[1];
+    if (!verb) continue;
+    const resource = /resource="([^"]*)"/.exec(line)?.[1] ?? '';
+    const subresource = /subresource="([^"]*)"/.exec(line)?.[1];
+    const key = `${resource}${subresource ? `/${subresource}` : ''} ${verb}`;
+    writes.set(key, (writes.get(key) ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1)));
   }
+  return writes;
+}
+
+/** RuntimeApp status writes the apiserver has answered, to count what a change costs. */
+async function appStatusWrites(stack: ScaleStack): Promise<number> {
+  let sum = 0;
+  for (const [key, count] of await apiserverWrites(stack)) if (/^runtimeapps\/status (PATCH|APPLY|UPDATE)$/.test(key)) sum += count;
   return sum;
+}
+
+/** The writes between two readings, per app added, most first: what each app costs the apiserver (the bench's own included). */
+function writesPerApp(before: Map<string, number>, after: Map<string, number>, apps: number): string {
+  const rows = [...after].map(([key, count]) => [key, (count - (before.get(key) ?? 0)) / apps] as const).filter(([, n]) => n >= 0.05);
+  rows.sort((a, b) => b[1] - a[1]);
+  const total = rows.reduce((sum, [, n]) => sum + n, 0);
+  return `${total.toFixed(1)} (${rows.map(([key, n]) => `${key} ${n.toFixed(2)}`).join(', ')})`;
 }
 
 /**
@@ -453,6 +473,8 @@ async function measureAt(
   round: number,
 ): Promise<Figures> {
   const conn = loadKubeConnection(stack.kubeconfig);
+  const appsBefore = population.apps;
+  const writesAtStart = await apiserverWrites(stack);
   const created = performance.now();
   let createSeconds = 0;
   const readyMs = await profiled(stack, `create-${target}`, async () => {
@@ -462,6 +484,7 @@ async function measureAt(
     return untilAllReady(conn, target, created);
   });
   // Each figure is said as it is read, so a run that fails later (at 100,000 apps it can take hours) keeps them.
+  say(`apiserver writes per app added, until every app was Ready: ${writesPerApp(writesAtStart, await apiserverWrites(stack), target - appsBefore)}`);
   const etcd = etcdBytes(stack);
   const controlPlaneRss = residentBytes(stack.controlPlanePid);
   const operatorRss = residentBytes(stack.operator.pid());
