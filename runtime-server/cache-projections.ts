@@ -3,6 +3,7 @@ import type { AppHostname } from '../src/apis/v1alpha1/app-hostname.ts';
 import { CREATED_BY_USER_ANNOTATION, type Project } from '../src/apis/v1alpha1/project.ts';
 import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
 import type { KubeObject } from '../src/kube/index.ts';
+import { cachePool } from '../src/kube/string-pool.ts';
 import { servingMetadata, servingView } from '../src/runtime-contract/serving-view.ts';
 import { refusal } from './recorded-fallback.ts';
 
@@ -10,21 +11,8 @@ import { refusal } from './recorded-fallback.ts';
 // these projections keep what the runtime reads and nothing written for people, the operator or the API. The
 // runtime never writes these objects, so nothing it caches is ever written back without the dropped fields.
 
-/**
- * One string object per namespace and per state: values parsed from JSON are new strings each time, so every app
- * of a project held its own copy of the project's name. Cleared past a bound (it only saves memory), so namespaces
- * coming and going over a long uptime cannot grow it without end.
- */
-const shared = new Map<string, string>();
-const MAX_SHARED = 100_000;
-
-function share(value: string): string {
-  const known = shared.get(value);
-  if (known !== undefined) return known;
-  if (shared.size >= MAX_SHARED) shared.clear();
-  shared.set(value, value);
-  return value;
-}
+/** One string object per namespace and per state: the informers' pool (their objects' strings are interned already). */
+const share = (value: string): string => cachePool.intern(value);
 
 /**
  * What a runtime replica caches of each RuntimeApp: what it acts on (`servingView`), its project's name shared, and
