@@ -1,4 +1,4 @@
-import type { KubeObject } from '../src/kube/index.ts';
+import { keyOf, type KubeObject } from '../src/kube/index.ts';
 import { compareResourceVersions } from '../src/kube/resource-version.ts';
 
 /** A change of a project's apps not passed by its mark yet: its version, and the app it is of (none: one to act on never). */
@@ -37,7 +37,7 @@ export class ActedMarks {
   changed(obj: KubeObject): void {
     const { namespace, name, resourceVersion } = obj.metadata ?? {};
     if (!namespace || !name || resourceVersion === undefined) return;
-    const key = `${namespace}/${name}`;
+    const key = keyOf(namespace, name);
     const seq = ++this.#seq;
     this.#queueOf(namespace).push({ version: resourceVersion, seq, key });
     this.#latest.set(key, seq);

@@ -24,7 +24,7 @@ import { LoadChecker } from './load-checker.ts';
 import { LoadGate } from './load-gate.ts';
 import { LogFollowers } from './log-followers.ts';
 import { silentRuntimeLogger, type RuntimeLogger } from '../../src/runtime-contract/log.ts';
-import { splitKey } from '../../src/kube/types.ts';
+import { keyOf, splitKey } from '../../src/kube/types.ts';
 import { startNodeService, type CodeRefusal } from './node-service.ts';
 import type { AppDeployment, ServedApp } from './ports.ts';
 import { RequestStats, type DispatcherStats, type RolloutCounts } from './request-stats.ts';
@@ -374,7 +374,7 @@ export class RuntimeEngine {
     if (!this.#ctx || this.#stopped) return Promise.reject(new Error('the runtime engine is not running'));
     const problem = deploymentProblem(app);
     if (problem) return Promise.reject(problem);
-    const key = `${app.project}/${app.appId}`;
+    const key = keyOf(app.project, app.appId);
     const before = this.#desired.get(key)?.app;
     const newBuild = before?.buildId !== app.buildId || before.canary?.buildId !== app.canary?.buildId;
     // A deployment never tried here is no fallback: the one it had (the replicas' recorded release) stays.

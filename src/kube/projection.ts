@@ -13,8 +13,9 @@ export function cacheProjection<T extends KubeObject>(resource: ResourceRef, pro
   return (obj) => {
     const { managedFields: _, ...metadata } = (obj.metadata ?? {}) as KubeObject['metadata'] & { managedFields?: unknown };
     const stripped = { ...obj, ...typeMeta, metadata };
+    const kept = project ? project(stripped) : (stripped as T);
     // What is kept has its short strings shared with every other cached object's (the pool's copies): caches hold
-    // many alike. After the projection, so the pool holds only strings some cached object holds too.
-    return internStrings(project ? project(stripped) : (stripped as T));
+    // many alike. After the projection, so the pool takes no string a projection drops; never a Secret's values.
+    return resource.kind === 'Secret' ? kept : internStrings(kept);
   };
 }

@@ -35,6 +35,19 @@ describe('internStrings', () => {
     expect(object).toEqual(copy);
   });
 
+  it('walks only plain objects and arrays: a Buffer or a class instance is left as it is', () => {
+    const buffer = Buffer.alloc(8);
+    class Getter {
+      get x(): string {
+        return 'y';
+      }
+    }
+    const instance = new Getter();
+    const object = internStrings({ buffer, instance }, new StringPool());
+    expect(object.buffer).toBe(buffer);
+    expect(object.instance.x).toBe('y');
+  });
+
   it('passes over a frozen object', () => {
     const frozen = Object.freeze({ status: 'none' });
     expect(internStrings({ spec: frozen }, new StringPool()).spec).toBe(frozen);

@@ -3,7 +3,7 @@
  * cache of thousands of objects holds thousands of copies of the same namespace, kind, condition type, build id and
  * second-rounded timestamp (a third of cw-operator's heap per app at 3,000 apps). Generational, so it stays bounded
  * whatever passes through it: a string not seen for two generations is dropped from the pool (the objects keep their
- * copy), and a string asked for again is carried into the current generation, so what recurs stays shared for good.
+ * copy), and a string asked for again is carried into the current generation, so what keeps recurring stays shared.
  */
 export class StringPool {
   readonly #generationSize: number;
@@ -44,25 +44,36 @@ const MAX_INTERNED_LENGTH = 96;
 /** The pool every informer of the process shares: an object's strings repeat across kinds (names, build ids). */
 export const cachePool = new StringPool();
 
-/** Replaces, in place, every short string inside `value` (plain objects and arrays, frozen ones passed over) by the pool's copy; answers `value`. */
+/** Unique to one version of one object: pooling them would only turn the generations over. */
+const NOT_INTERNED = new Set(['uid', 'resourceVersion']);
+
+/**
+ * Replaces, in place, every short string inside `value` by the pool's copy; answers `value`. Only plain objects and
+ * arrays (what JSON gives) are walked, frozen ones passed over: a Buffer or a class instance is left as it is.
+ */
 export function internStrings<T>(value: T, pool: StringPool = cachePool): T {
-  // A frozen object (a projection's constant) cannot be written, even with the same value.
-  if (Object.isFrozen(value)) return value;
   if (Array.isArray(value)) {
+    if (Object.isFrozen(value)) return value;
     for (let i = 0; i < value.length; i++) {
       const item: unknown = value[i];
       if (typeof item === 'string') {
         if (item.length <= MAX_INTERNED_LENGTH) value[i] = pool.intern(item);
       } else if (item !== null && typeof item === 'object') internStrings(item, pool);
     }
-  } else if (value !== null && typeof value === 'object') {
-    const record = value as Record<string, unknown>;
+  } else if (isPlainObject(value) && !Object.isFrozen(value)) {
+    const record: Record<string, unknown> = value;
     for (const key of Object.keys(record)) {
       const item = record[key];
       if (typeof item === 'string') {
-        if (item.length <= MAX_INTERNED_LENGTH) record[key] = pool.intern(item);
+        if (item.length <= MAX_INTERNED_LENGTH && !NOT_INTERNED.has(key)) record[key] = pool.intern(item);
       } else if (item !== null && typeof item === 'object') internStrings(item, pool);
     }
   }
   return value;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== 'object') return false;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
 }

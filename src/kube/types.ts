@@ -1,3 +1,4 @@
+import { cachePool } from './string-pool.ts';
 /**
  * The slice of Kubernetes object metadata the platform reads. Objects travel as plain JSON (timestamps are
  * RFC 3339 strings), never as client-node model classes, so the cache, the watch stream and our writes agree.
@@ -63,9 +64,15 @@ export interface KubeList<T extends KubeObject> {
  * cluster-scoped object.
  */
 export function objectKey(obj: KubeObject): string {
-  const namespace = obj.metadata?.namespace;
-  const name = obj.metadata?.name ?? '';
-  return namespace ? `${namespace}/${name}` : name;
+  return keyOf(obj.metadata?.namespace, obj.metadata?.name ?? '');
+}
+
+/**
+ * The key `namespace/name` (`name` without a namespace), the pool's copy: a key is kept by many maps of a process
+ * (the cache, its indexes, the queue, the engine's), and each building it anew held a copy of its own.
+ */
+export function keyOf(namespace: string | undefined, name: string): string {
+  return cachePool.intern(namespace ? `${namespace}/${name}` : name);
 }
 
 /** Splits a key made by {@link objectKey}; `namespace` is `''` for a cluster-scoped key. */

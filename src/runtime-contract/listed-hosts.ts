@@ -2,6 +2,7 @@ import type { AppHostname } from '../apis/v1alpha1/app-hostname.ts';
 import type { RuntimeApp } from '../apis/v1alpha1/runtime-app.ts';
 import { isInZone } from '../dns/names.ts';
 import type { InformerIndex } from '../kube/informer-index.ts';
+import { keyOf } from '../kube/types.ts';
 import { normalizeHost } from './hosts.ts';
 
 /**
@@ -21,7 +22,7 @@ export function attachedHostOf(h: AppHostname): string[] {
 /** The key (`namespace/name`) of the app an AppHostname names, if it names one. */
 export function hostnameAppKey(h: AppHostname): string | undefined {
   const namespace = h.metadata?.namespace;
-  return namespace && h.spec?.appRef?.name ? `${namespace}/${h.spec.appRef.name}` : undefined;
+  return namespace && h.spec?.appRef?.name ? keyOf(namespace, h.spec.appRef.name) : undefined;
 }
 
 /** The apps that ask for `host` (normalised) by these indexes: listing it in their spec, or named by its AppHostname. */

@@ -83,6 +83,9 @@ export interface RuntimeAppControllerDeps {
  */
 export const MIGRATION_CONCURRENCY = 4;
 
+/** After a pass measured Builds, when the app's next one goes on measuring (20 a pass) and then judges the quota. */
+const MEASURE_AGAIN_MS = 1_000;
+
 /** Ready reasons that need someone's attention (Event type Warning). */
 const WARNINGS: ReadonlySet<string> = new Set([
   Reasons.BuildFailed,
@@ -147,12 +150,12 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
     });
   const deletedBuilds = new DeletedBuilds();
   const orphanScans = new OrphanScans(deps.orphanScanIntervalMs);
-  /** A Build's app is woken by its every change; one gone from the cache is noted for its artifact. */
   /** Whether `key` names an app whose passes run retention: there, not being deleted. */
   const retaining = (key: string): boolean => {
     const app = deps.apps.get(key);
     return app !== undefined && !app.metadata?.deletionTimestamp;
   };
+  /** A Build's app is woken by its every change; one gone from the cache is noted for its artifact. */
   const onBuild = (build: Build): string[] => {
     const keys = buildOwnerKeys(build);
     const key = `${build.metadata?.namespace}/${build.metadata?.name}`;
@@ -204,7 +207,7 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
    * take more than its stored-builds quota, the project's oldest (any app's: its own are checked live before each
    * goes, and the deletions wake the apps they belonged to, whose passes take the next ones). A bounded number per pass.
    */
-  const prune = async (app: RuntimeApp, namespace: string, name: string, log: Logger): Promise<void> => {
+  const prune = async (app: RuntimeApp, namespace: string, name: string, log: Logger): Promise<'measuring' | undefined> => {
     if (!deps.builds || !deps.artifacts) return;
     const targets = { apps, builds: buildClient, artifacts: deps.artifacts };
     const inProject = deps.builds.list(namespace).filter((build) => build.metadata?.namespace === namespace);
@@ -241,7 +244,8 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
     // while a project's apps were created) and those no app retains: of none, or of one being deleted, which a
     // foreign finalizer can hold for good, and whose Build would otherwise keep the quota from ever being judged.
     const ownedHere = (build: Build) => build.spec.app === name || !retaining(`${namespace}/${build.spec.app}`);
-    if (!(await measureStoredBytes(targets, namespace, left.filter(ownedHere)))) return;
+    // Measured some: this app's next pass goes on (the writes wake their own apps, which may never pass).
+    if (!(await measureStoredBytes(targets, namespace, left.filter(ownedHere)))) return 'measuring';
     if (left.some((build) => measuredBytesOf(build) === undefined)) return;
     const past = buildsPastQuota(left, deps.projectStoredBuildsQuota ?? DEFAULT_PROJECT_STORED_BUILDS_QUOTA, keptOf);
     for (const [owner, builds] of Map.groupBy(past, (build) => build.spec.app)) {
@@ -311,8 +315,9 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
       if (deps.artifacts) app = await addFinalizer(apps, app, RUNTIME_APP_FINALIZER);
       const requeueAfter = await writeStatus(app, namespace, name);
       // After the status: a bucket that fails the deletions retries them without holding the status back.
-      await prune(app, namespace, name, log);
-      return requeueAfter === undefined ? undefined : { requeueAfter };
+      const measuring = await prune(app, namespace, name, log);
+      const next = earliest(requeueAfter, measuring ? MEASURE_AGAIN_MS : undefined);
+      return next === undefined ? undefined : { requeueAfter: next };
     },
   });
   enqueue = (key) => controller.enqueue(key, 'backlog');
@@ -354,7 +359,6 @@ function earliest(a: number | undefined, b: number | undefined): number | undefi
   return a === undefined ? b : b === undefined ? a : Math.min(a, b);
 }
 
-/** A Build re-checks the app it belongs to (its `spec.app`; the API also makes the app its owner). */
 /** The first app of `namespace` by name whose passes run retention, if any: one app, not all of them. */
 function retainingApp(namespace: string, retaining: (key: string) => boolean, apps: { list(namespace?: string): readonly RuntimeApp[] }): string[] {
   const keys = apps
@@ -366,6 +370,7 @@ function retainingApp(namespace: string, retaining: (key: string) => boolean, ap
   return keys.slice(0, 1);
 }
 
+/** A Build re-checks the app it belongs to (its `spec.app`; the API also makes the app its owner). */
 function buildOwnerKeys(build: Build): string[] {
   const namespace = build.metadata?.namespace;
   return namespace && build.spec?.app ? [`${namespace}/${build.spec.app}`] : [];
