@@ -3,7 +3,6 @@ import type { AppHostname } from '../src/apis/v1alpha1/app-hostname.ts';
 import { CREATED_BY_USER_ANNOTATION, type Project } from '../src/apis/v1alpha1/project.ts';
 import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
 import type { KubeObject } from '../src/kube/index.ts';
-import { cachePool } from '../src/kube/string-pool.ts';
 import { servingMetadata, servingView } from '../src/runtime-contract/serving-view.ts';
 import { refusal } from './recorded-fallback.ts';
 
@@ -11,11 +10,8 @@ import { refusal } from './recorded-fallback.ts';
 // these projections keep what the runtime reads and nothing written for people, the operator or the API. The
 // runtime never writes these objects, so nothing it caches is ever written back without the dropped fields.
 
-/** One string object per namespace and per state: the informers' pool (their objects' strings are interned already). */
-const share = (value: string): string => cachePool.intern(value);
-
 /**
- * What a runtime replica caches of each RuntimeApp: what it acts on (`servingView`), its project's name shared, and
+ * What a runtime replica caches of each RuntimeApp: what it acts on (`servingView`; the informer shares its short strings), and
  * `status.served` while it names another build than the spec's or other database variables (`recordedFallback`,
  * `servedInstead`: what the app falls back to here if that build cannot be served, or those variables cannot be had).
  * Dropped again once the operator records the spec's release as served, so it costs
@@ -23,7 +19,7 @@ const share = (value: string): string => cachePool.intern(value);
  * condition without its message (`refusedBefore`).
  */
 export function projectRuntimeApp(obj: KubeObject): RuntimeApp {
-  const view = servingView(obj, share);
+  const view = servingView(obj);
   const served = (obj as RuntimeApp).status?.served;
   const refused = refusal(obj as RuntimeApp);
   const sameAsSpec = served && served.buildId === view.spec.activeBuildId && isDeepStrictEqual(served.databaseEnvironment ?? {}, view.spec.databaseEnvironment ?? {});
@@ -50,10 +46,10 @@ function sharingSpec(served: NonNullable<RuntimeApp['status']>['served'] & objec
  */
 export function projectAppHostname(obj: KubeObject): AppHostname {
   const { status, spec, apiVersion, kind } = obj as AppHostname;
-  const metadata = servingMetadata(obj, share);
+  const metadata = servingMetadata(obj);
   const host = spec.hostname === metadata?.name ? metadata.name : spec.hostname;
   const hostname: AppHostname = { apiVersion, kind, metadata, spec: { hostname: host, appRef: { name: spec.appRef.name } } };
-  return status?.state !== undefined ? { ...hostname, status: { state: share(status.state) as typeof status.state } } : hostname;
+  return status?.state !== undefined ? { ...hostname, status: { state: status.state } } : hostname;
 }
 
 /**

@@ -8,12 +8,12 @@ import { migrationsPending } from './releases.ts';
  * The metadata the runtime reads: identity, version, generation (its reports), deletion, and of an app its creation
  * (quarantine). Not the uid: nothing here reads it, and every replica holds this for every app.
  */
-export function servingMetadata(obj: KubeObject, intern: (value: string) => string = (value) => value, withCreation = false): KubeObject['metadata'] {
+export function servingMetadata(obj: KubeObject, withCreation = false): KubeObject['metadata'] {
   const { name, namespace, resourceVersion, generation, creationTimestamp, deletionTimestamp } = obj.metadata ?? {};
   return {
     ...(withCreation && creationTimestamp !== undefined ? { creationTimestamp } : {}),
     ...(name !== undefined ? { name } : {}),
-    ...(namespace !== undefined ? { namespace: intern(namespace) } : {}),
+    ...(namespace !== undefined ? { namespace } : {}),
     ...(resourceVersion !== undefined ? { resourceVersion } : {}),
     ...(generation !== undefined ? { generation } : {}),
     ...(deletionTimestamp !== undefined ? { deletionTimestamp } : {}),
@@ -25,11 +25,10 @@ export function servingMetadata(obj: KubeObject, intern: (value: string) => stri
  * `status.migrations` and, while the spec's migrations are pending (the only time `servingPlan` reads it),
  * `status.served` name (src/runtime-contract/releases.ts). The rest of the status (conditions, deploy history,
  * hosts, the release served otherwise) is for people and cw-api: the operator writing it is no change to act on.
- * `intern` lets a cache share repeated strings.
  */
-export function servingView(obj: KubeObject, intern?: (value: string) => string): RuntimeApp {
+export function servingView(obj: KubeObject): RuntimeApp {
   const { status, spec, apiVersion, kind } = obj as RuntimeApp;
-  const app: RuntimeApp = { apiVersion, kind, metadata: servingMetadata(obj, intern, true), spec };
+  const app: RuntimeApp = { apiVersion, kind, metadata: servingMetadata(obj, true), spec };
   const { rollout, migrations } = status ?? {};
   const served = status?.served && migrationsPending(obj as RuntimeApp) ? status.served : undefined;
   // No status at all when none of the three is there: a first status of conditions only changes nothing here.
