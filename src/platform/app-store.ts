@@ -2,7 +2,7 @@ import type { Build } from '../apis/v1alpha1/build.ts';
 import { refuseAppliedElsewhere } from './applied-elsewhere.ts';
 import { DEFAULT_CACHE_WAIT_MS, settle } from './settle.ts';
 import type { RuntimeApp } from '../apis/v1alpha1/runtime-app.ts';
-import { isConflict, isGoneFrom, isNotFound, objectClient, retryOnConflict, waitFor, type Informer, type KubeConnection, type ObjectClient } from '../kube/index.ts';
+import { isConflict, isGoneFrom, isNotFound, keyOf, objectClient, retryOnConflict, waitFor, type Informer, type KubeConnection, type ObjectClient } from '../kube/index.ts';
 import { BUILDS, RUNTIME_APPS } from './resources.ts';
 import { uploadedAtOf } from './app-view.ts';
 import { ConflictError, NotFoundError } from '../errors.ts';
@@ -10,6 +10,7 @@ import { normalizeHost } from '../runtime-contract/hosts.ts';
 import { sharedIndex } from '../kube/informer-index.ts';
 import { listedHostsOf } from '../runtime-contract/listed-hosts.ts';
 import { servedRecordSettled } from './served-record.ts';
+import { storedBuilds } from './stored-builds-quota.ts';
 
 /**
  * How often a write is tried while it keeps losing optimistic-concurrency races. Each race has a winner,
@@ -86,6 +87,11 @@ export class AppStore {
   /** Every build of the project (cache), in no particular order. */
   buildsIn(project: string): Build[] {
     return this.#buildCache.list(project).filter((b) => b.metadata?.namespace === project);
+  }
+
+  /** The project's builds whose artifacts the bucket still holds (cache): not those of an app whose teardown is done. */
+  storedBuildsIn(project: string): Build[] {
+    return storedBuilds(this.buildsIn(project), (name) => this.#appCache.get(keyOf(project, name)));
   }
 
   /** Every build of the project (cache), keyed by app id. */

@@ -114,7 +114,7 @@ export class BuildCatalog {
     return {
       activeUnpackedBytes: activeUnpackedBytes(this.#activeBuilds(project)),
       quota: this.#quota,
-      storedBytes: storedBytes(this.#store.buildsIn(project)),
+      storedBytes: storedBytes(this.#store.storedBuildsIn(project)),
       storedQuota: this.#storedQuota,
     };
   }

@@ -4,7 +4,7 @@
 // Past the quota the RuntimeApp controller lets the project's oldest builds go, as it does past the count; the
 // API refuses only a build that the builds retention never lets go (active, in a rollout) leave no room for.
 import type { Build } from '../apis/v1alpha1/build.ts';
-import type { RuntimeApp } from '../apis/v1alpha1/runtime-app.ts';
+import { RUNTIME_APP_FINALIZER, type RuntimeApp } from '../apis/v1alpha1/runtime-app.ts';
 import { PublicError } from '../errors.ts';
 
 const GIB = 1024 * 1024 * 1024;
@@ -34,6 +34,20 @@ export function countedBytesOf(build: Build): number {
 /** The bytes a project's builds take in the bucket (their uploaded, compressed size). */
 export function storedBytes(builds: readonly Build[]): number {
   return builds.reduce((sum, build) => sum + countedBytesOf(build), 0);
+}
+
+/**
+ * Whether `app`'s artifacts are gone though its Builds may not be: deleted, its finalizer's teardown done. A
+ * foreign finalizer can hold such an app, and so its Builds (their owner), for good; counted, their bytes would
+ * take room in the project's quota that no pruning can give back.
+ */
+export function artifactsTornDown(app: RuntimeApp | undefined): boolean {
+  return app?.metadata?.deletionTimestamp !== undefined && !(app.metadata.finalizers ?? []).includes(RUNTIME_APP_FINALIZER);
+}
+
+/** The builds of `builds` whose artifacts the bucket still holds, by their apps (`app` finds one by name). */
+export function storedBuilds(builds: readonly Build[], app: (name: string) => RuntimeApp | undefined): Build[] {
+  return builds.filter((build) => !artifactsTornDown(app(build.spec.app)));
 }
 
 /**

@@ -164,14 +164,36 @@ describe('the RuntimeApp controller’s artifact finalizer', () => {
 });
 
 describe('the RuntimeApp controller’s build retention', () => {
-  /** A Build as `kubectl apply` writes one (uploaded at `minute` past noon), with its artifact stored. */
-  async function applyBuild(app: string, buildId: string, minute: number, objectKey = artifactKey(namespace.name, app, buildId)): Promise<void> {
+  /**
+   * A Build as `kubectl apply` writes one (uploaded at `minute` past noon), with its artifact stored (its id's
+   * bytes unless `artifact` says otherwise); with `measured`, as the API writes one (the measured annotation a
+   * tenant cannot write).
+   */
+  async function applyBuild(
+    app: string,
+    buildId: string,
+    minute: number,
+    objectKey = artifactKey(namespace.name, app, buildId),
+    options: { artifact?: string; measured?: boolean } = {},
+  ): Promise<void> {
     const ns = namespace.name;
-    await bucket.put(artifactKey(ns, app, buildId), new TextEncoder().encode(buildId));
+    const artifact = options.artifact ?? buildId;
+    await bucket.put(artifactKey(ns, app, buildId), new TextEncoder().encode(artifact));
+    const annotations = { [UPLOADED_AT_ANNOTATION]: `2026-01-01T12:${String(minute).padStart(2, '0')}:00Z`, ...(options.measured ? { [STORED_BYTES_ANNOTATION]: String(artifact.length) } : {}) };
     await buildClient.create({
-      metadata: { name: buildResourceName(app, buildId), namespace: ns, annotations: { [UPLOADED_AT_ANNOTATION]: `2026-01-01T12:${String(minute).padStart(2, '0')}:00Z` } },
-      spec: { app, buildId, digest: buildId.slice(2).padEnd(64, '0'), size: buildId.length, objectKey },
+      metadata: { name: buildResourceName(app, buildId), namespace: ns, annotations },
+      spec: { app, buildId, digest: buildId.slice(2).padEnd(64, '0'), size: artifact.length, objectKey },
     });
+  }
+  /** The project's quota counts every Build of the namespace: a test of it starts with none left by the others. */
+  async function emptyProject(): Promise<void> {
+    const ns = namespace.name;
+    for (const build of (await buildClient.list(ns)).items) await buildClient.delete(ns, build.metadata?.name ?? '');
+    await eventually(
+      'no Build left in the project',
+      async () => buildInformer.list(ns).length,
+      (n) => n === 0,
+    );
   }
   const buildIds = (n: number) => Array.from({ length: n }, (_, i) => `b-${String(i).padStart(16, '0')}`);
   const recorded = async (app: string) =>
@@ -235,7 +257,9 @@ describe('the RuntimeApp controller’s build retention', () => {
   it('judges the project quota though a Build names an app another finalizer holds in deletion (nobody else measured it)', { timeout: 60_000 }, async () => {
     const ns = namespace.name;
     const ids = buildIds(4);
-    // Each artifact is its build id (18 bytes): the project may keep 40, so two of the live app's three must go.
+    // Each artifact is its build id (18 bytes): the project may keep 40, so one of the live app's three must go (the
+    // held app's Build counts nothing: its app's teardown is done, so nothing of it is stored).
+    await emptyProject();
     const controller = await startController(bucket, 10, {}, 40);
     try {
       await apps.create({ metadata: { name: 'held', namespace: ns, finalizers: ['example.com/hold'] }, spec: { displayName: 'held' } });
@@ -249,9 +273,47 @@ describe('the RuntimeApp controller’s build retention', () => {
       await applyBuild('held', ids[0]!, 0);
       await apps.create({ metadata: { name: 'live', namespace: ns }, spec: { displayName: 'live', activeBuildId: ids[3] } });
       for (const minute of [1, 2, 3]) await applyBuild('live', ids[minute]!, minute);
-      await onlyLeft('live', [ids[3]!], 'the live app’s oldest builds pruned by the project quota, its active build kept');
+      await onlyLeft('live', [ids[2]!, ids[3]!], 'the live app’s oldest build pruned by the project quota, its active build kept');
     } finally {
       await controller.stop();
+    }
+  });
+
+  it('counts nothing for the Builds of an app whose teardown deleted their artifacts, though another finalizer holds it (and them) for good', { timeout: 60_000 }, async () => {
+    const ns = namespace.name;
+    const ids = buildIds(5);
+    // Each artifact is its build id (18 bytes) and the project may keep 40: the live app's three take 54, and
+    // counted with the torn-down app's 18 they would take 72, two of the three to go rather than one.
+    await emptyProject();
+    const controller = await startController(bucket, 10, {}, 40);
+    try {
+      await apps.create({ metadata: { name: 'gone', namespace: ns, finalizers: ['example.com/hold'] }, spec: { displayName: 'gone' } });
+      await applyBuild('gone', ids[0]!, 0, undefined, { measured: true });
+      await eventually(
+        'the finalizer on the app',
+        () => apps.get(ns, 'gone'),
+        (a) => a?.metadata?.finalizers?.includes(RUNTIME_APP_FINALIZER) === true,
+      );
+      await apps.delete(ns, 'gone');
+      await eventually(
+        'the torn-down app held by the other finalizer alone, its artifact deleted',
+        async () => ({ app: await apps.get(ns, 'gone'), stored: await stored(appArtifactPrefix(ns, 'gone')) }),
+        ({ app, stored }) => JSON.stringify(app?.metadata?.finalizers) === JSON.stringify(['example.com/hold']) && stored.length === 0,
+      );
+      await apps.create({ metadata: { name: 'survivor', namespace: ns }, spec: { displayName: 'survivor', activeBuildId: ids[3] } });
+      for (const minute of [1, 2, 3]) await applyBuild('survivor', ids[minute]!, minute);
+      await onlyLeft('survivor', [ids[2]!, ids[3]!], 'the live app’s oldest build pruned by the project quota');
+      // A Build of no bytes: once the app's pass has measured it, the pass that pruned is over, whatever it pruned.
+      await applyBuild('survivor', ids[4]!, 4, undefined, { artifact: '' });
+      await eventually(
+        'the empty build measured by the app’s pass',
+        async () => (await buildClient.get(ns, buildResourceName('survivor', ids[4]!)))?.metadata?.annotations?.[STORED_BYTES_ANNOTATION],
+        (bytes) => bytes === '0',
+      );
+      expect(await recorded('survivor')).toEqual([ids[2], ids[3], ids[4]]);
+    } finally {
+      await controller.stop();
+      await apps.patch(ns, 'gone', { metadata: { finalizers: null } }).catch(() => {});
     }
   });
 

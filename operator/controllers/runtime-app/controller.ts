@@ -2,7 +2,7 @@ import type { Registry } from 'prom-client';
 import type { Build } from '../../../src/apis/v1alpha1/build.ts';
 import { RUNTIME_APP_FINALIZER, type RuntimeApp, type RuntimeAppStatus } from '../../../src/apis/v1alpha1/runtime-app.ts';
 import { findCondition, statusChanged } from '../../../src/conditions/index.ts';
-import { objectClient, objectKey, type Informer, type KubeConnection, type KubeObject } from '../../../src/kube/index.ts';
+import { keyOf, objectClient, objectKey, type Informer, type KubeConnection, type KubeObject } from '../../../src/kube/index.ts';
 import type { ObjectStore } from '../../../src/object-store/object-store.ts';
 import { buildResourceName } from '../../../src/platform/artifact-keys.ts';
 import { MAX_BUILDS_PER_APP } from '../../../src/platform/builds.ts';
@@ -21,7 +21,7 @@ import { deleteAppArtifacts } from './artifact-teardown.ts';
 import { buildsPastQuota, buildsToPrune, pruneBuilds } from './build-pruning.ts';
 import { artifactsStoredBefore, DeletedBuilds, deleteOrphanedArtifacts, ORPHAN_GRACE_MS, OrphanScans } from './orphaned-artifacts.ts';
 import { measureStoredBytes } from './stored-bytes.ts';
-import { DEFAULT_PROJECT_STORED_BUILDS_QUOTA, keptBuilds, measuredBytesOf } from '../../../src/platform/stored-builds-quota.ts';
+import { DEFAULT_PROJECT_STORED_BUILDS_QUOTA, keptBuilds, measuredBytesOf, storedBuilds } from '../../../src/platform/stored-builds-quota.ts';
 import type { ProjectAccounts } from '../../../src/platform/project-account.ts';
 import { withServed } from './served-release.ts';
 import { nextRollout } from './rollout/machine.ts';
@@ -155,6 +155,8 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
     const app = deps.apps.get(key);
     return app !== undefined && !app.metadata?.deletionTimestamp;
   };
+  const hasUnmeasured = (namespace: string, name: string): boolean =>
+    deps.builds?.list(namespace).some((build) => build.metadata?.namespace === namespace && build.spec.app === name && measuredBytesOf(build) === undefined) ?? false;
   /** A Build's app is woken by its every change; one gone from the cache is noted for its artifact. */
   const onBuild = (build: Build): string[] => {
     const keys = buildOwnerKeys(build);
@@ -210,7 +212,11 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
   const prune = async (app: RuntimeApp, namespace: string, name: string, log: Logger): Promise<'measuring' | undefined> => {
     if (!deps.builds || !deps.artifacts) return;
     const targets = { apps, builds: buildClient, artifacts: deps.artifacts };
-    const inProject = deps.builds.list(namespace).filter((build) => build.metadata?.namespace === namespace);
+    // Not the Builds of an app whose teardown deleted their artifacts: a foreign finalizer may hold them for good.
+    const inProject = storedBuilds(
+      deps.builds.list(namespace).filter((build) => build.metadata?.namespace === namespace),
+      (owner) => (owner === name ? app : deps.apps.get(keyOf(namespace, owner))),
+    );
     const kept = keptBuilds(app, reports?.app(namespace, name, app) ?? []);
     const due = buildsToPrune(
       inProject.filter((build) => build.spec.app === name),
@@ -305,6 +311,9 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
       if (!app || app.metadata?.deletionTimestamp) {
         deletedBuilds.forget(key);
         orphanScans.forget(key);
+        // Its Builds not measured yet are the project's other apps' to measure from now on (`ownedHere`), and no
+        // Build event says so: one of them is woken.
+        if (hasUnmeasured(namespace, name)) retainingApp(namespace, retaining, deps.apps).forEach((other) => enqueue(other));
       }
       if (!app) return;
       if (app.metadata?.deletionTimestamp) {
