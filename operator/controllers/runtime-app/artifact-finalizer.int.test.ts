@@ -100,6 +100,24 @@ class DeletesThenFails extends ForwardingObjectStore {
   }
 }
 
+/** An app's artifacts that cannot be deleted, nor (while `unreadable`) read: a bucket failing under one app's prefix. */
+class PrefixFails extends ForwardingObjectStore {
+  unreadable = true;
+  readonly #prefix: string;
+  constructor(inner: ObjectStore, prefix: string) {
+    super(inner);
+    this.#prefix = prefix;
+  }
+  override head(key: string) {
+    if (this.unreadable && key.startsWith(this.#prefix)) return Promise.reject(new Error('object store unreachable (injected)'));
+    return super.head(key);
+  }
+  override delete(key: string): Promise<void> {
+    if (key.startsWith(this.#prefix)) return Promise.reject(new Error('object store unreachable (injected)'));
+    return super.delete(key);
+  }
+}
+
 describe('the RuntimeApp controller’s artifact finalizer', () => {
   it('deletes the artifacts of an app deleted directly, then lets it go; another app’s stay', { timeout: 60_000 }, async () => {
     const ns = namespace.name;
@@ -314,6 +332,45 @@ describe('the RuntimeApp controller’s build retention', () => {
     } finally {
       await controller.stop();
       await apps.patch(ns, 'gone', { metadata: { finalizers: null } }).catch(() => {});
+    }
+  });
+
+  it('wakes another app for the Builds not measured yet of an app entering deletion (no Build event says they are its to measure now)', { timeout: 60_000 }, async () => {
+    const ns = namespace.name;
+    const ids = buildIds(4);
+    await emptyProject();
+    // The stuck app's Build cannot be measured until it is being deleted, and its teardown never finishes.
+    const store = new PrefixFails(bucket, appArtifactPrefix(ns, 'stuck'));
+    const controller = await startController(store, 10, {}, 40);
+    try {
+      await apps.create({ metadata: { name: 'stuck', namespace: ns }, spec: { displayName: 'stuck' } });
+      await eventually(
+        'the finalizer on the app',
+        () => apps.get(ns, 'stuck'),
+        (a) => a?.metadata?.finalizers?.includes(RUNTIME_APP_FINALIZER) === true,
+      );
+      await applyBuild('stuck', ids[0]!, 0);
+      // Measured already (as uploads are), so nothing but the stuck app's Build keeps the quota from being judged, and
+      // the live app's passes end once its status is written: nothing of its own wakes it again.
+      await apps.create({ metadata: { name: 'waking', namespace: ns }, spec: { displayName: 'waking', activeBuildId: ids[3] } });
+      for (const minute of [1, 2, 3]) await applyBuild('waking', ids[minute]!, minute, undefined, { measured: true });
+      await eventually(
+        'the live app’s status written and the controller idle',
+        async () => ({ app: await apps.get(ns, 'waking'), idle: controller.queue.len() === 0 && controller.queue.processing() === 0 }),
+        ({ app, idle }) => app?.status?.observedGeneration === app?.metadata?.generation && idle,
+      );
+      await apps.delete(ns, 'stuck');
+      await eventually(
+        'the deletion seen',
+        async () => informer.get(`${ns}/stuck`)?.metadata?.deletionTimestamp,
+        (at) => at !== undefined,
+      );
+      store.unreadable = false;
+      // 18 bytes each: with the stuck app's, 72 against 40, so two of the live app's three go.
+      await onlyLeft('waking', [ids[3]!], 'the live app’s oldest builds pruned once the stuck app’s Build was measured');
+    } finally {
+      await controller.stop();
+      await apps.patch(ns, 'stuck', { metadata: { finalizers: null } }).catch(() => {});
     }
   });
 
