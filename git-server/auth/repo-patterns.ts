@@ -2,7 +2,7 @@
 // owner acme (`acme/*`); `acme/site` one repository; `*` in a segment matches any run of characters in that
 // segment (`team-*`, `acme/docs-*`). Matched by the linear-time glob of webhook filters, so a pattern cannot make a
 // request backtrack. A token without patterns (an operator's own) reaches every repository.
-import { refGlob, type RefGlob } from '../events/ref-glob.ts';
+import { refGlob, type RefGlob } from '../../src/git/ref-glob.ts';
 import type { RepoPath } from '../../src/repo-store/repo-path.ts';
 
 /** Patterns one token may carry. */

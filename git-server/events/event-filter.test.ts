@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { eventFilter } from './event-filter.ts';
-import { refGlob } from './ref-glob.ts';
+import { refGlob } from '../../src/git/ref-glob.ts';
 import type { RefAction, RefEvent } from './ref-event.ts';
 
 const event = (action: RefAction, ref: string) => ({ action, ref_name: ref }) as RefEvent;

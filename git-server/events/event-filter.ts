@@ -1,7 +1,7 @@
 // A per-repository webhook's event filter (`spec.events`): the actions it wants and the refs it follows. Pure, so
 // the catch-up and a redelivery's rebuild of a payload select exactly the same events.
 import type { RefAction, RefEvent } from './ref-event.ts';
-import { refGlob } from './ref-glob.ts';
+import { refGlob } from '../../src/git/ref-glob.ts';
 
 export interface EventFilterSpec {
   /** The actions delivered; absent or empty: all. */

@@ -2,9 +2,9 @@
 // `api.import_sources` that admit such URLs. A pattern is `https://<host>[/<path>]`: the host glob (`*` any
 // characters: `*.example.com`, `*` alone any host; a port when not 443) matches the URL's host, and the path glob,
 // when given, its path (`*` within one segment, `**` across segments: `https://github.com/acme/*`); without a path
-// every repository of the host is admitted. Matched in linear time (ref-glob.ts), so no pattern can stall a request.
+// every repository of the host is admitted. Matched in linear time (src/git/ref-glob.ts), so no pattern can stall a request.
 import { PublicError } from '../../src/errors.ts';
-import { refGlob, type RefGlob } from '../events/ref-glob.ts';
+import { refGlob, type RefGlob } from '../../src/git/ref-glob.ts';
 import { trimTrailing } from '../../src/text/trim.ts';
 
 /** At most this long, as git and browsers cope with much longer URLs but nobody's repository needs it. */

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { refGlob } from '../../../src/git/ref-glob.ts';
 
 const MAX_LABEL = 63;
 
@@ -30,38 +31,12 @@ export function previewAppName(branch: string, app: string, hashed = false): str
 
 /**
  * Whether a branch matches one of the preview patterns (`*` matches any characters, `/` included; none given:
- * every branch).
+ * every branch), in time linear in the branch: a tenant's pattern runs on the operator's one thread, where a
+ * regular expression of many `.*` held it for seconds to minutes for one branch (`a*a*a*a*a*a*a*a*b`, sixty `a`s).
  */
 export function previewMatcher(patterns: readonly string[] | undefined): (branch: string) => boolean {
   if (patterns === undefined) return () => true;
-  return (branch) => patterns.some((pattern) => globMatches(pattern, branch));
-}
-
-/**
- * `*`-only glob matching in time linear in the pattern times the text, never backtracking further than the last
- * star: a tenant's pattern runs on the operator's one thread, where a regular expression of many `.*` took
- * seconds to minutes for one branch (`a*a*a*a*a*a*a*a*b` against sixty `a`s).
- */
-export function globMatches(pattern: string, text: string): boolean {
-  let p = 0;
-  let t = 0;
-  // Where the last star was, and the text position it is matching up to: a mismatch lets that star take one more.
-  let star = -1;
-  let starText = 0;
-  while (t < text.length) {
-    if (p < pattern.length && pattern[p] === '*') {
-      star = p++;
-      starText = t;
-    } else if (p < pattern.length && pattern[p] === text[t]) {
-      p++;
-      t++;
-    } else if (star >= 0) {
-      p = star + 1;
-      t = ++starText;
-    } else {
-      return false;
-    }
-  }
-  while (p < pattern.length && pattern[p] === '*') p++;
-  return p === pattern.length;
+  // A ref glob's `*` stops at `/` and its `**` does not.
+  const compiled = patterns.map((pattern) => refGlob(pattern.replaceAll('*', '**')));
+  return (branch) => compiled.some((glob) => glob.matches(branch));
 }
