@@ -6,7 +6,7 @@ import { LimitOutOfRangeError } from './limit-policy.ts';
 import type { ShardState } from './shards/shard-pool.ts';
 import { NoCapacityError, RestorePointUnavailableError, TenantNotFoundError, type TenantDescription } from './tenant-admin-types.ts';
 import { NotOwnerError, type TenantDirectory } from './tenant-directory.ts';
-import { FORWARDED_HEADER, MOVING, type RouteDecision } from './hrana/forward.ts';
+import { FORWARDED_HEADER, MOVING, onOwner, type RouteDecision } from './hrana/forward.ts';
 import type { RequestedLimits } from './tenant-meta.ts';
 
 const TENANT = '^[a-z0-9][a-z0-9-]{0,62}$';
@@ -89,7 +89,7 @@ export async function adminServer(options: {
         const decision = await route(tenant, request.method, request.headers[FORWARDED_HEADER] !== undefined);
         if (decision.kind === 'unavailable') return reply.code(503).header('retry-after', '1').send(MOVING);
         if (decision.kind === 'forward') {
-          const answer = await fetch(new URL(request.url, decision.url), {
+          const answer = await fetch(onOwner(request.url, decision.url), {
             method: request.method,
             headers: { authorization: request.headers.authorization ?? '', [FORWARDED_HEADER]: '1', ...(request.body === undefined ? {} : { 'content-type': 'application/json' }) },
             ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),

@@ -1,7 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { forwardRequest } from './forward.ts';
+import { connect } from 'node:net';
+import { forwardRequest, forwardUpgrade } from './forward.ts';
 
 const servers: Server[] = [];
 afterEach(async () => {
@@ -24,10 +25,47 @@ async function through(owner: string): Promise<{ status: number; retryAfter: str
   return { status: answer.status, retryAfter: answer.headers.get('retry-after'), body: (await answer.json()) as { code?: string } };
 }
 
+/** Sends `text` as is on a new connection to `base` and answers everything that comes back until it closes. */
+function rawRequest(base: string, text: string): Promise<string> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => socket.write(text));
+    let answer = '';
+    socket.setEncoding('utf8').on('data', (chunk: string) => (answer += chunk));
+    socket.once('end', () => resolve(answer)).once('error', reject);
+  });
+}
+
 describe('forwardRequest', () => {
   it('passes the owner’s answer through', async () => {
     const owner = await listening(createServer((request, response) => request.resume().on('end', () => response.writeHead(200, { 'content-type': 'application/json' }).end('{"code":"ok"}'))));
     expect(await through(owner)).toEqual({ status: 200, retryAfter: null, body: { code: 'ok' } });
+  });
+
+  it.each([
+    ['an absolute-form', (elsewhere: string) => `${elsewhere}/v1/t/v2/pipeline?q=1`],
+    ['a scheme-relative', (elsewhere: string) => `//${new URL(elsewhere).host}/v1/t/v2/pipeline?q=1`],
+  ])('sends a request with %s target to the owner, never to the host it names (found in review)', async (_form, target) => {
+    const reached: string[] = [];
+    const server = (name: string) => createServer((request, response) => request.resume().on('end', () => (reached.push(`${name} ${request.url}`), response.end(name))));
+    const owner = await listening(server('owner'));
+    const elsewhere = await listening(server('elsewhere'));
+    const front = await listening(createServer((request, response) => void forwardRequest(request, response, owner)));
+    const answer = await rawRequest(front, `POST ${target(elsewhere)} HTTP/1.1\r\nhost: db\r\ncontent-length: 2\r\nconnection: close\r\n\r\n{}`);
+    expect(answer).toMatch(/owner$/);
+    expect(reached).toEqual(['owner /v1/t/v2/pipeline?q=1']);
+  });
+
+  it('opens a forwarded WebSocket on the owner whatever host its target names (found in review)', async () => {
+    const reached: string[] = [];
+    const server = (name: string) => createServer((request, response) => (reached.push(`${name} ${request.url}`), response.writeHead(426).end(name)));
+    const owner = await listening(server('owner'));
+    const elsewhere = await listening(server('elsewhere'));
+    const front = createServer();
+    front.on('upgrade', (request, socket, head) => forwardUpgrade(request, socket, head, owner));
+    const frontUrl = await listening(front);
+    await rawRequest(frontUrl, `GET ${elsewhere}/v1/t?x=1 HTTP/1.1\r\nhost: db\r\nconnection: upgrade\r\nupgrade: websocket\r\n\r\n`);
+    expect(reached).toEqual(['owner /v1/t?x=1']);
   });
 
   it('answers an owner it cannot reach 503 DATABASE_MOVING to retry: nothing ran', async () => {

@@ -39,12 +39,25 @@ const LOST = {
 };
 
 /**
+ * The request's path and query on `base`, and nothing else of its target: a request-target in absolute form
+ * (`POST http://10.0.0.7/…`) or scheme-relative (`//10.0.0.7/…`) resolved against `base` would send the request,
+ * and read back the answer, from wherever the client chose.
+ */
+export function onOwner(requestUrl: string | undefined, base: string): URL {
+  const asked = new URL(requestUrl ?? '/', 'http://localhost');
+  const target = new URL(base);
+  target.pathname = asked.pathname;
+  target.search = asked.search;
+  return target;
+}
+
+/**
  * Sends the request to the same path on `base` and streams the answer back. An owner that cannot be reached answers
  * 503 DATABASE_MOVING (nothing ran: retry); one lost after it had the request, 503 DATABASE_RESTARTING (it may have).
  */
 export function forwardRequest(request: IncomingMessage, response: ServerResponse, base: string): Promise<void> {
   return new Promise((resolve) => {
-    const target = new URL(request.url ?? '/', base);
+    const target = onOwner(request.url, base);
     const upstream = httpRequest(target, { method: request.method, agent, headers: { ...request.headers, host: target.host, [FORWARDED_HEADER]: '1' } }, (answer) => {
       response.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.pipe(response);
@@ -70,7 +83,7 @@ export function forwardRequest(request: IncomingMessage, response: ServerRespons
 
 /** Opens the same WebSocket on `base` and splices the two sockets together; a refusal is relayed as it came. */
 export function forwardUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer, base: string): void {
-  const target = new URL(request.url ?? '/', base);
+  const target = onOwner(request.url, base);
   const upstream = httpRequest(target, { method: 'GET', headers: { ...request.headers, host: target.host, [FORWARDED_HEADER]: '1' } });
   upstream.once('upgrade', (answer, upstreamSocket, upstreamHead) => {
     socket.write(`HTTP/1.1 101 Switching Protocols\r\n${rawHeaders(answer)}\r\n`);
