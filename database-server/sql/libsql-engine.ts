@@ -339,7 +339,9 @@ class LibsqlConnection implements SqlConnection {
         // Not cut short for a database frozen for its storage: it is how such a tenant makes room (once a minute).
         this.#db.exec('VACUUM', { queryTimeout: this.#freeze ? this.#limits.statementTimeoutMs : this.#statementTimeoutMs() });
       } finally {
+        // Changing temp_store closed the temp schema; the one opened next has no page bound until it is set again.
         this.#db.pragma('temp_store = MEMORY');
+        this.#db.pragma('temp.max_page_count = 1');
       }
     });
     return { columns: [], rows: [], rowsReturned: 0, affectedRowCount: 0, rowsWritten: 0, answerBytes: 0, lastInsertRowid: null };

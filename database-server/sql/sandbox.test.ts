@@ -141,6 +141,23 @@ describe('what a tenant cannot reach', () => {
     expect((await tenant.execute('WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r LIMIT 1000) SELECT count(*) AS c FROM (SELECT n FROM r ORDER BY -n)')).rows[0]?.c).toBe(1000);
   });
 
+  it('keeps the temp schema without room after a VACUUM, which closes and reopens it (found in review)', async () => {
+    const tenant = connect('vacuumed');
+    await tenant.execute('VACUUM');
+    const full = await failure(tenant, 'CREATE TABLE temp.t (b)');
+    expect([full.code, full.message]).toEqual(['SQLITE_FULL', expect.stringContaining('or it creates a TEMP object')]);
+  });
+
+  it('refuses a vector index, whose nodes are rows the tenant could rewrite to crash the shard (found in review); vector functions stay', async () => {
+    const tenant = connect('vectors');
+    await tenant.execute('CREATE TABLE v (id INTEGER PRIMARY KEY, e F32_BLOB(3))');
+    expect((await failure(tenant, 'CREATE INDEX vi ON v (libsql_vector_idx(e))')).message).toMatch(/not authorized to use function: libsql_vector_idx/);
+    expect((await failure(tenant, "SELECT * FROM vector_top_k('vi', vector('[1,2,3]'), 1)")).message).toMatch(/not authorized/);
+    await tenant.execute("INSERT INTO v (e) VALUES (vector('[1,2,3]')), (vector('[3,2,1]'))");
+    const nearest = await tenant.execute("SELECT id FROM v ORDER BY vector_distance_cos(e, vector('[1,2,2.9]')) LIMIT 1");
+    expect(nearest.rows[0]?.id).toBe(1);
+  });
+
   it('keeps what applications use: schema PRAGMAs, user_version, foreign keys, full-text search', async () => {
     const tenant = connect('app');
     await tenant.batch(['CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)', 'CREATE VIRTUAL TABLE notes_fts USING fts5(body)', "INSERT INTO notes_fts VALUES ('hello sandbox')"], 'write');

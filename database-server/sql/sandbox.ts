@@ -47,15 +47,18 @@ export const ALLOWED_PRAGMAS: readonly string[] = [
 
 /**
  * Functions that reach outside the database or the engine's configuration (`glob` patterns), or run SQL text of
- * their own (`sha3_query`: an ATTACH inside it is a SELECT to every check that reads the statement).
+ * their own (`sha3_query`: an ATTACH inside it is a SELECT to every check that reads the statement); and libSQL's
+ * vector index (`libsql_vector_idx`, DiskANN): its nodes are rows of plain tables the tenant can write, and the
+ * engine trusts what they say, so a tenant's UPDATE of them crashed the shard (every database of it) at the
+ * next DELETE. The vector functions themselves (`vector`, `vector_distance_cos`, …) stay: a search is a scan.
  */
-export const DENIED_FUNCTIONS: readonly string[] = ['readfile', 'writefile', 'edit', 'load_extension', 'fts3_tokenizer', 'sqlite3mc_*', 'sqlite_log', 'sha3_query'];
+export const DENIED_FUNCTIONS: readonly string[] = ['readfile', 'writefile', 'edit', 'load_extension', 'fts3_tokenizer', 'sqlite3mc_*', 'sqlite_log', 'sha3_query', 'libsql_vector_idx'];
 
 /** Virtual table modules a tenant may create: full-text search and spatial indexes. */
 export const ALLOWED_VIRTUAL_TABLE_MODULES: readonly string[] = ['fts3', 'fts4', 'fts5', 'fts5vocab', 'rtree', 'rtree_i32', 'geopoly'];
 
-/** Eponymous virtual tables that read the file system or the raw pages of the database file. */
-export const DENIED_TABLES: readonly string[] = ['fsdir', 'sqlite_dbpage'];
+/** Eponymous virtual tables that read the file system or the raw pages of the database file, or a vector index (above). */
+export const DENIED_TABLES: readonly string[] = ['fsdir', 'sqlite_dbpage', 'vector_top_k'];
 
 /** A connection's mode, applied before each request: a read-only caller's connection refuses every write. */
 export type SqlMode = 'read-write' | 'read-only';
