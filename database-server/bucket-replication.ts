@@ -15,13 +15,13 @@ import { RestorePointUnavailableError as DirectoryRestoreError } from './tenant-
  * Restores a tenant asked for (a copy, an in-place restore) wait in a queue of their own, half as wide: however
  * many a tenant asks for, they never hold up databases coming back after a failover.
  */
-export function bucketReplication(store: ObjectStore, prefix = tenantKeys.replicaPrefix, restores = DEFAULT_RESTORE_CONCURRENCY): Replication {
+export function bucketReplication(store: ObjectStore, prefix = tenantKeys.replicaPrefix, restores = DEFAULT_RESTORE_CONCURRENCY, wal: { maxWalBytes?: number } = {}): Replication {
   const at = (tenant: string) => ({ store, prefix, tenant });
   const restoring = new Semaphore(restores);
   const asked = new Semaphore(Math.max(1, Math.floor(restores / 2)));
   return {
     replica(tenant, databasePath, host, fencing) {
-      const replica = new TenantReplica({ store, prefix, tenant, dbPath: databasePath, ...(fencing ? { epoch: fencing.epoch, guard: () => fencing.guard() } : {}) });
+      const replica = new TenantReplica({ store, prefix, tenant, dbPath: databasePath, ...wal, ...(fencing ? { epoch: fencing.epoch, guard: () => fencing.guard() } : {}) });
       const checkpoint = () => host.checkpoint();
       return {
         // The checkpoint under the lock; the copy and the upload go on after it is released.
@@ -41,6 +41,9 @@ export function bucketReplication(store: ObjectStore, prefix = tenantKeys.replic
         },
         get copying() {
           return replica.copying;
+        },
+        get pastWalBound() {
+          return replica.pastWalBound;
         },
       };
     },

@@ -158,7 +158,7 @@ export async function startDatabaseServer(config: DatabaseServerConfig, log: Log
       idleTimeoutMs: config.webSocketIdleMs,
       maxConnectionsPerDatabase: config.webSocketsPerDatabase,
     },
-    afterCommit: (tenant) => directory.afterCommit(tenant),
+    afterCommit: (tenant, after) => directory.afterCommit(tenant, after),
     quota: (tenant) => directory.quotaRefusal(tenant),
     growth: (tenant) => storage.freezeOf(tenant),
     vacuumRoom: () => storage.vacuumRoom(),

@@ -4,7 +4,7 @@ export interface TenantReplicaPort {
   startGeneration(): Promise<{ upload: Promise<void> }>;
   /** The same while the caller holds the tenant lock already (an in-place restore); `upload` settles when the base is in the bucket. */
   startGenerationLocked(): Promise<{ upload: Promise<void> }>;
-  /** Under the tenant lock, after a pipeline that left no transaction open: queues what was committed; answers its stamp (undefined: nothing). The lock is held until it settles. */
+  /** Under the tenant lock, after a pipeline: queues what was committed (never a transaction still open); answers its stamp (undefined: nothing). The lock is held until it settles. */
   capture(): Promise<number | undefined>;
   /** Ships everything captured so far; resolves once it is in the bucket. */
   flush(): Promise<void>;
@@ -29,6 +29,8 @@ export interface TenantReplicaPort {
   whenCopied(): Promise<void>;
   /** Whether a snapshot copy of the local file is being taken now (an idle close would wait for it under the lock). */
   readonly copying: boolean;
+  /** Whether the WAL, as the last capture found it, is past its bound (what `boundLocked` checkpoints). */
+  readonly pastWalBound: boolean;
   readonly pendingBytes: number;
 }
 

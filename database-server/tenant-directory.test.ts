@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { connect as tcpConnect } from 'node:net';
 import path from 'node:path';
@@ -56,7 +56,10 @@ function tempDir(): string {
   return dir;
 }
 
-async function startNode(store: ObjectStore, options: { now?: () => number; load?: boolean; cluster?: DirectoryCluster; openDatabases?: OpenDatabases; meter?: UsageMeter } = {}): Promise<Node> {
+async function startNode(
+  store: ObjectStore,
+  options: { now?: () => number; load?: boolean; cluster?: DirectoryCluster; openDatabases?: OpenDatabases; meter?: UsageMeter; maxWalBytes?: number } = {},
+): Promise<Node> {
   const local = new LocalEngine({ directory: tempDir(), manualCheckpoints: true });
   const engine = options.openDatabases ? trackOpenDatabases(local, options.openDatabases) : local;
   const streams = new StreamRegistry();
@@ -70,7 +73,7 @@ async function startNode(store: ObjectStore, options: { now?: () => number; load
     streams,
     meter,
     metas: new TenantMetaStore(store),
-    replication: bucketReplication(store),
+    replication: bucketReplication(store, undefined, undefined, options.maxWalBytes === undefined ? {} : { maxWalBytes: options.maxWalBytes }),
     log: silentLogger,
     ...(options.now ? { now: options.now } : {}),
     ...(options.cluster ? { cluster: options.cluster } : {}),
@@ -86,7 +89,7 @@ async function startNode(store: ObjectStore, options: { now?: () => number; load
     streams,
     meter,
     authorize: (r, t) => directory.authorize(r, t),
-    afterCommit: (t) => directory.afterCommit(t),
+    afterCommit: (t, after) => directory.afterCommit(t, after),
     unserved: (t) => directory.unserved(t),
   });
   const clients: Client[] = [];
@@ -119,6 +122,23 @@ async function startNode(store: ObjectStore, options: { now?: () => number; load
   };
   nodes.push(node);
   return node;
+}
+
+/** One Hrana pipeline of `sql` steps on the stream `baton` names (none: a new one), as the client sends it. */
+async function pipeline(node: Node, tenant: string, token: string, baton: string | null, sql: string[]): Promise<PipelineReply> {
+  const response = await fetch(`http://127.0.0.1:${node.server.port}/v1/${tenant}/v2/pipeline`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ baton, requests: sql.map((text) => ({ type: 'execute', stmt: { sql: text } })) }),
+  });
+  const body = (await response.json()) as Omit<PipelineReply, 'status' | 'error'> & { code?: string };
+  return response.ok ? { status: response.status, ...body } : { status: response.status, error: body };
+}
+interface PipelineReply {
+  status: number;
+  baton?: string | null;
+  results?: Array<{ type: string; error?: { code?: string } }>;
+  error?: { code?: string };
 }
 
 const grant = (token: string, extra: { readOnly?: boolean; expiresAt?: number } = {}) => ({
@@ -531,6 +551,42 @@ describe('TenantDirectory behind the Hrana server', () => {
 
     const second = await startNode(store, { load: true });
     expect(await names(second.client('alpha', 'tok-alpha'))).toEqual(['acknowledged']);
+  });
+
+  it("ships a sync tenant's commit before acknowledging it though the request then begins a transaction (found in review)", async () => {
+    const store = new MemoryObjectStore();
+    const first = await startNode(store);
+    await first.directory.ensure('alpha', desired(['tok-alpha'], { durability: 'sync' }));
+    await first.client('alpha', 'tok-alpha').execute('CREATE TABLE t (name TEXT)');
+    const answer = await pipeline(first, 'alpha', 'tok-alpha', null, ["INSERT INTO t VALUES ('acknowledged')", 'BEGIN']);
+    expect(answer.results?.map((r) => r.type)).toEqual(['ok', 'ok']);
+
+    const second = await startNode(store, { load: true });
+    expect(await names(second.client('alpha', 'tok-alpha'))).toEqual(['acknowledged']);
+  });
+
+  it('rolls back a transaction left open past the WAL bound, which a client committing and beginning again in every request kept from being emptied (found in review)', async () => {
+    const node = await startNode(new MemoryObjectStore(), { maxWalBytes: 256 * 1024 });
+    await node.directory.ensure('alpha', desired(['tok-alpha']));
+    await node.client('alpha', 'tok-alpha').execute('CREATE TABLE t (id INTEGER PRIMARY KEY, b BLOB)');
+    let baton: string | null = null;
+    const wal = () => statSync(`${node.engine.databasePath('alpha')}-wal`, { throwIfNoEntry: false })?.size ?? 0;
+    let rolledBack = false;
+    for (let i = 0; i < 20 && !rolledBack; i++) {
+      const steps = [...(baton ? ['ROLLBACK'] : []), 'INSERT OR REPLACE INTO t VALUES (1, randomblob(100000))', 'BEGIN'];
+      const answer = await pipeline(node, 'alpha', 'tok-alpha', baton, steps);
+      // The stream's next request says why (as for a transaction open too long): its client sees the rollback.
+      if (answer.status === 400) {
+        expect(answer.error).toMatchObject({ code: 'TRANSACTION_ROLLED_BACK' });
+        rolledBack = true;
+      } else {
+        expect(answer.results?.map((r) => r.type)).toEqual(steps.map(() => 'ok'));
+        baton = answer.baton ?? null;
+      }
+    }
+    expect(rolledBack).toBe(true);
+    // Emptied once the transaction was rolled back: the WAL no longer grows by each request's commit.
+    expect(wal()).toBeLessThan(256 * 1024);
   });
 
   it('reports as its last write the time its restore window reaches once shipped, whatever the clock reads after the commit', async () => {

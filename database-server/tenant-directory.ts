@@ -6,7 +6,7 @@ import type { Logger } from '../src/logging/log.ts';
 import { KeyedMutex } from '../src/collections/keyed-mutex.ts';
 import { Semaphore } from '../src/collections/semaphore.ts';
 import type { Refusal } from './hrana/http-server.ts';
-import type { PipelineCaller } from './hrana/pipeline.ts';
+import type { Committed, PipelineCaller } from './hrana/pipeline.ts';
 import type { DatabaseEngine } from './shards/engine-port.ts';
 import { engineFailure, SqlError } from './sql/sql-error.ts';
 import type { TenantLimits } from './sql/sql-limits.ts';
@@ -431,18 +431,22 @@ export class TenantDirectory {
   /**
    * The pipeline's afterCommit, under the tenant lock (held until it settles): queues what was committed, and past
    * the WAL's bound ships and checkpoints before it lets go; in sync mode the answer waits until it is shipped
-   * (`durable`, which needs no lock).
+   * (`durable`, which needs no lock). After a request that left a transaction open (`inTransaction`) no checkpoint
+   * can run: past the bound, `walFull` asks for that transaction to end.
    */
-  async afterCommit(tenant: string): Promise<{ durable?: Promise<void> }> {
+  async afterCommit(tenant: string, after: { inTransaction?: boolean } = {}): Promise<Committed> {
     const entry = this.#tenants.get(tenant);
     // The replica that captured the commit ships it (a restore in place may give the tenant another meanwhile).
     const replica = entry?.replica;
     const stamp = await replica?.capture();
-    if (entry === undefined || replica === undefined || stamp === undefined) return {};
-    this.#options.meter.committed(tenant, stamp);
+    if (entry === undefined || replica === undefined) return {};
     // The commit stands either way: a bucket that cannot be reached fails the next round's maintain too, which logs it.
-    await replica.boundLocked().catch(() => {});
-    if (entry.meta.durability !== 'sync') return {};
+    // Also with nothing new captured: a transaction just rolled back for the bound (`walFull`) lets it be emptied.
+    if (!after.inTransaction) await replica.boundLocked().catch(() => {});
+    if (stamp === undefined) return {};
+    this.#options.meter.committed(tenant, stamp);
+    const walFull = after.inTransaction === true && replica.pastWalBound;
+    if (entry.meta.durability !== 'sync') return walFull ? { walFull } : {};
     const cluster = this.#options.cluster;
     // Acknowledged only while the lease is surely held: a successor lists the bucket after that, so it restores
     // every segment acknowledged (cluster/README.md).
@@ -453,7 +457,7 @@ export class TenantDirectory {
         throw new NotOwnerError(`The lease of ${tenant} was lost before the commit was acknowledged`);
       }
     });
-    return { durable };
+    return walFull ? { durable, walFull } : { durable };
   }
 
   /**

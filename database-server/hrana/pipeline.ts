@@ -45,13 +45,32 @@ export interface PipelineContext {
   /** Told after each request what it did against the quotas (a write failed on the size quota, or one succeeded). */
   afterRequest?: (tenant: string, outcome: PipelineOutcome) => void;
   /**
-   * Called under the tenant's lock after a pipeline that left no transaction open, so whatever it committed is
-   * in the WAL (the replication captures it there); the lock is released once it settles. Its `durable` is awaited
-   * after that and before the answer is sent: the synchronous durability mode acknowledges a commit only once it
-   * is shipped.
+   * Called under the tenant's lock after each request that ran, so whatever it committed is in the WAL (the
+   * replication captures it there, and never a transaction still open); the lock is released once it settles. Its
+   * `durable` is awaited after that and before the answer is sent: the synchronous durability mode acknowledges a
+   * commit only once it is shipped, also one made before a transaction the request left open.
    */
-  afterCommit?: (tenant: string) => Promise<{ durable?: Promise<void> }>;
+  afterCommit?: (tenant: string, after: { inTransaction: boolean }) => Promise<Committed>;
 }
+
+/**
+ * What became of a request's commits: `durable` settles once they are shipped (the synchronous mode); `walFull`: the
+ * WAL is past its bound while the request left a transaction open, which keeps it from being checkpointed.
+ */
+export interface Committed {
+  durable?: Promise<void>;
+  walFull?: boolean;
+}
+
+/**
+ * How a stream ends whose transaction was rolled back for the WAL's bound: its client committed, then began again,
+ * in request after request, so the WAL could never be emptied and grew on the volume every tenant shares.
+ */
+export const WAL_FULL = {
+  message:
+    "The transaction was rolled back: the database's write-ahead log reached its bound while a transaction stayed open, and it is emptied only between transactions. Commit before beginning the next transaction",
+  code: 'TRANSACTION_ROLLED_BACK',
+} as const;
 
 /**
  * Executes one Hrana v2 pipeline for `tenant`: continues the stream named by the baton (or opens a new one), runs
@@ -100,7 +119,8 @@ export async function handlePipeline(request: PipelineCaller & { body: unknown; 
   if (ran.kind === 'refused' && ran.result.type === 'error' && ran.result.error.code === MOVING.code) return { status: 503, body: MOVING };
   if (ran.kind === 'refused') return { status: 200, body: { baton: null, base_url: null, results: body.requests.map(() => ran.result) } };
   if (ran.kind === 'failed') return { status: 503, body: ran.error };
-  const baton = stream.closed ? null : streams.park(stream);
+  // Ended by the server with a reason: a baton that answers it, so the client's next request says why.
+  const baton = stream.closed ? (stream.endedBy ? streams.endedBaton(stream.endedBy) : null) : streams.park(stream);
   return { status: 200, body: { baton, base_url: null, results: ran.results } };
 }
 
@@ -248,7 +268,20 @@ export async function runOnStream(stream: StreamHandle, caller: PipelineCaller, 
     return { kind: 'failed', error: restarting };
   } finally {
     try {
-      if (started && !stream.inTransaction) durable = (await context.afterCommit?.(caller.tenant))?.durable;
+      if (started) {
+        const committed = await context.afterCommit?.(caller.tenant, { inTransaction: stream.inTransaction });
+        durable = committed?.durable;
+        // Rolled back here, still under the lock, so the WAL can be checkpointed now (the capture above shipped
+        // what was committed before it); the stream's next request answers why.
+        if (committed?.walFull && stream.inTransaction && !stream.closed) {
+          stream.closed = true;
+          stream.endedBy = WAL_FULL;
+          await engine.closeStream(caller.tenant, stream.id).catch(() => {});
+          engineEnded = true;
+          streams.ranOn(stream, false);
+          await context.afterCommit?.(caller.tenant, { inTransaction: false });
+        }
+      }
       if (outcome === undefined) void durable?.catch(() => {}); // the answers without a result never await it
       // Closed while its commit was captured: ended where its SQL runs now, as the close left that to this request.
       if (stream.closed && !engineEnded) await engine.closeStream(caller.tenant, stream.id).catch(() => {});

@@ -189,6 +189,13 @@ export class StreamRegistry {
     return baton;
   }
 
+  /** A baton for a stream the server ended: its next request answers `endedBy`. */
+  endedBaton(endedBy: HranaEnd): string {
+    const baton = randomBytes(24).toString('base64url');
+    this.#expired.set(baton, { at: this.#now(), endedBy });
+    return baton;
+  }
+
   /** Whether some stream of `tenant` is alive: parked between requests, or held by a WebSocket connection. */
   hasStreams(tenant: string): boolean {
     for (const { stream } of this.#parked.values()) if (stream.tenant === tenant) return true;

@@ -128,8 +128,9 @@ export class TenantReplica {
   }
 
   /**
-   * Queues the transactions committed since the last capture, stamped with now(). Under the tenant lock, with the
-   * connection in autocommit; a stat when nothing was written. Answers the stamp, or undefined when it found
+   * Queues the transactions committed since the last capture, stamped with now(). Under the tenant lock; the frames
+   * of a transaction still open are left for a later capture (the scan ends at the last commit); a stat when nothing
+   * was written. Answers the stamp, or undefined when it found
    * nothing: the last write a user sees must be the time the restore window reaches, not a later reading. A big
    * transaction is read and checksummed a chunk at a time, yielding to the event loop between chunks, so other
    * tenants' requests are served meanwhile (a gigabyte is about a second's work; this tenant's lock is held). One
@@ -225,7 +226,7 @@ export class TenantReplica {
    * the capture's.
    */
   async bound(checkpoint: Checkpoint): Promise<void> {
-    if (this.#walSeen <= this.#maxWalBytes) return;
+    if (!this.pastWalBound) return;
     this.#queue.seal();
     await this.#queue.flush();
     await this.#checkpoint(checkpoint);
@@ -244,6 +245,11 @@ export class TenantReplica {
     // generation's base copy.
     if (walSize(this.#walPath) === 0) return;
     await this.#checkpoint(checkpoint);
+  }
+
+  /** Whether the WAL, as the last capture found it, is past `maxWalBytes` (what `bound` checkpoints). */
+  get pastWalBound(): boolean {
+    return this.#walSeen > this.#maxWalBytes;
   }
 
   /** Whether a snapshot copy of the file is being taken now. */
