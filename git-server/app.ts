@@ -7,7 +7,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { requestId, requestIdOptions } from '../src/fastify-plugins/request-id.ts';
 import type { ObjectStore } from '../src/object-store/object-store.ts';
 import type { RepoCache } from './plumbing/repo-cache.ts';
-import type { RepoStore } from '../src/repo-store/index.ts';
+import type { RepoPath, RepoStore } from '../src/repo-store/index.ts';
 import type { MaintenanceRunner } from '../src/repo-maintenance/operation.ts';
 import type { RepositoryDirectory } from './repositories/repository-directory.ts';
 import { gitAuth, type GitAuthOptions } from './auth/index.ts';
@@ -159,6 +159,7 @@ export async function buildGitServer(deps: GitServerDependencies, options: Fasti
       browserLane: browserLane(deps.corsOrigins ?? []),
       initializeSources: deps.initializeSources ?? [],
       importSources: deps.importSources ?? [],
+      ...(deps.auth.projectTokens ? { heldByService: (repo: RepoPath) => deps.auth.projectTokens?.heldByService(repo) ?? false } : {}),
       urlImports: urlImports(deps),
       spool,
       quota,

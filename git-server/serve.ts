@@ -171,7 +171,11 @@ async function projectTokenSource(config: GitServiceConfig) {
   // Loaded only when configured, as the directory below.
   const [{ KubeProjectTokenSource }, { loadKubeConnection }] = await Promise.all([import('./auth/kube-project-token-source.ts'), import('../src/kube/index.ts')]);
   let log: { warn(obj: object, msg: string): void } | undefined;
-  const source = new KubeProjectTokenSource(loadKubeConnection(config.environment.kubeconfig, 'cw-git'), (err) => log?.warn({ err }, 'watch of git tokens or projects failed; retrying'));
+  const source = new KubeProjectTokenSource(
+    loadKubeConnection(config.environment.kubeconfig, 'cw-git'),
+    (err) => log?.warn({ err }, 'watch of git tokens, projects or repositories failed; retrying'),
+    config.kubernetes.namespace,
+  );
   return {
     source,
     start(logger: { warn(obj: object, msg: string): void }) {

@@ -172,6 +172,23 @@ describe('gitAuth', () => {
     expect(revoked.json().message).toBe(`The git token ${resource.metadata?.name} was revoked.`);
   });
 
+  it("keeps a project token off cw-git's own repositories though its project is named like their owner (found in review)", async () => {
+    const source = new MemoryProjectTokenSource();
+    source.addProject('templates', ['mallory']);
+    source.serviceRepositories.add('templates/starter');
+    const { token } = source.addToken('templates', 'mallory');
+    await build({ projectTokens: new ProjectTokens(source) });
+    for (const [method, url] of [
+      ['GET', '/templates/starter/info/refs'],
+      ['POST', '/templates/starter/info/lfs/objects/batch'],
+      ['GET', '/templates/starter/api/tree/main'],
+    ] as const) {
+      const res = await app.inject({ method, url, headers: { authorization: `Bearer ${token}` } });
+      expect([url, res.statusCode, res.json().message]).toEqual([url, 403, "templates/starter is one of cw-git's own repositories, not a project's: no project token reaches it."]);
+    }
+    expect((await app.inject({ url: '/templates/site/info/refs', headers: { authorization: `Bearer ${token}` } })).statusCode).toBe(200);
+  });
+
   it('refuses project git tokens where cw-git does not watch them', async () => {
     await build();
     const res = await app.inject({ url: '/acme/site/info/refs', headers: { authorization: `Bearer cwg_${'a'.repeat(43)}` } });

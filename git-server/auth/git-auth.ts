@@ -101,7 +101,7 @@ async function authenticate(token: string, options: GitAuthOptions, now: number)
       name: grant.user,
       scopes: grant.scopes,
       tokenSubject: grant.id,
-      reach: repoReach([grant.project]),
+      reach: repoReach([grant.project], (repo) => options.projectTokens?.heldByService(repo) ?? false),
       project: grant.project,
       ...(grant.expiresAt === undefined ? {} : { expiresAt: grant.expiresAt }),
     };
@@ -136,6 +136,7 @@ function checkRouteReach(request: FastifyRequest): void {
 export function requireReach(request: FastifyRequest, repo: RepoPath): void {
   const { reach } = principalOf(request);
   if (reaches(reach, repo)) return;
+  if (!reach.all && reach.except?.(repo)) throw new ForbiddenError(`${repo.full} is one of cw-git's own repositories, not a project's: no project token reaches it.`);
   throw new ForbiddenError(`This token reaches only ${describeReach(reach)}; not ${repo.full}.`);
 }
 

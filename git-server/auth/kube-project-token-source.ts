@@ -1,23 +1,37 @@
 // cw-git's view of the platform's GitTokens (every namespace) and Projects, from informers: a token revoked, a
-// project deleted or a member removed is refused from the moment the watch delivers it. Loaded only when
+// project deleted or a member removed is refused from the moment the watch delivers it. Also the repositories of no
+// project (cw-git's own namespace's), which no project token reaches whatever their owner is called. Loaded only when
 // `kubernetes.project_tokens` is on, so a cw-git without it never loads the Kubernetes client.
 import type { GitToken } from '../../src/apis/v1alpha1/git-token.ts';
 import type { Project } from '../../src/apis/v1alpha1/project.ts';
+import type { Repository } from '../../src/apis/v1alpha1/repository.ts';
 import { createInformerFactory, type Informer, type InformerFactory, type KubeConnection } from '../../src/kube/index.ts';
-import { GIT_TOKENS, PROJECTS } from '../../src/platform/resources.ts';
+import { sharedIndex } from '../../src/kube/informer-index.ts';
+import { GIT_TOKENS, PROJECTS, REPOSITORIES } from '../../src/platform/resources.ts';
+import type { RepoPath } from '../../src/repo-store/index.ts';
 import type { ProjectTokenSource } from './project-tokens.ts';
 
 export class KubeProjectTokenSource implements ProjectTokenSource {
   readonly #factory: InformerFactory;
   readonly #tokens: Informer<GitToken>;
   readonly #projects: Informer<Project>;
+  /** The repositories of no project: those in cw-git's own namespace (`kubernetes.namespace`), when it has one. */
+  readonly #serviceRepositories: Informer<Repository> | undefined;
   #byHash = new Map<string, GitToken[]>();
   #indexedAt = -1;
 
-  constructor(conn: KubeConnection, onError: (err: unknown) => void) {
+  constructor(conn: KubeConnection, onError: (err: unknown) => void, serviceNamespace?: string) {
     this.#factory = createInformerFactory(conn, { onError: (_resource, err) => onError(err) });
     this.#tokens = this.#factory.informer<GitToken>(GIT_TOKENS);
     this.#projects = this.#factory.informer<Project>(PROJECTS);
+    this.#serviceRepositories = serviceNamespace ? this.#factory.informer<Repository>(REPOSITORIES, { namespace: serviceNamespace }) : undefined;
+  }
+
+  heldByService(repo: RepoPath): boolean {
+    const cache = this.#serviceRepositories;
+    if (!cache) return false;
+    const byPath = sharedIndex(cache, 'path', (r) => (r.spec?.owner && r.spec.name ? [`${r.spec.owner}/${r.spec.name}`] : []));
+    return byPath.keys(repo.full).length > 0;
   }
 
   /** Starts the watches; lookups answer 503 until both have synced. */
@@ -35,7 +49,7 @@ export class KubeProjectTokenSource implements ProjectTokenSource {
   }
 
   synced(): boolean {
-    return this.#tokens.hasSynced() && this.#projects.hasSynced();
+    return this.#tokens.hasSynced() && this.#projects.hasSynced() && (this.#serviceRepositories?.hasSynced() ?? true);
   }
 
   tokensWithHash(sha256: string): readonly GitToken[] {

@@ -2,13 +2,16 @@
 // the project's namespace holding the token's SHA-256; cw-git finds a presented token by that hash in its cache
 // of those resources. A token works while it is neither revoked nor expired, its project exists and owns the
 // namespace the token lives in, and the user who made it is still a member of that project. It reaches the
-// project's own repositories only (the owner named like the project), whatever else its resource says.
+// project's own repositories only (the owner named like the project, and not one of cw-git's own: project ids are
+// first come, first served, and a project named like the owner of the operator's repositories would reach them),
+// whatever else its resource says.
 import type { GitToken } from '../../src/apis/v1alpha1/git-token.ts';
 import type { Project } from '../../src/apis/v1alpha1/project.ts';
 import { UnavailableError } from '../../src/errors.ts';
 import { gitTokenSha256, isWellFormedGitToken } from '../../src/auth/git-token.ts';
 import { UnauthenticatedError } from './errors.ts';
 import type { GitScope } from './token.ts';
+import type { RepoPath } from '../../src/repo-store/index.ts';
 
 /** What cw-git knows of the platform: its GitTokens and Projects, from caches. */
 export interface ProjectTokenSource {
@@ -18,6 +21,11 @@ export interface ProjectTokenSource {
   tokensWithHash(sha256: string): readonly GitToken[];
   /** The Project named `name`. */
   project(name: string): Project | undefined;
+  /**
+   * Whether `repo` is one of cw-git's own (its resource in cw-git's namespace: made with the service's token, the
+   * operator's templates and import sources among them), not a project's, though its owner may be named like one.
+   */
+  heldByService(repo: RepoPath): boolean;
   /** Resolves at the next change of the GitTokens cache, or after `timeoutMs`. */
   changed(timeoutMs: number): Promise<void>;
 }
@@ -72,6 +80,11 @@ export class ProjectTokens {
         await this.#source.changed(left);
       }
     }
+  }
+
+  /** Whether `repo` is cw-git's own, not a project's: no project token reaches it (`ProjectTokenSource.heldByService`). */
+  heldByService(repo: RepoPath): boolean {
+    return this.#source.heldByService(repo);
   }
 
   /** {@link authenticate} against the cache as it is now, without waiting. */

@@ -14,7 +14,15 @@ const PATTERN_SEGMENT = /^[A-Za-z0-9._*-]{1,100}$/;
 export const REPO_PATTERN_RULE = 'an owner (acme), an owner and a repository (acme/site), either with * standing for any characters in its segment (team-*, acme/docs-*)';
 
 /** What a token may reach: every repository, or those matching one of its patterns. */
-export type RepoReach = { readonly all: true } | { readonly all: false; readonly patterns: readonly string[]; readonly matchers: readonly RefGlob[] };
+export type RepoReach =
+  | { readonly all: true }
+  | {
+      readonly all: false;
+      readonly patterns: readonly string[];
+      readonly matchers: readonly RefGlob[];
+      /** Repositories the patterns match that the token still does not reach (a project token: cw-git's own). */
+      readonly except?: (repo: RepoPath) => boolean;
+    };
 
 /** Every repository: tokens without patterns (cw-git's own, minted from its configuration). */
 export const EVERY_REPOSITORY: RepoReach = Object.freeze({ all: true });
@@ -34,19 +42,19 @@ export function normalizeRepoPattern(pattern: string): string {
  * The reach of a token with `patterns` (normalized to `owner/name` form, de-duplicated, in order).
  * @throws Error naming the first invalid pattern, or when there are none or too many.
  */
-export function repoReach(patterns: readonly string[]): RepoReach {
+export function repoReach(patterns: readonly string[], except?: (repo: RepoPath) => boolean): RepoReach {
   if (patterns.length === 0) throw new Error('a repository reach needs at least one pattern');
   if (patterns.length > MAX_REPO_PATTERNS) throw new Error(`at most ${MAX_REPO_PATTERNS} repository patterns`);
   for (const pattern of patterns) {
     if (!isRepoPattern(pattern)) throw new Error(`${JSON.stringify(pattern.slice(0, 210))} is not a repository pattern: use ${REPO_PATTERN_RULE}`);
   }
   const normalized = [...new Set(patterns.map(normalizeRepoPattern))];
-  return Object.freeze({ all: false, patterns: Object.freeze(normalized), matchers: Object.freeze(normalized.map(refGlob)) });
+  return Object.freeze({ all: false, patterns: Object.freeze(normalized), matchers: Object.freeze(normalized.map(refGlob)), ...(except ? { except } : {}) });
 }
 
 /** Whether the token's reach covers `repo`. */
 export function reaches(reach: RepoReach, repo: RepoPath): boolean {
-  return reach.all || reach.matchers.some((matcher) => matcher.matches(repo.full));
+  return reach.all || (reach.matchers.some((matcher) => matcher.matches(repo.full)) && !reach.except?.(repo));
 }
 
 /** The reach in words, for a 403: `every repository`, or the patterns. */

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { RepoCache } from '../plumbing/repo-cache.ts';
 import type { ObjectStore } from '../../src/object-store/object-store.ts';
 import type { MaintenanceRunner } from '../../src/repo-maintenance/operation.ts';
-import type { RepoStore } from '../../src/repo-store/index.ts';
+import type { RepoPath, RepoStore } from '../../src/repo-store/index.ts';
 import type { TargetPolicy } from '../../src/target-policy.ts';
 import type { SourcePatterns } from '../import/source-url.ts';
 import type { TaskRegistry } from '../tasks/task-registry.ts';
@@ -37,6 +37,11 @@ export interface RepoApiDependencies {
   readonly browserLane?: (scope: FastifyInstance) => void;
   /** Repositories (`owner/name`, same bucket) `POST /initialize` may copy a tree from; none: refused (403). */
   readonly initializeSources?: readonly string[];
+  /**
+   * Where projects hold repositories too (project git tokens): whether `repo` is cw-git's own. A template is copied
+   * whatever the caller reaches, as the operator published it, so one a project made under a template's name is not one.
+   */
+  readonly heldByService?: (repo: RepoPath) => boolean;
   /** Repositories (`owner/name`, same bucket) `POST /import` may import from; none: refused (403). */
   readonly importSources?: readonly string[];
   /** Imports from https URLs; absent: refused (403). */

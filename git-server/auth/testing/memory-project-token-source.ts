@@ -1,12 +1,15 @@
-// An in-memory ProjectTokenSource for unit tests: GitTokens and Projects as plain objects.
+// An in-memory ProjectTokenSource for unit tests: GitTokens, Projects and cw-git's own repositories as plain objects.
 import type { GitToken, GitTokenSpec } from '../../../src/apis/v1alpha1/git-token.ts';
 import type { Project } from '../../../src/apis/v1alpha1/project.ts';
 import { generateGitToken, gitTokenSha256, newGitTokenId } from '../../../src/auth/git-token.ts';
+import type { RepoPath } from '../../../src/repo-store/index.ts';
 import type { ProjectTokenSource } from '../project-tokens.ts';
 
 export class MemoryProjectTokenSource implements ProjectTokenSource {
   readonly tokens: GitToken[] = [];
   readonly projects = new Map<string, Project>();
+  /** Repositories of cw-git's own (`owner/name`), as its namespace's Repository resources. */
+  readonly serviceRepositories = new Set<string>();
   loaded = true;
 
   synced(): boolean {
@@ -19,6 +22,10 @@ export class MemoryProjectTokenSource implements ProjectTokenSource {
 
   project(name: string): Project | undefined {
     return this.projects.get(name);
+  }
+
+  heldByService(repo: RepoPath): boolean {
+    return this.serviceRepositories.has(repo.full);
   }
 
   readonly #waiters = new Set<() => void>();

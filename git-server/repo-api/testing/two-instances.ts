@@ -12,6 +12,7 @@ import { GateStore } from '../../../src/object-store/testing/gate-object-store.t
 import { RepoStore } from '../../../src/repo-store/index.ts';
 import { buildGitServer } from '../../app.ts';
 import { mintToken } from '../../auth/index.ts';
+import type { ProjectTokens } from '../../auth/project-tokens.ts';
 import { DrainState } from '../../drain.ts';
 import { ServiceMetrics } from '../../metrics.ts';
 import { RepoCache } from '../../plumbing/repo-cache.ts';
@@ -32,11 +33,15 @@ export interface TwoInstances {
   close(): Promise<void>;
 }
 
-/** What both instances are built with: the JSON API's allow-lists, and the store's ref limit (`quota.repository_max_refs`). */
+/**
+ * What both instances are built with: the JSON API's allow-lists, the store's ref limit (`quota.repository_max_refs`),
+ * and the platform's project git tokens (`kubernetes.project_tokens`).
+ */
 export interface InstanceOptions {
   readonly initializeSources?: readonly string[];
   readonly importSources?: readonly string[];
   readonly maxRefs?: number;
+  readonly projectTokens?: ProjectTokens;
 }
 
 export async function twoInstances(options: InstanceOptions = {}): Promise<TwoInstances> {
@@ -58,14 +63,14 @@ export async function twoInstances(options: InstanceOptions = {}): Promise<TwoIn
   };
 }
 
-async function instance(objects: ObjectStore, dir: string, { maxRefs, ...options }: InstanceOptions): Promise<FastifyInstance> {
+async function instance(objects: ObjectStore, dir: string, { maxRefs, projectTokens, ...options }: InstanceOptions): Promise<FastifyInstance> {
   const repos = new RepoStore({ store: objects, registry: new Registry(), ...(maxRefs === undefined ? {} : { maxRefs }) });
   return buildGitServer({
     repos,
     objects,
     cache: new RepoCache({ repos, dir }),
     directory: new BucketRepositoryDirectory(repos),
-    auth: { tokenSecret: SECRET },
+    auth: { tokenSecret: SECRET, ...(projectTokens ? { projectTokens } : {}) },
     metrics: new ServiceMetrics(new Registry()),
     drain: new DrainState(),
     ...options,

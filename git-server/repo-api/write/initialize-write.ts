@@ -16,11 +16,11 @@ import { copyObjects } from '../../plumbing/write/copy-objects.ts';
 import { identityEnv } from '../../plumbing/write/git-ident.ts';
 import { findLfsPointer } from '../../plumbing/write/lfs-pointers.ts';
 import { runGit } from '../../../src/git/run-git.ts';
-import { isValidRefName, parseUrlRepoPath, zeroOid, type RepoHead } from '../../../src/repo-store/index.ts';
+import { isValidRefName, parseRepoPath, parseUrlRepoPath, zeroOid, type RepoHead } from '../../../src/repo-store/index.ts';
 import type { RepoApiDependencies } from '../dependencies.ts';
 import type { RepoParams } from '../repo-read.ts';
 import { ErrorBodySchema, RepoParamsSchema, STORAGE_QUOTA_ERROR } from '../schemas.ts';
-import { allowedSource, NotPristineError, ObjectFormatMismatchError, OPERATION_KEY } from './operation.ts';
+import { allowedSource, NotPristineError, ObjectFormatMismatchError, OPERATION_KEY, SourceNotAllowedError } from './operation.ts';
 import { publishWrite } from './publish-write.ts';
 
 const OID = Type.String({ pattern: '^(?:[0-9a-f]{40}|[0-9a-f]{64})$', description: 'A full object id (lower-case hex).' });
@@ -115,6 +115,7 @@ export function initializeWriteRoutes(scope: FastifyInstance, deps: RepoApiDepen
 
 async function initialize(deps: RepoApiDependencies, request: FastifyRequest, body: InitializeRequest): Promise<InitializeResult> {
   const source = allowedSource(body.source, deps.initializeSources, 'api.initialize_sources');
+  if (deps.heldByService && !deps.heldByService(parseRepoPath(source))) throw new SourceNotAllowedError(source, "api.initialize_sources: a project's repository of that name, not cw-git's own");
   const { owner, repo } = request.params as RepoParams;
   const target = parseUrlRepoPath(owner, repo).full;
   const trailers = `Cloudwright-Operation: ${body.operation_key}\nCloudwright-Source: ${source} ${body.source.commit_oid}\n`;

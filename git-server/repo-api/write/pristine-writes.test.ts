@@ -2,6 +2,8 @@
 // between their check of the head and their publish: the one that comes second publishes nothing and answers
 // 409 `not_pristine`, even when the refs it would create are not the ones the first created.
 import { afterEach, describe, expect, it } from 'vitest';
+import { ProjectTokens } from '../../auth/project-tokens.ts';
+import { MemoryProjectTokenSource } from '../../auth/testing/memory-project-token-source.ts';
 import { twoInstances, type TwoInstances } from '../testing/two-instances.ts';
 
 let bed: TwoInstances | undefined;
@@ -38,6 +40,18 @@ describe('writes into a pristine repository racing another', { timeout: 30_000 }
     const answer = await slow;
     expect([answer.statusCode, answer.json<{ error: string }>().error]).toEqual([409, 'not_pristine']);
     expect(await branches(bed, 'site')).toEqual(['other']);
+  });
+
+  it("initialize: copies a template only from cw-git's own repository, where projects hold repositories too, not a project's of that name (found in review)", async () => {
+    const platform = new MemoryProjectTokenSource();
+    bed = await twoInstances({ initializeSources: ['acme/template'], projectTokens: new ProjectTokens(platform) });
+    const template = await source(bed, 'template', 'main');
+    expect((await bed.b('PUT', '/acme/site')).statusCode).toBe(201);
+    const body = { source: { owner: 'acme', repo: 'template', commit_oid: template }, branch: 'main', operation_key: 'init', message: 'init', committer };
+    const squatted = await bed.b('POST', '/acme/site/api/initialize', body);
+    expect([squatted.statusCode, squatted.json<{ error: string }>().error]).toEqual([403, 'source_not_allowed']);
+    platform.serviceRepositories.add('acme/template');
+    expect((await bed.b('POST', '/acme/site/api/initialize', body)).statusCode).toBe(201);
   });
 
   it('import: the second of two with disjoint refs publishes nothing and answers 409', async () => {
