@@ -7,6 +7,7 @@ import { S3ObjectStore } from '../src/object-store/s3-object-store.ts';
 import { createAppServices, DEFAULT_RUNTIME_BASE_DOMAIN } from '../src/platform/app-services.ts';
 import { createDomainServices } from './services/domain-services.ts';
 import { runtimeTargetFromEnv } from '../src/platform/domains/runtime-target.ts';
+import { platformProjectIds } from '../src/platform/host-admission.ts';
 import { ProjectDirectory } from './services/projects.ts';
 import { resolveWorkerdBinary, workerdCompatibilityDate } from '../src/app-artifacts/workerd-binary.ts';
 import { DATABASES, GIT_TOKENS, PROJECTS, USERS } from '../src/platform/resources.ts';
@@ -53,7 +54,10 @@ export async function main(config: ApiConfig): Promise<void> {
     onError: (resource, err) => process.stderr.write(`cw-api: watch ${resource.plural}: ${err instanceof Error ? err.message : String(err)}\n`),
   });
   const tokens = new KubeTokenStore(kube, { informers });
-  const projects = new ProjectDirectory(kube, informers.informer<Project>(PROJECTS));
+  const baseDomain = config.runtimeBaseDomain ?? DEFAULT_RUNTIME_BASE_DOMAIN;
+  const runtimeTarget = runtimeTargetFromEnv(config.runtimeTargetEnv, baseDomain);
+  const platformHosts = [runtimeTarget.hostname ?? '', new URL(config.publicUrl).hostname, config.gitPublicUrl ? new URL(config.gitPublicUrl).hostname : ''].filter(Boolean);
+  const projects = new ProjectDirectory(kube, informers.informer<Project>(PROJECTS), platformProjectIds(baseDomain, platformHosts));
   const users = new UserDirectory(kube, informers.informer<User>(USERS), informers.informer<Project>(PROJECTS), tokens);
   const artifacts = config.artifacts ? new S3ObjectStore({ bucket: config.artifacts.bucket, config: config.artifacts.s3 }) : undefined;
   if (!artifacts) process.stderr.write('cw-api: CW_S3_BUCKET is not set: deploys and rollbacks will answer 503, and no audit trail is kept\n');
@@ -68,8 +72,7 @@ export async function main(config: ApiConfig): Promise<void> {
     projectStoredBuildsQuota: config.projectStoredBuildsQuota,
   });
   const rollouts = createAppRollouts(kube, informers);
-  const baseDomain = config.runtimeBaseDomain ?? DEFAULT_RUNTIME_BASE_DOMAIN;
-  const dns = createDomainServices(kube, informers, { settings: { runtimeTarget: runtimeTargetFromEnv(config.runtimeTargetEnv, baseDomain) }, baseDomain });
+  const dns = createDomainServices(kube, informers, { settings: { runtimeTarget }, baseDomain });
   const databases = config.dbUrl ? { databases: new DatabaseDirectory(kube, informers.informer<Database>(DATABASES)), dbUrl: config.dbUrl } : undefined;
   if (!databases) process.stderr.write('cw-api: CW_DB_URL is not set: the database routes are not served\n');
   const gitTokens = new GitTokenDirectory(kube, informers.informer<GitToken>(GIT_TOKENS), informers.informer<Project>(PROJECTS));

@@ -112,6 +112,8 @@ describe('projects', () => {
   it.each([
     [{ project_id: 'kube-system', name: 'x' }, 'reserved'],
     [{ project_id: 'cloudwright', name: 'x' }, 'reserved'],
+    // Its part of the base domain would hold the runtime's DNS target, the name every custom host name points at.
+    [{ project_id: 'runtime', name: 'x' }, "the platform's own host names"],
     [{ project_id: 'Not_A_Label', name: 'x' }, 'body.project_id'],
     [{ project_id: unique('p'), name: '' }, 'body.name'],
     [{ project_id: unique('p'), name: 'x', extra: true }, 'extra'],

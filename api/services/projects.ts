@@ -57,12 +57,15 @@ const CREATION_MARGIN_MS = 10_000;
 export class ProjectDirectory {
   readonly #conn: KubeConnection;
   readonly #cache: Informer<Project>;
+  readonly #platformIds: ReadonlySet<string>;
   /** Listings by caller, each valid while no Project has changed since it was made. */
   readonly #listings = new RecentMap<{ readonly changes: number; readonly views: readonly ProjectView[] }>(10_000);
 
-  constructor(conn: KubeConnection, cache: Informer<Project>) {
+  /** `platformIds`: ids that would hold one of the platform's own host names (`platformProjectIds`), reserved too. */
+  constructor(conn: KubeConnection, cache: Informer<Project>, platformIds: readonly string[] = []) {
     this.#conn = conn;
     this.#cache = cache;
+    this.#platformIds = new Set(platformIds);
   }
 
   /**
@@ -114,6 +117,8 @@ export class ProjectDirectory {
   /** `auditFrom`: the creating request's audit entry id ({@link PROJECT_AUDIT_FROM_ANNOTATION}). */
   async create(input: { projectId: string; name: string; owner: string; auditFrom?: string }): Promise<ProjectView> {
     if (RESERVED.test(input.projectId)) throw new BadRequestError(`The project id ${input.projectId} is reserved; choose another.`);
+    if (this.#platformIds.has(input.projectId))
+      throw new BadRequestError(`The project id ${input.projectId} is reserved: its part of the base domain holds one of the platform's own host names; choose another.`);
     // As this replica sees it (the audit trail did not open the creating entry then): a project deleted a moment
     // ago and not yet gone from the cache would otherwise be created with no entry to start its trail at.
     if (this.#cache.get(input.projectId)) throw new ConflictError(`A project with the id ${input.projectId} already exists.`);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ProjectDomain } from '../apis/v1alpha1/project-domain.ts';
-import { DEMOTION_GRACE_MS, nameHolder, serveRefusal, type NameFacts } from './host-admission.ts';
+import { DEMOTION_GRACE_MS, nameHolder, platformProjectIds, serveRefusal, type NameFacts } from './host-admission.ts';
 
 const now = new Date('2030-01-01T00:00:00Z');
 const ago = (ms: number) => new Date(now.getTime() - ms).toISOString();
@@ -59,6 +59,13 @@ describe('serveRefusal', () => {
     ['alpha', 'nobody.test', 'held by no project'],
   ])('refuses %s %s (%s)', (project, host, why) => {
     expect(serveRefusal(project, host, facts())).toContain(why);
+  });
+});
+
+describe('platformProjectIds', () => {
+  it('reserves the project each platform host in the base domain would fall to, and none for hosts elsewhere', () => {
+    const ids = platformProjectIds('apps.example.com', ['runtime.apps.example.com', 'api.console.apps.example.com', 'git.example.com', 'apps.example.com', 'RUNTIME.apps.example.com.']);
+    expect(ids).toEqual(['runtime', 'console']);
   });
 });
 

@@ -63,6 +63,26 @@ export function nameHolder(host: string, facts: Pick<NameFacts, 'baseDomain' | '
   return undefined;
 }
 
+/**
+ * The project ids that would hold one of the platform's own host names (`nameHolder`: in the base domain, the
+ * project its last label before it names): the runtime's DNS target (`runtime.<base>` unless configured), the
+ * API's and cw-git's public hosts. A project of such an id could serve the name and be issued its certificate.
+ */
+export function platformProjectIds(baseDomain: string, platformHosts: readonly string[]): string[] {
+  const ids = platformHosts.flatMap((host) => {
+    const name = host.toLowerCase().replace(/\.$/, '');
+    return name !== baseDomain && isInZone(name, baseDomain)
+      ? [
+          name
+            .slice(0, -baseDomain.length - 1)
+            .split('.')
+            .at(-1) ?? '',
+        ]
+      : [];
+  });
+  return [...new Set(ids.filter(Boolean))];
+}
+
 /** Why `project` may not serve `host`, or `undefined` when it may. `host` is lowercase, without a trailing dot. */
 export function serveRefusal(project: string, host: string, facts: NameFacts): string | undefined {
   const holder = nameHolder(host, facts);

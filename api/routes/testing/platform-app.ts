@@ -43,6 +43,8 @@ import { buildApp } from '../../app.ts';
 import { AuditTrail } from '../../audit/audit-trail.ts';
 import type { RateLimitOptions } from '../../plugins/rate-limit.ts';
 import type { UploadLimits } from '../upload-slots.ts';
+import { platformProjectIds } from '../../../src/platform/host-admission.ts';
+import { runtimeTargetFromEnv } from '../../../src/platform/domains/runtime-target.ts';
 
 export const unique = (prefix: string): string => `${prefix}-${randomBytes(4).toString('hex')}`;
 
@@ -165,7 +167,8 @@ export async function platformApp(options: PlatformAppOptions = {}): Promise<Pla
   );
   const tokens = new KubeTokenStore(conn, { informers });
   const projectCache = informers.informer<Project>(PROJECTS);
-  const projects = new ProjectDirectory(conn, projectCache);
+  // As cw-api's main reserves them, for the default runtime target (`runtime.<base>`).
+  const projects = new ProjectDirectory(conn, projectCache, platformProjectIds(baseDomain, [runtimeTargetFromEnv({}, baseDomain).hostname ?? '']));
   const users = new UserDirectory(conn, informers.informer<User>(USERS), projectCache, tokens);
   const gitTokens = new GitTokenDirectory(conn, informers.informer<GitToken>(GIT_TOKENS), projectCache);
   const audit = new AuditTrail(options.wrapAudit ? options.wrapAudit(artifacts) : artifacts);
