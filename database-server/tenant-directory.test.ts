@@ -761,6 +761,17 @@ describe('TenantDirectory behind the Hrana server', () => {
     expect((await node.directory.describe('counted'))?.rowsWritten).toBe(3 + 1 + 4);
   });
 
+  it('counts the rows a CREATE TABLE … AS SELECT copies, and none for a table renamed with those words in a comment (found in review: a rename counted every row, no deadline)', async () => {
+    const node = await startNode(new MemoryObjectStore());
+    await node.directory.ensure('renamed', desired(['tok-renamed']));
+    const client = node.client('renamed', 'tok-renamed');
+    await client.execute('CREATE TABLE t AS SELECT value AS v FROM generate_series(1, 5)');
+    expect((await node.directory.describe('renamed'))?.rowsWritten).toBe(5);
+    await client.execute('ALTER TABLE t RENAME TO t2 /* create as */');
+    await client.executeMultiple('ALTER TABLE t2 RENAME TO t3; SELECT 1 AS created');
+    expect((await node.directory.describe('renamed'))?.rowsWritten).toBe(5);
+  });
+
   it('keeps the usage counters across a restart once saved', async () => {
     const store = new MemoryObjectStore();
     const first = await startNode(store);

@@ -37,6 +37,13 @@ const STATEMENT_CACHE_SIZE = 128;
  */
 const STATEMENT_CACHE_CHARS = 256 * 1024;
 const CACHED_STATEMENT_MAX_CHARS = 16 * 1024;
+/**
+ * A statement's compile time past which it is not kept either: its text does not bound its program (a 33-character
+ * SELECT over views nested by UNION ALL compiled to thousands of copies of the innermost one, megabytes each, and 32
+ * of them cached left the shard's other databases SQLITE_NOMEM), but the time to build it does. Applications'
+ * statements compile in well under a millisecond.
+ */
+const CACHED_STATEMENT_MAX_COMPILE_MS = 5;
 
 /** Tenant ids become file names, so only a safe, bounded alphabet is accepted. */
 const TENANT_ID = /^[a-z0-9][a-z0-9_-]{0,62}$/;
@@ -358,20 +365,25 @@ class LibsqlConnection implements SqlConnection {
     });
   }
 
-  /** The tables of the database now (before a statement that may create one from a query). */
-  #tableNames(): Set<string> {
-    this.#tablesStmt ??= this.#db.prepare("SELECT name FROM main.sqlite_schema WHERE type = 'table'").pluck(true);
-    return new Set(this.#tablesStmt.all([]) as string[]);
+  /**
+   * The tables of the database now (before a statement that may create one from a query), by root page: a table
+   * renamed keeps its page, so a rename whose text says "create" and "as" (in a comment) is no new table to count
+   * (counting it scanned every row of a table of any size, on demand, with no deadline).
+   */
+  #tableNames(): Map<string, number> {
+    this.#tablesStmt ??= this.#db.prepare("SELECT name, rootpage FROM main.sqlite_schema WHERE type = 'table'").raw(true);
+    return new Map((this.#tablesStmt.all([]) as [string, number | bigint][]).map(([name, page]) => [name, Number(page)]));
   }
 
   /**
    * The rows of the tables a statement created (`before`: the tables until then): `CREATE TABLE … AS SELECT` writes
    * them without moving `total_changes()`, and would otherwise write any number of rows past the daily quota.
    */
-  #rowsOfNewTables(before: Set<string>): number {
+  #rowsOfNewTables(before: Map<string, number>): number {
+    const pages = new Set(before.values());
     let rows = 0;
-    for (const name of this.#tableNames()) {
-      if (before.has(name)) continue;
+    for (const [name, page] of this.#tableNames()) {
+      if (pages.has(page)) continue;
       const count = this.#db
         .prepare(`SELECT count(*) FROM main."${name.replaceAll('"', '""')}"`)
         .pluck(true)
@@ -560,8 +572,9 @@ class LibsqlConnection implements SqlConnection {
     } else {
       refuseFileStatements(sql);
       refuseStatementTail(sql);
+      const started = performance.now();
       stmt = this.#db.prepare(sql);
-      if (sql.length > CACHED_STATEMENT_MAX_CHARS) {
+      if (sql.length > CACHED_STATEMENT_MAX_CHARS || performance.now() - started > CACHED_STATEMENT_MAX_COMPILE_MS) {
         this.#onStatementDropped();
         return stmt;
       }

@@ -126,6 +126,19 @@ describe('what a tenant cannot reach', () => {
     await vi.waitFor(() => bystander.execute('INSERT INTO blobs VALUES (randomblob(4000000))'), { timeout: 5000, interval: 100 });
   });
 
+  it("cannot hold its shard's SQLite memory with short statements over nested views kept prepared (found in review: SQLITE_NOMEM for the others)", { timeout: 30_000 }, async () => {
+    setFlagsFromString('--expose-gc');
+    (globalThis as { gc?: unknown }).gc ??= runInNewContext('gc');
+    const attacker = connect('nested');
+    // Each view twice the one below: a 30-character SELECT of the last compiles to 512 copies of the first.
+    await attacker.execute(`CREATE VIEW v0 AS SELECT ${Array.from({ length: 50 }, (_, i) => `abs(${i})`).join(' + ')} AS x`);
+    for (let k = 1; k <= 9; k++) await attacker.execute(`CREATE VIEW v${k} AS SELECT x FROM v${k - 1} UNION ALL SELECT x FROM v${k - 1}`);
+    for (let i = 0; i < 32; i++) await attacker.execute(`SELECT x FROM v9 LIMIT 1 -- ${i}`).catch(() => {});
+    const bystander = connect('bystander');
+    await bystander.execute('CREATE TABLE IF NOT EXISTS blobs (b BLOB)');
+    await vi.waitFor(() => bystander.execute('INSERT INTO blobs VALUES (randomblob(16000000))'), { timeout: 5000, interval: 100 });
+  });
+
   it('refuses TEMP tables, indexes, views and triggers, which would outlive the request on a shared connection', async () => {
     const tenant = connect('temporary');
     await tenant.execute('CREATE TABLE kept (v TEXT)');
