@@ -25,13 +25,26 @@ export async function retireCertificate(cert: TlsCertificate, deps: { readonly a
     if (leaf) {
       try {
         await (await deps.acme()).revoke(new Uint8Array(leaf.rawData), CESSATION_OF_OPERATION);
+        deps.log.info('revoked the certificate of a deleted TlsCertificate', { namespace, name, serial });
       } catch (err) {
-        if (!(err instanceof AcmeProblem && err.kind === 'alreadyRevoked')) throw err;
+        if (!refusedForGood(err)) throw err;
+        // Revoking is a courtesy to the name's next holder; the key is deleted below either way. A CA that will never
+        // revoke it (another CA or account since, or one that has forgotten it) held the deletion, and with it the
+        // project's namespace and id, for good.
+        if (!(err instanceof AcmeProblem && err.kind === 'alreadyRevoked')) {
+          deps.log.warn('the CA refuses to revoke the certificate of a deleted TlsCertificate; its key is deleted anyway', { namespace, name, serial, problem: (err as AcmeProblem).describe() });
+        }
       }
-      deps.log.info('revoked the certificate of a deleted TlsCertificate', { namespace, name, serial });
     }
   }
   for (const prefix of [certificateObjectPrefix(namespace, name), orderKeyObjectPrefix(namespace, name)]) {
     for (const key of await deps.sealed.keys(prefix)) await deps.sealed.delete(key);
   }
+}
+
+/** ACME problems a retry cannot change: any but a server's trouble, its rate limit or a refused nonce (RFC 8555 §6.7). */
+const TRANSIENT = new Set(['serverInternal', 'rateLimited', 'badNonce']);
+
+function refusedForGood(err: unknown): boolean {
+  return err instanceof AcmeProblem && err.status >= 400 && err.status < 500 && !TRANSIENT.has(err.kind);
 }
