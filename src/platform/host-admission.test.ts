@@ -72,7 +72,9 @@ describe('platformProjectIds', () => {
 describe('nameHolder', () => {
   it.each([
     ['web.alpha.apps.example.com', { project: 'alpha', claim: 'base', name: 'alpha.apps.example.com' }],
-    ['alpha.apps.example.com', { project: 'alpha', claim: 'base', name: 'alpha.apps.example.com' }],
+    // A project's part of the base domain is below its name, not the name itself, where the platform's own hosts are.
+    ['alpha.apps.example.com', undefined],
+    ['runtime.apps.example.com', undefined],
     ['www.shop.test', { project: 'alpha', claim: 'domain', name: 'shop.test' }],
     // The name's own claim decides before the domain above it.
     ['promo.shop.test', { project: 'beta', claim: 'hostname', name: 'promo.shop.test' }],

@@ -38,20 +38,19 @@ export interface NameHolder {
 }
 
 /**
- * Which project's claim decides `host`: in the base domain, the project its last label before it names; else the
+ * Which project's claim decides `host`: in the base domain, the project its last label before it names (for a name
+ * below that label's); else the
  * most specific claim covering it, the name's own (as a domain or a custom host name), else the nearest domain
  * above it. Holding is not serving (`serveRefusal`), but no other project may serve the name.
  */
 export function nameHolder(host: string, facts: Pick<NameFacts, 'baseDomain' | 'domainHolder' | 'hostnameHolder'>): NameHolder | undefined {
   const base = facts.baseDomain;
   if (isInZone(host, base)) {
-    const project =
-      host === base
-        ? undefined
-        : host
-            .slice(0, -base.length - 1)
-            .split('.')
-            .at(-1);
+    // Names below `<project>.<base>` only, never that name itself: the platform's own hosts sit directly under the
+    // base domain (`runtime.<base>`, every custom host name's CNAME target), and a project named like one held it,
+    // served it and was issued its certificate. No app's default host or certificate needs a project's apex.
+    const labels = host === base ? [] : host.slice(0, -base.length - 1).split('.');
+    const project = labels.length >= 2 ? labels.at(-1) : undefined;
     return project ? { project, claim: 'base', name: `${project}.${base}` } : undefined;
   }
   for (let name = host; name.includes('.'); name = parentName(name)) {
