@@ -52,6 +52,27 @@ describe('targetsOf', () => {
     expect(apps).toContain('feature-x--web');
   });
 
+  it("gives a branch named like another's hashed name an app of its own too (found in review: both deployed to one)", () => {
+    const hashedName =
+      targetsOf(
+        source(),
+        new Map([
+          ['refs/heads/fix/a', A],
+          ['refs/heads/fix-a', B],
+        ]),
+      ).previews.find((t) => t.branch === 'fix/a')?.app ?? '';
+    const literal = hashedName.replace(/--web$/, '');
+    const refs = new Map([
+      ['refs/heads/fix/a', A],
+      ['refs/heads/fix-a', B],
+      [`refs/heads/${literal}`, C],
+    ]);
+    const { previews, leftOut } = targetsOf(source(), refs);
+    expect(previews.map((t) => t.branch).sort()).toEqual(['fix-a', 'fix/a', literal].sort());
+    expect(new Set(previews.map((t) => t.app)).size).toBe(3);
+    expect(leftOut).toEqual([]);
+  });
+
   it('leaves out, and names, branches git allows but a build cannot carry', () => {
     const refs = new Map([
       ['refs/heads/fix#1', A],

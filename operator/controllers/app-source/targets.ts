@@ -47,15 +47,31 @@ export function targetsOf(source: AppSource, refs: ReadonlyMap<string, string>):
   const unnamed: string[] = [];
   for (const branch of matching) (branch.length <= BRANCH_NAME_MAX && BRANCH_NAME.test(branch) ? named : unnamed).push(branch);
   const kept = named.slice(0, MAX_PREVIEWS_PER_SOURCE);
-  // Branches whose slugs meet (`fix/a`, `fix-a`) each get a hashed name, so each has an app of its own.
-  const plain = kept.map((branch) => previewAppName(branch, app));
-  const shared = new Set(plain.filter((name, i) => plain.indexOf(name) !== i));
+  const names = previewNames(kept, app);
+  // Two branches still on one app (their hashes meet): neither gets a preview, rather than both deploying to it.
+  const apart = kept.filter((_, i) => names.indexOf(names[i]!) === names.lastIndexOf(names[i]!));
   return {
     production: head === undefined ? undefined : { context: 'production', branch: main, app, commit: head },
-    previews: kept.map((branch, i) => ({ context: 'preview', branch, app: previewAppName(branch, app, shared.has(plain[i] ?? '')), commit: refs.get(`${HEADS}${branch}`) ?? '' })),
-    leftOut: named.slice(MAX_PREVIEWS_PER_SOURCE),
+    previews: apart.map((branch) => ({ context: 'preview', branch, app: names[kept.indexOf(branch)]!, commit: refs.get(`${HEADS}${branch}`) ?? '' })),
+    leftOut: [...kept.filter((branch) => !apart.includes(branch)), ...named.slice(MAX_PREVIEWS_PER_SOURCE)],
     unnamed,
   };
+}
+
+/**
+ * The preview app of each branch: branches whose names meet (`fix/a` and `fix-a`; or a branch named like another's
+ * hashed name, `fix-a-bd4be5`) each get a hashed name, again until none meet, so no two branches deploy to one app.
+ */
+function previewNames(branches: readonly string[], app: string): string[] {
+  const hashed = new Set<string>();
+  let names = branches.map((branch) => previewAppName(branch, app));
+  for (let round = 0; round < 3; round++) {
+    const meeting = branches.filter((_, i) => names.indexOf(names[i]!) !== names.lastIndexOf(names[i]!) && !hashed.has(branches[i]!));
+    if (meeting.length === 0) break;
+    for (const branch of meeting) hashed.add(branch);
+    names = branches.map((branch) => previewAppName(branch, app, hashed.has(branch)));
+  }
+  return names;
 }
 
 /** The SourceBuild of a target: `<app>-<first 12 hex digits of the commit>`. */
