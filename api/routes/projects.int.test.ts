@@ -47,6 +47,24 @@ describe('projects', () => {
     }
   });
 
+  it('counts creates sent at once one after another, so they cannot pass the bound together (found in review: 80 at once made 76)', async () => {
+    const racer = await platform.createUser();
+    const racerToken = await platform.tokenFor(racer, 'projects:write');
+    const projects = objectClient<KubeObject & { spec: object }>(testConnection(), PROJECTS);
+    const seeded = Array.from({ length: MAX_PROJECTS_PER_OWNER - 2 }, () => unique('raced'));
+    await Promise.all(
+      seeded.map((name) => projects.create({ metadata: { name, annotations: { [CREATED_BY_USER_ANNOTATION]: racer } }, spec: { displayName: name, members: [{ user: racer, role: 'owner' }] } })),
+    );
+    const asked = Array.from({ length: 6 }, () => unique('at-once'));
+    try {
+      await vi.waitFor(async () => expect((await platform.app.inject({ method: 'GET', url: '/v1/projects', headers: as(racerToken) })).json().projects).toHaveLength(seeded.length));
+      const answers = await Promise.all(asked.map((id) => platform.app.inject({ method: 'POST', url: '/v1/projects', headers: as(racerToken), payload: { project_id: id, name: id } })));
+      expect(answers.map((res) => res.statusCode).sort()).toEqual([201, 201, 409, 409, 409, 409]);
+    } finally {
+      await Promise.all([...seeded, ...asked].map((name) => projects.delete('', name).catch(() => {})));
+    }
+  });
+
   it('counts a project against the user who made it, not one it was handed to, who may leave it', async () => {
     const maker = await platform.createUser();
     const given = await platform.createUser();
