@@ -24,6 +24,7 @@ import type { BuildSettings } from './build-env.ts';
 import { appSourceController } from './controllers/app-source/controller.ts';
 import type { BuildRunner } from './controllers/source-build/build-runner.ts';
 import { sourceBuildController } from './controllers/source-build/controller.ts';
+import { StagedObjectSweep } from './controllers/source-build/staged-object-sweep.ts';
 import { runnerFor } from './controllers/source-build/runner-for.ts';
 import { SourceExporter } from './controllers/source-build/source-export.ts';
 
@@ -94,5 +95,6 @@ export function addPushToDeploy(options: PushToDeployOptions): void {
       log: manager.log.child({ controller: 'sourcebuild' }),
     }),
   );
+  manager.add(new StagedObjectSweep({ builds, artifacts: options.artifacts, log: manager.log.child({ controller: 'sourcebuild-staged-objects' }) }));
   manager.log.info('push to deploy: building connected repositories', { runner: runner.kind, ...settings.limits, ...settings.concurrency });
 }
