@@ -46,9 +46,19 @@ function tokenize(pattern: string): Token[] {
   for (let i = 0; i < pattern.length; i++) {
     if (pattern[i] !== '*') tokens.push({ kind: 'char', char: pattern[i]! });
     else if (pattern[i + 1] === '*') {
-      tokens.push({ kind: 'globstar' });
+      push(tokens, { kind: 'globstar' });
       i++;
-    } else tokens.push({ kind: 'star' });
+    } else push(tokens, { kind: 'star' });
   }
   return tokens;
+}
+
+/**
+ * Adds `token`, a run of wildcards kept as one (a globstar if any of it is one: it matches all the run would): a run
+ * of n kept whole made each character's closure walk it again, n² a character (243 stars: seconds a branch).
+ */
+function push(tokens: Token[], token: Token): void {
+  const last = tokens.at(-1);
+  if (last === undefined || last.kind === 'char' || token.kind === 'char') tokens.push(token);
+  else if (token.kind === 'globstar') tokens[tokens.length - 1] = token;
 }
