@@ -434,15 +434,16 @@ export class TenantDirectory {
    * (`durable`, which needs no lock). After a request that left a transaction open (`inTransaction`) no checkpoint
    * can run: past the bound, `walFull` asks for that transaction to end.
    */
-  async afterCommit(tenant: string, after: { inTransaction?: boolean } = {}): Promise<Committed> {
+  async afterCommit(tenant: string, after: { inTransaction?: boolean; rolledBack?: boolean } = {}): Promise<Committed> {
     const entry = this.#tenants.get(tenant);
     // The replica that captured the commit ships it (a restore in place may give the tenant another meanwhile).
     const replica = entry?.replica;
     const stamp = await replica?.capture();
     if (entry === undefined || replica === undefined) return {};
     // The commit stands either way: a bucket that cannot be reached fails the next round's maintain too, which logs it.
-    // Also with nothing new captured: a transaction just rolled back for the bound (`walFull`) lets it be emptied.
-    if (!after.inTransaction) await replica.boundLocked().catch(() => {});
+    // Also with nothing new captured when a transaction was just rolled back for the bound (`walFull`): it lets the
+    // WAL be emptied now. Not after a read: during a bucket outage it would wait for the uploads that fail.
+    if ((stamp !== undefined && !after.inTransaction) || after.rolledBack) await replica.boundLocked().catch(() => {});
     if (stamp === undefined) return {};
     this.#options.meter.committed(tenant, stamp);
     const walFull = after.inTransaction === true && replica.pastWalBound;

@@ -50,7 +50,7 @@ export interface PipelineContext {
    * `durable` is awaited after that and before the answer is sent: the synchronous durability mode acknowledges a
    * commit only once it is shipped, also one made before a transaction the request left open.
    */
-  afterCommit?: (tenant: string, after: { inTransaction: boolean }) => Promise<Committed>;
+  afterCommit?: (tenant: string, after: { inTransaction: boolean; rolledBack?: boolean }) => Promise<Committed>;
 }
 
 /**
@@ -279,7 +279,7 @@ export async function runOnStream(stream: StreamHandle, caller: PipelineCaller, 
           await engine.closeStream(caller.tenant, stream.id).catch(() => {});
           engineEnded = true;
           streams.ranOn(stream, false);
-          await context.afterCommit?.(caller.tenant, { inTransaction: false });
+          await context.afterCommit?.(caller.tenant, { inTransaction: false, rolledBack: true });
         }
       }
       if (outcome === undefined) void durable?.catch(() => {}); // the answers without a result never await it
