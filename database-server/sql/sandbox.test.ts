@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { failure, startEngineTestbed, type EngineTestbed } from '../hrana/testing/engine-testbed.ts';
 import type { LocalEngine } from '../shards/local-engine.ts';
 import { NOT_AUTHORIZED } from './sql-error.ts';
+import { Connection } from './libsql-native.ts';
 
 // The sandbox as a hostile tenant meets it: the official client against the real Hrana server on the real engine.
 // A token "ro-…" is read-only; the tenant is the path's. The engine's limits are small so they are reached fast.
@@ -134,6 +135,8 @@ describe('what a tenant cannot reach', () => {
     await attacker.execute(`CREATE VIEW v0 AS SELECT ${Array.from({ length: 50 }, (_, i) => `abs(${i})`).join(' + ')} AS x`);
     for (let k = 1; k <= 9; k++) await attacker.execute(`CREATE VIEW v${k} AS SELECT x FROM v${k - 1} UNION ALL SELECT x FROM v${k - 1}`);
     for (let i = 0; i < 32; i++) await attacker.execute(`SELECT x FROM v9 LIMIT 1 -- ${i}`).catch(() => {});
+    // Smaller programs that compile in a few milliseconds each (some 450 KiB): many of them together (found in review).
+    for (let i = 0; i < 128; i++) await attacker.execute(`SELECT x FROM v5 LIMIT 1 -- ${i}`).catch(() => {});
     const bystander = connect('bystander');
     await bystander.execute('CREATE TABLE IF NOT EXISTS blobs (b BLOB)');
     await vi.waitFor(() => bystander.execute('INSERT INTO blobs VALUES (randomblob(16000000))'), { timeout: 5000, interval: 100 });
@@ -169,6 +172,19 @@ describe('what a tenant cannot reach', () => {
     await tenant.execute("INSERT INTO v (e) VALUES (vector('[1,2,3]')), (vector('[3,2,1]'))");
     const nearest = await tenant.execute("SELECT id FROM v ORDER BY vector_distance_cos(e, vector('[1,2,2.9]')) LIMIT 1");
     expect(nearest.rows[0]?.id).toBe(1);
+  });
+
+  it('drops a vector index made before the refusal, whose node rows a tenant could still rewrite to crash the shard (found in review)', async () => {
+    const made = new Connection(engine.databasePath('legacy-vectors'));
+    made.exec('CREATE TABLE v (id INTEGER PRIMARY KEY, e F32_BLOB(3))');
+    made.exec('CREATE INDEX vi ON v (libsql_vector_idx(e))');
+    made.exec("INSERT INTO v (e) VALUES (vector('[1,2,3]')), (vector('[3,2,1]'))");
+    made.close();
+    const tenant = connect('legacy-vectors');
+    expect((await tenant.execute("SELECT count(*) AS c FROM sqlite_schema WHERE type = 'index'")).rows[0]?.c).toBe(0);
+    expect((await failure(tenant, "UPDATE vi_shadow SET data = x''")).message).toMatch(/no such table: vi_shadow/);
+    await tenant.execute('DELETE FROM v WHERE id = 1');
+    expect((await tenant.execute('SELECT count(*) AS c FROM v')).rows[0]?.c).toBe(1);
   });
 
   it('keeps what applications use: schema PRAGMAs, user_version, foreign keys, full-text search', async () => {
