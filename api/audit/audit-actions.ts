@@ -110,7 +110,8 @@ export const AUDITED_ROUTES: Readonly<Record<string, AuditAction>> = {
     action: 'app.connect',
     type: 'app',
     resource: (r) => ({ id: param('appId')(r) }),
-    details: (r) => pick(r.body, ['repository', 'production_branch', 'preview_branches', 'root_directory', 'output_directory']),
+    // `preview_databases`: whether every preview gets a copy of the production databases (an enum, never a secret).
+    details: (r) => pick(r.body, ['repository', 'production_branch', 'preview_branches', 'preview_databases', 'root_directory', 'output_directory']),
   },
   [`DELETE ${P}/apps/:appId/source`]: { action: 'app.disconnect', type: 'app', resource: (r) => ({ id: param('appId')(r) }) },
   [`POST ${P}/apps/:appId/source-builds/:build/cancel`]: {
