@@ -283,7 +283,23 @@ describe('the rollout state machine: analysis', () => {
       step: 1,
       analysis: { canary: { requests: 1100, errors: 100 }, baselines: { a2: { canary: { requests: 500 } }, b1: { canary: { requests: 1600 } } } },
     });
-    expect(Object.keys(rollout?.analysis?.baselines ?? {}).sort()).toEqual(['a2', 'b1']);
+    // a1's baseline is kept (bounded): a replica not counted for a moment goes on from its own when it is again.
+    expect(Object.keys(rollout?.analysis?.baselines ?? {}).sort()).toEqual(['a1', 'a2', 'b1']);
+  });
+
+  it('a replica left out of one judgement (a late Lease) goes on from its own baseline when counted again, not its whole run (found in review)', () => {
+    const run = (name: string, canary: [number, number]) => ({ ...splitting(v2.release, 10, canary), rollout: { ...splitting(v2.release, 10, canary).rollout!, run: name } });
+    // The first step pauses until promoted, so the analysis judges interval after interval.
+    const limit = policy({ steps: [{ weight: 10, pause: {} }, { weight: 50 }], analysis: { ...analysis, maxErrorPercent: 5 } });
+    const zero = { stable: { requests: 0, errors: 0 }, canary: { requests: 0, errors: 0 } };
+    let rollout = progressing({ analysis: analysed({ baseline: zero, baselines: {} }) });
+    // r2's early errors are judged once, beside r1's clean requests: 40 of 2,400 (1.7 %), passed.
+    rollout = nextRollout({ app: app('b2', rollout, { policy: limit }), replicas: [run('r1', [2000, 0]), run('r2', [400, 40])], now: at(60) }).rollout!;
+    expect(rollout).toMatchObject({ phase: 'Paused', analysis: { passes: 1, failures: 0 } });
+    rollout = nextRollout({ app: app('b2', rollout, { policy: limit }), replicas: [run('r1', [4000, 0])], now: at(120) }).rollout!;
+    // r2 back with one more request, no error: the interval is r1's 100 and r2's 1, not r2's 40 errors again.
+    rollout = nextRollout({ app: app('b2', rollout, { policy: limit }), replicas: [run('r1', [4100, 0]), run('r2', [401, 40])], now: at(180) }).rollout!;
+    expect(rollout).toMatchObject({ phase: 'Paused', analysis: { canary: { requests: 101, errors: 0 }, failures: 0 } });
   });
 
   it('a replica restart (totals below the baseline) counts the totals of that build', () => {

@@ -4,7 +4,7 @@
 import { DEFAULT_ANALYSIS_INTERVAL, type RolloutAnalysis, type RolloutPolicy, type RolloutStatus } from '../../../../src/apis/v1alpha1/rollout.ts';
 import { formatTime } from '../../../../src/kube/time.ts';
 import type { RuntimeAppReport } from '../../../../src/runtime-contract/report.ts';
-import { intervalCounts, judge, NO_COUNTS, runIntervalCounts, runTotals, sumOfRuns } from './analysis.ts';
+import { intervalCounts, judge, NO_COUNTS, runIntervalCounts, runTotals, sumOfRuns, type BuildCounts } from './analysis.ts';
 import { parseDuration } from './duration.ts';
 import { abort, nextStep, stepMessage, succeed } from './transitions.ts';
 
@@ -80,7 +80,7 @@ function analyse(r: RolloutStatus, policy: RolloutPolicy, replicas: ReadonlyArra
   const checkedAt = formatTime(now);
   // Too few requests to judge: the interval runs on from the same baseline.
   if (verdict.kind === 'inconclusive') return { rollout: { ...r, analysis: { ...state, checkedAt } }, requeueAfter: interval };
-  const judged = { ...state, ...counts, baseline: total, baselines: Object.fromEntries(runs), checkedAt };
+  const judged = { ...state, ...counts, baseline: total, baselines: carriedBaselines(runs, state.baselines), checkedAt };
   if (verdict.kind === 'passed') return { rollout: { ...r, analysis: { ...judged, passes: (state.passes ?? 0) + 1 } }, requeueAfter: interval };
   const failures = state.failures + 1;
   const next: RolloutStatus = { ...r, analysis: { ...judged, failures } };
@@ -89,4 +89,19 @@ function analyse(r: RolloutStatus, policy: RolloutPolicy, replicas: ReadonlyArra
     return { rollout: { ...next, message: `${stepMessage(next, policy.steps.length)} Analysis: ${verdict.why} (failure ${failures}, ${limit} tolerated).` }, requeueAfter: interval };
   if (policy.onFailure === 'Pause') return { rollout: { ...next, phase: 'Paused', message: `Analysis failed: ${verdict.why}. Paused until a promote or an abort.` } };
   return { rollout: abort(next, `Analysis failed: ${verdict.why}. Build ${r.stable.buildId} serves all traffic.`) };
+}
+
+/** Runs a judgement keeps the baselines of, those reported at it first. */
+const MAX_BASELINES = 64;
+
+/**
+ * The baselines after a judgement: each reported run's counts now, and the baselines kept of runs not reported at it
+ * (a replica not counted for a moment: a late Lease renewal), so one seen again goes on from its own baseline, where
+ * its whole run was counted again as the interval's (old errors failing a clean interval, or old successes hiding
+ * new errors: found in review). Bounded: a run whose replica went for good is let go past the bound, oldest first.
+ */
+function carriedBaselines(runs: ReadonlyMap<string, BuildCounts>, before: Readonly<Record<string, BuildCounts>> | undefined): Record<string, BuildCounts> {
+  const now = Object.fromEntries(runs);
+  const carried = Object.entries(before ?? {}).filter(([run]) => !runs.has(run));
+  return { ...Object.fromEntries(carried.slice(Math.max(0, carried.length - (MAX_BASELINES - runs.size)))), ...now };
 }
