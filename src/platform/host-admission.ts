@@ -49,7 +49,7 @@ export function nameHolder(host: string, facts: Pick<NameFacts, 'baseDomain' | '
     // Names below `<project>.<base>` only, never that name itself: the platform's own hosts sit directly under the
     // base domain (`runtime.<base>`, every custom host name's CNAME target), and a project named like one held it,
     // served it and was issued its certificate. No app's default host or certificate needs a project's apex.
-    const labels = host === base ? [] : host.slice(0, -base.length - 1).split('.');
+    const labels = labelsBelow(host, base);
     const project = labels.length >= 2 ? labels.at(-1) : undefined;
     return project ? { project, claim: 'base', name: `${project}.${base}` } : undefined;
   }
@@ -70,16 +70,14 @@ export function nameHolder(host: string, facts: Pick<NameFacts, 'baseDomain' | '
 export function platformProjectIds(baseDomain: string, platformHosts: readonly string[]): string[] {
   const ids = platformHosts.flatMap((host) => {
     const name = host.toLowerCase().replace(/\.$/, '');
-    return name !== baseDomain && isInZone(name, baseDomain)
-      ? [
-          name
-            .slice(0, -baseDomain.length - 1)
-            .split('.')
-            .at(-1) ?? '',
-        ]
-      : [];
+    return isInZone(name, baseDomain) ? labelsBelow(name, baseDomain).slice(-1) : [];
   });
   return [...new Set(ids.filter(Boolean))];
+}
+
+/** The labels of `host` before `base`, a name in its zone (none for `base` itself): the last is the project's. */
+function labelsBelow(host: string, base: string): string[] {
+  return host === base ? [] : host.slice(0, -base.length - 1).split('.');
 }
 
 /** Why `project` may not serve `host`, or `undefined` when it may. `host` is lowercase, without a trailing dot. */

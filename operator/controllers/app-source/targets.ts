@@ -49,11 +49,11 @@ export function targetsOf(source: AppSource, refs: ReadonlyMap<string, string>):
   const kept = named.slice(0, MAX_PREVIEWS_PER_SOURCE);
   const names = previewNames(kept, app);
   // Two branches still on one app (their hashes meet): neither gets a preview, rather than both deploying to it.
-  const apart = kept.filter((_, i) => names.indexOf(names[i]!) === names.lastIndexOf(names[i]!));
+  const clashes = (i: number) => names.indexOf(names[i]!) !== names.lastIndexOf(names[i]!);
   return {
     production: head === undefined ? undefined : { context: 'production', branch: main, app, commit: head },
-    previews: apart.map((branch) => ({ context: 'preview', branch, app: names[kept.indexOf(branch)]!, commit: refs.get(`${HEADS}${branch}`) ?? '' })),
-    leftOut: [...kept.filter((branch) => !apart.includes(branch)), ...named.slice(MAX_PREVIEWS_PER_SOURCE)],
+    previews: kept.flatMap((branch, i) => (clashes(i) ? [] : [{ context: 'preview' as const, branch, app: names[i]!, commit: refs.get(`${HEADS}${branch}`) ?? '' }])),
+    leftOut: [...kept.filter((_, i) => clashes(i)), ...named.slice(MAX_PREVIEWS_PER_SOURCE)],
     unnamed,
   };
 }
