@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { Action, Authorization, Connection, type Statement } from './libsql-native.ts';
 import { answerBytes } from './answer-size.ts';
-import { attachesFiles } from './attach-guard.ts';
+import { attachesFiles, createsInTempSchema } from './statement-guards.ts';
 import { hasStatementAfterFirst } from './statement-tail.ts';
 import type { GrowthFreeze } from './growth-freeze.ts';
 import { runsUnderRefusal, type QuotaRefusal } from './quota-refusal.ts';
@@ -178,8 +178,9 @@ export class LibsqlEngine implements SqlEngine {
       // in memory, under the heap limit, instead of filling the disk.
       db.pragma('trusted_schema = OFF');
       db.pragma('temp_store = MEMORY');
-      // No TEMP objects (sandbox.ts): the authorizer refuses CREATE TEMP …, and a temp schema of one page refuses
-      // what it cannot see (`CREATE TABLE temp.t`: SQLITE_FULL). A statement's own sorts and CTEs are not in it.
+      // No TEMP objects (sandbox.ts): the authorizer refuses CREATE TEMP …, statement-guards.ts one named into the
+      // temp schema, and a temp schema of one page anything past both (SQLITE_FULL). A statement's own sorts and CTEs
+      // are not in it.
       db.pragma('temp.max_page_count = 1');
       dropVectorIndexes(db);
       db.defaultSafeIntegers(true);
@@ -365,7 +366,7 @@ class LibsqlConnection implements SqlConnection {
   }
 
   executeScript(sql: string): number {
-    refuseFileStatements(sql);
+    refuseGuardedStatements(sql);
     if (this.#refusal?.blocks === 'all') throw refused(this.#refusal);
     return this.#wrap(() => {
       const before = this.#counters().total;
@@ -405,7 +406,7 @@ class LibsqlConnection implements SqlConnection {
 
   describe(sql: string): SqlDescription {
     return this.#wrap(() => {
-      refuseFileStatements(sql);
+      refuseGuardedStatements(sql);
       refuseStatementTail(sql);
       const stmt = this.#db.prepare(sql);
       const columns = stmt.reader ? stmt.columns().map((c) => ({ name: c.name, decltype: c.type })) : [];
@@ -581,7 +582,7 @@ class LibsqlConnection implements SqlConnection {
       // Most recently used last: a Map iterates in insertion order, so the first key is the one to evict.
       this.#statements.delete(sql);
     } else {
-      refuseFileStatements(sql);
+      refuseGuardedStatements(sql);
       refuseStatementTail(sql);
       const started = performance.now();
       const prepared = this.#db.prepare(sql);
@@ -629,9 +630,9 @@ function wrap<T>(run: () => T): T {
   }
 }
 
-/** Refuses ATTACH and DETACH whatever names the file (`attach-guard.ts`: the authorizer misses non-literal names). */
-function refuseFileStatements(sql: string): void {
-  if (attachesFiles(sql)) throw new SqlError('SQLITE_AUTH', NOT_AUTHORIZED);
+/** Refuses what the authorizer cannot tell apart (statement-guards.ts): ATTACH and DETACH, objects named into temp. */
+function refuseGuardedStatements(sql: string): void {
+  if (attachesFiles(sql) || createsInTempSchema(sql)) throw new SqlError('SQLITE_AUTH', NOT_AUTHORIZED);
 }
 
 /** One statement per `execute` or batch step, as sqld has it (`sequence` runs several): see statement-tail.ts. */

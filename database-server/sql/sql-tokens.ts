@@ -1,4 +1,4 @@
-// A lexer just deep enough for what looks at SQL before SQLite does (attach-guard.ts, statement-tail.ts, the
+// A lexer just deep enough for what looks at SQL before SQLite does (statement-guards.ts, statement-tail.ts, the
 // parameter numbering of sql-parameters.ts): it skips what SQLite skips (whitespace, comments) and never takes a
 // quoted string or identifier for a keyword or a `;`. A cursor rather than token objects: the parameter numbering
 // runs on every execute, and allocating a token per character made it five times slower.
