@@ -68,7 +68,7 @@ const zone = (zoneId: string, domain: string) => zoneContents(dns.provider, zone
 const records = async (domain: string) => (await ok<{ records: RecordView[] }>(200, 'GET', `/domains/${domain}/records`)).records;
 const hostnameObject = (host: string, as = me) => objectClient<AppHostname>(platform.conn, APP_HOSTNAMES).get(as.project, host);
 /** The host names the app is served on besides its default host: its deploy's, then its active bindings. */
-const appHosts = async (appId: string) => (await ok<{ app: { hosts: string[] } }>(200, 'GET', `/apps/${appId}`)).app.hosts.slice(1);
+const appHosts = async (appId: string, as = me) => (await ok<{ app: { hosts: string[] } }>(200, 'GET', `/apps/${appId}`, undefined, as)).app.hosts.slice(1);
 
 describe('scopes', () => {
   it('needs domain:write to have records written into a project domain, not to publish them oneself', async () => {
@@ -120,10 +120,18 @@ describe('attach in external_records mode', () => {
     const listed = (await ok<{ domains: HostnameView[] }>(200, 'GET', '/apps/web/domains')).domains;
     expect(listed.find((h) => h.domain === host)).toMatchObject({ status: 'active', dns_mode: 'external_records' });
 
-    // Verified here: no other project can attach it, in either mode, nor another app of this project.
-    expect(await refused(409, 'POST', '/apps/web/domains', { domain: host }, rival)).toContain('verified and served by another project');
+    // Verified here: not another app of this project; another project may attach it, but not finalize it while this
+    // project's verification record is published, and takes it over once it is not (the name's DNS changed hands).
     expect(await refused(409, 'POST', '/apps/api/domains', { domain: host })).toContain('already bound to another app (web)');
-    expect(await hostnameObject(host, rival)).toBeUndefined();
+    const theirs = await ok<HostnameView>(200, 'POST', '/apps/api/domains', { domain: host, dns_mode: 'external_records' }, rival);
+    const theirTxt = theirs.dns_records?.find((r) => r.record_type === 'TXT');
+    dns.parent.setRecord(txt?.name ?? '', 'TXT', [txt?.value ?? '', theirTxt?.value ?? '']);
+    expect(await refused(409, 'POST', `/apps/api/domains/${host}/finalize`, undefined, rival)).toContain('whose verification record is still published');
+    expect(await appHosts('web')).toContain(host);
+    dns.parent.setRecord(txt?.name ?? '', 'TXT', [theirTxt?.value ?? '']);
+    expect(await ok(200, 'POST', `/apps/api/domains/${host}/finalize`, undefined, rival)).toMatchObject({ status: 'active' });
+    await vi.waitFor(async () => expect(await appHosts('web')).not.toContain(host), { timeout: 10_000 });
+    expect(await appHosts('api', rival)).toContain(host);
   });
 
   it('refuses to finalize a binding whose finalize git applies as false (its next sync would undo it)', async () => {

@@ -252,9 +252,13 @@ export class AppHostnames {
     throw new ConflictError(`The project domain ${pending.spec.domain} is pending_delegation; run its delegation check once its nameservers are set, then attach again.`);
   }
 
-  /** 409 when another app serves the hostname or another project verified it (so nobody takes it over). */
+  /**
+   * 409 when another app serves the hostname, or another project serves it from its managed domain (its zone is what
+   * the internet asks, so nobody else can prove the name). One verified through published records can be attached:
+   * finalize takes it over once that project's verification record is no longer published (the controller looks).
+   */
   #refuseTaken(project: string, appId: string, hostname: string): void {
-    const verified = this.#store.hostnamesNamed(hostname).find((h) => h.metadata?.namespace !== project && h.status?.state === 'active');
+    const verified = this.#store.hostnamesNamed(hostname).find((h) => h.metadata?.namespace !== project && h.status?.state === 'active' && h.spec.dnsMode === 'managed_project_domain');
     if (verified) throw new ConflictError(`${hostname} is verified and served by another project; it cannot be attached here.`);
     const other = this.#apps.listing(hostname).find((a) => !(a.metadata?.namespace === project && a.metadata?.name === appId));
     if (other) throw new ConflictError(`${hostname} is already bound to another app${other.metadata?.namespace === project ? ` (${other.metadata?.name})` : ''}.`);

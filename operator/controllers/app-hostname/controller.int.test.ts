@@ -310,4 +310,53 @@ describe('an active binding', () => {
     await hostnames.delete(ns, other.spec.hostname);
     await vi.waitFor(async () => expect(await claims.get('', other.spec.hostname)).toBeUndefined(), { timeout: 10_000 });
   });
+
+  it("is taken over by another project's binding once its own verification record is gone, and not while it is there (found in review: held for good)", async () => {
+    const second = await testNamespace(conn, 'hostctl-b');
+    try {
+      // The other project's objects carry this project's label only so that the test's informers see them.
+      const theirs = objectClient<AppHostname>(conn, APP_HOSTNAMES);
+      await apps.create({ apiVersion: API_VERSION, kind: 'RuntimeApp', metadata: { name: 'newer', namespace: second.name, labels: labels() }, spec: { displayName: 'newer' } });
+      await createApp('former', { activeBuildId: 'b-1' });
+      const h = await attach(`shop.${newDomain('moved')}`, 'former', 'external_records');
+      const host = h.spec.hostname;
+      const published = await until(live(h), (o) => o.status?.dnsRecords !== undefined, 'records to publish');
+      const txt = (records: AppHostname['status']) => records?.dnsRecords?.find((r) => r.recordType === 'TXT');
+      for (const r of published.status?.dnsRecords ?? []) parent.setRecord(r.name, r.recordType as ParentZoneRecordType, [r.value]);
+      await hostnames.patch(ns, host, { spec: { finalize: true } });
+      await until(live(h), (o) => o.status?.state === 'active', 'active');
+
+      // The name's DNS has a new owner, who publishes its own record beside the former one's: the holder keeps it.
+      await theirs.create({
+        apiVersion: API_VERSION,
+        kind: 'AppHostname',
+        metadata: { name: host, namespace: second.name, labels: labels() },
+        spec: { hostname: host, appRef: { name: 'newer' }, dnsMode: 'external_records', finalize: true },
+      });
+      const liveChallenger = () => theirs.get(second.name, host);
+      const asked = await until(liveChallenger, (o) => txt(o.status) !== undefined, 'records to publish');
+      const former = txt(published.status)!;
+      const newer = txt(asked.status)!;
+      expect(newer.name).toBe(former.name);
+      parent.setRecord(newer.name, 'TXT', [former.value, newer.value]);
+      const refused = await until(liveChallenger, (o) => condition(o, 'Ready')?.reason === 'HostnameTaken', 'refused while the holder still proves it');
+      expect(condition(refused, 'Ready')?.message).toContain('whose verification record is still published');
+      expect((await claims.get('', host))?.spec.holder.uid).toBe(h.metadata?.uid);
+
+      // The former owner's record is gone: finalize again hands the name over, and the former holder stops serving it.
+      parent.setRecord(newer.name, 'TXT', [newer.value]);
+      await theirs.patch(second.name, host, { metadata: { annotations: { [VERIFY_ANNOTATION]: 'again' } } });
+      const taken = await until(liveChallenger, (o) => o.status?.state === 'active', 'taken over');
+      expect((await claims.get('', host))?.spec.holder).toMatchObject({ namespace: second.name, uid: taken.metadata?.uid });
+      // Its finalize still asked for, it says what its own records lack.
+      const lost = await until(live(h), (o) => o.status?.state === 'pending' && condition(o, 'Ready')?.reason === 'RecordsNotFound', 'no longer served');
+      expect(condition(lost, 'Ready')?.message).toContain(`the published value is ${newer.value}`);
+      expect(lost.status?.activatedAt).toBeUndefined();
+    } finally {
+      await objectClient<AppHostname>(conn, APP_HOSTNAMES)
+        .delete(second.name, (await hostnames.list(second.name)).items[0]?.metadata?.name ?? '')
+        .catch(() => {});
+      await second.remove();
+    }
+  });
 });

@@ -105,7 +105,7 @@ export function appHostnameController(deps: AppHostnameControllerDeps): Controll
     };
   };
 
-  return new Controller<AppHostname>({
+  const controller = new Controller<AppHostname>({
     name: 'apphostname',
     kind: 'AppHostname',
     source: deps.hostnames,
@@ -133,6 +133,7 @@ export function appHostnameController(deps: AppHostnameControllerDeps): Controll
       return requeueAfter === undefined ? undefined : { requeueAfter };
     },
   });
+  return controller;
 
   /**
    * Brings the hostname's records to what they should be and finds out what the status needs: the app, the
@@ -164,10 +165,39 @@ export function appHostnameController(deps: AppHostnameControllerDeps): Controll
         message: `App ${h.spec.appRef.name} is served on ${MAX_APP_HOSTNAMES} host names besides its default host, the most it can have; deploy with fewer hostnames or detach one.`,
       };
     }
-    if (verdict.ok && !(await claims.claim(h.spec.hostname, holder)).held) {
-      verdict = { ok: false, reason: HostnameReasons.HostnameTaken, message: `${h.spec.hostname} is verified and served by another project; it cannot be activated here.` };
+    if (verdict.ok && !(await claimFrom(h.spec.hostname, holder, managed))) {
+      verdict = {
+        ok: false,
+        reason: HostnameReasons.HostnameTaken,
+        message: `${h.spec.hostname} is verified and served by another project, whose verification record is still published; it cannot be activated here while it is.`,
+      };
     }
     return { ...observation, verdict, lookedUp: !managed };
+  }
+
+  /**
+   * Claims a hostname whose records this binding just proved live, taking it over from an external binding of
+   * another project whose own verification record is no longer published: whoever publishes the name's records now
+   * controls its DNS, and a holder that lost that control (a lapsed domain, a former contractor) must not keep the
+   * name from them. A holder whose record is still there, or that a look-up could not settle, keeps it.
+   */
+  async function claimFrom(hostname: string, holder: { namespace: string; name: string; uid: string }, managed: boolean): Promise<boolean> {
+    const claim = await claims.claim(hostname, holder);
+    if (claim.held) return true;
+    if (managed || !(await proofGone(claim.holder, hostname))) return false;
+    deps.log.info('custom hostname taken over: its holder no longer publishes its verification record', { hostname, from: claim.holder.namespace, to: holder.namespace });
+    const taken = await claims.takeOver(hostname, claim.holder.uid, holder);
+    // The former holder is told at once (nothing it watches changed), so its status stops saying it serves the name.
+    if (taken.held) controller.enqueue(`${claim.holder.namespace}/${claim.holder.name}`);
+    return taken.held;
+  }
+
+  /** Whether an external binding holding `hostname` no longer publishes its ownership challenge (a definite answer). */
+  async function proofGone(holder: { namespace: string; name: string; uid: string }, hostname: string): Promise<boolean> {
+    const held = await store.hostnameClient.get(holder.namespace, holder.name);
+    if (held?.metadata?.uid !== holder.uid || held.spec.dnsMode === 'managed_project_domain') return false;
+    const result = await verifyExternalRecords(withChallenge([], hostname, challengeToken(held)), deps.settings.resolver, deps.settings.timeoutMs);
+    return !result.ok && result.inconclusive === undefined;
   }
 
   /** Managed mode: the platform-owned records written where they belong (stale ones removed); external mode: the records to publish. */

@@ -10,6 +10,8 @@ export interface VerificationResult {
   readonly ok: boolean;
   /** One line per record that is not live, saying what the resolver answered instead. */
   readonly problems: readonly string[];
+  /** A look-up got no answer (a timeout, a resolver out of reach): not live says nothing of what is published. */
+  readonly inconclusive?: true;
 }
 
 function text(data: unknown): string {
@@ -32,6 +34,7 @@ export async function verifyExternalRecords(records: readonly RequiredDnsRecord[
   if (!configured) return { ok: false, problems: ['no DNS resolver is configured to look the records up; an operator must set CW_DNS_RESOLVER'] };
   const server = parseServerAddress(configured);
   const problems: string[] = [];
+  let inconclusive = false;
   for (const record of records) {
     const shown = `${record.recordType} ${record.name} → ${record.value}`;
     try {
@@ -45,8 +48,9 @@ export async function verifyExternalRecords(records: readonly RequiredDnsRecord[
       else problems.push(`${shown}: the published value is ${found.join(', ')}`);
     } catch (err) {
       if (!(err instanceof DnsQueryError)) throw err;
+      inconclusive = true;
       problems.push(`${shown}: the resolver ${err.kind === 'timeout' ? 'did not answer in time' : 'could not be reached'}; finalize can be repeated`);
     }
   }
-  return { ok: problems.length === 0, problems };
+  return { ok: problems.length === 0, problems, ...(inconclusive ? { inconclusive } : {}) };
 }
