@@ -103,10 +103,9 @@ describe('operatorConfig', () => {
     });
   });
 
-  it('hands the DNS settings it checked to the DNS controllers, private nameservers and the pending claim included', () => {
-    const dns = dnsSettingsFromEnv(operatorConfig({ CW_DNS_PROVIDER: 'memory', CW_DNS_ALLOW_PRIVATE_NAMESERVERS: '1', CW_DNS_PENDING_CLAIM_DAYS: '2' }).dnsEnv, 'apps.test');
+  it('hands the DNS settings it checked to the DNS controllers, private nameservers included', () => {
+    const dns = dnsSettingsFromEnv(operatorConfig({ CW_DNS_PROVIDER: 'memory', CW_DNS_ALLOW_PRIVATE_NAMESERVERS: '1' }).dnsEnv, 'apps.test');
     expect(dns.delegation.nameservers?.refusal('10.0.0.53')).toBeUndefined();
-    expect(dns.pendingClaimMs).toBe(2 * 24 * 3600 * 1000);
     dns.close();
   });
 

@@ -32,11 +32,6 @@ export interface DnsSettings {
   readonly recheckIntervalMs: number;
   /** The runtime's base domain: it and the names in or above it are never project domains. */
   readonly baseDomain: string;
-  /**
-   * How long a domain never found delegated holds its name (CW_DNS_PENDING_CLAIM_DAYS, default 7): after that its
-   * claim is stale, and a project that delegates the domain to a zone of its own takes the name over.
-   */
-  readonly pendingClaimMs: number;
   /** How soon the operator first re-checks a domain pending delegation (see `nextPendingCheckIn`). */
   readonly pendingRecheckMinMs: number;
   /** Stops the provider's connections. */
@@ -92,7 +87,6 @@ export function dnsSettingsFromEnv(env: NodeJS.ProcessEnv, baseDomain: string): 
     runtimeTarget: runtimeTargetFromEnv(env, baseDomain),
     recheckIntervalMs: recheckSeconds * 1000,
     baseDomain,
-    pendingClaimMs: positive('CW_DNS_PENDING_CLAIM_DAYS', env.CW_DNS_PENDING_CLAIM_DAYS, 7) * 24 * 3600 * 1000,
     pendingRecheckMinMs: pendingSeconds * 1000,
     close: () => route53?.destroy(),
   };

@@ -13,7 +13,6 @@ export function testDnsSettings(options: {
   recheckIntervalMs?: number;
   pendingRecheckMinMs?: number;
   baseDomain?: string;
-  pendingClaimMs?: number;
 }): DnsSettings {
   return {
     provider: options.provider,
@@ -25,7 +24,6 @@ export function testDnsSettings(options: {
     recheckIntervalMs: options.recheckIntervalMs ?? 60 * 60 * 1000,
     pendingRecheckMinMs: options.pendingRecheckMinMs ?? 60 * 1000,
     baseDomain: options.baseDomain ?? 'apps.cw.test',
-    pendingClaimMs: options.pendingClaimMs ?? 7 * 24 * 3600 * 1000,
     close: () => {},
   };
 }

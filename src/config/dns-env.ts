@@ -16,7 +16,6 @@ export const DNS_VARIABLES = [
   'CW_DNS_TIMEOUT_MS',
   'CW_DNS_RECHECK_INTERVAL_SECONDS',
   'CW_DNS_PENDING_RECHECK_SECONDS',
-  'CW_DNS_PENDING_CLAIM_DAYS',
   'CW_DNS_ALLOW_PRIVATE_NAMESERVERS',
   'CW_RUNTIME_DNS_TARGET',
   'CW_RUNTIME_DNS_IPV4',
@@ -52,7 +51,6 @@ export function dnsEnv(read: EnvReader): DnsEnv {
   read.positiveNumber('CW_DNS_TIMEOUT_MS', 3000);
   read.positiveNumber('CW_DNS_RECHECK_INTERVAL_SECONDS', 3600);
   read.positiveNumber('CW_DNS_PENDING_RECHECK_SECONDS', 60);
-  read.positiveNumber('CW_DNS_PENDING_CLAIM_DAYS', 7, { max: 3650 });
   read.bool('CW_DNS_ALLOW_PRIVATE_NAMESERVERS', false);
   checkRuntimeTarget(read);
   const snapshot: Partial<Record<(typeof DNS_VARIABLES)[number], string>> = {};

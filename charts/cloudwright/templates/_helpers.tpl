@@ -42,7 +42,6 @@ helm.sh/chart: {{ .Chart.Name }}-{{ .Chart.Version }}
 - { name: CW_DNS_TIMEOUT_MS, value: {{ $dns.timeoutMs | quote }} }
 - { name: CW_DNS_RECHECK_INTERVAL_SECONDS, value: {{ $dns.recheckIntervalSeconds | quote }} }
 - { name: CW_DNS_PENDING_RECHECK_SECONDS, value: {{ $dns.pendingRecheckSeconds | quote }} }
-- { name: CW_DNS_PENDING_CLAIM_DAYS, value: {{ $dns.pendingClaimDays | quote }} }
 - { name: CW_DNS_ALLOW_PRIVATE_NAMESERVERS, value: {{ $dns.allowPrivateNameservers | quote }} }
 {{ include "cloudwright.runtimeTargetEnv" . }}
 {{- end -}}

@@ -31,9 +31,7 @@ import { domainCertificateName, ensureDomainCertificate } from './certificate.ts
 
 const RECHECK_MS = 400;
 /** A domain never delegated holds its name this long (as in production): the stale-claim test moves the clock past it. */
-const PENDING_CLAIM_MS = 7 * 24 * 3600 * 1000;
 /** How far the controller's clock is ahead of the apiserver's. */
-let clockSkewMs = 0;
 const conn = testConnection();
 const domainClient = objectClient<ProjectDomain>(conn, PROJECT_DOMAINS);
 const recordClient = objectClient<DnsRecord>(conn, DNS_RECORDS);
@@ -83,7 +81,6 @@ beforeAll(async () => {
     runtimeTarget: { hostname: 'runtime.apps.cw-ctl.test' },
     baseDomain: 'apps.cw-ctl.test',
     recheckIntervalMs: RECHECK_MS,
-    pendingClaimMs: PENDING_CLAIM_MS,
   });
 
   controller = projectDomainController({
@@ -94,7 +91,6 @@ beforeAll(async () => {
     registry: new Registry(),
     log: silentLogger,
     takenRecheckMs: 300,
-    now: () => new Date(Date.now() + clockSkewMs),
   });
   for (const i of Object.values(informers)) i.start();
   await controller.start();
@@ -248,10 +244,10 @@ describe('the periodic re-check', () => {
 });
 
 describe('what the controller refuses', () => {
-  it('gives a domain another project added first Ready=False DomainTaken and no zone', async () => {
+  it('gives a domain another project added first and delegated Ready=False DomainTaken and no zone', async () => {
     const domain = newDomain('taken');
     const first = await apply(domain, { namespace: other, name: `a-${domain.replaceAll('.', '-')}` });
-    await until(live(first), (o) => !!o.status?.hostedZoneId, 'first zone');
+    await delegate(first);
     const second = await apply(domain, { name: `b-${domain.replaceAll('.', '-')}` });
     const taken = await until(live(second), (o) => condition(o, 'Ready')?.reason === 'DomainTaken', 'DomainTaken');
     expect(taken.status?.hostedZoneId).toBeUndefined();
@@ -277,10 +273,10 @@ describe('what the controller refuses', () => {
     }
   });
 
-  it("refuses a name under another project's domain (UnderAnotherProject), and lets that project add it", async () => {
+  it("refuses a name under another project's delegated domain (UnderAnotherProject), and lets that project add it", async () => {
     const domain = newDomain('parent');
     const theirs = await apply(domain, { namespace: other, deleteAfterTest: true });
-    await until(live(theirs), (o) => !!o.status?.hostedZoneId, 'their zone');
+    await delegate(theirs);
     const nested = await apply(`shop.${domain}`, { deleteAfterTest: true });
     const refused = await until(live(nested), (o) => condition(o, 'Ready')?.reason === 'UnderAnotherProject', 'UnderAnotherProject');
     expect(condition(refused, 'Ready')?.message).toBe(`shop.${domain} is under ${domain}, a domain of another project; only that project can add names under it.`);
@@ -289,15 +285,10 @@ describe('what the controller refuses', () => {
     await until(live(own), (o) => !!o.status?.hostedZoneId, 'zone for the owner of the parent');
   });
 
-  it('lets a project that delegates a domain take it over from a holder that never did, once that claim is stale', async () => {
+  it('lets a project that delegates a domain take it over from a holder that never did, however recent', async () => {
     const domain = newDomain('squat');
     const squatter = await apply(domain, { namespace: other, deleteAfterTest: true });
     await until(live(squatter), (o) => !!o.status?.hostedZoneId, 'the squatter’s zone');
-    // Eight days on, as the controller sees it: the squatter never delegated, so its claim is stale.
-    clockSkewMs = PENDING_CLAIM_MS + 24 * 3600 * 1000;
-    onTestFinished(() => {
-      clockSkewMs = 0;
-    });
     const owner = await apply(domain, { deleteAfterTest: true });
     const challenging = await until(live(owner), (o) => !!o.status?.hostedZoneId && condition(o, 'Ready')?.reason === 'DomainTaken', 'a zone of its own to prove delegation with');
     expect(condition(challenging, 'Ready')?.message).toContain(`delegate ${domain} to ${challenging.status?.nameservers?.join(', ')}`);
@@ -333,17 +324,16 @@ describe('what the controller refuses', () => {
     expect(await zoneNames(managed.status?.hostedZoneId ?? '')).toContain(`www.dev.${domain} A 192.0.2.7`);
   });
 
-  it('lets a parent in over a domain inside it that another project never delegated once its claim lapsed, refusing that one', async () => {
-    const domain = newDomain('lapsed');
+  it('lets a parent stand beside a domain inside it that another project never delegated, and refuses that one once the parent proves its delegation', async () => {
+    const domain = newDomain('unproven');
     const child = await apply(`dev.${domain}`, { namespace: other, deleteAfterTest: true });
     const zoned = await until(live(child), (o) => !!o.status?.hostedZoneId, 'the child’s zone');
-    clockSkewMs = PENDING_CLAIM_MS + 24 * 3600 * 1000;
-    onTestFinished(() => {
-      clockSkewMs = 0;
-    });
     const parentDomain = await apply(domain, { deleteAfterTest: true });
-    await until(live(parentDomain), (o) => !!o.status?.hostedZoneId, 'the parent’s zone');
-    const refused = await until(live(child), (o) => condition(o, 'Ready')?.reason === 'UnderAnotherProject' && !o.status?.hostedZoneId, 'the lapsed child refused');
+    const beside = await until(live(parentDomain), (o) => !!o.status?.hostedZoneId, 'the parent’s zone');
+    expect(condition(beside, 'Ready')?.reason).toBe('PendingDelegation');
+    expect(condition(await domainClient.get(other, child.metadata?.name ?? ''), 'Ready')?.reason).toBe('PendingDelegation');
+    await delegate(beside);
+    const refused = await until(live(child), (o) => condition(o, 'Ready')?.reason === 'UnderAnotherProject' && !o.status?.hostedZoneId, 'the unproven child refused');
     expect(refused.status?.zonesDeleted).toBe(1);
     expect(provider.backend.zones.has(zoned.status?.hostedZoneId ?? '')).toBe(false);
 
@@ -360,7 +350,9 @@ describe('what the controller refuses', () => {
     const managed = await delegate(d);
     const rival = await apply(domain, { namespace: other, deleteAfterTest: true });
     await until(live(rival), (o) => condition(o, 'Ready')?.reason === 'DomainTaken', 'the rival refused');
-    // The name's claim passes to the rival behind this domain's back (as an administrator could make it).
+    // The name's claim passes behind this domain's back to a rival that proved a delegation of its own (as an
+    // administrator could make it): a holder that never proved one would be taken over again.
+    await domainClient.patchStatus(other, rival.metadata?.name ?? '', { status: { delegatedAt: '2026-01-01T00:00:00Z' } });
     await claimClient.patch('', domain, { spec: { holder: { kind: 'ProjectDomain', namespace: other, name: rival.metadata?.name ?? '', uid: rival.metadata?.uid ?? '' } } });
     const lost = await askDelegationCheck(domainClient, managed);
     expect(condition(lost, 'Ready')).toMatchObject({

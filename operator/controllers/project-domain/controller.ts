@@ -18,6 +18,7 @@ import { addFinalizer, runFinalizer } from '../../../src/controller-runtime/fina
 import type { Logger } from '../../../src/logging/log.ts';
 import { controllerRateLimiter } from '../../../src/controller-runtime/rate-limiter.ts';
 import { delegationRequest, nextCheckIn, nextPendingCheckIn } from './recheck.ts';
+import { ancestorDomains } from '../../../src/platform/domains/domain-admission.ts';
 
 export interface ProjectDomainControllerDeps {
   kube: KubeConnection;
@@ -78,7 +79,7 @@ export function projectDomainController(deps: ProjectDomainControllerDeps): Cont
     return Math.max(0, stuck.at + STUCK_RETRY_MS - now().getTime());
   };
 
-  return new Controller<ProjectDomain>({
+  const controller = new Controller<ProjectDomain>({
     name: 'projectdomain',
     kind: 'ProjectDomain',
     source: deps.domains,
@@ -117,6 +118,7 @@ export function projectDomainController(deps: ProjectDomainControllerDeps): Cont
       const due = request !== undefined || checkIn(domain) === 0;
       const pass = await reconciler.reconcile(domain, { checkDelegation: due, ...(request !== undefined ? { answersRequest: request } : {}) });
       await report(domain, pass.domain);
+      if (domain.status?.delegatedAt === undefined && pass.domain.status?.delegatedAt !== undefined) lookAgainAround(pass.domain);
       stuckSince.delete(key);
       if (deps.tls && pass.domain.status?.state === 'managed') await ensureDomainCertificate(certificates, pass.domain);
       if (pass.failure) {
@@ -133,6 +135,17 @@ export function projectDomainController(deps: ProjectDomainControllerDeps): Cont
       return next === undefined ? undefined : { requeueAfter: Math.max(1000, next) };
     },
   });
+  return controller;
+
+  /**
+   * A domain that just proved its delegation decides against the other projects' domains of its name, above it and
+   * inside it that never proved theirs: they are looked at now rather than at their next scheduled check.
+   */
+  function lookAgainAround(proved: ProjectDomain): void {
+    const name = proved.spec.domain;
+    const around = [name, ...ancestorDomains(name)].flatMap((n) => store.holders(n)).concat(store.holdersBelow(name));
+    for (const d of around) if (d.metadata?.uid !== proved.metadata?.uid) controller.enqueue(`${d.metadata?.namespace}/${d.metadata?.name}`);
+  }
 
   /** An Event when Ready changes (after the status write, so a restart that writes nothing records nothing). */
   async function report(before: ProjectDomain, after: ProjectDomain): Promise<void> {

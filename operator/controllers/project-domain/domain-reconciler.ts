@@ -4,8 +4,8 @@
 // idempotent (zone creation by caller reference, record changes by UPSERT), so a pass may be repeated.
 import { RECORD_FINALIZER, type DnsRecord, type DnsRecordStatus } from '../../../src/apis/v1alpha1/dns-record.ts';
 import { addFinalizer, hasFinalizer, removeFinalizer } from '../../../src/controller-runtime/finalizers.ts';
-import { CREATED_BY_API_ANNOTATION, ProjectDomainReasons, ZONE_FINALIZER, type ProjectDomain, type ProjectDomainStatus } from '../../../src/apis/v1alpha1/project-domain.ts';
-import { findCondition, formatTime, setCondition, statusChanged, type ConditionUpdate } from '../../../src/conditions/index.ts';
+import { CREATED_BY_API_ANNOTATION, ProjectDomainReasons, ZONE_FINALIZER, type ProjectDomain } from '../../../src/apis/v1alpha1/project-domain.ts';
+import { findCondition, setCondition, statusChanged, type ConditionUpdate } from '../../../src/conditions/index.ts';
 import { checkDelegation, type DelegationResult } from '../../../src/dns/delegation.ts';
 import { checkDomainName } from '../../../src/dns/domain-name.ts';
 import { absoluteName } from '../../../src/dns/names.ts';
@@ -20,7 +20,7 @@ import { MAX_RECORDS_PER_DOMAIN } from '../../../src/platform/domains/dns-record
 import { inParallel } from '../../../src/collections/in-parallel.ts';
 import { oldestBeyond } from '../../../src/collections/retention.ts';
 import { domainStatus, type DomainObservation, type ProviderFailure } from '../../../src/platform/domains/domain-status.ts';
-import { ancestorDomains, domainRefusal, holdsName, type DomainRefusal, type Overlap, type OverlapBelow } from '../../../src/platform/domains/domain-admission.ts';
+import { ancestorDomains, domainRefusal, type DomainRefusal, type Overlap, type OverlapBelow } from '../../../src/platform/domains/domain-admission.ts';
 import type { ClaimHolder } from '../../../src/apis/v1alpha1/domain-claim.ts';
 import { syncDomainRecords } from './record-sync.ts';
 import type { NameClaims } from '../name-claims.ts';
@@ -79,14 +79,14 @@ export class DomainReconciler {
     const over = valid && !refused ? this.#overLimit(domain) : undefined;
     if (refused || over !== undefined) await this.#claims.release(domain.spec.domain, uid);
     let claim = valid && !refused && over === undefined ? await this.#claims.claim(domain.spec.domain, { namespace, name: objectName, uid }) : undefined;
-    const staleHolder = claim && !claim.held ? await this.#staleHolder(claim.holder) : undefined;
+    const unproven = claim && !claim.held ? await this.#unprovenHolder(claim.holder) : undefined;
     if (!valid) {
       seen.invalid = { message: name.ok ? `${domain.spec.domain} is not in normal form; use ${name.domain}.` : name.message };
     } else if (refused) {
       seen.refused = refused;
     } else if (over !== undefined) {
       seen.overLimit = over;
-    } else if (claim && !claim.held && !staleHolder) {
+    } else if (claim && !claim.held && !unproven) {
       seen.takenBy = claim.holder.namespace;
     } else {
       const zone = await this.#zone(domain);
@@ -99,12 +99,12 @@ export class DomainReconciler {
           delegation = await checkDelegation(domain.spec.domain, zone.nameservers, this.#settings.delegation);
           seen.delegation = delegation;
         }
-        if (claim && !claim.held && staleHolder) {
-          // The holder never proved its delegation and its claim went stale: delegated to this zone, the name is ours.
-          if (delegation?.delegated) claim = await this.#claims.takeOver(domain.spec.domain, staleHolder.uid, { namespace, name: objectName, uid });
+        if (claim && !claim.held && unproven) {
+          // The holder never proved its delegation: delegated to this zone, the name is ours.
+          if (delegation?.delegated) claim = await this.#claims.takeOver(domain.spec.domain, unproven.uid, { namespace, name: objectName, uid });
           if (!claim.held) {
             seen.takenBy = claim.holder.namespace;
-            seen.stale = true;
+            seen.unproven = true;
           }
         }
       }
@@ -139,7 +139,7 @@ export class DomainReconciler {
     // A zone this domain no longer may have (its name refused by a rule, or taken over by a project that proved
     // its delegation) goes, with its records: the name is not this project's to answer for. Unless it was ever
     // delegated: the internet may be asking it, and only deleting the domain deletes such a zone.
-    if ((seen.refused || (seen.takenBy && !seen.stale)) && domain.status?.hostedZoneId) {
+    if ((seen.refused || (seen.takenBy && !seen.unproven)) && domain.status?.hostedZoneId) {
       if (domain.status.delegatedAt) {
         seen.zoneKept = true;
       } else {
@@ -151,7 +151,7 @@ export class DomainReconciler {
     // No zone to hold them (a name refused or taken, a zone not created): deleted records are out of DNS already.
     if (!('zone' in seen) || (seen.zone !== undefined && 'failure' in seen.zone)) await this.releaseDeletedRecords(domain);
     const written = await this.#store.updateDomainStatus(domain, (live) => {
-      const status = this.#withPendingClaim(live, stalledDomain(live, domainStatus(live, seen, this.#now()), this.#now()));
+      const status = stalledDomain(live, domainStatus(live, seen, this.#now()), this.#now());
       if (options.answersRequest !== undefined) status.lastHandledDelegationCheck = options.answersRequest;
       return statusChanged(live.status, status) ? status : undefined;
     });
@@ -227,33 +227,20 @@ export class DomainReconciler {
     return [];
   }
 
-  /** Holds its name firmly: it has its zone, and it proved its delegation or its pending claim has not lapsed. */
+  /** Holds its name firmly: it has its zone and proved its delegation. Until then it proves nothing against another project. */
   #firm(domain: ProjectDomain): boolean {
-    return domain.status?.hostedZoneId !== undefined && (domain.status.delegatedAt !== undefined || !this.#lapsed(domain));
+    return domain.status?.hostedZoneId !== undefined && domain.status.delegatedAt !== undefined;
   }
 
   /**
-   * `status.pendingClaimUntil` while the domain holds its name with a zone but was never found delegated: when its
-   * claim lapses (the API reads it to refuse an add of the name at once before then, and a person to know it).
+   * The holder of a name when it never proved its delegation: a project that proves it takes the name over. A claim
+   * proves nothing until then, however old (found in review: a squatter renewed a pending claim for good by
+   * deleting its domain and adding it again).
    */
-  #withPendingClaim(live: ProjectDomain, status: ProjectDomainStatus): ProjectDomainStatus {
-    const { pendingClaimUntil: _was, ...rest } = status;
-    const pending = status.hostedZoneId !== undefined && status.delegatedAt === undefined && holdsName({ ...live, status });
-    if (!pending) return rest;
-    return { ...rest, pendingClaimUntil: formatTime(new Date(Date.parse(live.metadata?.creationTimestamp ?? '') + this.#settings.pendingClaimMs)) };
-  }
-
-  /** Never delegated and older than `settings.pendingClaimMs`: its claim no longer keeps the name from a project that proves it controls it. */
-  #lapsed(domain: ProjectDomain): boolean {
-    if (domain.status?.delegatedAt) return false;
-    return this.#now().getTime() - Date.parse(domain.metadata?.creationTimestamp ?? '') > this.#settings.pendingClaimMs;
-  }
-
-  /** The holder of a name when its claim is stale (see {@link #lapsed}). */
-  async #staleHolder(holder: { namespace: string; name: string; uid: string }): Promise<{ uid: string } | undefined> {
+  async #unprovenHolder(holder: { namespace: string; name: string; uid: string }): Promise<{ uid: string } | undefined> {
     const live = await this.#store.domainClient.get(holder.namespace, holder.name);
     if (!live || live.metadata?.uid !== holder.uid) return undefined;
-    return this.#lapsed(live) ? { uid: holder.uid } : undefined;
+    return live.status?.delegatedAt === undefined ? { uid: holder.uid } : undefined;
   }
 
   /**

@@ -58,13 +58,7 @@ export const ProjectDomainStatus = Type.Object({
   delegatedAt: Type.Optional(
     Timestamp({
       description:
-        'When a delegation check first found the domain delegated to its zone. A domain never delegated holds its name only for a while (its claim goes stale: another project that proves delegation takes it over).',
-    }),
-  ),
-  pendingClaimUntil: Type.Optional(
-    Timestamp({
-      description:
-        'While the domain holds its name but was never found delegated: until when its claim keeps the name from another project that proves delegation (CW_DNS_PENDING_CLAIM_DAYS after its creation). Delegate it before then to keep it for good.',
+        'When a delegation check first found the domain delegated to its zone: from then on it holds its name. Until then it proves nothing: another project may add the name and takes it over by proving delegation to its own zone.',
     }),
   ),
   zonesDeleted: Type.Optional(

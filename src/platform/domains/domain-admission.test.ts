@@ -46,26 +46,32 @@ describe('domainRefusal between a parent and a domain inside it', () => {
     });
   });
 
-  it('lets the parent in over a domain inside it that does not hold firmly (no zone, or a pending claim lapsed), and over its own', () => {
+  it('lets the parent in beside a domain inside it that never proved its delegation, and over its own', () => {
     expect(domainRefusal('acme.test', 'alpha', { ...base, below: dev({ project: 'beta', firm: false, older: true }) })).toBeUndefined();
     expect(domainRefusal('acme.test', 'alpha', { ...base, below: dev({ project: 'alpha', ...firmOlder }) })).toBeUndefined();
   });
 
   it.each([
-    // [parent firm, child firm, child older] → which one is refused
-    [false, false, false, 'child'],
+    // [parent firm, child firm, child older] → which one is refused: the one that did not prove its delegation, or
+    // of two that did, the younger; of two that did not, neither (found in review: a squatter's pending parent or
+    // child kept the owner out, renewed for good by deleting and adding it again).
+    [false, false, false, 'neither'],
+    [false, false, true, 'neither'],
     [true, false, true, 'child'],
+    [true, false, false, 'child'],
     [false, true, false, 'parent'],
+    [false, true, true, 'parent'],
     [true, true, true, 'parent'],
     [true, true, false, 'child'],
-  ])('decides for exactly one of the two (parent firm %s, child firm %s, child older %s): the %s', (parentFirm, childFirm, childOlder, loser) => {
+  ])('decides for at most one of the two (parent firm %s, child firm %s, child older %s): the %s', (parentFirm, childFirm, childOlder, loser) => {
     const parent = domainRefusal('acme.test', 'alpha', { ...base, firm: parentFirm, below: dev({ project: 'beta', firm: childFirm, older: childOlder }) });
     const child = domainRefusal('dev.acme.test', 'beta', {
       ...base,
       firm: childFirm,
       holderOf: (name) => (name === 'acme.test' ? { project: 'alpha', firm: parentFirm, older: !childOlder } : undefined),
     });
-    expect([parent?.reason, child?.reason]).toEqual(loser === 'parent' ? ['DomainTaken', undefined] : [undefined, 'UnderAnotherProject']);
+    const expected = { parent: ['DomainTaken', undefined], child: [undefined, 'UnderAnotherProject'], neither: [undefined, undefined] }[loser as 'parent' | 'child' | 'neither'];
+    expect([parent?.reason, child?.reason]).toEqual(expected);
   });
 });
 

@@ -1,7 +1,9 @@
 // Which domains a project may hold, decided alike by the API (at once, from its caches) and the ProjectDomain
 // controller (from the DomainClaims, for every object however it was written): never the platform's base domain
-// or anything in or above it, and never a name overlapping a domain another project holds: a name under it, or a
-// name above it. Between two overlapping domains, the one that holds its name firmly and was there first keeps it.
+// or anything in or above it, and never a name overlapping a domain another project holds firmly: a name under it, or
+// a name above it. A domain holds firmly once it proved its delegation; until then it proves nothing (anyone can
+// add a name), so two overlapping domains that never proved theirs stand side by side, and the first to prove its
+// delegation decides. Between two that proved theirs, the older keeps its name.
 import type { ProjectDomain } from '../../apis/v1alpha1/project-domain.ts';
 import { findCondition } from '../../conditions/index.ts';
 import { isInZone, parentName } from '../../dns/names.ts';
@@ -15,10 +17,7 @@ export interface DomainRefusal {
 /** A domain of another project overlapping the one decided, whose claim holds, as the rule weighs it. */
 export interface Overlap {
   readonly project: string;
-  /**
-   * It holds its name firmly: it has its zone, and it proved its delegation or its pending claim has not lapsed
-   * (`CW_DNS_PENDING_CLAIM_DAYS`), as a claim that cannot be taken over.
-   */
+  /** It holds its name firmly: it has its zone and proved its delegation, as a claim that cannot be taken over. */
   readonly firm: boolean;
   /** It was created before the domain decided. */
   readonly older: boolean;
@@ -48,13 +47,13 @@ export function ancestorDomains(domain: string): string[] {
 }
 
 /**
- * Whether `other` keeps its name against the domain decided (`self`). A firm domain that was there first always
- * does. Otherwise the parent's owner decides what is under it, unless what is under it holds firmly: a domain
- * above a firm one never displaces it (deleting its zone would break a delegation someone made).
+ * Whether `other` keeps its name against the domain decided (`self`): only a domain that proved its delegation does,
+ * against one that did not or came later. One that never proved it holds nothing against the other: a squatter's
+ * pending parent or child must not keep the owner of the name out (found in review: deleting and adding it again
+ * renewed a pending claim for good).
  */
-function prevails(other: Overlap, self: { firm: boolean }, above: boolean): boolean {
-  if (other.firm && other.older) return true;
-  return above ? !self.firm : other.firm && !self.firm;
+function prevails(other: Overlap, self: { firm: boolean }): boolean {
+  return other.firm && (other.older || !self.firm);
 }
 
 /**
@@ -74,11 +73,11 @@ export function domainRefusal(
   const self = { firm: context.firm === true };
   for (const ancestor of ancestorDomains(domain)) {
     const holder = context.holderOf(ancestor);
-    if (holder !== undefined && holder.project !== project && prevails(holder, self, true)) {
+    if (holder !== undefined && holder.project !== project && prevails(holder, self)) {
       return { reason: 'UnderAnotherProject', message: `${domain} is under ${ancestor}, a domain of another project; only that project can add names under it.` };
     }
   }
-  const inside = (context.below ?? []).find((d) => d.project !== project && isInZone(d.domain, domain) && d.domain !== domain && prevails(d, self, false));
+  const inside = (context.below ?? []).find((d) => d.project !== project && isInZone(d.domain, domain) && d.domain !== domain && prevails(d, self));
   if (inside) {
     return {
       reason: 'DomainTaken',

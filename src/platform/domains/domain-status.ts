@@ -15,11 +15,10 @@ export interface DomainObservation {
   readonly refused?: DomainRefusal;
   /**
    * Another project holds the domain (it was added there first): no zone is created, unless the holder never proved
-   * its delegation and its claim is stale (`stale`): then this domain gets a zone of its own and takes the name
-   * over once delegated to it.
+   * its delegation (`unproven`): then this domain gets a zone of its own and takes the name over once delegated to it.
    */
   readonly takenBy?: string;
-  readonly stale?: boolean;
+  readonly unproven?: boolean;
   /** Refused or taken, but its zone was delegated once: it is kept (with its id and nameservers) until the domain is deleted. */
   readonly zoneKept?: boolean;
   /** Refused or taken, its zone was deleted in this pass: counted, so the next zone gets a caller reference of its own. */
@@ -109,7 +108,7 @@ export function domainStatus(domain: ProjectDomain, seen: DomainObservation, now
     set({ type: 'Ready', status: 'False', reason: R.ZoneDeletionFailed, message: why });
     return { ...status, conditions };
   }
-  if (seen.invalid || seen.refused || (seen.takenBy && !seen.stale) || seen.overLimit !== undefined) {
+  if (seen.invalid || seen.refused || (seen.takenBy && !seen.unproven) || seen.overLimit !== undefined) {
     const reason = seen.invalid ? R.InvalidDomain : seen.refused ? seen.refused.reason : seen.takenBy ? R.DomainTaken : R.TooManyDomains;
     const message =
       seen.invalid?.message ??
@@ -205,7 +204,7 @@ export function domainStatus(domain: ProjectDomain, seen: DomainObservation, now
   const records = find('RecordsApplied');
   if (zone?.status !== 'True') {
     set({ type: 'Ready', status: 'False', reason: zone?.reason ?? R.ZoneNotReady, message: zone?.message ?? `The hosted zone of ${name} is being created.` });
-  } else if (seen.takenBy && seen.stale) {
+  } else if (seen.takenBy && seen.unproven) {
     const message = `${name} is held by another project that never proved its delegation; delegate ${name} to ${status.nameservers?.join(', ') ?? 'this zone'} and run the delegation check to take it over.`;
     set({ type: 'Ready', status: 'False', reason: R.DomainTaken, message });
   } else if (state !== 'managed') {

@@ -68,7 +68,7 @@ export class DomainStore {
 
   /**
    * Domains named `domain` in any project whose claim still holds (cache), oldest first: one refused the name, or
-   * challenging a stale claim on it, is not its holder, however old.
+   * challenging an unproven claim on it, is not its holder, however old.
    */
   holders(domain: string): ProjectDomain[] {
     return this.caches.domains

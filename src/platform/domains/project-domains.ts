@@ -58,14 +58,12 @@ export class ProjectDomains {
   readonly #certificates: TlsCertificates;
   readonly #baseDomain: string;
   readonly #answerWithinMs: number;
-  readonly #now: () => Date;
 
-  constructor(deps: { store: DomainStore; certificates: TlsCertificates; now?: () => Date } & ProjectDomainsOptions) {
+  constructor(deps: { store: DomainStore; certificates: TlsCertificates } & ProjectDomainsOptions) {
     this.#store = deps.store;
     this.#certificates = deps.certificates;
     this.#baseDomain = deps.baseDomain;
     this.#answerWithinMs = deps.answerWithinMs ?? CONTROLLER_ANSWER_MS;
-    this.#now = deps.now ?? (() => new Date());
   }
 
   /** The project's domains (soft-deleted ones are history, not listed), by name. */
@@ -85,8 +83,8 @@ export class ProjectDomains {
    * Adds `input` to the project: 400 for a name that cannot be a project domain, 409 when this project has it,
    * or when another project holds it, a name above it or one inside it: at once when that project proved its
    * delegation (nothing can take the name from it), else once the controller, deciding from the DomainClaims, has
-   * refused it. A name another project holds with a stale claim (never delegated, past the pending claim
-   * period) is added with a zone of its own, its view saying to delegate it to take the name over. Answered once
+   * refused it. A name another project holds without having proved its delegation is added with a zone of its own,
+   * its view saying to delegate it to take the name over. Answered once
    * the zone exists (`zoneReady`), else, past the bound, as it stands (no zone nor nameservers yet); when the
    * provider fails the domain stays added (the controller retries) and the error says so.
    */
@@ -94,11 +92,11 @@ export class ProjectDomains {
     const domain = parseDomainName(input);
     const refusal = domainRefusal(domain, project, {
       baseDomain: this.#baseDomain,
-      holderOf: (name) => overlapOf(this.#store.holders(name)[0], this.#now()),
+      holderOf: (name) => overlapOf(this.#store.holders(name)[0]),
       // Only those that hold firmly as their status says: anything else is the controller's to decide.
       below: this.#store
         .holdersBelow(domain)
-        .filter((d) => holdsFirmly(d, this.#now()))
+        .filter(holdsFirmly)
         .map((d) => ({ domain: d.spec.domain, project: d.metadata?.namespace ?? '', firm: true, older: true })),
     });
     if (refusal) throw refusalError(refusal);
@@ -138,7 +136,7 @@ export class ProjectDomains {
     if (ready?.reason === ProjectDomainReasons.ReservedDomain || ready?.reason === ProjectDomainReasons.UnderAnotherProject || (ready?.reason === ProjectDomainReasons.DomainTaken && !zoned)) {
       // The controller, deciding from the claims, refused what the cache let through (another project holds the
       // name, one above it or one inside it): this add does not stand. Taken with a zone, it stays: that is the
-      // challenge of a stale claim, and its view says to delegate the domain.
+      // challenge of a claim never proved by delegation, and its view says to delegate the domain.
       await this.#store.domainClient.delete(project, created.metadata?.name ?? '', { preconditions: { uid: created.metadata?.uid } });
       if (this.#ownOther(project, domain, created)) throw new ConflictError(`${domain} is already a domain of project ${project}.`);
       throw refusalError({ reason: ready.reason, message: ready.message ?? `${domain} cannot be a domain of this project.` });
@@ -212,11 +210,11 @@ export class ProjectDomains {
 
   /**
    * 409 when the project has the domain already (in any state), or another project holds it and proved its
-   * delegation. Another project's claim that has not may be stale: the controller decides that one.
+   * delegation. Another project's claim that has not proves nothing: the add challenges it (the controller).
    */
   #refuseHeld(project: string, domain: string): void {
     if (this.#ownOther(project, domain)) throw new ConflictError(`${domain} is already a domain of project ${project}.`);
-    if (this.#store.holders(domain).some((d) => d.metadata?.namespace !== project && holdsFirmly(d, this.#now()))) {
+    if (this.#store.holders(domain).some((d) => d.metadata?.namespace !== project && holdsFirmly(d))) {
       throw new ConflictError(`${domain} is already a domain of another project; a domain can belong to one project only.`);
     }
   }
@@ -227,20 +225,14 @@ export class ProjectDomains {
   }
 }
 
-/**
- * Whether a holder keeps its name against any add, as its status says: it proved its delegation, or its pending claim
- * has not lapsed (`pendingClaimUntil`, which the controller writes once the zone exists). One without a zone yet counts
- * as firm; one with a zone whose status does not say (written before the field) is left to the controller.
- */
-function holdsFirmly(d: ProjectDomain, now: Date): boolean {
-  if (d.status?.delegatedAt !== undefined) return true;
-  const until = d.status?.pendingClaimUntil;
-  return until === undefined ? d.status?.hostedZoneId === undefined : Date.parse(until) > now.getTime();
+/** Whether a holder keeps its name against any add, as its status says: it proved its delegation. */
+function holdsFirmly(d: ProjectDomain): boolean {
+  return d.status?.delegatedAt !== undefined;
 }
 
 /** A holder as the admission rule weighs it from the API's cache, older than an add. */
-function overlapOf(d: ProjectDomain | undefined, now: Date): Overlap | undefined {
-  return d && { project: d.metadata?.namespace ?? '', firm: holdsFirmly(d, now), older: true };
+function overlapOf(d: ProjectDomain | undefined): Overlap | undefined {
+  return d && { project: d.metadata?.namespace ?? '', firm: holdsFirmly(d), older: true };
 }
 
 /** A refused name as the API answers it: one no project may have is a bad request; one under another project's domain a conflict. */
