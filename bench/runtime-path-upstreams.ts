@@ -52,7 +52,7 @@ export async function dispatcherUpstream(dir: string, worker: BenchWorker): Prom
   });
   await new Promise<void>((resolve) => runtime.listen(runtimeSocket, resolve));
   const table: RoutingTable = { hosts: { [PATH_APP.host]: PATH_APP.key }, apps: { [PATH_APP.key]: { id: 'bench-1', build: 'b1', limit: 100, depth: 100 } }, retryAfter: '1' };
-  const ctx = { binary: resolveWorkerdBinary(), startTimeoutMs: 10_000, log: silentRuntimeLogger, runtimeSocket, v8Flags: [] };
+  const ctx = { binary: resolveWorkerdBinary(), startTimeoutMs: 10_000, log: silentRuntimeLogger, runtimeSocket, affinityKey: '00'.repeat(32), v8Flags: [] };
   const gen = await startGeneration(ctx, 1, 0, join(dir, 'generation'), [], table);
   return {
     upstream: gen.upstream,

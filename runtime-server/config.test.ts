@@ -155,6 +155,16 @@ describe('runtimeServerConfig', () => {
     });
   });
 
+  it('signs affinity cookies with a key every replica shares: its own, else one from the status token, never the token itself', () => {
+    const fromToken = runtimeServerConfig({ CW_S3_BUCKET: 'b', CW_RUNTIME_STATUS_TOKEN: 's'.repeat(40) }).affinityKey;
+    expect(fromToken).toMatch(/^[0-9a-f]{64}$/);
+    expect(runtimeServerConfig({ CW_S3_BUCKET: 'b', CW_RUNTIME_STATUS_TOKEN: 's'.repeat(40) }).affinityKey).toBe(fromToken);
+    expect(runtimeServerConfig({ CW_S3_BUCKET: 'b', CW_RUNTIME_STATUS_TOKEN: 't'.repeat(40) }).affinityKey).not.toBe(fromToken);
+    expect(runtimeServerConfig({ CW_S3_BUCKET: 'b', CW_RUNTIME_STATUS_TOKEN: 's'.repeat(40), CW_RUNTIME_AFFINITY_KEY: 'k'.repeat(40) }).affinityKey).toBe('k'.repeat(40));
+    expect(runtimeServerConfig({ CW_S3_BUCKET: 'b' }).affinityKey).toBeUndefined();
+    expect(() => runtimeServerConfig({ CW_S3_BUCKET: 'b', CW_RUNTIME_AFFINITY_KEY: 'short' })).toThrow(/CW_RUNTIME_AFFINITY_KEY must be at least/);
+  });
+
   it("leaves the scheme's own port out of app URLs", () => {
     expect(runtimeServerConfig({ CW_S3_BUCKET: 'b', CW_RUNTIME_PUBLIC_PORT: '443' }).publicPort).toBeUndefined();
     expect(runtimeServerConfig({ CW_S3_BUCKET: 'b', CW_RUNTIME_PUBLIC_SCHEME: 'http', CW_RUNTIME_PUBLIC_PORT: '80' }).publicPort).toBeUndefined();

@@ -1,10 +1,12 @@
+import { createHash } from 'node:crypto';
 import { connectionLimitsFromEnv, type ConnectionLimits } from '../src/connection-guard.ts';
 import { availableParallelism, hostname } from 'node:os';
 import { DNS_SUBDOMAIN_PATTERN } from '../src/apis/v1alpha1/strings.ts';
 import { DEFAULT_ARTIFACT_LIMITS } from '../src/app-artifacts/artifact.ts';
 import { isHostname, isNamespace } from '../src/config/checks.ts';
-import { EnvReader, type Env } from '../src/config/env.ts';
+import { ConfigError, EnvReader, type Env } from '../src/config/env.ts';
 import { runtimeStatusToken } from '../src/config/status-token-env.ts';
+import { MIN_SHARED_SECRET_LENGTH } from '../src/auth/shared-secret.ts';
 import type { S3Config } from '../src/object-store/s3-config.ts';
 import { s3ConfigFromEnv } from '../src/object-store/s3-env.ts';
 import { DEFAULT_REPLICA_LEASE_SECONDS } from '../src/platform/runtime-replicas.ts';
@@ -33,6 +35,12 @@ export interface RuntimeServerConfig {
   readonly podIP?: string;
   /** The secret cw-api presents to read apps' reports and logs on the status port (CW_RUNTIME_STATUS_TOKEN); absent: nobody may. */
   readonly statusToken?: string;
+  /**
+   * The secret rollout affinity cookies are signed with, the same on every replica so each honours the others'
+   * cookies: CW_RUNTIME_AFFINITY_KEY, else derived from the status token (which every replica shares); absent
+   * both, one of the process's own (a cookie holds on this replica until it restarts).
+   */
+  readonly affinityKey?: string;
   /** Default hosts are `<app>.<project>.<baseDomain>`. */
   readonly baseDomain: string;
   /** How clients reach the entry point: the scheme and port of each app's `url`. */
@@ -180,6 +188,8 @@ export function runtimeServerConfig(
   const quarantineMs = read.durationMs('CW_RUNTIME_QUARANTINE', 60_000, { min: 1000, max: 86_400_000 });
   const quarantineMaxMs = read.durationMs('CW_RUNTIME_QUARANTINE_MAX', Math.max(3_600_000, quarantineMs), { min: quarantineMs, max: 7 * 86_400_000 });
   const statusToken = runtimeStatusToken(read);
+  const affinityKey = read.optional('CW_RUNTIME_AFFINITY_KEY') ?? (statusToken && createHash('sha256').update(`cloudwright rollout affinity\n${statusToken}`).digest('hex'));
+  if (affinityKey !== undefined && affinityKey.length < MIN_SHARED_SECRET_LENGTH) throw new ConfigError(`CW_RUNTIME_AFFINITY_KEY must be at least ${MIN_SHARED_SECRET_LENGTH} characters long`);
   const databaseUrl = read.url('CW_RUNTIME_DATABASE_URL') ?? read.url('CW_DB_URL');
   const entryHost = read.string('CW_RUNTIME_HOST', '0.0.0.0');
   const https = httpsConfig(read, entryHost);
@@ -207,6 +217,7 @@ export function runtimeServerConfig(
     ...(statusURL ? { statusURL } : {}),
     ...(podIP ? { podIP } : {}),
     ...(statusToken ? { statusToken } : {}),
+    ...(affinityKey ? { affinityKey } : {}),
     baseDomain,
     publicScheme,
     ...(publicPort !== undefined ? { publicPort } : {}),

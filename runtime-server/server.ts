@@ -363,6 +363,7 @@ export class RuntimeServer {
       ...(config.publicPort !== undefined ? { publicPort: config.publicPort } : {}),
       listen: { port: config.port, host: config.host },
       trustForwardedHeaders: config.trustForwardedHeaders,
+      ...(config.affinityKey ? { affinityKey: config.affinityKey } : {}),
       connections: config.connections,
       ...(config.workerdBinary ? { workerdBinary: config.workerdBinary } : {}),
       builds: { concurrency: config.prepareConcurrency, capacityBytes: Math.floor(config.dataDirSizeBytes * BUILDS_SHARE), projectQuotaBytes: config.projectUnpackedQuota },

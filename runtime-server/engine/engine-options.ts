@@ -24,6 +24,11 @@ export interface RuntimeEngineOptions {
    * cannot pretend to have come over HTTPS or from another address.
    */
   readonly trustForwardedHeaders?: boolean;
+  /**
+   * The secret rollout affinity cookies are signed with (any text; every replica the same, so each honours the
+   * others' cookies). Default: one of the engine's own.
+   */
+  readonly affinityKey?: string;
   /** Connections the entry point's listeners hold at once, in all and per peer address (default: none counted). */
   readonly connections?: ConnectionLimits;
   /** `Retry-After` seconds on 503 answers (default 1). */

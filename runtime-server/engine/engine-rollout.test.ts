@@ -112,6 +112,16 @@ describe('RuntimeEngine rollouts with workerd', { timeout: 120_000 }, () => {
       expect(body(again).version).toBe(release);
       expect(again.headers['set-cookie']).toBeUndefined();
     }
+    // A cookie the runtime did not sign is not honoured (found in review: anyone could compute keys that land on the
+    // release they want, and flood it): the answer comes from a new key, which it sets.
+    const forged = [`${key.slice(0, key.lastIndexOf('.'))}.AAAAAAAAAAAAAAAAAAAAAA`, 'k18041', 's2817', 'no-dot'];
+    for (const value of forged) {
+      const answer = await send(port, HOST, '/', { headers: { cookie: `cw-rollout=${value}` } });
+      const issued = /^cw-rollout=([^;]+);/.exec(answer.headers['set-cookie']?.[0] ?? '')?.[1];
+      expect(issued, value).toBeDefined();
+      expect(issued).not.toBe(value);
+      expect(body(answer).version, value).toBe(keyOnCanary(issued!, 50) ? 'v2' : 'v1');
+    }
     // Behind an ingress that terminated TLS (a trusted X-Forwarded-Proto), the cookie is Secure.
     const overHttps = await send(port, HOST, '/', { headers: { 'x-forwarded-proto': 'https' } });
     expect(overHttps.headers['set-cookie']?.[0]).toMatch(/^cw-rollout=[^;]+; Path=\/; Max-Age=86400; HttpOnly; SameSite=Lax; Secure$/);
@@ -168,10 +178,16 @@ describe('RuntimeEngine rollouts with workerd', { timeout: 120_000 }, () => {
     const forced = await Promise.all([force('canary', '/'), force('canary', '/fail'), force('stable', '/fail')]);
     expect(forced.map((r) => r.status)).toEqual([200, 500, 500]);
     expect((await engine.rolloutCounts()).get('demo/shop')).toMatchObject({ stable: { requests: 8, errors: 1 }, canary: { requests: 9, errors: 4 } });
+    // One key counts a few times a minute, however many requests it sends (found in review: a client's flood on the
+    // release its key chose could abort a good rollout or hide a broken one's errors); all are served.
+    const flooder = keys.filter((k) => !keyOnCanary(k, 40))[20]!;
+    const flood = await Promise.all(Array.from({ length: 12 }, () => as(flooder, '/fail')));
+    expect(flood.every((r) => r.status === 500)).toBe(true);
+    expect((await engine.rolloutCounts()).get('demo/shop')).toMatchObject({ stable: { requests: 13, errors: 6 }, canary: { requests: 9, errors: 4 } });
     // A weight change is the same pair of releases: the counts go on.
     await engine.deploy(split(45, { header: 'x-user' }, { env: { GREETING: 'counted' } }));
     await as(onCanary[0]!, '/');
-    expect((await engine.rolloutCounts()).get('demo/shop')).toMatchObject({ stable: { requests: 8, errors: 1 }, canary: { requests: 10, errors: 4 } });
+    expect((await engine.rolloutCounts()).get('demo/shop')).toMatchObject({ stable: { requests: 13, errors: 6 }, canary: { requests: 10, errors: 4 } });
     // The metrics' per-build answers of the app.
     const builds = (await engine.requestStats()).get('demo/shop')?.builds ?? {};
     expect(builds['v2']?.classes[4]).toBeGreaterThanOrEqual(4);

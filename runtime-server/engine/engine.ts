@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { Http2SecureServer } from 'node:http2';
@@ -280,6 +280,10 @@ export class RuntimeEngine {
       startTimeoutMs: this.#s.startTimeoutMs,
       log: this.#log,
       runtimeSocket,
+      // Hashed: the option is any shared text, the dispatcher's HMAC key 32 bytes.
+      affinityKey: createHash('sha256')
+        .update(this.#o.affinityKey ?? randomBytes(32).toString('hex'))
+        .digest('hex'),
       v8Flags: [`--max-old-space-size=${this.#s.isolateHeapMb}`],
       perfMaps: this.#s.askTheThread,
       ...(this.#o.outboundAllow ? { outboundAllow: this.#o.outboundAllow } : {}),

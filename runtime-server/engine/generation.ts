@@ -40,6 +40,8 @@ export interface GenerationContext {
   readonly log: RuntimeLogger;
   /** The runtime process's Unix socket (code and logs). */
   readonly runtimeSocket: string;
+  /** The key rollout affinity cookies are signed with, hex (`RuntimeEngineOptions.affinityKey`, hashed). */
+  readonly affinityKey: string;
   /** V8 flags of every isolate (the heap bound). */
   readonly v8Flags: readonly string[];
   /**
@@ -74,6 +76,7 @@ export async function startGeneration(ctx: GenerationContext, id: number, shard:
     controlSocket: `unix:${controlSocket}`,
     runtimeService: `unix:${ctx.runtimeSocket}`,
     generation: id,
+    affinityKey: ctx.affinityKey,
     v8Flags: ctx.perfMaps ? [...ctx.v8Flags, ...perfMapFlags(dir), ...GC_TRACE_FLAGS] : ctx.v8Flags,
     outboundAllow: (await ctx.outboundAllow?.()) ?? [],
   });

@@ -7,6 +7,7 @@ const input: DispatcherConfigInput = {
   entrySocket: 'unix:/run/e.sock',
   controlSocket: 'unix:/run/c.sock',
   runtimeService: 'unix:/run/r.sock',
+  affinityKey: '00'.repeat(32),
 };
 
 describe("apps' outbound network", () => {

@@ -27,6 +27,8 @@ export interface DispatcherConfigInput {
   readonly runtimeService: string;
   /** The workerd's id, sent to the runtime's service with each request (`cw-generation`): whose thread loads the code it asks for. */
   readonly generation?: number;
+  /** The key rollout affinity cookies are signed with, hex (the dispatcher's `AFFINITY_KEY`). */
+  readonly affinityKey: string;
   /** V8 flags, for every isolate of the process (such as `--max-old-space-size`, the heap bound). */
   readonly v8Flags?: readonly string[];
   /**
@@ -72,7 +74,12 @@ function runtimeHeaders(generation: number | undefined): string {
 }
 
 export function renderDispatcherConfig(input: DispatcherConfigInput): { text: string; experimental: boolean } {
-  const bindings = ['(name = "LOADER", workerLoader = ())', '(name = "RUNTIME", service = "cw-runtime")', `(name = "ROUTES", json = ${capnpString(JSON.stringify(input.table))})`];
+  const bindings = [
+    '(name = "LOADER", workerLoader = ())',
+    '(name = "RUNTIME", service = "cw-runtime")',
+    `(name = "ROUTES", json = ${capnpString(JSON.stringify(input.table))})`,
+    `(name = "AFFINITY_KEY", text = ${capnpString(input.affinityKey)})`,
+  ];
   const services: string[] = [];
   for (const a of input.assets) {
     const name = `assets:${a.key}`;

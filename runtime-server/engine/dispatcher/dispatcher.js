@@ -21,6 +21,15 @@ const MAX_QUEUED_LOG_ENTRIES = 5000;
 /** The request header that forces a release of a rollout (ROLLOUT_BUILD_HEADER), and the affinity cookie's lifetime. */
 const ROLLOUT_BUILD_HEADER = 'cw-rollout-build';
 const AFFINITY_COOKIE_MAX_AGE = 86400;
+/**
+ * How many requests of one affinity key a minute count in a rollout's analysis, and how many keys a minute are
+ * tracked: whoever sends a key chooses its release, so without a bound one client's flood on one release could
+ * abort a good rollout or hide a broken one's errors. Past the keys tracked, keyed requests are served uncounted.
+ */
+const COUNTED_PER_KEY_MINUTE = 5;
+const TRACKED_KEYS = 20_000;
+/** The longest header key tracked as it is (longer ones by their hash). */
+const TRACKED_KEY_CHARS = 128;
 
 /**
  * The routing table the runtime pushes: `hosts` (normalised host → app key) and `apps` (key → `{id, build,
@@ -133,10 +142,11 @@ function record(s, status, ms) {
 /**
  * Which release of a rollout serves `request`: the one `cw-rollout-build` names (`stable`, `canary` or either's
  * build; ignored when it names neither), else the one its affinity key hashes to (`keyHash(key) % 10000 <
- * weight`: a key on the new release stays there as the weight rises), else a random one. `newKey`: the cookie
- * key made for a request that had none, to be set on its answer.
+ * weight`: a key on the new release stays there as the weight rises), else a random one. `key`: the affinity key
+ * the request brought (its counts are bounded); `newKey`: the cookie made for a request that had none (or one the
+ * runtime did not sign), to be set on its answer.
  */
-function chooseRelease(request, app, split) {
+async function chooseRelease(request, app, split, env) {
   const forced = request.headers.get(ROLLOUT_BUILD_HEADER);
   if (forced === 'canary' || (forced === split.build && forced !== app.build)) return { canary: true, forced: true };
   if (forced === 'stable' || forced === app.build) return { canary: false, forced: true };
@@ -144,11 +154,11 @@ function chooseRelease(request, app, split) {
   if (affinity.header !== undefined) {
     const key = request.headers.get(affinity.header);
     if (!key) return { canary: Math.random() * 10000 < split.weight };
-    return { canary: keyHash(key) % 10000 < split.weight };
+    return { canary: keyHash(key) % 10000 < split.weight, key };
   }
   const key = cookieValue(request.headers.get('cookie'), affinity.cookie);
-  if (key) return { canary: keyHash(key) % 10000 < split.weight };
-  const newKey = crypto.randomUUID();
+  if (key && (await signedByRuntime(env, key))) return { canary: keyHash(key) % 10000 < split.weight, key };
+  const newKey = await signedKey(env, crypto.randomUUID());
   return { canary: keyHash(newKey) % 10000 < split.weight, newKey };
 }
 
@@ -160,6 +170,49 @@ function cookieValue(header, name) {
     if (eq !== -1 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim() || undefined;
   }
   return undefined;
+}
+
+/**
+ * Affinity cookies are `<random>.<mac>`, the MAC an HMAC-SHA256 of the random part under the runtime's affinity key
+ * (every replica's the same), cut to 16 bytes: a client cannot make up a key, and so cannot pick one it computed to
+ * land on the release it wants; it can only keep one the runtime gave it.
+ */
+let hmacKey;
+async function macOf(env, random) {
+  // A CryptoKey is no I/O object: made once, it serves every request of the isolate.
+  hmacKey ??= await crypto.subtle.importKey('raw', hexBytes(env.AFFINITY_KEY), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  return new Uint8Array(await crypto.subtle.sign('HMAC', hmacKey, new TextEncoder().encode(random))).subarray(0, 16);
+}
+
+async function signedKey(env, random) {
+  return `${random}.${base64url(await macOf(env, random))}`;
+}
+
+async function signedByRuntime(env, value) {
+  const dot = value.lastIndexOf('.');
+  if (dot <= 0 || value.length > 200) return false;
+  const given = fromBase64url(value.slice(dot + 1));
+  if (given === undefined || given.length !== 16) return false;
+  return crypto.subtle.timingSafeEqual(given, await macOf(env, value.slice(0, dot)));
+}
+
+function hexBytes(hex) {
+  const out = new Uint8Array(hex.length / 2);
+  for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.slice(i * 2, i * 2 + 2), 16);
+  return out;
+}
+
+function base64url(bytes) {
+  return btoa(String.fromCharCode(...bytes))
+    .replaceAll('+', '-')
+    .replaceAll('/', '_')
+    .replace(/=+$/, '');
+}
+
+function fromBase64url(text) {
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(text)) return undefined;
+  const binary = atob(text.replaceAll('-', '+').replaceAll('_', '/'));
+  return Uint8Array.from(binary, (c) => c.charCodeAt(0));
 }
 
 /** The answer with the affinity cookie set (a WebSocket's handshake is passed on as it is). */
@@ -175,11 +228,12 @@ function withAffinityCookie(response, request, name, key) {
  * Counts an answer of a rollout: requests and errors (5xx, an uncaught exception included) per release since
  * this pair of releases (`tag`) began, for the replica's report, and the app's statistics per build (`/metrics`).
  * A request that chose its release (`cw-rollout-build`) counts in the statistics only: anyone may send the
- * header, and its answers would let them sway the analysis that promotes or aborts the rollout.
+ * header, and its answers would let them sway the analysis that promotes or aborts the rollout. One whose
+ * affinity key chose it counts a few times a minute per key (`keyCounted`), for the same reason.
  */
-function recordRelease(s, split, choice, build, status, ms, threw) {
+function recordRelease(s, appKey, split, choice, build, status, ms, threw) {
   if (s.rollout?.tag !== split.tag) s.rollout = { tag: split.tag, stable: { requests: 0, errors: 0 }, canary: { requests: 0, errors: 0 } };
-  if (!choice.forced) {
+  if (!choice.forced && (choice.key === undefined || keyCounted(`${appKey} ${split.tag}`, choice.key))) {
     const counts = choice.canary ? s.rollout.canary : s.rollout.stable;
     counts.requests += 1;
     if (status >= 500) counts.errors += 1;
@@ -188,6 +242,20 @@ function recordRelease(s, split, choice, build, status, ms, threw) {
   s.builds[build] ??= newCounts();
   if (threw) s.builds[build].exceptions += 1;
   record(s.builds[build], status, ms);
+}
+
+/** Counted requests per run of a split and affinity key in the current minute (`COUNTED_PER_KEY_MINUTE`). */
+let keyMinute = { start: 0, counts: new Map() };
+
+/** Whether a request with affinity key `key` in the split run `run` still counts in its analysis this minute. */
+function keyCounted(run, key) {
+  const now = Date.now();
+  if (now - keyMinute.start >= 60_000) keyMinute = { start: now, counts: new Map() };
+  const tracked = `${run} ${key.length > TRACKED_KEY_CHARS ? keyHash(key) : key}`;
+  const counted = keyMinute.counts.get(tracked) ?? 0;
+  if (counted >= COUNTED_PER_KEY_MINUTE || (counted === 0 && keyMinute.counts.size >= TRACKED_KEYS)) return false;
+  keyMinute.counts.set(tracked, counted + 1);
+  return true;
 }
 
 /** Loader ids this isolate has handed code for: workerd keeps those isolates, so their code is not fetched again. */
@@ -281,7 +349,7 @@ export default {
     let target = served;
     let choice;
     if (split) {
-      choice = chooseRelease(request, served, split);
+      choice = await chooseRelease(request, served, split, env);
       if (choice.canary) target = split;
       if (request.headers.has(ROLLOUT_BUILD_HEADER)) {
         request = new Request(request);
@@ -306,7 +374,7 @@ export default {
     }
     // A load the runtime refused for now says nothing of the release: not counted for its rollout.
     if (split && !refused) {
-      recordRelease(s, split, choice, target.build, response.status, Date.now() - started, threw);
+      recordRelease(s, key, split, choice, target.build, response.status, Date.now() - started, threw);
       if (choice.newKey) response = withAffinityCookie(response, request, split.affinity.cookie, choice.newKey);
     }
     record(s, response.status, Date.now() - started);
