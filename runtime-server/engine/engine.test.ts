@@ -319,6 +319,26 @@ describe('RuntimeEngine with workerd', { timeout: 60_000 }, () => {
     await engine.remove('demo', 'more-assets');
   });
 
+  it('keeps one workerd finishing its requests per shard: a third generation stops the oldest at once (found in review: 61 kept, 3.5 GB)', async () => {
+    const first = demoShard();
+    const held = send(port, 'hello.demo.apps.test', '/think?ms=20000').catch((err: unknown) => err);
+    await expect.poll(async () => (await engine.requestStats()).get('demo/hello')?.active ?? 0).toBeGreaterThan(0);
+    await engine.deploy({ project: 'demo', appId: 'drain-a', buildId: 'next-like', env: { GREETING: 'a' }, hostnames: [] });
+    const second = demoShard();
+    expect(second.pid).not.toBe(first.pid);
+    expect(processAlive(first.pid)).toBe(true); // finishing the held request
+    const heldAgain = send(port, 'hello.demo.apps.test', '/think?ms=3000');
+    await engine.deploy({ project: 'demo', appId: 'drain-b', buildId: 'next-like', env: { GREETING: 'b' }, hostnames: [] });
+    // The first is stopped now, its request cut; the second finishes its own.
+    await expect.poll(() => processAlive(first.pid), { timeout: 5000 }).toBe(false);
+    expect(processAlive(second.pid)).toBe(true);
+    const cut = await held;
+    expect(cut instanceof Error || (cut as { status: number }).status >= 500).toBe(true);
+    expect((await heldAgain).status).toBe(200);
+    await engine.remove('demo', 'drain-a');
+    await engine.remove('demo', 'drain-b');
+  });
+
   it.each([
     ['/api/x', 200, 'worker /api/x', {}],
     ['/api/docs/y', 200, 'static docs', {}],

@@ -97,11 +97,27 @@ const HEAP_EXHAUSTED = /Reached heap limit|heap out of memory/;
  * restarts its workerd alone when it crashes or its watchdog ends it, and replaces it once it has loaded too
  * many isolates. Everything that changes its workerd runs one at a time.
  */
+/**
+ * Workerds a shard keeps finishing their requests besides the serving one: the container's memory is sized for one
+ * (docs/runtime.md). Without a bound a tenant holding one long request across each of many quick generation changes
+ * (asset deploys, cold first requests of apps with assets) kept a ~57 MB workerd alive per change: 61 of them, 3.5
+ * GB, in 5 s (found in review), past the pod's memory and every tenant of the replica with it.
+ */
+const MAX_DRAINING_WORKERDS = 1;
+
+/** A workerd finishing its requests: `done` once it is stopped; `cut` stops it now, whatever it still serves. */
+interface Retiring {
+  readonly done: Promise<void>;
+  readonly cut: () => void;
+  readonly since: number;
+  wasCut?: true;
+}
+
 export class Shard {
   readonly index: number;
   readonly #ctx: ShardContext;
   #current: Generation | undefined;
-  readonly #retiring = new Map<Generation, Promise<void>>();
+  readonly #retiring = new Map<Generation, Retiring>();
   /** What it serves: what a restart starts again with. */
   #applied: ShardTable;
   #lock: Promise<unknown> = Promise.resolve();
@@ -225,7 +241,7 @@ export class Shard {
     }, drainMs);
     const current = this.#current;
     if (current) await drained(current, drainMs).then(() => stopGeneration(current));
-    await Promise.all(this.#retiring.values());
+    await Promise.all([...this.#retiring.values()].map((r) => r.done));
     clearTimeout(cutoff);
   }
 
@@ -500,17 +516,33 @@ export class Shard {
   #retire(old: Generation): void {
     old.retiring = true;
     let final: DispatcherStats | undefined;
+    let cut: () => void = () => {};
+    let wasCut = false;
+    const cutNow = new Promise<void>((resolve) => (cut = resolve)).then(() => (wasCut = true));
     const done = (async () => {
-      await drained(old, this.#ctx.drainTimeoutMs);
+      await Promise.race([drained(old, this.#ctx.drainTimeoutMs), cutNow]);
       final = await dispatcherStats(old);
-      await stopGeneration(old);
+      // Cut: its requests end anyway, so it is not given the grace a drained one gets to exit by itself.
+      await stopGeneration(old, wasCut ? 0 : undefined);
     })()
       .catch((err: unknown) => this.#ctx.log.error('retiring workerd failed', { shard: this.index, generation: old.id, error: err }))
       .finally(() => {
         this.#retiring.delete(old);
         this.#ctx.retired(old, final); // with its last read if it could not be read now (it crashed)
       });
-    this.#retiring.set(old, done);
+    this.#retiring.set(old, { done, cut, since: Date.now() });
+    this.#cutPastBound();
+  }
+
+  /** Stops the oldest workerds finishing their requests past {@link MAX_DRAINING_WORKERDS}: their requests end now. */
+  #cutPastBound(): void {
+    // The map keeps the order they were retired in: oldest first.
+    const draining = [...this.#retiring.entries()].filter(([, r]) => r.wasCut === undefined);
+    for (const [gen, r] of draining.slice(0, Math.max(0, draining.length - MAX_DRAINING_WORKERDS))) {
+      r.wasCut = true;
+      this.#ctx.log.warn('workerd stopped before its requests finished: the shard changed workerds again meanwhile', { shard: this.index, generation: gen.id, drainingFor: Date.now() - r.since });
+      r.cut();
+    }
   }
 }
 
