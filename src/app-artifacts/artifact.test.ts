@@ -260,6 +260,21 @@ describe('parseArtifact: limits (413, ArtifactTooLargeError)', () => {
     expect(error).toMatchObject({ status: 413, limit: 'configBytes', maximum: 1024 * 1024 });
     expect((error as Error).message).toMatch(/"assets\/_redirects" is larger than 1048576 bytes/);
   });
+
+  it("asset rules past Cloudflare's limits, which every workerd of the shard would carry (found in review: 30 apps of 1 MiB rules stopped a shard at every start)", async () => {
+    const refused = (files: Record<string, string>) => parseArtifact(artifactFromFiles({ 'worker.js': WORKER, ...files })).catch((e: unknown) => (e as Error).message);
+    const statics = (n: number) => Array.from({ length: n }, (_, i) => `/r${i} /d${i} 301`).join('\n');
+    const dynamics = (n: number) => Array.from({ length: n }, (_, i) => `/r${i}/* /d${i}/:splat 301`).join('\n');
+    expect(await refused({ 'assets/_redirects': statics(2101) })).toBe('assets/_redirects has 2101 rules; at most 2100 are allowed');
+    expect(await refused({ 'assets/_redirects': dynamics(101) })).toBe('assets/_redirects has 101 rules with a wildcard or placeholder; at most 100 are allowed');
+    expect(await refused({ 'assets/_redirects': `/a ${'b'.repeat(1000)} 301` })).toBe('assets/_redirects line 1 is 1007 characters; at most 1000 are allowed');
+    expect(await refused({ 'assets/_redirects': `# ${'x'.repeat(900)}\n`.repeat(300) })).toMatch(/^assets\/_redirects is \d+ bytes; at most 262144 are allowed$/);
+    const headerRules = (n: number) => Array.from({ length: n }, (_, i) => `/p${i}\n  X-A: 1\n  X-B: 2`).join('\n');
+    expect(await refused({ 'assets/_headers': headerRules(101) })).toBe('assets/_headers has 101 rules; at most 100 are allowed');
+    // At the limits, and with comments and blank lines beside them, a build deploys.
+    const artifact = await parseArtifact(artifactFromFiles({ 'worker.js': WORKER, 'assets/_redirects': `# moved\n\n${statics(2000)}\n${dynamics(100)}`, 'assets/_headers': headerRules(100) }));
+    expect(artifact.assets.map((a) => a.path).sort()).toEqual(['_headers', '_redirects']);
+  });
 });
 
 describe('readArtifact: streaming', () => {

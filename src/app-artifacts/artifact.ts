@@ -1,3 +1,4 @@
+import { checkAssetRules, type AssetControlFile } from './asset-rules.ts';
 import { BUILD_CONFIG_FILE, parseBuildConfig, type AssetServiceConfig } from './build-config.ts';
 import { ArtifactError, ArtifactTooLargeError, type ArtifactLimitName } from './errors.ts';
 import { JsonSyntax, JsonSyntaxError } from './json-syntax.ts';
@@ -162,6 +163,7 @@ export async function readArtifact(source: ByteSource, options: ReadArtifactOpti
         let content: ByteSource = entry.content;
         if (control) {
           const text = await readConfigFile(entry);
+          checkAssetRules(path as AssetControlFile, text);
           controls[control] = text;
           content = [Buffer.from(text)];
         }
