@@ -261,6 +261,20 @@ describe('parseArtifact: limits (413, ArtifactTooLargeError)', () => {
     expect((error as Error).message).toMatch(/"assets\/_redirects" is larger than 1048576 bytes/);
   });
 
+  it('a file or directory name longer than a file system allows (found in review: accepted, then failing every unpack)', async () => {
+    // Long names as `tar --format=posix` writes them, in a pax header.
+    const withFile = (name: string) =>
+      artifactOf([
+        { name: 'worker.js', content: WORKER },
+        { name, content: 'x', pax: true },
+      ]);
+    for (const path of [`assets/${'n'.repeat(256)}`, `assets/${'d'.repeat(256)}/x.txt`, `assets/${'é'.repeat(128)}.txt`]) {
+      const message = await parseArtifact(withFile(path)).catch((e: unknown) => (e as Error).message);
+      expect(message, path).toMatch(/has a name longer than 255 bytes/);
+    }
+    expect((await parseArtifact(withFile(`assets/${'n'.repeat(255)}`))).assets).toHaveLength(1);
+  });
+
   it("asset rules past Cloudflare's limits, which every workerd of the shard would carry (found in review: 30 apps of 1 MiB rules stopped a shard at every start)", async () => {
     const refused = (files: Record<string, string>) => parseArtifact(artifactFromFiles({ 'worker.js': WORKER, ...files })).catch((e: unknown) => (e as Error).message);
     const statics = (n: number) => Array.from({ length: n }, (_, i) => `/r${i} /d${i} 301`).join('\n');

@@ -46,10 +46,12 @@ function padded(data: Uint8Array): Uint8Array {
   return out;
 }
 
+/** A pax record: its length in bytes (UTF-8), the length's own digits included, then ` key=value\n`. */
 function paxRecord(key: string, value: string): string {
   const body = ` ${key}=${value}\n`;
-  let length = body.length + 1;
-  while (`${length}${body}`.length !== length) length += 1;
+  const bytes = Buffer.byteLength(body);
+  let length = bytes + 1;
+  while (`${length}`.length + bytes !== length) length += 1;
   return `${length}${body}`;
 }
 
