@@ -16,6 +16,7 @@ describe('routedApp', () => {
     ["the app's own limit over the default", served(3), { defaultMaxConcurrentRequests: 7 }, { limit: 3, depth: 3 }],
     ['a queue as a rounded-up multiple', served(3), { queueDepthFactor: 0.5 }, { limit: 3, depth: 2 }],
     ['no queue', served(3), { queueDepthFactor: 0 }, { limit: 3, depth: 0 }],
+    ['a queue of 256 at most, whatever the limit (found in review: 2,000 waiters saturated the shard)', served(2000), {}, { limit: 2000, depth: 256 }],
   ])('%s', (_name, s, o, want) => {
     expect(routedApp(s, { baseDomain: 'apps.test', ...o })).toEqual({ id: 'p/web@b1~f~0', build: 'b1', ...want });
   });

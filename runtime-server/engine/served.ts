@@ -40,6 +40,13 @@ export function concurrencyLimit(s: Served, o: ServingOptions): number {
   return s.live.app.maxConcurrentRequests ?? o.defaultMaxConcurrentRequests ?? 100;
 }
 
+/**
+ * The most requests of one app waiting for a slot, whatever its limit: each waiter wakes on the shard's one thread
+ * until it gets in, and 2,000 of them (an app whose handlers only wait, at a limit of 2,000) saturated the thread
+ * for every tenant of the shard (found in review).
+ */
+export const MAX_QUEUE_DEPTH = 256;
+
 /** What the dispatcher's routing table says of a served app: its loader id, build, limit and queue, and its split during a rollout. */
 export function routedApp(s: Served, o: ServingOptions): RoutedApp {
   const limit = concurrencyLimit(s, o);
@@ -49,7 +56,7 @@ export function routedApp(s: Served, o: ServingOptions): RoutedApp {
     id: s.id,
     build: s.live.build.buildId,
     limit,
-    depth: Math.ceil(limit * (o.queueDepthFactor ?? 1)),
+    depth: Math.min(MAX_QUEUE_DEPTH, Math.ceil(limit * (o.queueDepthFactor ?? 1))),
     ...(s.tailed ? { tailed: true } : {}),
     ...(canary && split
       ? { split: { id: canary.id, build: canary.live.build.buildId, weight: Math.round(split.weight * 100), affinity: split.affinity, tag: canary.tag, ...(s.tailed ? { tailed: true } : {}) } }

@@ -10,9 +10,13 @@
 import { WorkerEntrypoint } from 'cloudflare:workers';
 import { keyHash } from './key-hash.js';
 
-/** How long a request may wait for a slot, and how often it looks. */
+/**
+ * How long a request may wait for a slot, and how often it looks: the first in line every few milliseconds, the
+ * others less and less often (up to a tenth of a second), as each look is a wake-up on the shard's one thread.
+ */
 const QUEUE_TIMEOUT_MS = 10_000;
 const QUEUE_POLL_MS = 5;
+const QUEUE_POLL_MAX_MS = 100;
 /** Upper bounds (ms) of the latency histogram's buckets, as the runtime's `/metrics` reports them. */
 const BUCKETS_MS = [5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000];
 /** The tail worker ships log entries at most this often. */
@@ -105,6 +109,7 @@ async function acquire(s, l) {
   l.state = 'waiting';
   l.deadline = Date.now() + QUEUE_TIMEOUT_MS;
   s.queue.push(l);
+  let pollMs = QUEUE_POLL_MS;
   for (;;) {
     // Waiters whose time is up, or whose request was cancelled without resuming, leave the line.
     const now = Date.now();
@@ -116,7 +121,8 @@ async function acquire(s, l) {
       l.state = 'active';
       return true;
     }
-    await scheduler.wait(QUEUE_POLL_MS);
+    pollMs = s.queue[0] === l ? QUEUE_POLL_MS : Math.min(QUEUE_POLL_MAX_MS, pollMs * 2);
+    await scheduler.wait(pollMs);
   }
 }
 
