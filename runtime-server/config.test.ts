@@ -12,6 +12,7 @@ describe('runtimeServerConfig', () => {
       port: 8080,
       host: '0.0.0.0',
       connections: defaultConnectionLimits(),
+      webSocketsPerProject: 1000,
       statusPort: 8081,
       statusHost: '0.0.0.0',
       baseDomain: 'apps.localhost',

@@ -15,6 +15,7 @@ import { DEFAULT_PREPARE_CONCURRENCY } from './engine/build-store.ts';
 import { LOG_LEVELS, type LogLevel } from '../src/logging/log.ts';
 import type { ReplicaIdentity } from './replica-publisher.ts';
 import { httpsConfig, type HttpsConfig } from './tls/https-config.ts';
+import { DEFAULT_WEBSOCKETS_PER_PROJECT } from './engine/websocket-budget.ts';
 import { containerMemoryLimit, fittedShardMemoryMb, ownReserveBytes } from './memory-budget.ts';
 
 /** cw-runtime's settings, all from the environment, read once at start (see `docs/runtime.md`, "Running the runtime"). */
@@ -67,6 +68,8 @@ export interface RuntimeServerConfig {
   readonly trustForwardedHeaders: boolean;
   /** CW_RUNTIME_MAX_CONNECTIONS and CW_RUNTIME_MAX_CONNECTIONS_PER_PEER: what the entry point's listeners hold at once. */
   readonly connections: ConnectionLimits;
+  /** WebSockets each project holds open on the replica at once (CW_RUNTIME_WEBSOCKETS_PER_PROJECT, 1,000). */
+  readonly webSocketsPerProject: number;
   readonly logLevel: LogLevel;
   /** CW_WORKERD_BIN; absent: the installed `@cloudflare/workerd-*` package's binary. */
   readonly workerdBinary?: string;
@@ -232,6 +235,7 @@ export function runtimeServerConfig(
     workers,
     trustForwardedHeaders: read.bool('CW_RUNTIME_TRUST_FORWARDED_HEADERS', false),
     connections: connectionLimitsFromEnv(read, 'CW_RUNTIME'),
+    webSocketsPerProject: read.integer('CW_RUNTIME_WEBSOCKETS_PER_PROJECT', DEFAULT_WEBSOCKETS_PER_PROJECT, { min: 1, max: 1_000_000 }),
     logLevel,
     ...(workerdBinary ? { workerdBinary } : {}),
     replica: Object.freeze({

@@ -365,6 +365,7 @@ export class RuntimeServer {
       trustForwardedHeaders: config.trustForwardedHeaders,
       ...(config.affinityKey ? { affinityKey: config.affinityKey } : {}),
       connections: config.connections,
+      webSocketsPerProject: config.webSocketsPerProject,
       ...(config.workerdBinary ? { workerdBinary: config.workerdBinary } : {}),
       builds: { concurrency: config.prepareConcurrency, capacityBytes: Math.floor(config.dataDirSizeBytes * BUILDS_SHARE), projectQuotaBytes: config.projectUnpackedQuota },
       shards: config.shards,

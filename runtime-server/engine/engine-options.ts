@@ -31,6 +31,8 @@ export interface RuntimeEngineOptions {
   readonly affinityKey?: string;
   /** Connections the entry point's listeners hold at once, in all and per peer address (default: none counted). */
   readonly connections?: ConnectionLimits;
+  /** WebSockets each project holds open on the replica at once (default 1,000: `entry-proxy.ts`). */
+  readonly webSocketsPerProject?: number;
   /** `Retry-After` seconds on 503 answers (default 1). */
   readonly retryAfterSeconds?: number;
   /** Answers a request before it is routed to an app, or returns false (`EntryProxyOptions.answer`). */

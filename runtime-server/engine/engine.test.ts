@@ -1,5 +1,6 @@
 // The runtime engine against the real workerd: no other server is needed, so these run as unit tests.
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
 import { processAlive } from '../../e2e/harness/process.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,6 +35,24 @@ function worker(version: string): string {
   },
 };
 `;
+}
+
+/** A WebSocket handshake sent by hand to `localhost`: the answer's head (and body, if refused) and the connection, open after a 101. */
+async function handshake(port: number): Promise<{ answer: string; socket: Socket }> {
+  const socket = connect(port, '127.0.0.1');
+  socket.write('GET / HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n');
+  let answer = '';
+  await new Promise<void>((resolve) => {
+    const onData = (chunk: Buffer) => {
+      answer += String(chunk);
+      if (answer.includes('\r\n\r\n') && (answer.startsWith('HTTP/1.1 101') || answer.includes('}'))) {
+        socket.off('data', onData);
+        resolve();
+      }
+    };
+    socket.on('data', onData).once('close', () => resolve());
+  });
+  return { answer, socket };
 }
 
 /** Sends a `/slow` request; `inFlight` resolves once its head has arrived, `done` with the whole answer. */
@@ -110,6 +129,7 @@ describe('RuntimeEngine with workerd', { timeout: 60_000 }, () => {
     drainTimeoutMs: 10_000,
     queue: { depthFactor: 0 },
     shards: 2,
+    webSocketsPerProject: 3,
   });
   let port = 0;
   /** The shard serving project `demo` (the other one serves `burst`'s apps or nothing). */
@@ -363,6 +383,30 @@ describe('RuntimeEngine with workerd', { timeout: 60_000 }, () => {
     });
     ws.close();
     expect(reply).toBe('echo:ping');
+  });
+
+  it("refuses a project's WebSocket past its bound on the replica, and takes one again once one closes (found in review: 2,434 stopped a shard, nobody blamed)", async () => {
+    // A project of its own (the test before leaves one of demo's closing), on the other address the client can name.
+    await engine.deploy({ project: 'sockets', appId: 'ws', buildId: 'websocket', env: {}, hostnames: ['localhost'] });
+    const held = [await handshake(port), await handshake(port), await handshake(port)];
+    expect(held.map((h) => h.answer.split('\r\n')[0])).toEqual(Array(3).fill('HTTP/1.1 101 Switching Protocols'));
+    const refused = await handshake(port);
+    expect(refused.answer).toMatch(/^HTTP\/1\.1 503 /);
+    expect(refused.answer).toContain('holds 3 WebSockets open on this replica');
+    // A connection that goes away gives its place back.
+    held[0]!.socket.destroy();
+    await expect
+      .poll(
+        async () => {
+          const again = await handshake(port);
+          again.socket.destroy();
+          return again.answer.split('\r\n')[0];
+        },
+        { timeout: 5000 },
+      )
+      .toBe('HTTP/1.1 101 Switching Protocols');
+    for (const h of held) h.socket.destroy();
+    await engine.remove('sockets', 'ws');
   });
 
   it("restarts a shard's workerd after kill -9 and serves again within seconds; the other shard is untouched", async () => {

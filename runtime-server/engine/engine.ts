@@ -236,6 +236,7 @@ export class RuntimeEngine {
       trustForwardedHeaders: options.trustForwardedHeaders,
       retryAfterSeconds: options.retryAfterSeconds,
       ...(options.connections ? { connections: options.connections } : {}),
+      ...(options.webSocketsPerProject !== undefined ? { webSocketsPerProject: options.webSocketsPerProject } : {}),
       ...(options.answer ? { answer: options.answer } : {}),
       ...(options.https ? { https: options.https } : {}),
       resend: (app, pool) => this.#limits.resendable(app, pool),

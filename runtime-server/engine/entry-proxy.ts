@@ -1,3 +1,4 @@
+import { DEFAULT_WEBSOCKETS_PER_PROJECT, WebSocketBudget } from './websocket-budget.ts';
 import { ConnectionGuard, type ConnectionLimits } from '../../src/connection-guard.ts';
 import { randomUUID } from 'node:crypto';
 import { createServer, request, type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
@@ -65,6 +66,8 @@ export interface EntryProxyOptions {
   readonly log?: RuntimeLogger;
   /** Connections each of its listeners holds at once, in all and per peer address (src/connection-guard.ts). */
   readonly connections?: ConnectionLimits;
+  /** WebSockets each project holds open at once (`websocket-budget.ts`). Default: 1,000. */
+  readonly webSocketsPerProject?: number;
 }
 
 /**
@@ -88,9 +91,11 @@ export class EntryProxy {
   readonly #resend: EntryProxyOptions['resend'];
   /** Requests already sent again after their workerd died under them (once is all). */
   readonly #resent = new WeakSet<IncomingMessage>();
+  readonly #webSockets: WebSocketBudget;
 
   constructor(options: EntryProxyOptions) {
     this.#route = options.route;
+    this.#webSockets = new WebSocketBudget(options.webSocketsPerProject ?? DEFAULT_WEBSOCKETS_PER_PROJECT);
     this.#answer = options.answer;
     this.#https = options.https;
     this.#resend = options.resend;
@@ -381,6 +386,14 @@ export class EntryProxy {
       socket.end(rawRefusal(route.refusal));
       return;
     }
+    const project = route.app.slice(0, route.app.indexOf('/'));
+    const giveBack = this.#webSockets.take(project);
+    if (!giveBack) {
+      const detail = `The app's project holds ${this.#webSockets.bound} WebSockets open on this replica, the most it may; close some, then retry.`;
+      socket.end(rawRefusal({ status: 503, title: 'Service Unavailable', detail, retryAfter: '10' }));
+      return;
+    }
+    socket.once('close', giveBack);
     // workerd not reachable.
     const refuse = () => socket.end(rawRefusal({ status: 503, title: 'Service Unavailable', detail: 'The app is restarting; retry shortly.', retryAfter: this.#retryAfter }));
     const { socket: upstreamSocket, pool } = route.upstream;
