@@ -91,7 +91,11 @@ describe("an app's outbound fetch", () => {
     // The same address spelled otherwise, and the cloud metadata service (nothing answers it here: its refusal
     // is the filter's all the same).
     const status = targets["the runtime's status port"]!;
-    urls.push(...['0.0.0.0', '[::ffff:127.0.0.1]', '127.1', '2130706433', '[::1]'].map((hostname) => at(status, hostname)));
+    // NAT64 (well-known and local-use), 6to4 and IPv4-compatible forms: refused by the filter too (a review thought
+    // them let through; they are not).
+    urls.push(
+      ...['0.0.0.0', '[::ffff:127.0.0.1]', '127.1', '2130706433', '[::1]', '[64:ff9b::7f00:1]', '[64:ff9b:1::7f00:1]', '[2002:7f00:1::1]', '[::7f00:1]'].map((hostname) => at(status, hostname)),
+    );
     urls.push(...['169.254.169.254', '[::ffff:169.254.169.254]', '2852039166'].map((hostname) => `http://${hostname}/latest/meta-data/`));
     urls.push(nextDoor);
 
