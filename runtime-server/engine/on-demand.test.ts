@@ -38,6 +38,27 @@ describe('evictions', () => {
       cacheBytes: 100,
       out: ['a'],
     },
+    {
+      case: "a project past its share of the apps loses its own first, not another's used longer ago (found in review: one tenant's rotation evicted everyone)",
+      apps: [app('victim/a', 1), app('victim/b', 2), app('rotating/x', 3), app('rotating/y', 4), app('rotating/z', 5), app('rotating/w', 6)],
+      maxApps: 4,
+      cacheBytes: 1000,
+      out: ['rotating/x', 'rotating/y'],
+    },
+    {
+      case: 'a project past its share of the bytes loses its own first',
+      apps: [app('small/a', 1, 10), app('big/x', 2, 60), app('big/y', 3, 60)],
+      maxApps: 10,
+      cacheBytes: 120,
+      out: ['big/x'],
+    },
+    {
+      case: 'projects past their share alike lose the least recently used of theirs, as before',
+      apps: [app('p/a', 1), app('q/b', 2), app('p/c', 3), app('q/d', 4), app('r/e', 5)],
+      maxApps: 4,
+      cacheBytes: 1000,
+      out: ['p/a'],
+    },
   ])('$case', ({ apps, maxApps, cacheBytes, out }) => {
     expect(evictions(apps, { maxApps, cacheBytes }, Math.max(...apps.map((a) => a.lastUsed)))).toEqual(out);
   });
