@@ -12,11 +12,17 @@ const certificates: TlsCertificate[] = [
   // beta writes a challenge for alpha's name: beta may not serve it, so it is not answered.
   tlsCertificate('beta', 'thief', ['shop.example'], { state: 'Issuing', http01: [{ dnsName: 'shop.example', token: 'tok-2', keyAuthorization: 'tok-2.evil' }] }),
 ];
+/** The certificates as a cache holds them (nothing changes here, so no events). */
+const cache = {
+  list: () => certificates,
+  get: (key: string) => certificates.find((c) => `${c.metadata?.namespace}/${c.metadata?.name}` === key),
+  onChange: () => {},
+};
 let server: Server;
 let port = 0;
 
 beforeAll(async () => {
-  const answer = http01Answerer({ certificates: { list: () => certificates }, mayServe: (namespace, host) => namespace === 'alpha' && host === 'shop.example' });
+  const answer = http01Answerer({ certificates: cache, mayServe: (namespace, host) => namespace === 'alpha' && host === 'shop.example' });
   server = createServer((req, res) => {
     if (answer(req, res) === true) return;
     res.end('the app');
@@ -53,7 +59,7 @@ describe('HTTP-01 answers', () => {
 describe('HTTP-01 answers before the names are listed', () => {
   it('reads a challenge’s name it cannot decide yet before answering, and nothing for a token no certificate has', async () => {
     const names = preparedNames();
-    const answer = http01Answerer({ certificates: { list: () => certificates }, mayServe: names.mayServe, prepareName: names.prepareName });
+    const answer = http01Answerer({ certificates: cache, mayServe: names.mayServe, prepareName: names.prepareName });
     const late = createServer((req, res) => {
       const answered = answer(req, res);
       if (answered === true) return;
