@@ -339,17 +339,22 @@ describe('RuntimeEngine with workerd', { timeout: 60_000 }, () => {
     await engine.remove('demo', 'more-assets');
   });
 
-  it('keeps one workerd finishing its requests per shard: a third generation stops the oldest at once (found in review: 61 kept, 3.5 GB)', async () => {
+  it('keeps one workerd finishing its requests per shard: a third generation stops the oldest, once it had 5 s (found in review: 61 kept, 3.5 GB)', async () => {
     const first = demoShard();
     const held = send(port, 'hello.demo.apps.test', '/think?ms=20000').catch((err: unknown) => err);
-    await expect.poll(async () => (await engine.requestStats()).get('demo/hello')?.active ?? 0).toBeGreaterThan(0);
+    const short = send(port, 'hello.demo.apps.test', '/think?ms=3000');
+    await expect.poll(async () => (await engine.requestStats()).get('demo/hello')?.active ?? 0).toBe(2);
     await engine.deploy({ project: 'demo', appId: 'drain-a', buildId: 'next-like', env: { GREETING: 'a' }, hostnames: [] });
     const second = demoShard();
     expect(second.pid).not.toBe(first.pid);
     expect(processAlive(first.pid)).toBe(true); // finishing the held request
-    const heldAgain = send(port, 'hello.demo.apps.test', '/think?ms=3000');
+    const heldAgain = send(port, 'hello.demo.apps.test', '/think?ms=9000');
+    const draining = Date.now();
     await engine.deploy({ project: 'demo', appId: 'drain-b', buildId: 'next-like', env: { GREETING: 'b' }, hostnames: [] });
-    // The first is stopped now, its request cut; the second finishes its own.
+    // The change waited for the first's 5 s (a request shorter than that finished there), then stopped it, cutting
+    // the longer one; the second finishes its own.
+    expect(Date.now() - draining).toBeGreaterThan(4000);
+    expect((await short).status).toBe(200);
     await expect.poll(() => processAlive(first.pid), { timeout: 5000 }).toBe(false);
     expect(processAlive(second.pid)).toBe(true);
     const cut = await held;

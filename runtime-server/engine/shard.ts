@@ -104,6 +104,13 @@ const HEAP_EXHAUSTED = /Reached heap limit|heap out of memory/;
  * GB, in 5 s (found in review), past the pod's memory and every tenant of the replica with it.
  */
 const MAX_DRAINING_WORKERDS = 1;
+/**
+ * How long a workerd finishing its requests is given before a newer change of the shard's apps cuts it: that change
+ * waits until then. Cut at once, any tenant could cut every co-tenant's requests by causing two changes in a row (an
+ * asset deploy, a cold first request of an app with assets; found in review); waiting, it delays the shard's next
+ * change by this much at most. A workerd replaced because it crashed or outgrew its memory does not wait.
+ */
+const MIN_DRAIN_MS = 5_000;
 
 /** A workerd finishing its requests: `done` once it is stopped; `cut` stops it now, whatever it still serves. */
 interface Retiring {
@@ -224,8 +231,11 @@ export class Shard {
       // One killed at a limit is not running, though its exit may not have been seen yet: its replacement starts
       // with this table (say, the pass that drops the release that stopped it), not with the one it had, and the
       // restart pending for it finds it replaced.
-      if (!current?.proc.running || current.killedFor !== undefined || assetsChanged(current, table.assets)) await this.#replace(table);
-      else if (JSON.stringify(table) !== JSON.stringify(this.#applied)) await push(current, table.routes);
+      if (!current?.proc.running || current.killedFor !== undefined) await this.#replace(table);
+      else if (assetsChanged(current, table.assets)) {
+        await this.#drainTurn();
+        await this.#replace(table);
+      } else if (JSON.stringify(table) !== JSON.stringify(this.#applied)) await push(current, table.routes);
       this.#applied = table;
     });
   }
@@ -532,6 +542,17 @@ export class Shard {
       });
     this.#retiring.set(old, { done, cut, since: Date.now() });
     this.#cutPastBound();
+  }
+
+  /** Waits until a replacement would cut no workerd that has finished its requests for less than {@link MIN_DRAIN_MS}. */
+  async #drainTurn(): Promise<void> {
+    const draining = [...this.#retiring.values()].filter((r) => r.wasCut === undefined);
+    const oldest = draining.length >= MAX_DRAINING_WORKERDS ? draining[0] : undefined;
+    const wait = oldest ? oldest.since + MIN_DRAIN_MS - Date.now() : 0;
+    if (!oldest || wait <= 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([oldest.done, new Promise((resolve) => (timer = setTimeout(resolve, wait)))]);
+    clearTimeout(timer);
   }
 
   /** Stops the oldest workerds finishing their requests past {@link MAX_DRAINING_WORKERDS}: their requests end now. */
