@@ -114,7 +114,12 @@ describe('RuntimeEngine rollouts with workerd', { timeout: 120_000 }, () => {
     }
     // A cookie the runtime did not sign is not honoured (found in review: anyone could compute keys that land on the
     // release they want, and flood it): the answer comes from a new key, which it sets.
-    const forged = [`${key.slice(0, key.lastIndexOf('.'))}.AAAAAAAAAAAAAAAAAAAAAA`, 'k18041', 's2817', 'no-dot'];
+    // Nor one another app gave (found in review: keys harvested from one's own app's rollout worked on any app).
+    await engine.deploy({ ...split(50, { cookie: 'cw-rollout' }), appId: 'elsewhere' });
+    const elsewhere = /^cw-rollout=([^;]+);/.exec((await send(port, 'elsewhere.demo.apps.test', '/')).headers['set-cookie']?.[0] ?? '')?.[1];
+    expect(elsewhere).toBeDefined();
+    await engine.remove('demo', 'elsewhere');
+    const forged = [`${key.slice(0, key.lastIndexOf('.'))}.AAAAAAAAAAAAAAAAAAAAAA`, 'k18041', 's2817', 'no-dot', elsewhere!];
     for (const value of forged) {
       const answer = await send(port, HOST, '/', { headers: { cookie: `cw-rollout=${value}` } });
       const issued = /^cw-rollout=([^;]+);/.exec(answer.headers['set-cookie']?.[0] ?? '')?.[1];

@@ -26,14 +26,13 @@ const MAX_QUEUED_LOG_ENTRIES = 5000;
 const ROLLOUT_BUILD_HEADER = 'cw-rollout-build';
 const AFFINITY_COOKIE_MAX_AGE = 86400;
 /**
- * How many requests of one affinity key a minute count in a rollout's analysis, and how many keys a minute are
- * tracked: whoever sends a key chooses its release, so without a bound one client's flood on one release could
- * abort a good rollout or hide a broken one's errors. Past the keys tracked, keyed requests are served uncounted.
+ * How many requests of one affinity key a minute count in a rollout's analysis, and how many keys a minute each run
+ * of a split tracks (by their hash): whoever sends a key chooses its release, so without a bound one client's flood
+ * on one release could abort a good rollout or hide a broken one's errors. Past the keys tracked, that run's keyed
+ * requests are served uncounted; each run has its own, so one tenant's keys never stop another's from counting.
  */
 const COUNTED_PER_KEY_MINUTE = 5;
-const TRACKED_KEYS = 20_000;
-/** The longest header key tracked as it is (longer ones by their hash). */
-const TRACKED_KEY_CHARS = 128;
+const TRACKED_KEYS = 5_000;
 
 /**
  * The routing table the runtime pushes: `hosts` (normalised host → app key) and `apps` (key → `{id, build,
@@ -152,7 +151,7 @@ function record(s, status, ms) {
  * the request brought (its counts are bounded); `newKey`: the cookie made for a request that had none (or one the
  * runtime did not sign), to be set on its answer.
  */
-async function chooseRelease(request, app, split, env) {
+async function chooseRelease(request, appKey, app, split, env) {
   const forced = request.headers.get(ROLLOUT_BUILD_HEADER);
   if (forced === 'canary' || (forced === split.build && forced !== app.build)) return { canary: true, forced: true };
   if (forced === 'stable' || forced === app.build) return { canary: false, forced: true };
@@ -163,8 +162,8 @@ async function chooseRelease(request, app, split, env) {
     return { canary: keyHash(key) % 10000 < split.weight, key };
   }
   const key = cookieValue(request.headers.get('cookie'), affinity.cookie);
-  if (key && (await signedByRuntime(env, key))) return { canary: keyHash(key) % 10000 < split.weight, key };
-  const newKey = await signedKey(env, crypto.randomUUID());
+  if (key && (await signedByRuntime(env, appKey, key))) return { canary: keyHash(key) % 10000 < split.weight, key };
+  const newKey = await signedKey(env, appKey, crypto.randomUUID());
   return { canary: keyHash(newKey) % 10000 < split.weight, newKey };
 }
 
@@ -179,27 +178,27 @@ function cookieValue(header, name) {
 }
 
 /**
- * Affinity cookies are `<random>.<mac>`, the MAC an HMAC-SHA256 of the random part under the runtime's affinity key
- * (every replica's the same), cut to 16 bytes: a client cannot make up a key, and so cannot pick one it computed to
- * land on the release it wants; it can only keep one the runtime gave it.
+ * Affinity cookies are `<random>.<mac>`, the MAC an HMAC-SHA256 of the app and the random part under the runtime's
+ * affinity key (every replica's the same), cut to 16 bytes: a client cannot make up a key computed to land on the
+ * release it wants, nor bring one another app gave it; it can only keep keys this app gave it.
  */
 let hmacKey;
-async function macOf(env, random) {
+async function macOf(env, appKey, random) {
   // A CryptoKey is no I/O object: made once, it serves every request of the isolate.
   hmacKey ??= await crypto.subtle.importKey('raw', hexBytes(env.AFFINITY_KEY), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
-  return new Uint8Array(await crypto.subtle.sign('HMAC', hmacKey, new TextEncoder().encode(random))).subarray(0, 16);
+  return new Uint8Array(await crypto.subtle.sign('HMAC', hmacKey, new TextEncoder().encode(`${appKey}\n${random}`))).subarray(0, 16);
 }
 
-async function signedKey(env, random) {
-  return `${random}.${base64url(await macOf(env, random))}`;
+async function signedKey(env, appKey, random) {
+  return `${random}.${base64url(await macOf(env, appKey, random))}`;
 }
 
-async function signedByRuntime(env, value) {
+async function signedByRuntime(env, appKey, value) {
   const dot = value.lastIndexOf('.');
   if (dot <= 0 || value.length > 200) return false;
   const given = fromBase64url(value.slice(dot + 1));
   if (given === undefined || given.length !== 16) return false;
-  return crypto.subtle.timingSafeEqual(given, await macOf(env, value.slice(0, dot)));
+  return crypto.subtle.timingSafeEqual(given, await macOf(env, appKey, value.slice(0, dot)));
 }
 
 function hexBytes(hex) {
@@ -250,17 +249,19 @@ function recordRelease(s, appKey, split, choice, build, status, ms, threw) {
   record(s.builds[build], status, ms);
 }
 
-/** Counted requests per run of a split and affinity key in the current minute (`COUNTED_PER_KEY_MINUTE`). */
-let keyMinute = { start: 0, counts: new Map() };
+/** Per run of a split (`<app> <tag>`), the counted requests of each affinity key (by its hash) in the current minute. */
+let keyMinute = { start: 0, runs: new Map() };
 
 /** Whether a request with affinity key `key` in the split run `run` still counts in its analysis this minute. */
 function keyCounted(run, key) {
   const now = Date.now();
-  if (now - keyMinute.start >= 60_000) keyMinute = { start: now, counts: new Map() };
-  const tracked = `${run} ${key.length > TRACKED_KEY_CHARS ? keyHash(key) : key}`;
-  const counted = keyMinute.counts.get(tracked) ?? 0;
-  if (counted >= COUNTED_PER_KEY_MINUTE || (counted === 0 && keyMinute.counts.size >= TRACKED_KEYS)) return false;
-  keyMinute.counts.set(tracked, counted + 1);
+  if (now - keyMinute.start >= 60_000) keyMinute = { start: now, runs: new Map() };
+  let counts = keyMinute.runs.get(run);
+  if (!counts) keyMinute.runs.set(run, (counts = new Map()));
+  const tracked = keyHash(key);
+  const counted = counts.get(tracked) ?? 0;
+  if (counted >= COUNTED_PER_KEY_MINUTE || (counted === 0 && counts.size >= TRACKED_KEYS)) return false;
+  counts.set(tracked, counted + 1);
   return true;
 }
 
@@ -355,7 +356,7 @@ export default {
     let target = served;
     let choice;
     if (split) {
-      choice = await chooseRelease(request, served, split, env);
+      choice = await chooseRelease(request, key, served, split, env);
       if (choice.canary) target = split;
       if (request.headers.has(ROLLOUT_BUILD_HEADER)) {
         request = new Request(request);
