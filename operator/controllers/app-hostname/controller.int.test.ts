@@ -311,6 +311,41 @@ describe('an active binding', () => {
     await vi.waitFor(async () => expect(await claims.get('', other.spec.hostname)).toBeUndefined(), { timeout: 10_000 });
   });
 
+  it("is taken over by the project that delegated the name's domain to its managed zone, where the record cannot be (found in review)", async () => {
+    const former = await testNamespace(conn, 'hostctl-m');
+    try {
+      // The former holder's objects carry this project's label only so that the test's informers see them.
+      const domain = newDomain('regained');
+      const host = `www.${domain}`;
+      await apps.create({ apiVersion: API_VERSION, kind: 'RuntimeApp', metadata: { name: 'was-theirs', namespace: former.name, labels: labels() }, spec: { displayName: 'was-theirs' } });
+      const h = await hostnames.create({
+        apiVersion: API_VERSION,
+        kind: 'AppHostname',
+        metadata: { name: host, namespace: former.name, labels: labels() },
+        spec: { hostname: host, appRef: { name: 'was-theirs' }, dnsMode: 'external_records' },
+      });
+      const theirs = () => hostnames.get(former.name, host);
+      const published = await until(theirs, (o) => o.status?.dnsRecords !== undefined, 'records to publish');
+      for (const r of published.status?.dnsRecords ?? []) parent.setRecord(r.name, r.recordType as ParentZoneRecordType, [r.value]);
+      await hostnames.patch(former.name, host, { spec: { finalize: true } });
+      await until(theirs, (o) => o.status?.state === 'active', 'active');
+
+      // The domain's owner delegates it to a zone of its project, whose records are the platform's: the former TXT is gone.
+      for (const r of published.status?.dnsRecords ?? []) parent.setRecord(r.name, r.recordType as ParentZoneRecordType, []);
+      await addDomain(domain, true);
+      await createApp('owner-app', { activeBuildId: 'b-1' });
+      const mine = await attach(host, 'owner-app', 'managed_project_domain');
+      await hostnames.patch(ns, host, { spec: { finalize: true } });
+      const taken = await until(live(mine), (o) => o.status?.state === 'active', 'taken over in managed mode');
+      expect((await claims.get('', host))?.spec.holder).toMatchObject({ namespace: ns, uid: taken.metadata?.uid });
+      await until(theirs, (o) => o.status?.state === 'pending', 'the former holder no longer served');
+      expect(h.metadata?.uid).not.toBe(taken.metadata?.uid);
+    } finally {
+      for (const o of (await hostnames.list(former.name)).items) await hostnames.delete(former.name, o.metadata?.name ?? '').catch(() => {});
+      await former.remove();
+    }
+  });
+
   it("is taken over by another project's binding once its own verification record is gone, and not while it is there (found in review: held for good)", async () => {
     const second = await testNamespace(conn, 'hostctl-b');
     try {

@@ -165,7 +165,7 @@ export function appHostnameController(deps: AppHostnameControllerDeps): Controll
         message: `App ${h.spec.appRef.name} is served on ${MAX_APP_HOSTNAMES} host names besides its default host, the most it can have; deploy with fewer hostnames or detach one.`,
       };
     }
-    if (verdict.ok && !(await claimFrom(h.spec.hostname, holder, managed))) {
+    if (verdict.ok && !(await claimFrom(h.spec.hostname, holder))) {
       verdict = {
         ok: false,
         reason: HostnameReasons.HostnameTaken,
@@ -176,15 +176,16 @@ export function appHostnameController(deps: AppHostnameControllerDeps): Controll
   }
 
   /**
-   * Claims a hostname whose records this binding just proved live, taking it over from an external binding of
-   * another project whose own verification record is no longer published: whoever publishes the name's records now
-   * controls its DNS, and a holder that lost that control (a lapsed domain, a former contractor) must not keep the
-   * name from them. A holder whose record is still there, or that a look-up could not settle, keeps it.
+   * Claims a hostname whose records this binding just proved live (published, or applied to its project's managed
+   * domain, which the internet asks), taking it over from an external binding of another project whose own
+   * verification record is no longer published: whoever controls the name's DNS now must not be kept out by a holder
+   * that lost that control (a lapsed domain, a former contractor). A holder whose record is still there, or that a
+   * look-up could not settle, keeps it.
    */
-  async function claimFrom(hostname: string, holder: { namespace: string; name: string; uid: string }, managed: boolean): Promise<boolean> {
+  async function claimFrom(hostname: string, holder: { namespace: string; name: string; uid: string }): Promise<boolean> {
     const claim = await claims.claim(hostname, holder);
     if (claim.held) return true;
-    if (managed || !(await proofGone(claim.holder, hostname))) return false;
+    if (!(await proofGone(claim.holder, hostname))) return false;
     deps.log.info('custom hostname taken over: its holder no longer publishes its verification record', { hostname, from: claim.holder.namespace, to: holder.namespace });
     const taken = await claims.takeOver(hostname, claim.holder.uid, holder);
     // The former holder is told at once (nothing it watches changed), so its status stops saying it serves the name.
