@@ -3,12 +3,71 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
+import { deflateSync } from 'node:zlib';
 import { GitCommandError, gitSubcommand, runGit, stderrSummary } from './run-git.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'cw-run-git-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+/** A pack object's header: type and size, 4 bits then 7 a byte. */
+function objectHeader(type: number, size: number): Buffer {
+  const bytes = [(type << 4) | (size & 0x0f)];
+  let rest = Math.floor(size / 16);
+  while (rest > 0) {
+    bytes[bytes.length - 1]! |= 0x80;
+    bytes.push(rest & 0x7f);
+    rest = Math.floor(rest / 128);
+  }
+  return Buffer.from(bytes);
+}
+
+/** A delta's size varint, 7 bits a byte, least significant first. */
+function deltaSize(size: number): number[] {
+  const bytes: number[] = [];
+  do {
+    bytes.push((size & 0x7f) | (size >= 128 ? 0x80 : 0));
+    size = Math.floor(size / 128);
+  } while (size > 0);
+  return bytes;
+}
+
+/**
+ * A 16 KiB pack whose second object, a delta on a 16 MiB blob of zeros, declares and makes an object of about
+ * 1 GiB (copies of the whole base): what git allocates whole to hash it (found in review).
+ */
+function deltaBombPack(): Buffer {
+  const baseSize = 16 * 1024 * 1024;
+  const copy = 0xffffff;
+  const copies = 64;
+  const base = Buffer.concat([objectHeader(3, baseSize), deflateSync(Buffer.alloc(baseSize))]);
+  const ops = Array.from({ length: copies }, () => [0x80 | 0x10 | 0x20 | 0x40, 0xff, 0xff, 0xff]).flat();
+  const delta = Buffer.from([...deltaSize(baseSize), ...deltaSize(copy * copies), ...ops]);
+  // OFS_DELTA (6): the base's distance back from this object's start, as a negative offset git decodes.
+  const header = Buffer.from([0x50, 0x41, 0x43, 0x4b, 0, 0, 0, 2, 0, 0, 0, 2]);
+  // The offset's encoding: 7 bits a byte, most significant first, one subtracted at each step.
+  let value = base.length;
+  const ofs = [value & 0x7f];
+  while ((value = Math.floor(value / 128)) > 0) {
+    value -= 1;
+    ofs.unshift(0x80 | (value & 0x7f));
+  }
+  const deltaObject = Buffer.concat([objectHeader(6, delta.length), Buffer.from(ofs), deflateSync(delta)]);
+  const body = Buffer.concat([header, base, deltaObject]);
+  return Buffer.concat([body, createHash('sha1').update(body).digest()]);
+}
+
 describe('runGit', () => {
+  it("bounds what one allocation of git may take: a 16 KiB delta declaring 1 GiB is refused (found in review: index-pack held 1 GiB, the container's memory)", async () => {
+    const repo = join(dir, 'bomb.git');
+    await runGit(['init', '--bare', '-q', repo]);
+    const pack = deltaBombPack();
+    expect(pack.length).toBeLessThan(64 * 1024);
+    const failure = await runGit(['-C', repo, 'index-pack', '--stdin', '--fix-thin', '--fsck-objects'], { stdin: pack }).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(GitCommandError);
+    expect((failure as GitCommandError).message).toMatch(/attempting to allocate \d+ over limit 268435456/);
+  });
+
   it('collects stdout and feeds stdin', async () => {
     const result = await runGit(['hash-object', '--stdin'], { stdin: 'hello\n' });
     expect(result.code).toBe(0);

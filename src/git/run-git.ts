@@ -54,8 +54,13 @@ export class GitCommandError extends Error {
  * What every git process of the service runs with: no system or user configuration, so a host's `~/.gitconfig`
  * (an LFS filter marked required, hooks, fsmonitor) never changes what the service serves (a `git archive` whose
  * smudge filter failed answered a broken zip). The repository's own configuration still applies.
+ *
+ * And no single allocation over {@link MAX_GIT_ALLOCATION} (git's `GIT_ALLOC_LIMIT`): a pack's delta declares the
+ * size of the object it makes, and git allocates it whole to hash it, so a 16 KiB push made index-pack hold 1 GiB,
+ * the container's whole memory (found in review). Such a push now fails with "attempting to allocate … over limit".
  */
-export const SERVICE_GIT_ENV: Readonly<Record<string, string>> = { GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' };
+export const MAX_GIT_ALLOCATION = '256m';
+export const SERVICE_GIT_ENV: Readonly<Record<string, string>> = { GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_ALLOC_LIMIT: MAX_GIT_ALLOCATION };
 
 const DEFAULT_MAX_STDOUT = 16 << 20;
 /** Stderr is for people: the head of it is enough, and a chatty process must not grow our memory. */
