@@ -36,7 +36,13 @@ const WAITING_SHARES = 4;
  */
 export const DEFAULT_FETCH_BOUNDS: FetchBounds = Object.freeze({ perCaller: 8, perOwner: 12, total: 16, waitMs: 30_000 });
 
-const CODES = { owner: 'owner_fetches_limit', instance: 'fetches_busy' } as const;
+/** What the slots are for, as their refusals name them: git fetches by default, LFS downloads in lfs-routes.ts. */
+export interface SlotKind {
+  readonly what: string;
+  readonly codes: { readonly owner: string; readonly instance: string };
+}
+
+const FETCHES: SlotKind = { what: 'fetches', codes: { owner: 'owner_fetches_limit', instance: 'fetches_busy' } };
 
 export class FetchSlots {
   readonly #bounds: FetchBounds;
@@ -46,9 +52,12 @@ export class FetchSlots {
   readonly #waiting: Waiter[] = [];
   readonly #now: () => number;
 
-  constructor(bounds: FetchBounds = DEFAULT_FETCH_BOUNDS, now: () => number = () => performance.now()) {
+  readonly #kind: SlotKind;
+
+  constructor(bounds: FetchBounds = DEFAULT_FETCH_BOUNDS, now: () => number = () => performance.now(), kind: SlotKind = FETCHES) {
     this.#bounds = bounds;
     this.#now = now;
+    this.#kind = kind;
   }
 
   /** Fetches running now, and waiting for their turn. */
@@ -68,7 +77,12 @@ export class FetchSlots {
     if (this.#waiting.filter((w) => w.caller === claim.caller).length >= WAITING_SHARES * this.#bounds.perCaller) {
       const { perCaller } = this.#bounds;
       return Promise.reject(
-        new OwnerShareError('owner', CODES, `${claim.caller} has ${WAITING_SHARES * perCaller} fetches waiting for their turn besides those running, the most one caller may; retry later.`, 10),
+        new OwnerShareError(
+          'owner',
+          this.#kind.codes,
+          `${claim.caller} has ${WAITING_SHARES * perCaller} ${this.#kind.what} waiting for their turn besides those running, the most one caller may; retry later.`,
+          10,
+        ),
       );
     }
     return new Promise((resolve, reject) => {
@@ -173,22 +187,27 @@ export class FetchSlots {
     });
   }
 
-  #refusal({ caller, owner }: Claim): OwnerShareError<(typeof CODES)[keyof typeof CODES]> {
+  #refusal({ caller, owner }: Claim): OwnerShareError<string> {
     const { perCaller, perOwner, total, waitMs } = this.#bounds;
     const seconds = Math.round(waitMs / 1000);
     const retry = 10;
     if ((this.#byCaller.get(caller) ?? 0) >= perCaller) {
-      return new OwnerShareError('owner', CODES, `${caller} has ${perCaller} fetches running at once, the most one caller may; this one waited ${seconds} s for its turn. Retry shortly.`, retry);
+      return new OwnerShareError(
+        'owner',
+        this.#kind.codes,
+        `${caller} has ${perCaller} ${this.#kind.what} running at once, the most one caller may; this one waited ${seconds} s for its turn. Retry shortly.`,
+        retry,
+      );
     }
     if ((this.#byOwner.get(owner) ?? 0) >= perOwner) {
       return new OwnerShareError(
         'owner',
-        CODES,
-        `The repositories of ${owner} have ${perOwner} fetches running at once, the most one owner's may; this one waited ${seconds} s for its turn. Retry shortly.`,
+        this.#kind.codes,
+        `The repositories of ${owner} have ${perOwner} ${this.#kind.what} running at once, the most one owner's may; this one waited ${seconds} s for its turn. Retry shortly.`,
         retry,
       );
     }
-    return new OwnerShareError('instance', CODES, `This server runs ${total} fetches at once and this one waited ${seconds} s for its turn; retry shortly.`, retry);
+    return new OwnerShareError('instance', this.#kind.codes, `This server runs ${total} ${this.#kind.what} at once and this one waited ${seconds} s for its turn; retry shortly.`, retry);
   }
 }
 

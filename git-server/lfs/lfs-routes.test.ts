@@ -1,3 +1,4 @@
+import { PassThrough } from 'node:stream';
 import { createHash, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { connect } from 'node:net';
@@ -343,5 +344,39 @@ describe('LFS uploads and the spool budget', () => {
     } finally {
       socket.destroy();
     }
+  });
+});
+
+describe('LFS downloads', () => {
+  it('stream a few at once per owner and on the instance, the rest waiting their turn (found in review: slow readers held every bucket connection)', async () => {
+    // A download whose client reads nothing more: its body never ends, as a trickle-reading client keeps it.
+    const held = new PassThrough();
+    held.write(Buffer.alloc(10)); // a first chunk, so the answer's head goes out
+    class SlowStore extends ForwardingObjectStore {
+      override async getStream(key: string) {
+        return key.endsWith(slowOid) ? { body: held, size: 1000, etag: '"held"' } : this.inner.getStream(key);
+      }
+    }
+    const slowOid = 'a'.repeat(64);
+    const bytes = randomBytes(100);
+    const oid = sha256(bytes);
+    const memory = new MemoryObjectStore();
+    server = await lfsTestServer(new SlowStore(memory), ['acme/site'], { downloadBounds: { perCaller: 1, perOwner: 1, total: 1, waitMs: 200 } });
+    store = memory;
+    expect((await put(oid, bytes)).statusCode).toBe(200);
+    const address = await server.app.listen({ port: 0, host: '127.0.0.1' });
+    const get = (o: string, signal?: AbortSignal) => fetch(`${address}/acme/site/info/lfs/objects/${o}`, { headers: bearer(server.readToken), ...(signal ? { signal } : {}) });
+    const slow = new AbortController();
+    const first = await get(slowOid, slow.signal);
+    expect(first.status).toBe(200);
+    const refused = await get(oid);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBeDefined();
+    expect(await refused.text()).toContain('LFS downloads running at once');
+    // The slow client leaves: its turn is given back.
+    slow.abort();
+    await expect.poll(async () => (await get(oid)).status, { timeout: 5000 }).toBe(200);
+    held.destroy();
+    server.app.server.closeAllConnections();
   });
 });

@@ -15,6 +15,7 @@ import { isOid } from './oid.ts';
 import { receiveObject } from './receive-object.ts';
 import type { SpoolBudget } from '../plumbing/spool-budget.ts';
 import type { QuotaReservation } from '../plumbing/storage-quota.ts';
+import { FetchSlots, type FetchBounds, type SlotKind } from '../fetch-slots.ts';
 
 /** What the LFS routes need. */
 export interface LfsDependencies {
@@ -30,7 +31,18 @@ export interface LfsDependencies {
   readonly spool: SpoolBudget;
   /** What each repository may store: counts `bytes` as being written, or throws `StorageQuotaError` (507). */
   readonly quota?: { reserve(repo: RepoPath, bytes: number): Promise<QuotaReservation> };
+  /** Downloads streaming at once (default {@link DEFAULT_LFS_DOWNLOAD_BOUNDS}). */
+  readonly downloadBounds?: FetchBounds;
 }
+
+/**
+ * Downloads streaming from the bucket at once, per caller, per owner and on the instance. Each holds one of the
+ * bucket client's connections (50, shared with every manifest, log and pack request of the instance) for as long as
+ * its client reads: 60 read a byte every few seconds took them all, and every tenant's pushes and commits answered
+ * 503 after 120 s (found in review). 24 leaves the rest to the instance's other work.
+ */
+export const DEFAULT_LFS_DOWNLOAD_BOUNDS: FetchBounds = Object.freeze({ perCaller: 8, perOwner: 12, total: 24, waitMs: 30_000 });
+const LFS_DOWNLOADS: SlotKind = { what: 'LFS downloads', codes: { owner: 'owner_downloads_limit', instance: 'downloads_busy' } };
 
 /** The media type of LFS API requests and answers. */
 export const LFS_MEDIA_TYPE = 'application/vnd.git-lfs+json';
@@ -56,6 +68,7 @@ export const VerifyRequest = Type.Object({ oid: Type.String({ maxLength: 200 }),
 export function lfsRoutes(app: FastifyInstance, deps: LfsDependencies): void {
   const maxObjectBytes = deps.maxObjectBytes ?? DEFAULT_MAX_OBJECT_BYTES;
   const spoolDir = deps.spoolDir ?? tmpdir();
+  const downloads = new FetchSlots(deps.downloadBounds ?? DEFAULT_LFS_DOWNLOAD_BOUNDS, undefined, LFS_DOWNLOADS);
 
   const repoOf = async (params: RepoParams): Promise<RepoPath> => {
     const repo = parseUrlRepoPath(params.owner, params.repo);
@@ -109,11 +122,28 @@ export function lfsRoutes(app: FastifyInstance, deps: LfsDependencies): void {
 
     lfs.get<{ Params: ObjectParams }>('/:owner/:repo/info/lfs/objects/:oid', { config: { scope: 'read', drains: true }, exposeHeadRoute: false }, async (request, reply) => {
       const { key } = await objectOf(request.params);
-      const found = await deps.objects.getStream(key);
-      if (!found) throw objectNotFound(request.params.oid);
-      // A client gone mid-download must not leave the store's response open.
-      reply.raw.once('close', () => found.body.destroy());
-      return objectHeaders(reply, found.size).send(found.body);
+      const owner = request.params.owner;
+      const gone = new AbortController();
+      reply.raw.once('close', () => gone.abort());
+      const release = await downloads.take({ caller: request.gitPrincipal?.name ?? owner, owner }, gone.signal);
+      let found: Awaited<ReturnType<ObjectStore['getStream']>>;
+      try {
+        found = await deps.objects.getStream(key);
+      } catch (error) {
+        release();
+        throw error;
+      }
+      if (!found) {
+        release();
+        throw objectNotFound(request.params.oid);
+      }
+      const body = found.body;
+      // A client gone mid-download must not leave the store's response open, nor its turn held.
+      reply.raw.once('close', () => {
+        body.destroy();
+        release();
+      });
+      return objectHeaders(reply, found.size).send(body);
     });
 
     lfs.head<{ Params: ObjectParams }>('/:owner/:repo/info/lfs/objects/:oid', { config: { scope: 'read', drains: true } }, async (request, reply) => {
