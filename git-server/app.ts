@@ -14,6 +14,7 @@ import { gitAuth, type GitAuthOptions } from './auth/index.ts';
 import { drainGate, type DrainState } from './drain.ts';
 import { errorHandler, gitFrameworkErrorOptions, schemaErrorFormatter } from './errors.ts';
 import { lfsRoutes } from './lfs/index.ts';
+import { ReadTurns } from './repo-api/repo-read.ts';
 import { fetchesGauge, inflightGauge, isPushRequest, type ServiceMetrics } from './metrics.ts';
 import { gitHttpRoutes } from './routes/git-http.ts';
 import { healthRoutes } from './routes/health.ts';
@@ -153,6 +154,7 @@ export async function buildGitServer(deps: GitServerDependencies, options: Fasti
     app,
     {
       repos: deps.repos,
+      reads: new ReadTurns(),
       objects: deps.objects,
       cache: deps.cache,
       archives: new ArchiveSpool({ dir: join(deps.cache.tmpDir, 'archives') }),

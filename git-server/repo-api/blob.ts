@@ -10,7 +10,7 @@ import { negotiate } from './accept.ts';
 import { cacheAddress, entryAt, resolveAddress } from './address.ts';
 import { openBlob, RAW_BINARY, RAW_TEXT } from './blob-raw.ts';
 import type { RepoApiDependencies } from './dependencies.ts';
-import { readRepo } from './repo-read.ts';
+import { readRepoInTurn } from './repo-read.ts';
 import { PathField, RefField, RestParams, ShaField } from './resolve.ts';
 import { ErrorBodySchema } from './schemas.ts';
 import { baseUrl } from './summary.ts';
@@ -102,7 +102,7 @@ export function blobRoutes(scope: FastifyInstance, deps: RepoApiDependencies): v
       },
     },
     handler: async (request, reply) =>
-      readRepo(deps, request, async (repo) => {
+      readRepoInTurn(deps.reads.files, deps, request, async (repo) => {
         const query = request.query as BlobQuery;
         const address = await resolveAddress(repo, (request.params as { '*': string })['*']);
         const entry = await entryAt(repo.dir, address);

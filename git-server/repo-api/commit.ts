@@ -10,7 +10,7 @@ import { resolveCommit, RevisionNotFoundError } from '../plumbing/read/rev-parse
 import type { RepoApiDependencies } from './dependencies.ts';
 import { CommitSchema, FileChangeSchema, isFullOid, MAX_FILES, withDeadline } from './history-schemas.ts';
 import { immutable, revalidated } from './http-cache.ts';
-import { readRepo } from './repo-read.ts';
+import { readRepoInTurn } from './repo-read.ts';
 import { ErrorBodySchema, RepoParamsSchema } from './schemas.ts';
 
 const CommitParams = Type.Object({
@@ -37,7 +37,7 @@ export function commitRoutes(scope: FastifyInstance, deps: RepoApiDependencies):
       response: { 200: CommitDetails, 400: ErrorBodySchema, 404: ErrorBodySchema, 504: ErrorBodySchema },
     },
     handler: async (request, reply) =>
-      readRepo(deps, request, async ({ dir }) => {
+      readRepoInTurn(deps.reads.history, deps, request, async ({ dir }) => {
         const revision = (request.params as Static<typeof CommitParams>)['*'];
         const sha = await resolveCommit(dir, revision);
         if (!sha) throw new RevisionNotFoundError(revision);

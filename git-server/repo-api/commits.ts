@@ -7,7 +7,7 @@ import { resolveCommit, RevisionNotFoundError } from '../plumbing/read/rev-parse
 import type { RepoApiDependencies } from './dependencies.ts';
 import { CommitSchema, digest, isFullOid, withDeadline } from './history-schemas.ts';
 import { immutable, revalidated } from './http-cache.ts';
-import { readRepo } from './repo-read.ts';
+import { readRepoInTurn } from './repo-read.ts';
 import { ErrorBodySchema, RepoParamsSchema } from './schemas.ts';
 import { trimBoth } from '../../src/text/trim.ts';
 
@@ -42,7 +42,7 @@ export function commitsRoutes(scope: FastifyInstance, deps: RepoApiDependencies)
       response: { 200: CommitList, 400: ErrorBodySchema, 404: ErrorBodySchema, 422: ErrorBodySchema, 504: ErrorBodySchema },
     },
     handler: async (request, reply) =>
-      readRepo(deps, request, async ({ dir, head }) => {
+      readRepoInTurn(deps.reads.history, deps, request, async ({ dir, head }) => {
         const query = request.query as CommitsQuery;
         const skip = bounded(query.skip, 0, 0, SKIP_MAX, 'skip');
         const n = bounded(query.n, COMMITS_DEFAULT, 1, COMMITS_MAX, 'n');

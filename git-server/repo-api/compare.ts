@@ -13,7 +13,7 @@ import { resolveCommit, RevisionNotFoundError } from '../plumbing/read/rev-parse
 import type { RepoApiDependencies } from './dependencies.ts';
 import { CommitSchema, digest, FileChangeSchema, isFullOid, MAX_FILES, withDeadline } from './history-schemas.ts';
 import { immutable, revalidated } from './http-cache.ts';
-import { readRepo } from './repo-read.ts';
+import { readRepoInTurn } from './repo-read.ts';
 import { ErrorBodySchema, RepoParamsSchema } from './schemas.ts';
 
 /** Commits listed per comparison (GitHub's bound); the oldest are listed. */
@@ -52,7 +52,7 @@ export function compareRoutes(scope: FastifyInstance, deps: RepoApiDependencies)
       response: { 200: Comparison, 400: ErrorBodySchema, 404: ErrorBodySchema, 504: ErrorBodySchema },
     },
     handler: async (request, reply) =>
-      readRepo(deps, request, async ({ dir }) => {
+      readRepoInTurn(deps.reads.history, deps, request, async ({ dir }) => {
         const [base, head] = parseRange((request.params as Static<typeof CompareParams>)['*']);
         const [baseSha, headSha] = await Promise.all([resolveCommit(dir, base), resolveCommit(dir, head)]);
         if (!baseSha) throw new RevisionNotFoundError(base, 'base');

@@ -1,3 +1,4 @@
+import type { ReadTurns } from './repo-read.ts';
 import type { SpoolBudget } from '../plumbing/spool-budget.ts';
 import type { StorageQuota } from '../plumbing/storage-quota.ts';
 import type { FastifyInstance } from 'fastify';
@@ -25,6 +26,8 @@ export interface UrlImports {
 /** What the JSON API's routes need. */
 export interface RepoApiDependencies {
   readonly repos: RepoStore;
+  /** Turns of the costly reads (repo-read.ts); one set per instance. */
+  readonly reads: ReadTurns;
   /** The bucket, for the few objects of the API itself (the import receipt) and the maintenance objects (overview). */
   readonly objects?: ObjectStore;
   /** Every read runs git over the cached copy, brought to the bucket's head first (as a fetch is). */

@@ -1,5 +1,6 @@
 // publishWrite with real git on the memory object store: objects built in the quarantine are packed and
 // published with the ref updates as one `ref_update` entry; a stale old value publishes nothing.
+import { ReadTurns } from '../repo-read.ts';
 import { mkdtemp, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,7 +23,7 @@ async function setup() {
   await repos.createRepo('acme/site');
   const root = await mkdtemp(join(tmpdir(), 'cw-pw-'));
   const cache = new RepoCache({ repos, dir: join(root, 'cache') });
-  const deps: RepoApiDependencies = { repos, cache, archives: new ArchiveSpool({ dir: join(root, 'archives') }), tasks: new TaskRegistry({ instance: 'test' }) };
+  const deps: RepoApiDependencies = { repos, reads: new ReadTurns(), cache, archives: new ArchiveSpool({ dir: join(root, 'archives') }), tasks: new TaskRegistry({ instance: 'test' }) };
   return { repos, cache, deps };
 }
 
