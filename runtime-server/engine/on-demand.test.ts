@@ -62,6 +62,15 @@ describe('evictions', () => {
   ])('$case', ({ apps, maxApps, cacheBytes, out }) => {
     expect(evictions(apps, { maxApps, cacheBytes }, Math.max(...apps.map((a) => a.lastUsed)))).toEqual(out);
   });
+
+  it("weighs one person's projects as one account (found in review: 50 projects of one user still evicted others)", () => {
+    const apps = [app('victim/a', 1), app('victim/b', 2), app('m1/x', 3), app('m1/y', 4), app('m2/x', 5), app('m2/y', 6), app('m3/x', 7), app('m3/y', 8)];
+    const accountOf = (project: string) => (project.startsWith('m') ? 'mallory' : project);
+    // By project, every project is past its share (2 of 6 / 4 = 1.5): the victim's least recently used goes first.
+    expect(evictions(apps, { maxApps: 6, cacheBytes: 1000 }, 8)).toEqual(['victim/a', 'm1/x']);
+    // By account, mallory's six are past its share (3) and go first.
+    expect(evictions(apps, { maxApps: 6, cacheBytes: 1000 }, 8, accountOf)).toEqual(['m1/x', 'm1/y']);
+  });
 });
 
 describe('OnDemand', () => {

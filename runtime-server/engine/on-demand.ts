@@ -21,6 +21,11 @@ export interface OnDemandOptions {
    * tried again, doubled each time it fails again up to 10 minutes (default 30 s).
    */
   readonly checkRetryMs?: number;
+  /**
+   * Whom a project's apps count against when apps are let go (its owner's account: `RuntimeEngineOptions.accountOf`):
+   * the share is the account's, so one person's many projects cannot outweigh another's few. Default: the project.
+   */
+  readonly accountOf?: (project: string) => string;
 }
 
 /**
@@ -57,6 +62,7 @@ export class OnDemand {
   readonly cacheBytes: number;
   readonly firstRequestTimeoutMs: number;
   readonly #eagerBuilds: (key: string) => boolean;
+  readonly #accountOf: ((project: string) => string) | undefined;
   readonly #kept = new Map<string, Kept>();
   readonly #first = new Map<string, Promise<void>>();
   /** Requests waiting for a preparation, and who waits for there to be none ({@link whenIdle}). */
@@ -69,6 +75,7 @@ export class OnDemand {
     this.cacheBytes = options.cacheBytes ?? 1024 ** 3;
     this.firstRequestTimeoutMs = options.firstRequestTimeoutMs ?? 10_000;
     this.#eagerBuilds = options.eagerBuilds ?? (() => false);
+    this.#accountOf = options.accountOf;
     this.#now = now;
   }
 
@@ -200,7 +207,7 @@ export class OnDemand {
       const s = next.get(key);
       return (s?.live.build.unpackedBytes ?? 0) + (s?.canary?.live.build.unpackedBytes ?? 0);
     };
-    const out = evictions(this.apps(bytesOf, fallback), this, this.#now());
+    const out = evictions(this.apps(bytesOf, fallback), this, this.#now(), this.#accountOf);
     if (out.length === 0) return out;
     for (const key of out) {
       this.#kept.delete(key);
@@ -227,11 +234,17 @@ export const FALLBACK_SHELTER_MS = 10 * 60_000;
  * and past that share they go in their turn like any app). Never one being prepared for a waiting request, nor the
  * most recently used (a build larger than the whole bound is still served while it is the one in use).
  *
- * Projects holding more than their share of either bound (the bound over the projects with apps kept) lose theirs
- * first, in the same order: one tenant requesting many apps in turn lets its own go, not every other tenant's, whose
- * requests all became cold preparations (13 of 14, found in review). Pure.
+ * Accounts (`accountOf` a project: its owner's, or the project itself) holding more than their share of either bound
+ * (the bound over the accounts with apps kept) lose theirs first, in the same order: one tenant requesting many apps
+ * in turn lets its own go, not every other tenant's, whose requests all became cold preparations (13 of 14, found in
+ * review), and one person's 50 projects weigh as one. Pure.
  */
-export function evictions(apps: readonly KeptApp[], bounds: { readonly maxApps: number; readonly cacheBytes: number }, now: number): string[] {
+export function evictions(
+  apps: readonly KeptApp[],
+  bounds: { readonly maxApps: number; readonly cacheBytes: number },
+  now: number,
+  accountOf: (project: string) => string = (project) => project,
+): string[] {
   let count = apps.length;
   let bytes = apps.reduce((sum, a) => sum + a.bytes, 0);
   if (count <= bounds.maxApps && bytes <= bounds.cacheBytes) return [];
@@ -239,10 +252,11 @@ export function evictions(apps: readonly KeptApp[], bounds: { readonly maxApps: 
   const newest = byUse.at(-1)?.key;
   const sheltered = shelteredFallbacks(byUse, bounds, now);
   const order = [...byUse.filter((a) => !sheltered.has(a.key)), ...byUse.filter((a) => sheltered.has(a.key))];
-  const held = heldByProject(apps);
+  const ownerOf = (key: string) => accountOf(projectOf(key));
+  const held = heldBy(apps, ownerOf);
   const share = { apps: bounds.maxApps / held.size, bytes: bounds.cacheBytes / held.size };
   const overShare = (app: KeptApp) => {
-    const h = held.get(projectOf(app.key))!;
+    const h = held.get(ownerOf(app.key))!;
     return h.apps > share.apps || h.bytes > share.bytes;
   };
   const out = new Set<string>();
@@ -253,7 +267,7 @@ export function evictions(apps: readonly KeptApp[], bounds: { readonly maxApps: 
       out.add(app.key);
       count -= 1;
       bytes -= app.bytes;
-      const h = held.get(projectOf(app.key))!;
+      const h = held.get(ownerOf(app.key))!;
       h.apps -= 1;
       h.bytes -= app.bytes;
     }
@@ -267,14 +281,15 @@ function projectOf(key: string): string {
   return slash === -1 ? key : key.slice(0, slash);
 }
 
-/** What each project holds of the bounds. */
-function heldByProject(apps: readonly KeptApp[]): Map<string, { apps: number; bytes: number }> {
+/** What each owner (`ownerOf` an app key) holds of the bounds. */
+function heldBy(apps: readonly KeptApp[], ownerOf: (key: string) => string): Map<string, { apps: number; bytes: number }> {
   const held = new Map<string, { apps: number; bytes: number }>();
   for (const app of apps) {
-    const h = held.get(projectOf(app.key)) ?? { apps: 0, bytes: 0 };
+    const owner = ownerOf(app.key);
+    const h = held.get(owner) ?? { apps: 0, bytes: 0 };
     h.apps += 1;
     h.bytes += app.bytes;
-    held.set(projectOf(app.key), h);
+    held.set(owner, h);
   }
   return held;
 }
