@@ -96,6 +96,30 @@ describe('TaskRegistry', () => {
     expect(tasks.get(ids[2] ?? '')?.operation).toBe('gc');
   });
 
+  it("keeps each repository's own: another repository's many tasks push out their own oldest, not this one's (found in review)", async () => {
+    const tasks = new TaskRegistry({ instance: 'i', keepRecent: 4, keepRecentPerRepo: 3 });
+    const run = async (repo: string, op: 'checkpoint' | 'compact' | 'gc' | 'fsck') => {
+      const unit = new ControlledUnit();
+      const { task } = tasks.start(repo, op, unit.run);
+      await unit.started();
+      unit.succeed(`${repo} ${op}`);
+      await task.done;
+      return task.id;
+    };
+    const victims = [await run('victim/site', 'fsck')];
+    for (let i = 0; i < 12; i++) await run('attacker/x', (['checkpoint', 'compact', 'gc'] as const)[i % 3]!);
+    expect(tasks.get(victims[0]!)?.operation).toBe('fsck');
+    expect(tasks.list().recent.filter((r) => r.repo === 'attacker/x')).toHaveLength(3);
+    // Past the total, the repository with the most loses its oldest.
+    victims.push(await run('victim/site', 'gc'));
+    expect(
+      tasks
+        .list()
+        .recent.map((r) => r.repo)
+        .sort(),
+    ).toEqual(['attacker/x', 'attacker/x', 'victim/site', 'victim/site']);
+  });
+
   it('interruptAll aborts every running task, resolves once all ended, and refuses new tasks', async () => {
     const tasks = new TaskRegistry({ instance: 'i' });
     const units = [new ControlledUnit(), new ControlledUnit()];

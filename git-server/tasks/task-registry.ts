@@ -13,8 +13,13 @@ import { Task } from './task.ts';
 export interface TaskRegistryOptions {
   /** This instance's name in every record (host and port): which instance to ask about a task. */
   readonly instance: string;
-  /** How many ended tasks are kept, newest first, across repositories. Default 50. */
+  /**
+   * How many ended tasks are kept, newest first, across repositories (default 200), and per repository (default
+   * 10): past the first, the oldest of the repository with the most go. One list for all let any tenant push every
+   * other repository's results out with 50 quick syncs of its own (found in review).
+   */
   readonly keepRecent?: number;
+  readonly keepRecentPerRepo?: number;
   readonly now?: () => Date;
   /** How often an SSE stream that has nothing to say sends a `: keepalive` comment. Default 10 s. */
   readonly keepaliveMs?: number;
@@ -52,6 +57,7 @@ export class TaskRegistry {
   readonly instance: string;
   readonly keepaliveMs: number;
   readonly #keepRecent: number;
+  readonly #keepRecentPerRepo: number;
   readonly #now: () => Date;
   readonly #log: TaskLogger;
   /** Running tasks by `repo` and operation. */
@@ -67,7 +73,8 @@ export class TaskRegistry {
     this.instance = options.instance;
     this.keepaliveMs = options.keepaliveMs ?? 10_000;
     this.#apiTasks = options.apiTasks ?? { perOwner: 2, total: 4 };
-    this.#keepRecent = Math.max(0, options.keepRecent ?? 50);
+    this.#keepRecent = Math.max(0, options.keepRecent ?? 200);
+    this.#keepRecentPerRepo = Math.max(0, options.keepRecentPerRepo ?? 10);
     this.#now = options.now ?? (() => new Date());
     this.#log = options.log ?? STDERR_LOG;
   }
@@ -86,7 +93,7 @@ export class TaskRegistry {
     const onEnded = (task: Task) => {
       this.#running.delete(key);
       this.#callers.delete(task);
-      this.#recent = [task, ...this.#recent].slice(0, this.#keepRecent);
+      this.#recent = kept([task, ...this.#recent], this.#keepRecent, this.#keepRecentPerRepo);
     };
     const task = new Task({ repo, operation, instance: this.instance, trigger: options.trigger, now: this.#now, log: options.log ?? this.#log, onEnded }, run);
     this.#running.set(key, task);
@@ -137,4 +144,24 @@ export class TaskRegistry {
 /** The instance name `cw-git serve` gives its registry: the host and the port it listens on. */
 export function instanceName(port: number): string {
   return `${hostname()}:${port}`;
+}
+
+/** Of the ended tasks (newest first), those kept: at most `perRepo` of each repository, `total` in all, the oldest of the repository with the most going first. */
+function kept(recent: readonly Task[], total: number, perRepo: number): Task[] {
+  const byRepo = new Map<string, number>();
+  const out = recent.filter((task) => {
+    const count = (byRepo.get(task.repo) ?? 0) + 1;
+    byRepo.set(task.repo, count);
+    return count <= perRepo;
+  });
+  while (out.length > total) {
+    const counts = new Map<string, number>();
+    for (const task of out) counts.set(task.repo, (counts.get(task.repo) ?? 0) + 1);
+    const most = [...counts].reduce((a, b) => (b[1] > a[1] ? b : a))[0];
+    out.splice(
+      out.findLastIndex((task) => task.repo === most),
+      1,
+    );
+  }
+  return out;
 }
