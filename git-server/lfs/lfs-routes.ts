@@ -16,6 +16,7 @@ import { receiveObject } from './receive-object.ts';
 import type { SpoolBudget } from '../plumbing/spool-budget.ts';
 import type { QuotaReservation } from '../plumbing/storage-quota.ts';
 import { FetchSlots, type FetchBounds, type SlotKind } from '../fetch-slots.ts';
+import { callerOf, takeTurn } from '../request-turn.ts';
 
 /** What the LFS routes need. */
 export interface LfsDependencies {
@@ -122,17 +123,11 @@ export function lfsRoutes(app: FastifyInstance, deps: LfsDependencies): void {
 
     lfs.get<{ Params: ObjectParams }>('/:owner/:repo/info/lfs/objects/:oid', { config: { scope: 'read', drains: true }, exposeHeadRoute: false }, async (request, reply) => {
       const { key } = await objectOf(request.params);
-      const owner = request.params.owner;
-      const gone = new AbortController();
-      reply.raw.once('close', () => gone.abort());
-      const release = await downloads.take({ caller: request.gitPrincipal?.name ?? owner, owner }, gone.signal);
-      let found: Awaited<ReturnType<ObjectStore['getStream']>>;
-      try {
-        found = await deps.objects.getStream(key);
-      } catch (error) {
+      const release = await takeTurn(downloads, request, reply, request.params.owner);
+      const found = await deps.objects.getStream(key).catch((error: unknown) => {
         release();
         throw error;
-      }
+      });
       if (!found) {
         release();
         throw objectNotFound(request.params.oid);
@@ -170,7 +165,7 @@ export function lfsRoutes(app: FastifyInstance, deps: LfsDependencies): void {
         if (quota && declared > 0 && !(await deps.objects.head(key))) (await quota.reserve(repo, declared)).release();
         // Refused at once when what it announces would not fit now; counted as its bytes arrive (receiveObject's meter).
         // The caller's share (one person's across their projects), the repository's owner's without a principal.
-        const sharer = request.gitPrincipal?.name ?? repo.owner;
+        const sharer = callerOf(request, repo.owner);
         deps.spool.refuseUnfit(sharer, declared);
         const spool = deps.spool.open(sharer);
         try {

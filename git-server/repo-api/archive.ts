@@ -1,6 +1,7 @@
 // `GET|HEAD /api/archive/{archive_ref}`: the repository at one commit as `git archive` makes it. A plain GET streams
 // git's output straight to the client; HEAD and Range requests (which need the size) use a spooled copy
 // (archive-spool.ts), and so does a GET arriving while one exists.
+import { callerOf } from '../request-turn.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PassThrough } from 'node:stream';
 import { runsPer } from '../owner-runs.ts';
@@ -84,7 +85,7 @@ export function archiveRoutes(scope: FastifyInstance, deps: RepoApiDependencies)
         const archive: ArchiveRequest = { dir: repo.dir, commit, format, prefix };
         // The caller's share (a person with many projects has one), and the repository owner's besides.
         const owner = repo.name.split('/')[0] ?? '';
-        const caller = request.gitPrincipal?.name ?? owner;
+        const caller = callerOf(request, owner);
         const rangeHeader = request.method === 'GET' && ifRangeHolds(request, etag) ? request.headers.range : undefined;
         const spooled =
           request.method === 'HEAD' || rangeHeader !== undefined

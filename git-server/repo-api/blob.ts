@@ -102,7 +102,7 @@ export function blobRoutes(scope: FastifyInstance, deps: RepoApiDependencies): v
       },
     },
     handler: async (request, reply) =>
-      readRepoInTurn(deps.reads.files, deps, request, async (repo) => {
+      readRepoInTurn(deps.reads.files, deps, request, reply, async (repo) => {
         const query = request.query as BlobQuery;
         const address = await resolveAddress(repo, (request.params as { '*': string })['*']);
         const entry = await entryAt(repo.dir, address);

@@ -37,7 +37,7 @@ export function commitRoutes(scope: FastifyInstance, deps: RepoApiDependencies):
       response: { 200: CommitDetails, 400: ErrorBodySchema, 404: ErrorBodySchema, 504: ErrorBodySchema },
     },
     handler: async (request, reply) =>
-      readRepoInTurn(deps.reads.history, deps, request, async ({ dir }) => {
+      readRepoInTurn(deps.reads.history, deps, request, reply, async ({ dir }) => {
         const revision = (request.params as Static<typeof CommitParams>)['*'];
         const sha = await resolveCommit(dir, revision);
         if (!sha) throw new RevisionNotFoundError(revision);

@@ -42,7 +42,7 @@ export function commitsRoutes(scope: FastifyInstance, deps: RepoApiDependencies)
       response: { 200: CommitList, 400: ErrorBodySchema, 404: ErrorBodySchema, 422: ErrorBodySchema, 504: ErrorBodySchema },
     },
     handler: async (request, reply) =>
-      readRepoInTurn(deps.reads.history, deps, request, async ({ dir, head }) => {
+      readRepoInTurn(deps.reads.history, deps, request, reply, async ({ dir, head }) => {
         const query = request.query as CommitsQuery;
         const skip = bounded(query.skip, 0, 0, SKIP_MAX, 'skip');
         const n = bounded(query.n, COMMITS_DEFAULT, 1, COMMITS_MAX, 'n');

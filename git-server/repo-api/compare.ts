@@ -52,7 +52,7 @@ export function compareRoutes(scope: FastifyInstance, deps: RepoApiDependencies)
       response: { 200: Comparison, 400: ErrorBodySchema, 404: ErrorBodySchema, 504: ErrorBodySchema },
     },
     handler: async (request, reply) =>
-      readRepoInTurn(deps.reads.history, deps, request, async ({ dir }) => {
+      readRepoInTurn(deps.reads.history, deps, request, reply, async ({ dir }) => {
         const [base, head] = parseRange((request.params as Static<typeof CompareParams>)['*']);
         const [baseSha, headSha] = await Promise.all([resolveCommit(dir, base), resolveCommit(dir, head)]);
         if (!baseSha) throw new RevisionNotFoundError(base, 'base');

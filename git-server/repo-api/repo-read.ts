@@ -1,8 +1,9 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { SyncedRepo } from '../plumbing/repo-cache.ts';
 import { parseUrlRepoPath } from '../../src/repo-store/index.ts';
 import type { RepoApiDependencies } from './dependencies.ts';
 import { FetchSlots, type FetchBounds, type SlotKind } from '../fetch-slots.ts';
+import { takeTurn } from '../request-turn.ts';
 
 /** The route parameters every JSON API route has. */
 export interface RepoParams {
@@ -49,16 +50,17 @@ export class ReadTurns {
 }
 
 /** {@link readRepo} once the request has its turn among `slots` (its caller's, its owner's and the instance's). */
-export async function readRepoInTurn<T>(slots: FetchSlots, deps: RepoApiDependencies, request: FastifyRequest, read: (repo: SyncedRepo & { name: string }) => Promise<T>): Promise<T> {
-  const { owner } = request.params as RepoParams;
-  const gone = new AbortController();
-  const onClose = () => gone.abort();
-  request.raw.once('close', onClose);
-  const release = await slots.take({ caller: request.gitPrincipal?.name ?? owner, owner }, gone.signal);
+export async function readRepoInTurn<T>(
+  slots: FetchSlots,
+  deps: RepoApiDependencies,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  read: (repo: SyncedRepo & { name: string }) => Promise<T>,
+): Promise<T> {
+  const release = await takeTurn(slots, request, reply, (request.params as RepoParams).owner);
   try {
     return await readRepo(deps, request, read);
   } finally {
     release();
-    request.raw.off('close', onClose);
   }
 }

@@ -1,6 +1,7 @@
 // Git smart HTTP under `/{owner}/{repo}` (gitprotocol-http): the ref advertisement, upload-pack (clone and
 // fetch, protocol v0 and v2) and receive-pack (push). A `.git` suffix on the repository segment is accepted,
 // as every git host does.
+import { abortOnClose, callerOf } from '../request-turn.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PassThrough, pipeline, Readable, Transform } from 'node:stream';
 import { createGunzip } from 'node:zlib';
@@ -90,7 +91,7 @@ export function gitHttpRoutes(app: FastifyInstance, deps: GitHttpDependencies): 
       const repo = repoOf(request.params);
       const abort = abortOnClose(request, reply);
       const owner = repo.slice(0, repo.indexOf('/'));
-      const caller = request.gitPrincipal?.name ?? owner;
+      const caller = callerOf(request, owner);
       // The whole request first, so that a client sending it slowly waits without holding a turn (fetch-request.ts).
       const spool = deps.spool.open(caller);
       const received = await receiveFetchRequest(requestBody(request, deps.maxFetchRequestBytes), { tmpDir: deps.cache.tmpDir, spool }).catch((error: unknown) => {
@@ -146,7 +147,7 @@ export function gitHttpRoutes(app: FastifyInstance, deps: GitHttpDependencies): 
       reply.raw.once('close', deps.cache.hold(repo));
       const response = new PushResponse(reply, deps.keepaliveMs);
       // The caller's share (one person's across their projects), the repository's owner's without a principal.
-      const spool = deps.spool.open(request.gitPrincipal?.name ?? request.params.owner);
+      const spool = deps.spool.open(callerOf(request, request.params.owner));
       try {
         const outcome = await receivePack(
           {
@@ -233,14 +234,4 @@ function requestFault(body: Readable, error: unknown): PublicError | undefined {
   if (!(error instanceof GitCommandError)) return undefined;
   const complaint = /^fatal: (protocol error: .*|.*expected flush.*|.*unknown capability.*)$/m.exec(error.stderr)?.[1];
   return complaint === undefined ? undefined : Object.assign(new PublicError(400, `The request is not one git-upload-pack can read: ${complaint.slice(0, 200)}`), { code: 'invalid_git_request' });
-}
-
-/** Stops the git process when the client goes away mid-request. */
-function abortOnClose(request: FastifyRequest, reply: FastifyReply): AbortController {
-  const controller = new AbortController();
-  reply.raw.once('close', () => {
-    if (!reply.raw.writableFinished) controller.abort();
-  });
-  request.raw.once('aborted', () => controller.abort());
-  return controller;
 }

@@ -1,0 +1,27 @@
+// A request's place in the shared bounds of cw-git: whom it counts for, and its turn among slots while its client
+// is still there.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FetchSlots } from './fetch-slots.ts';
+
+/** Whom a request to `owner`'s repositories counts for: its principal (one person's across their projects), else the owner. */
+export function callerOf(request: FastifyRequest, owner: string): string {
+  return request.gitPrincipal?.name ?? owner;
+}
+
+/** Aborts when the client goes away mid-request (not when the answer is done). */
+export function abortOnClose(request: FastifyRequest, reply: FastifyReply): AbortController {
+  const controller = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) controller.abort();
+  });
+  request.raw.once('aborted', () => controller.abort());
+  return controller;
+}
+
+/**
+ * The request's turn among `slots` (its caller's share, `owner`'s and the instance's), waited for unless its client
+ * leaves first. Resolves to what gives the turn back.
+ */
+export function takeTurn(slots: FetchSlots, request: FastifyRequest, reply: FastifyReply, owner: string): Promise<() => void> {
+  return slots.take({ caller: callerOf(request, owner), owner }, abortOnClose(request, reply).signal);
+}
