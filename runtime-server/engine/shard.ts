@@ -91,13 +91,6 @@ const THREAD_SAMPLE_GAP_MS = 15;
 const HEAP_EXHAUSTED = /Reached heap limit|heap out of memory/;
 
 /**
- * One shard of a replica: a workerd process serving the apps of the projects that hash to it (`shardOf`), so
- * one tenant's stuck code stalls this shard only. It serves the table the engine's convergence loop last
- * applied (pushed to the running workerd, or a new workerd started blue/green when its static assets change),
- * restarts its workerd alone when it crashes or its watchdog ends it, and replaces it once it has loaded too
- * many isolates. Everything that changes its workerd runs one at a time.
- */
-/**
  * Workerds a shard keeps finishing their requests besides the serving one: the container's memory is sized for one
  * (docs/runtime.md). Without a bound a tenant holding one long request across each of many quick generation changes
  * (asset deploys, cold first requests of apps with assets) kept a ~57 MB workerd alive per change: 61 of them, 3.5
@@ -112,14 +105,20 @@ const MAX_DRAINING_WORKERDS = 1;
  */
 const MIN_DRAIN_MS = 5_000;
 
-/** A workerd finishing its requests: `done` once it is stopped; `cut` stops it now, whatever it still serves. */
+/** A workerd finishing its requests: `done` once it is stopped; `cut` aborted stops it now, whatever it still serves. */
 interface Retiring {
   readonly done: Promise<void>;
-  readonly cut: () => void;
+  readonly cut: AbortController;
   readonly since: number;
-  wasCut?: true;
 }
 
+/**
+ * One shard of a replica: a workerd process serving the apps of the projects that hash to it (`shardOf`), so
+ * one tenant's stuck code stalls this shard only. It serves the table the engine's convergence loop last
+ * applied (pushed to the running workerd, or a new workerd started blue/green when its static assets change),
+ * restarts its workerd alone when it crashes or its watchdog ends it, and replaces it once it has loaded too
+ * many isolates. Everything that changes its workerd runs one at a time.
+ */
 export class Shard {
   readonly index: number;
   readonly #ctx: ShardContext;
@@ -526,14 +525,13 @@ export class Shard {
   #retire(old: Generation): void {
     old.retiring = true;
     let final: DispatcherStats | undefined;
-    let cut: () => void = () => {};
-    let wasCut = false;
-    const cutNow = new Promise<void>((resolve) => (cut = resolve)).then(() => (wasCut = true));
+    const cut = new AbortController();
+    const cutNow = new Promise((resolve) => cut.signal.addEventListener('abort', resolve));
     const done = (async () => {
       await Promise.race([drained(old, this.#ctx.drainTimeoutMs), cutNow]);
       final = await dispatcherStats(old);
       // Cut: its requests end anyway, so it is not given the grace a drained one gets to exit by itself.
-      await stopGeneration(old, wasCut ? 0 : undefined);
+      await stopGeneration(old, cut.signal.aborted ? 0 : undefined);
     })()
       .catch((err: unknown) => this.#ctx.log.error('retiring workerd failed', { shard: this.index, generation: old.id, error: err }))
       .finally(() => {
@@ -546,7 +544,7 @@ export class Shard {
 
   /** Waits until a replacement would cut no workerd that has finished its requests for less than {@link MIN_DRAIN_MS}. */
   async #drainTurn(): Promise<void> {
-    const draining = [...this.#retiring.values()].filter((r) => r.wasCut === undefined);
+    const draining = [...this.#retiring.values()].filter((r) => !r.cut.signal.aborted);
     const oldest = draining.length >= MAX_DRAINING_WORKERDS ? draining[0] : undefined;
     const wait = oldest ? oldest.since + MIN_DRAIN_MS - Date.now() : 0;
     if (!oldest || wait <= 0) return;
@@ -558,11 +556,10 @@ export class Shard {
   /** Stops the oldest workerds finishing their requests past {@link MAX_DRAINING_WORKERDS}: their requests end now. */
   #cutPastBound(): void {
     // The map keeps the order they were retired in: oldest first.
-    const draining = [...this.#retiring.entries()].filter(([, r]) => r.wasCut === undefined);
+    const draining = [...this.#retiring.entries()].filter(([, r]) => !r.cut.signal.aborted);
     for (const [gen, r] of draining.slice(0, Math.max(0, draining.length - MAX_DRAINING_WORKERDS))) {
-      r.wasCut = true;
       this.#ctx.log.warn('workerd stopped before its requests finished: the shard changed workerds again meanwhile', { shard: this.index, generation: gen.id, drainingFor: Date.now() - r.since });
-      r.cut();
+      r.cut.abort();
     }
   }
 }
