@@ -1,3 +1,4 @@
+import { splitKey } from '../../src/kube/types.ts';
 import type { RuntimeLogger } from '../../src/runtime-contract/log.ts';
 import type { Served } from './served.ts';
 
@@ -252,7 +253,7 @@ export function evictions(
   const newest = byUse.at(-1)?.key;
   const sheltered = shelteredFallbacks(byUse, bounds, now);
   const order = [...byUse.filter((a) => !sheltered.has(a.key)), ...byUse.filter((a) => sheltered.has(a.key))];
-  const ownerOf = (key: string) => accountOf(projectOf(key));
+  const ownerOf = (key: string) => accountOf(splitKey(key).namespace);
   const held = heldBy(apps, ownerOf);
   const share = { apps: bounds.maxApps / held.size, bytes: bounds.cacheBytes / held.size };
   const overShare = (app: KeptApp) => {
@@ -273,12 +274,6 @@ export function evictions(
     }
   }
   return [...out];
-}
-
-/** The project of an app key (`<project>/<app>`; a key without one is its own). */
-function projectOf(key: string): string {
-  const slash = key.indexOf('/');
-  return slash === -1 ? key : key.slice(0, slash);
 }
 
 /** What each owner (`ownerOf` an app key) holds of the bounds. */

@@ -144,7 +144,7 @@ export function projectDomainController(deps: ProjectDomainControllerDeps): Cont
   function lookAgainAround(proved: ProjectDomain): void {
     const name = proved.spec.domain;
     // Its name's other domains, challengers refused meanwhile among them (not holders: DomainTaken), lose theirs now.
-    const sameName = store.caches.domains.list().filter((d) => d.spec.domain === name && isActive(d));
+    const sameName = store.domainsNamed(name).filter(isActive);
     const around = [...sameName, ...ancestorDomains(name).flatMap((n) => store.holders(n)), ...store.holdersBelow(name)];
     for (const d of around) if (d.metadata?.uid !== proved.metadata?.uid) controller.enqueue(`${d.metadata?.namespace}/${d.metadata?.name}`);
   }

@@ -71,10 +71,12 @@ export class DomainStore {
    * challenging an unproven claim on it, is not its holder, however old.
    */
   holders(domain: string): ProjectDomain[] {
-    return this.caches.domains
-      .list()
-      .filter((d) => d.spec.domain === domain && holdsName(d))
-      .sort(byAge);
+    return this.domainsNamed(domain).filter(holdsName).sort(byAge);
+  }
+
+  /** Every domain named `domain`, in any project and any state (cache), from an index of the cache's events. */
+  domainsNamed(domain: string): ProjectDomain[] {
+    return sharedIndex(this.caches.domains, 'spec.domain', (d) => [d.spec.domain]).objects(domain);
   }
 
   /** Domains strictly inside `domain`, in any project, whose claim still holds (cache). */
