@@ -1,4 +1,5 @@
 import { DEFAULT_WEBSOCKETS_PER_PROJECT, WebSocketBudget } from './websocket-budget.ts';
+import { splitKey } from '../../src/kube/types.ts';
 import { ConnectionGuard, type ConnectionLimits } from '../../src/connection-guard.ts';
 import { randomUUID } from 'node:crypto';
 import { createServer, request, type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
@@ -386,8 +387,7 @@ export class EntryProxy {
       socket.end(rawRefusal(route.refusal));
       return;
     }
-    const project = route.app.slice(0, route.app.indexOf('/'));
-    const giveBack = this.#webSockets.take(project);
+    const giveBack = this.#webSockets.take(splitKey(route.app).namespace);
     if (!giveBack) {
       const detail = `The app's project holds ${this.#webSockets.bound} WebSockets open on this replica, the most it may; close some, then retry.`;
       socket.end(rawRefusal({ status: 503, title: 'Service Unavailable', detail, retryAfter: '10' }));
