@@ -4,7 +4,8 @@
 //
 // Layout besides git's own files: `cloudwright/packs/<sha256>` records which bucket pack is which git pack
 // (git names a pack by its trailing checksum, which is not known before the bytes are), so a sync fetches
-// only packs it has not placed yet; `cloudwright/tmp/` holds downloads until they are renamed into place.
+// only packs it has not placed yet. It goes by content: a copy under another bucket key has the same bytes.
+// `cloudwright/tmp/` holds downloads until they are renamed into place.
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
@@ -12,6 +13,7 @@ import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { join } from 'node:path';
 import type { RepoHead, RepoState, LivePack, ObjectFormat } from '../repo-store/index.ts';
+import { packObjectName } from '../repo-store/layout.ts';
 import type { RepoStore } from '../repo-store/repo-store.ts';
 import { runGit } from './run-git.ts';
 
@@ -179,11 +181,11 @@ async function placePack(options: SyncBareRepoOptions, pack: LivePack): Promise<
   await mkdir(tmp, { recursive: true });
   const base = join(tmp, `${randomBytes(8).toString('hex')}`);
   try {
-    const [stream, published] = await Promise.all([repos.streamPack(repo, pack.sha256), pack.idxSize === null ? undefined : repos.readPackIndex(repo, pack.sha256)]);
-    if (!stream) throw new PackUnavailableError(`pack ${pack.sha256} of ${repo} is not in the bucket`);
+    const [stream, published] = await Promise.all([repos.streamPack(repo, pack), pack.idxSize === null ? undefined : repos.readPackIndex(repo, pack)]);
+    if (!stream) throw new PackUnavailableError(`pack ${packObjectName(pack)} of ${repo} is not in the bucket`);
     const hash = createHash('sha256');
     await pipeline(stream.body, new Transform({ transform: (chunk: Buffer, _encoding, done) => done(null, (hash.update(chunk), chunk)) }), createWriteStream(`${base}.pack`));
-    if (hash.digest('hex') !== pack.sha256) throw new PackUnavailableError(`pack ${pack.sha256} of ${repo} does not match its digest`);
+    if (hash.digest('hex') !== pack.sha256) throw new PackUnavailableError(`pack ${packObjectName(pack)} of ${repo} does not match its digest`);
     const name = gitPackName(await packEnds(`${base}.pack`, head.objectFormat), head.objectFormat);
     if (published && indexMatchesPack(published, name, head.objectFormat)) {
       await writeFile(`${base}.idx`, published);

@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { fileSha256, placedPacks, recordRepack } from '../git/bare-repo.ts';
 import { runGit } from '../git/run-git.ts';
 import type { RepoHead } from '../repo-store/head-cache.ts';
-import { packIndexKey, packKey } from '../repo-store/layout.ts';
+import { packObjectJson } from '../repo-store/log-entry.ts';
+import { uploadPackObjects } from '../repo-store/pack-upload.ts';
 import { parseRepoPath } from '../repo-store/repo-path.ts';
 import { packBytes, type LivePack } from '../repo-store/state.ts';
 import type { MaintenanceContext } from './context.ts';
@@ -77,13 +78,14 @@ export async function runCompaction(
       stop();
       const base = join(dir, 'objects', 'pack', pack.name);
       const idxSize = (await stat(`${base}.idx`)).size;
-      await ctx.store.put(
-        packKey(repo, pack.sha256),
+      const where = await uploadPackObjects(
+        ctx.store,
+        repo,
+        pack.sha256,
         { length: pack.size, open: () => createReadStream(`${base}.pack`) },
-        { ifNoneMatch: '*', sha256: pack.sha256, contentType: 'application/x-git-packed-objects' },
+        { length: idxSize, open: () => createReadStream(`${base}.idx`) },
       );
-      await ctx.store.put(packIndexKey(repo, pack.sha256), { length: idxSize, open: () => createReadStream(`${base}.idx`) }, { ifNoneMatch: '*', contentType: 'application/octet-stream' });
-      uploaded.push({ sha256: pack.sha256, size: pack.size, idxSize, seq });
+      uploaded.push({ ...where, size: pack.size, idxSize, seq });
       unit.progress(uploaded.length, added.length, 'uploading');
     }
     stop();
@@ -100,7 +102,7 @@ export async function runCompaction(
     const bytesAfter = packBytes(after.packs);
     const summary = `compacted ${removed.length} packs into ${uploaded.length}: ${head.packs.length} → ${after.packs.length} live packs, ${bytesBefore} → ${bytesAfter} bytes`;
     unit.log(summary);
-    const retired = removed.map((sha256) => ({ sha256, at }));
+    const retired = supersededPacks.map((p) => ({ ...packObjectJson(p), at }));
     return {
       result: { summary },
       status: {

@@ -123,8 +123,33 @@ describe('repository maintenance', () => {
     const next = await repos.publish(repo, { kind: 'ref_update', refUpdates: [{ ref: 'refs/tags/v1', old: zeroOid('sha1'), new: feature }], pusher: 't', requestId: 'next', atomic: true });
     expect(next).toMatchObject({ outcome: 'published', seq: 3 });
     expect(next.head.refs.get('refs/heads/feature')).toBe(feature);
-    for (const pack of next.head.packs) expect(await repos.readPack(repo, pack.sha256), pack.sha256).toBeDefined();
+    for (const pack of next.head.packs) expect(await repos.readPack(repo, pack), pack.sha256).toBeDefined();
     expect((await maintenance.run(repo, 'fsck', silentContext())).summary).toMatch(/clean/);
+  });
+
+  it('a push sent again after a first try that lost is published under a copy key, read, retired and collected by it', async () => {
+    const { store, repos, maintenance } = await maintainer('m-copy', { graceMs: 0 });
+    const { repo, scratch, oids } = await pushedRepo(repos, 1);
+    const second = await scratch.commit('main', { 'second.txt': 'second\n' });
+    const built = await scratch.pack([second], oids);
+    const push = (old: string) =>
+      repos.publish(repo, { kind: 'push', refUpdates: [{ ref: 'refs/heads/main', old, new: second }], pack: { body: built.pack, idx: built.idx }, pusher: 't', requestId: 'again', atomic: true });
+    expect((await push(zeroOid('sha1'))).outcome).toBe('rejected');
+    expect(await push(oids[0] as string)).toMatchObject({ outcome: 'published', seq: 2 });
+    const copied = (await repos.readHead(repo, { fresh: true })).packs.find((p) => p.copy !== undefined);
+    expect(copied?.seq).toBe(2);
+    expect(await materialize(repos, repo, 2)).toBe(second);
+    expect((await maintenance.run(repo, 'fsck', silentContext())).summary).toMatch(/clean/);
+
+    await maintenance.run(repo, 'compact', silentContext());
+    const head = await repos.readHead(repo, { fresh: true });
+    expect((await readStatus(store, parseRepoPath(repo), head.repoId)).retiredPacks).toContainEqual(expect.objectContaining({ sha256: copied?.sha256, copy: copied?.copy }));
+    // No grace: the orphan the first try left, and both retired packs, copy included, go; the compacted pack stays.
+    expect((await maintenance.run(repo, 'gc', silentContext())).summary).toMatch(/deleted 6 objects/);
+    const keys: string[] = [];
+    for await (const item of listAll(store, `repos/${repo}/packs/`)) keys.push(item.key);
+    expect(keys).toHaveLength(2);
+    expect(await materialize(repos, repo, 2)).toBe(second);
   });
 
   it('keeps retired packs during the grace period', async () => {

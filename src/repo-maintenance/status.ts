@@ -2,7 +2,8 @@
 // the repository's lease (one writer at a time); read by `GET /api/overview` and the Repository controller.
 import type { ObjectStore } from '../object-store/object-store.ts';
 import { encodeJson, Fields, SCHEMA_VERSION } from '../repo-store/json-fields.ts';
-import { maintenanceStatusKey } from '../repo-store/layout.ts';
+import { maintenanceStatusKey, type PackObject } from '../repo-store/layout.ts';
+import { packObjectJson, readPackObject } from '../repo-store/log-entry.ts';
 import type { RepoPath } from '../repo-store/repo-path.ts';
 import { seqToString } from '../repo-store/seq.ts';
 
@@ -47,8 +48,7 @@ export interface GcRecord {
  * A pack no head lists whose bucket object stays until the grace period has passed: one compaction took out of the
  * live set, or one gc found unlisted but younger than the period (a publish's upload, named by no entry yet or ever).
  */
-export interface RetiredPack {
-  readonly sha256: string;
+export interface RetiredPack extends PackObject {
   readonly at: string;
 }
 
@@ -76,7 +76,7 @@ export function encodeStatus(status: MaintenanceStatus): Uint8Array {
     compaction: status.compaction,
     fsck: status.fsck && { ...status.fsck, seq: seqToString(status.fsck.seq), problems: status.fsck.problems.map((line) => ({ line })) },
     gc: status.gc,
-    retiredPacks: status.retiredPacks,
+    retiredPacks: status.retiredPacks.map((r) => ({ ...packObjectJson(r), at: r.at })),
   });
 }
 
@@ -107,7 +107,7 @@ export function decodeStatus(key: string, bytes: Uint8Array): MaintenanceStatus 
       problems: r.array('problems', (p) => p.string('line')),
     })),
     gc: f.nullable('gc', (r) => ({ at: r.string('at'), outcome: outcome(r), deletedObjects: count(r, 'deletedObjects'), deletedBytes: count(r, 'deletedBytes') })),
-    retiredPacks: f.array('retiredPacks', (r) => ({ sha256: r.string('sha256'), at: r.string('at') })),
+    retiredPacks: f.array('retiredPacks', (r) => ({ ...readPackObject(r), at: r.string('at') })),
   };
 }
 

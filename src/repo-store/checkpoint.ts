@@ -2,7 +2,7 @@
 // log whose start retention has folded away, need not replay from seq 1. Maintenance writes them; the
 // manifest's `checkpoint` points at the newest.
 import { encodeJson, Fields, SCHEMA_VERSION } from './json-fields.ts';
-import { readPackRef } from './log-entry.ts';
+import { packRefJson, readPackRef } from './log-entry.ts';
 import { CorruptObjectError } from './errors.ts';
 import { isOid, isValidRefName, type ObjectFormat } from './refs.ts';
 import { seqToString } from './seq.ts';
@@ -13,7 +13,7 @@ export function encodeCheckpoint(repoId: string, state: RepoState): Uint8Array {
     schema: SCHEMA_VERSION,
     repoId,
     seq: seqToString(state.seq),
-    packs: state.packs.map((p) => ({ sha256: p.sha256, size: p.size, idxSize: p.idxSize, seq: seqToString(p.seq) })),
+    packs: state.packs.map((p) => ({ ...packRefJson(p), seq: seqToString(p.seq) })),
     refs: Object.fromEntries(sortRefs(state.refs)),
   });
 }

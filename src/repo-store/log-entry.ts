@@ -1,6 +1,7 @@
 // Log entries: `log/<seq>.json`, immutable once written. Each is one ref transaction (and optionally the pack
 // carrying its objects), a transition from the state at seq-1 to the state at seq.
 import { encodeJson, Fields, SCHEMA_VERSION } from './json-fields.ts';
+import { PACK_COPY, type PackObject } from './layout.ts';
 import { isOid, isValidRefName, type RefUpdate } from './refs.ts';
 import { seqToString } from './seq.ts';
 
@@ -8,9 +9,11 @@ import { seqToString } from './seq.ts';
 export type EntryKind = 'push' | 'ref_update';
 export const ENTRY_KINDS: readonly EntryKind[] = ['push', 'ref_update'];
 
-/** A published pack: the SHA-256 of its bytes names it; `idxSize` is null when no index was published. */
-export interface PackRef {
-  readonly sha256: string;
+/**
+ * A published pack: the SHA-256 of its bytes names it, with its copy token when it lies under a copy's key (absent
+ * otherwise); `idxSize` is null when no index was published.
+ */
+export interface PackRef extends PackObject {
   readonly size: number;
   readonly idxSize: number | null;
 }
@@ -51,7 +54,7 @@ export function logEntryJson(entry: LogEntry) {
     requestId: entry.requestId,
     nonce: entry.nonce,
     refUpdates: entry.refUpdates.map((u) => ({ ref: u.ref, old: u.old, new: u.new })),
-    pack: entry.pack && { sha256: entry.pack.sha256, size: entry.pack.size, idxSize: entry.pack.idxSize },
+    pack: entry.pack && packRefJson(entry.pack),
   };
 }
 
@@ -71,7 +74,22 @@ export function decodeLogEntry(key: string, bytes: Uint8Array): LogEntry {
   };
 }
 
+/** A pack as log entries, manifests and checkpoints store it: `copy` only when it has one, as every older object. */
+export function packRefJson(pack: PackRef) {
+  return { ...packObjectJson(pack), size: pack.size, idxSize: pack.idxSize };
+}
+
+/** Just what names the pack's objects, as `packRefJson` writes it (the retired packs of the maintenance status too). */
+export function packObjectJson(pack: PackObject): PackObject {
+  return pack.copy === undefined ? { sha256: pack.sha256 } : { sha256: pack.sha256, copy: pack.copy };
+}
+
 export function readPackRef(p: Fields): PackRef {
   const idx = p.raw('idxSize');
-  return { sha256: p.string('sha256', (s) => SHA256.test(s)), size: p.size('size'), idxSize: idx === null ? null : p.size('idxSize') };
+  return { ...readPackObject(p), size: p.size('size'), idxSize: idx === null ? null : p.size('idxSize') };
+}
+
+export function readPackObject(p: Fields): PackObject {
+  const sha256 = p.string('sha256', (s) => SHA256.test(s));
+  return p.raw('copy') === undefined ? { sha256 } : { sha256, copy: p.string('copy', (s) => PACK_COPY.test(s)) };
 }

@@ -7,6 +7,7 @@ import { amendedManifest, decodeManifest, encodeManifest, firstBranchesHead, man
 const A = 'a'.repeat(40);
 const B = 'b'.repeat(40);
 const PACK = 'f'.repeat(64);
+const COPY = '0123456789abcdef';
 const now = new Date('2030-01-02T03:04:05.678Z');
 
 const manifest: Manifest = {
@@ -40,6 +41,16 @@ describe('manifest codec', () => {
     expect(encodeManifest(decoded)).toEqual(encoded);
   });
 
+  it('round-trips a pack under a copy key, and writes no copy field for one under its content address', () => {
+    const copied: Manifest = { ...manifest, packs: [...manifest.packs, { sha256: PACK, copy: COPY, size: 1234, idxSize: null, seq: 6 }] };
+    const encoded = encodeManifest(copied);
+    expect((json(encoded).packs as object[]).map((p) => Object.keys(p))).toEqual([
+      ['sha256', 'size', 'idxSize', 'seq'],
+      ['sha256', 'copy', 'size', 'idxSize', 'seq'],
+    ]);
+    expect(decodeManifest('m', encoded).packs).toEqual(copied.packs);
+  });
+
   it('refuses anything malformed, naming the field', () => {
     const wire = json(encodeManifest(manifest));
     const bad = (patch: Record<string, unknown>) => () => decodeManifest('repos/acme/app/manifest.json', bytes({ ...wire, ...patch }));
@@ -55,6 +66,9 @@ describe('manifest codec', () => {
     expect(bad({ repo: '../x' })).toThrow(/repo/);
     expect(bad({ packs: [{ sha256: PACK, size: -1, idxSize: null, seq: '1' }] })).toThrow(/packs\[0\].size/);
     expect(bad({ packs: [{ sha256: PACK, size: 1, idxSize: null, seq: '8' }] })).toThrow(/packs/);
+    for (const copy of ['', '0123456789ABCDEF', '0123456789abcde', '../../../x/0123', null, 7]) {
+      expect(bad({ packs: [{ sha256: PACK, copy, size: 1, idxSize: null, seq: '1' }] })).toThrow(/packs\[0\].copy/);
+    }
     expect(bad({ schema: 0 })).toThrow(CorruptObjectError);
   });
 
@@ -114,6 +128,16 @@ describe('log entry codec', () => {
     expect(json(encoded)).toMatchObject({ schema: 1, seq: '8', kind: 'push', pack: { idxSize: null } });
     expect(decodeLogEntry('l', encoded)).toEqual(entry);
     expect(decodeLogEntry('l', encodeLogEntry({ ...entry, kind: 'ref_update', pack: null }))).toEqual({ ...entry, kind: 'ref_update', pack: null });
+    expect('copy' in (json(encoded).pack as object)).toBe(false);
+  });
+
+  it('round-trips a pack under a copy key, and refuses a malformed copy token', () => {
+    const copied: LogEntry = { ...entry, pack: { sha256: PACK, copy: COPY, size: 10, idxSize: 4 } };
+    const encoded = encodeLogEntry(copied);
+    expect(json(encoded)).toMatchObject({ pack: { sha256: PACK, copy: COPY } });
+    expect(decodeLogEntry('l', encoded)).toEqual(copied);
+    const wire = json(encoded);
+    expect(() => decodeLogEntry('l', bytes({ ...wire, pack: { ...(wire.pack as object), copy: 'x/..' } }))).toThrow(/pack.copy/);
   });
 
   it('refuses unknown kinds, bad refs and newer schemas', () => {
@@ -126,7 +150,14 @@ describe('log entry codec', () => {
 
 describe('checkpoint codec', () => {
   it('round-trips a state and checks incarnation and seq', () => {
-    const state = { seq: 5, refs: new Map([['refs/heads/main', A]]), packs: [{ sha256: PACK, size: 1, idxSize: 2, seq: 3 }] };
+    const state = {
+      seq: 5,
+      refs: new Map([['refs/heads/main', A]]),
+      packs: [
+        { sha256: PACK, size: 1, idxSize: 2, seq: 3 },
+        { sha256: 'e'.repeat(64), copy: COPY, size: 1, idxSize: 2, seq: 4 },
+      ],
+    };
     const encoded = encodeCheckpoint('id-1', state);
     expect(decodeCheckpoint('c', encoded, { repoId: 'id-1', seq: 5, objectFormat: 'sha1' })).toEqual(state);
     expect(() => decodeCheckpoint('c', encoded, { repoId: 'id-2', seq: 5, objectFormat: 'sha1' })).toThrow(/incarnation/);

@@ -2,7 +2,7 @@
 // on its etag. It carries everything a read needs (refs and live packs at the head), so a warm read is one
 // conditional GET.
 import { encodeJson, Fields, SCHEMA_VERSION } from './json-fields.ts';
-import { readPackRef } from './log-entry.ts';
+import { packRefJson, readPackRef } from './log-entry.ts';
 import { compareRefNames, isOid, isValidRefName, type ObjectFormat } from './refs.ts';
 import { parseRepoPath } from './repo-path.ts';
 import { seqToString } from './seq.ts';
@@ -46,7 +46,7 @@ export function encodeManifest(m: Manifest): Uint8Array {
     checkpoint: m.checkpoint && { seq: seqToString(m.checkpoint.seq) },
     createdAt: m.createdAt,
     updatedAt: m.updatedAt,
-    packs: m.packs.map((p) => ({ sha256: p.sha256, size: p.size, idxSize: p.idxSize, seq: seqToString(p.seq) })),
+    packs: m.packs.map((p) => ({ ...packRefJson(p), seq: seqToString(p.seq) })),
     refs: Object.fromEntries(sortRefs(m.refs)),
   });
 }

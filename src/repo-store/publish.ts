@@ -17,10 +17,11 @@ import { bodyLength, bodySha256 } from '../object-store/put-body.ts';
 import { InvalidPublishError, PublishContentionError, PublishIncompleteError, PublishOutcomeUnknownError, RepoNotFoundError } from './errors.ts';
 import type { HeadCache, RepoHead } from './head-cache.ts';
 import type { KeyedMutex } from '../collections/keyed-mutex.ts';
-import { logKey, manifestKey, packIndexKey, packKey } from './layout.ts';
+import { logKey, manifestKey } from './layout.ts';
 import { encodeLogEntry, type EntryKind, type LogEntry, type PackRef } from './log-entry.ts';
 import type { LogReader } from './log-reader.ts';
 import { encodeManifest, manifestAt } from './manifest.ts';
+import { uploadPackObjects } from './pack-upload.ts';
 import { markOrphanedPack, markPending } from './pending.ts';
 import { checkRefUpdates, rejectAll, validateRefUpdates, type RefResult, type RefUpdate } from './refs.ts';
 import type { RepoPath } from './repo-path.ts';
@@ -270,29 +271,10 @@ async function commit(ctx: PublishContext, repo: RepoPath, base: RepoHead, entri
   throw new PublishContentionError(repo.full);
 }
 
-/** Uploads the pack and its index, content-addressed: an object already there has these very bytes. */
+/** Uploads the pack and its index where nothing could be deleting them (pack-upload.ts). */
 async function uploadPack(store: ObjectStore, repo: RepoPath, pack: PackUpload): Promise<PackRef> {
   const sha256 = pack.sha256 ?? (await bodySha256(pack.body));
   if (!SHA256.test(sha256)) throw new InvalidPublishError('the pack sha256 must be 64 lowercase hex digits');
-  const idx = pack.idx;
-  const [, idxSize] = await Promise.all([putPack(store, packKey(repo, sha256), pack.body, sha256), idx === undefined ? null : uploadIndex(store, packIndexKey(repo, sha256), idx)]);
-  return { sha256, size: bodyLength(pack.body), idxSize };
-}
-
-/**
- * Puts the pack, content-addressed. One already there (the same push sent again, after a first try that lost and
- * left it in no head) is written again all the same: gc deletes a pack no head lists once it is older than the
- * grace period, which counts from the object's last write, and this publish is about to name it.
- */
-async function putPack(store: ObjectStore, key: string, body: PutBody, sha256: string): Promise<void> {
-  const options = { sha256, contentType: 'application/x-git-packed-objects' };
-  const put = await store.put(key, body, { ...options, ifNoneMatch: '*' });
-  if (put.kind !== 'written') await store.put(key, body, options);
-}
-
-async function uploadIndex(store: ObjectStore, key: string, idx: PutBody): Promise<number> {
-  const put = await store.put(key, idx, { ifNoneMatch: '*', contentType: 'application/octet-stream' });
-  if (put.kind === 'written') return bodyLength(idx);
-  // An index of the same pack is there already (maybe from another git version): record its size, not ours.
-  return (await store.head(key))?.size ?? bodyLength(idx);
+  const at = await uploadPackObjects(store, repo, sha256, pack.body, pack.idx);
+  return { ...at, size: bodyLength(pack.body), idxSize: pack.idx === undefined ? null : bodyLength(pack.idx) };
 }

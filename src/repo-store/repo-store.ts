@@ -9,7 +9,7 @@ import { decodeCheckpoint } from './checkpoint.ts';
 import { HistoryUnavailableError, PublishContentionError, RepoBusyError, RepoExistsError, RepoNotFoundError, SeqOutOfRangeError } from './errors.ts';
 import { HeadCache, type RepoHead } from './head-cache.ts';
 import { KeyedMutex } from '../collections/keyed-mutex.ts';
-import { checkpointKey, deletingKey, manifestKey, packIndexKey, packKey, pendingKey, repoPrefix } from './layout.ts';
+import { checkpointKey, deletingKey, isPackObject, manifestKey, packIndexKey, packKey, pendingKey, repoPrefix, type PackObject } from './layout.ts';
 import type { LogEntry } from './log-entry.ts';
 import { LogReader } from './log-reader.ts';
 import { amendedManifest, encodeManifest, pristineManifest, type HeadAmendment } from './manifest.ts';
@@ -62,7 +62,6 @@ export interface LogPage {
 const JSON_TYPE = 'application/json';
 /** A deletion marker older than this was left by a deleter that died: creates go ahead again. */
 export const DELETION_MARKER_TTL_MS = 10 * 60 * 1000;
-const SHA256 = /^[0-9a-f]{64}$/;
 
 /**
  * Repositories in a bucket. Any number of instances (processes) may share one bucket; each keeps a cache of
@@ -263,18 +262,18 @@ export class RepoStore {
   }
 
   /** A pack's bytes, or `undefined`. */
-  async readPack(repo: string, sha256: string): Promise<Uint8Array | undefined> {
-    return this.#readImmutable(SHA256.test(sha256) ? packKey(parseRepoPath(repo), sha256) : undefined);
+  async readPack(repo: string, pack: PackObject): Promise<Uint8Array | undefined> {
+    return this.#readImmutable(isPackObject(pack) ? packKey(parseRepoPath(repo), pack) : undefined);
   }
 
   /** A live pack as a stream, for packs too large to hold in memory; `undefined` when the bucket lacks it. */
-  async streamPack(repo: string, sha256: string): Promise<ObjectStream | undefined> {
-    return SHA256.test(sha256) ? this.#store.getStream(packKey(parseRepoPath(repo), sha256)) : undefined;
+  async streamPack(repo: string, pack: PackObject): Promise<ObjectStream | undefined> {
+    return isPackObject(pack) ? this.#store.getStream(packKey(parseRepoPath(repo), pack)) : undefined;
   }
 
   /** A pack's index, or `undefined` when none was published. */
-  async readPackIndex(repo: string, sha256: string): Promise<Uint8Array | undefined> {
-    return this.#readImmutable(SHA256.test(sha256) ? packIndexKey(parseRepoPath(repo), sha256) : undefined);
+  async readPackIndex(repo: string, pack: PackObject): Promise<Uint8Array | undefined> {
+    return this.#readImmutable(isPackObject(pack) ? packIndexKey(parseRepoPath(repo), pack) : undefined);
   }
 
   /** The maintenance markers of the bucket (`cw-git wal pending`). */

@@ -91,9 +91,8 @@ export function describeRepoStoreScenarios(name: string, subject: () => Scenario
           seq: 1,
         },
       ]);
-      const sha = head.packs[0]!.sha256;
-      expect(Buffer.from((await b.readPack(repo, sha))!).equals(pack.body as Uint8Array)).toBe(true);
-      expect(Buffer.from((await b.readPackIndex(repo, sha))!).equals(pack.idx as Uint8Array)).toBe(true);
+      expect(Buffer.from((await b.readPack(repo, head.packs[0]!))!).equals(pack.body as Uint8Array)).toBe(true);
+      expect(Buffer.from((await b.readPackIndex(repo, head.packs[0]!))!).equals(pack.idx as Uint8Array)).toBe(true);
 
       const page = await b.listLog(repo, 1);
       expect(page).toMatchObject({ headSeq: 3, logStart: 1 });
@@ -119,6 +118,28 @@ export function describeRepoStoreScenarios(name: string, subject: () => Scenario
       const headPacks = (await a.readHead(repo)).packs;
       expect((await a.stateAt(repo, 0)).packs).toEqual(headPacks);
       expect((await a.stateAt(repo, 1)).packs).toEqual(headPacks);
+    });
+
+    it('a pack already in the bucket is written again under a copy key, which the head names and reads from', async () => {
+      const s = subject();
+      const store = s.connect();
+      const repos = new RepoStore({ store });
+      const repo = newRepoName();
+      await repos.createRepo(repo);
+      const pack = smallPack();
+      const push = (old: string) => repos.publish(repo, update([{ ref: 'refs/heads/main', old, new: oid('c1') }], { kind: 'push', pack }));
+      await repos.publish(repo, update([{ ref: 'refs/heads/main', old: Z, new: oid('c0') }]));
+      // A first try loses and leaves its pack in no head; the same push sent again must not adopt that object.
+      expect((await push(Z)).outcome).toBe('rejected');
+      expect(published(await push(oid('c0')))).toBe(2);
+      const [named] = (await repos.readHead(repo)).packs;
+      expect(named?.copy).toMatch(/^[0-9a-f]{16}$/);
+      expect(Buffer.from((await repos.readPack(repo, named!))!).equals(pack.body as Uint8Array)).toBe(true);
+      expect(Buffer.from((await repos.readPackIndex(repo, named!))!).equals(pack.idx as Uint8Array)).toBe(true);
+      expect((await repos.readEntry(repo, 2))?.pack).toEqual({ sha256: named!.sha256, copy: named!.copy, size: 200, idxSize: 64 });
+      const keys: string[] = [];
+      for await (const item of listAll(store, `${repoPrefix(parseRepoPath(repo))}packs/`)) keys.push(item.key.slice(item.key.lastIndexOf('/') + 1));
+      expect(keys.sort()).toEqual([`${named!.sha256}.${named!.copy}.idx`, `${named!.sha256}.${named!.copy}.pack`, `${named!.sha256}.idx`, `${named!.sha256}.pack`]);
     });
 
     it('rejects a stale old value: that ref alone, or the whole publish when atomic, writing nothing', async () => {
