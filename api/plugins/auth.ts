@@ -5,7 +5,7 @@ import { authorize, ForbiddenError, PrincipalCache, requireScope, UnauthorizedEr
 import { csrfTokenFor } from '../../src/auth/sessions.ts';
 import { PublicError } from '../../src/errors.ts';
 import { errorResponses, implicitErrorStatuses } from '../schemas/problem.ts';
-import { clientAddressKey } from './client-address.ts';
+import { clientAddressKey } from '../../src/client-address.ts';
 import { appendOnRequest } from './route-hooks.ts';
 import { describeRate, TokenBuckets, type RateLimitOptions } from './token-buckets.ts';
 

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
-import { clientAddressKey } from './client-address.ts';
+import { clientAddressKey } from '../../src/client-address.ts';
 import { sendProblem } from './problem-details.ts';
 import { appendOnRequest } from './route-hooks.ts';
 import { describeRate, TokenBuckets, type RateLimitOptions } from './token-buckets.ts';

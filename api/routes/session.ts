@@ -9,7 +9,7 @@ import type { PasswordStore, TokenStore } from '../../src/auth/ports.ts';
 import { activeSessions, csrfTokenFor, endAllSessions, signInWithPassword, type SessionPolicy } from '../../src/auth/sessions.ts';
 import { BadRequestError, NotFoundError, PublicError } from '../../src/errors.ts';
 import { principalOf, sessionCookieName, sessionCookieOf, sessionSetCookie } from '../plugins/auth.ts';
-import { clientAddressKey } from '../plugins/client-address.ts';
+import { clientAddressKey } from '../../src/client-address.ts';
 import { deviceOf, deviceSetCookie } from './device-cookie.ts';
 import { UserParams } from '../schemas/user.ts';
 import { TokenBuckets, type RateLimitOptions } from '../plugins/token-buckets.ts';

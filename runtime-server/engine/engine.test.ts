@@ -38,8 +38,9 @@ function worker(version: string): string {
 }
 
 /** A WebSocket handshake sent by hand to `localhost`: the answer's head (and body, if refused) and the connection, open after a 101. */
-async function handshake(port: number): Promise<{ answer: string; socket: Socket }> {
-  const socket = connect(port, '127.0.0.1');
+/** A WebSocket handshake with the entry point, from `from` (any loopback address: each is a client of its own). */
+async function handshake(port: number, from = '127.0.0.1'): Promise<{ answer: string; socket: Socket }> {
+  const socket = connect({ port, host: '127.0.0.1', localAddress: from });
   socket.write('GET / HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n');
   let answer = '';
   await new Promise<void>((resolve) => {
@@ -390,7 +391,7 @@ describe('RuntimeEngine with workerd', { timeout: 60_000 }, () => {
     expect(reply).toBe('echo:ping');
   });
 
-  it("refuses a project's WebSocket past its bound on the replica, and takes one again once one closes (found in review: 2,434 stopped a shard, nobody blamed)", async () => {
+  it("refuses a project's WebSocket past its bound on the replica, but not another client's, and takes one again once one closes (found in review: 2,434 stopped a shard, nobody blamed)", async () => {
     // A project of its own (the test before leaves one of demo's closing), on the other address the client can name.
     await engine.deploy({ project: 'sockets', appId: 'ws', buildId: 'websocket', env: {}, hostnames: ['localhost'] });
     const held = [await handshake(port), await handshake(port), await handshake(port)];
@@ -398,8 +399,14 @@ describe('RuntimeEngine with workerd', { timeout: 60_000 }, () => {
     const refused = await handshake(port);
     expect(refused.answer).toMatch(/^HTTP\/1\.1 503 /);
     expect(refused.answer).toContain('holds 3 WebSockets open on this replica');
+    // Another client is not kept out by the one holding them all: that one's oldest is closed to make room (found in
+    // review: any one address could lock a project's apps out of new WebSockets).
+    const other = await handshake(port, '127.0.0.2');
+    expect(other.answer.split('\r\n')[0]).toBe('HTTP/1.1 101 Switching Protocols');
+    await new Promise((resolve) => (held[0]!.socket.destroyed ? resolve(undefined) : held[0]!.socket.once('close', resolve)));
+    expect((await handshake(port)).answer).toMatch(/^HTTP\/1\.1 503 /);
     // A connection that goes away gives its place back.
-    held[0]!.socket.destroy();
+    other.socket.destroy();
     await expect
       .poll(
         async () => {
@@ -410,7 +417,7 @@ describe('RuntimeEngine with workerd', { timeout: 60_000 }, () => {
         { timeout: 5000 },
       )
       .toBe('HTTP/1.1 101 Switching Protocols');
-    for (const h of held) h.socket.destroy();
+    for (const h of [...held, other]) h.socket.destroy();
     await engine.remove('sockets', 'ws');
   });
 

@@ -1,3 +1,4 @@
+import { clientAddressKey } from '../../src/client-address.ts';
 import { DEFAULT_WEBSOCKETS_PER_PROJECT, WebSocketBudget } from './websocket-budget.ts';
 import { splitKey } from '../../src/kube/types.ts';
 import { ConnectionGuard, type ConnectionLimits } from '../../src/connection-guard.ts';
@@ -318,6 +319,12 @@ export class EntryProxy {
     });
   }
 
+  /** The client's address: behind a trusted ingress, the one it appended last; otherwise whoever connected. */
+  #clientOf(req: IncomingMessage): string {
+    const forwardedFor = this.#trust ? req.headers['x-forwarded-for'] : undefined;
+    return (typeof forwardedFor === 'string' ? forwardedFor.split(',').at(-1)?.trim() : undefined) || (req.socket.remoteAddress ?? '');
+  }
+
   /** The client's headers minus hop-by-hop ones, plus `X-Forwarded-*`. `Host` is kept: workerd builds `request.url` from it. */
   #requestHeaders(req: IncomingMessage, upgrade: boolean): string[] {
     const raw = req.rawHeaders;
@@ -348,8 +355,7 @@ export class EntryProxy {
       }
     }
     const client = req.socket.remoteAddress ?? '';
-    // Behind a trusted ingress, the client is the address it appended last; otherwise whoever connected.
-    const origin = (forwardedFor === undefined ? undefined : forwardedFor.split(',').at(-1)?.trim()) || client;
+    const origin = this.#clientOf(req);
     const host = hostOf(req);
     if (req.headers.host === undefined && host !== undefined) out.push('host', host);
     out.push(
@@ -387,9 +393,9 @@ export class EntryProxy {
       socket.end(rawRefusal(route.refusal));
       return;
     }
-    const giveBack = this.#webSockets.take(splitKey(route.app).namespace);
+    const giveBack = this.#webSockets.take(splitKey(route.app).namespace, clientAddressKey(this.#clientOf(req)), () => socket.destroy());
     if (!giveBack) {
-      const detail = `The app's project holds ${this.#webSockets.bound} WebSockets open on this replica, the most it may; close some, then retry.`;
+      const detail = `The app's project holds ${this.#webSockets.bound} WebSockets open on this replica, the most it may, as many of them from this client as from any; close some, then retry.`;
       socket.end(rawRefusal({ status: 503, title: 'Service Unavailable', detail, retryAfter: '10' }));
       return;
     }
