@@ -32,14 +32,16 @@ describe('runtimeServerConfig', () => {
       shards: 6,
       limits: { cpuLimitMs: 500, startupLimitMs: 1000, startupBudgetMsPerMinute: 3000, sustainedWindowMs: 5000, isolateHeapMb: 128, shardMemoryMb: 2048 },
       quarantine: { initialMs: 60_000, maxMs: 3_600_000 },
-      onDemand: { maxApps: 1000, cacheBytes: Math.floor(Math.floor(2 * 1024 ** 3 * 0.9) * 0.75) },
+      onDemand: { maxApps: 1000, cacheBytes: Math.floor(Math.floor(2 * 1024 ** 3 * 0.9) * 0.75), assetRulesPerShard: 4 * 1024 ** 2 },
     });
   });
 
   it('serves apps on demand unless told not to, within the prepared apps and build cache it is given', () => {
     expect(runtimeServerConfig({ CW_S3_BUCKET: 'b', CW_RUNTIME_ON_DEMAND: 'false' }).onDemand).toBeUndefined();
-    const config = runtimeServerConfig({ CW_S3_BUCKET: 'b', CW_RUNTIME_PREPARED_APPS: '50', CW_RUNTIME_BUILD_CACHE_SIZE: '300Mi' });
-    expect(config.onDemand).toEqual({ maxApps: 50, cacheBytes: 300 * 1024 ** 2 });
+    const config = runtimeServerConfig({ CW_S3_BUCKET: 'b', CW_RUNTIME_PREPARED_APPS: '50', CW_RUNTIME_BUILD_CACHE_SIZE: '300Mi', CW_RUNTIME_ASSET_RULES_PER_SHARD: '1Mi' });
+    expect(config.onDemand).toEqual({ maxApps: 50, cacheBytes: 300 * 1024 ** 2, assetRulesPerShard: 1024 ** 2 });
+    // Less than one app's rules at their limits: the app in use would be over it alone.
+    expect(() => runtimeServerConfig({ CW_S3_BUCKET: 'b', CW_RUNTIME_ASSET_RULES_PER_SHARD: '100Ki' })).toThrow(/CW_RUNTIME_ASSET_RULES_PER_SHARD/);
     // A cache smaller than the largest build would let that build go and fetch it again on every other request.
     expect(() => runtimeServerConfig({ CW_S3_BUCKET: 'b', CW_RUNTIME_BUILD_CACHE_SIZE: '100Mi' })).toThrow(/CW_RUNTIME_BUILD_CACHE_SIZE.*268435456/);
     // A cache larger than what builds may take would never let a build go before the store refuses new ones.

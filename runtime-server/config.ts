@@ -11,6 +11,7 @@ import type { S3Config } from '../src/object-store/s3-config.ts';
 import { s3ConfigFromEnv } from '../src/object-store/s3-env.ts';
 import { DEFAULT_REPLICA_LEASE_SECONDS } from '../src/platform/runtime-replicas.ts';
 import { DEFAULT_PROJECT_UNPACKED_QUOTA } from '../src/platform/build-quota.ts';
+import { DEFAULT_ASSET_RULES_PER_SHARD } from './engine/asset-rules-budget.ts';
 import { DEFAULT_PREPARE_CONCURRENCY } from './engine/build-store.ts';
 import { LOG_LEVELS, type LogLevel } from '../src/logging/log.ts';
 import type { ReplicaIdentity } from './replica-publisher.ts';
@@ -110,6 +111,8 @@ export interface OnDemandConfig {
   readonly maxApps: number;
   /** Bytes their unpacked builds may take (CW_RUNTIME_BUILD_CACHE_SIZE; default {@link BUILD_CACHE_SHARE} of what builds may take). */
   readonly cacheBytes: number;
+  /** Bytes of static-asset rules the apps kept in one shard may hold (CW_RUNTIME_ASSET_RULES_PER_SHARD). */
+  readonly assetRulesPerShard: number;
 }
 
 /** The chart's volume for the data directory (`runtime.dataSize`), which it passes as CW_RUNTIME_DATA_DIR_SIZE. */
@@ -208,6 +211,8 @@ export function runtimeServerConfig(
           min: Math.min(DEFAULT_ARTIFACT_LIMITS.maxUncompressedBytes, buildsBytes),
           max: Math.max(Math.min(DEFAULT_ARTIFACT_LIMITS.maxUncompressedBytes, buildsBytes), buildsBytes - DEFAULT_ARTIFACT_LIMITS.maxUncompressedBytes),
         }),
+        // At least one app's rules at their limits (a shard keeps the app in use whatever its rules).
+        assetRulesPerShard: read.bytes('CW_RUNTIME_ASSET_RULES_PER_SHARD', DEFAULT_ASSET_RULES_PER_SHARD, { min: 512 * 1024, max: 1024 ** 3 }),
       })
     : undefined;
   return Object.freeze({

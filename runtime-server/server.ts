@@ -196,7 +196,7 @@ export class RuntimeServer {
    * first request is warm, even while the rest of the list is gone through.
    */
   #onDemandOptions(config: OnDemandConfig): OnDemandOptions {
-    return { maxApps: config.maxApps, cacheBytes: config.cacheBytes, eagerBuilds: (key) => this.#firstPass !== undefined && !this.#firstPass.has(key) };
+    return { maxApps: config.maxApps, cacheBytes: config.cacheBytes, assetRulesPerShard: config.assetRulesPerShard, eagerBuilds: (key) => this.#firstPass !== undefined && !this.#firstPass.has(key) };
   }
 
   /** Whom `project`'s use of the replica's shared bounds counts against: its creator, once the Projects are known. */

@@ -193,7 +193,7 @@ export class RuntimeEngine {
     this.#log = options.log ?? silentRuntimeLogger;
     const s = (this.#s = engineSettings(options));
     this.#shardCount = s.shards;
-    this.#onDemand = options.onDemand && new OnDemand({ ...options.onDemand, accountOf: (project) => this.#accountOf(project) });
+    this.#onDemand = options.onDemand && new OnDemand({ ...options.onDemand, accountOf: (project) => this.#accountOf(project), shardOf: (project) => this.shardOf(project) });
     this.#firstRequests = this.#onDemand && this.#firstRequestHost(this.#onDemand);
     this.#checks = this.#onDemand && this.#firstRequests && this.#buildChecks(this.#onDemand, this.#firstRequests);
     this.#accountOf = options.accountOf ?? ((project) => project);

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { silentRuntimeLogger } from '../../src/runtime-contract/log.ts';
 import { evictions, FALLBACK_SHELTER_MS, OnDemand, type KeptApp } from './on-demand.ts';
+import type { Served } from './served.ts';
 
 const app = (key: string, lastUsed: number, bytes = 10, preparing = false): KeptApp => ({ key, lastUsed, bytes, preparing });
 
@@ -159,5 +161,42 @@ describe('OnDemand preparations', () => {
     ]);
     // A check waits for no request: the replica is idle throughout.
     await expect(onDemand.whenIdle()).resolves.toBeUndefined();
+  });
+});
+
+describe('OnDemand static-asset rules', () => {
+  /** A served app whose build has static assets and rules `size` bytes long (as its assets service config). */
+  const withRules = (size: number) => ({ live: { build: { assetsDir: '/assets', assetConfig: { rules: 'x'.repeat(size - '{"rules":""}'.length) } } } }) as unknown as Served;
+
+  it("keeps each shard's rules within the bound, the accounts past their share of it first (found in review: one project's 100 apps crash-looped its shard)", async () => {
+    let now = 0;
+    const onDemand = new OnDemand({ assetRulesPerShard: 1000, shardOf: (project) => (project === 'elsewhere' ? 1 : 0) }, () => now);
+    const next = new Map<string, Served>([
+      ['hog/a', withRules(400)],
+      ['victim/v', withRules(100)],
+      ['hog/b', withRules(400)],
+      ['hog/c', withRules(400)],
+      ['victim/plain', { live: { build: {} } } as unknown as Served],
+      ['elsewhere/o', withRules(900)],
+    ]);
+    for (const key of next.keys()) {
+      now += 1;
+      await onDemand.first(key, async () => {});
+    }
+    // Shard 0 holds 1,300: the hog's 1,200 is past its share (500), so its least recently used goes, and that is enough.
+    expect(onDemand.evictFrom(next, silentRuntimeLogger)).toEqual(['hog/a']);
+    expect([...next.keys()]).toEqual(['victim/v', 'hog/b', 'hog/c', 'victim/plain', 'elsewhere/o']);
+    // Within the bound: nothing more.
+    expect(onDemand.evictFrom(next, silentRuntimeLogger)).toEqual([]);
+  });
+
+  it('lets no app go for its rules by default below 4 MiB a shard', async () => {
+    const onDemand = new OnDemand({});
+    const next = new Map<string, Served>([
+      ['p/a', withRules(2 * 1024 ** 2)],
+      ['p/b', withRules(1024 ** 2)],
+    ]);
+    for (const key of next.keys()) await onDemand.first(key, async () => {});
+    expect(onDemand.evictFrom(next, silentRuntimeLogger)).toEqual([]);
   });
 });

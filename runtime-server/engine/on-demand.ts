@@ -1,5 +1,6 @@
 import { splitKey } from '../../src/kube/types.ts';
 import type { RuntimeLogger } from '../../src/runtime-contract/log.ts';
+import { assetRulesBytes, DEFAULT_ASSET_RULES_PER_SHARD } from './asset-rules-budget.ts';
 import type { Served } from './served.ts';
 
 /** How a replica serves apps on demand (`RuntimeEngineOptions.onDemand`): what it keeps prepared, and for how long a first request waits. */
@@ -27,6 +28,14 @@ export interface OnDemandOptions {
    * the share is the account's, so one person's many projects cannot outweigh another's few. Default: the project.
    */
   readonly accountOf?: (project: string) => string;
+  /**
+   * Bytes of static-asset rules the apps kept in one shard may hold together (`asset-rules-budget.ts`); past it
+   * the shard's least recently used apps with rules are let go as for the other bounds, the accounts holding more
+   * than their share of it first (default {@link DEFAULT_ASSET_RULES_PER_SHARD}).
+   */
+  readonly assetRulesPerShard?: number;
+  /** The shard of a project's apps (`RuntimeEngine.shardOf`). Default: one shard. */
+  readonly shardOf?: (project: string) => number;
 }
 
 /**
@@ -64,6 +73,8 @@ export class OnDemand {
   readonly firstRequestTimeoutMs: number;
   readonly #eagerBuilds: (key: string) => boolean;
   readonly #accountOf: ((project: string) => string) | undefined;
+  readonly #assetRulesPerShard: number;
+  readonly #shardOf: (project: string) => number;
   readonly #kept = new Map<string, Kept>();
   readonly #first = new Map<string, Promise<void>>();
   /** Requests waiting for a preparation, and who waits for there to be none ({@link whenIdle}). */
@@ -77,6 +88,8 @@ export class OnDemand {
     this.firstRequestTimeoutMs = options.firstRequestTimeoutMs ?? 10_000;
     this.#eagerBuilds = options.eagerBuilds ?? (() => false);
     this.#accountOf = options.accountOf;
+    this.#assetRulesPerShard = options.assetRulesPerShard ?? DEFAULT_ASSET_RULES_PER_SHARD;
+    this.#shardOf = options.shardOf ?? (() => 0);
     this.#now = now;
   }
 
@@ -208,7 +221,9 @@ export class OnDemand {
       const s = next.get(key);
       return (s?.live.build.unpackedBytes ?? 0) + (s?.canary?.live.build.unpackedBytes ?? 0);
     };
-    const out = evictions(this.apps(bytesOf, fallback), this, this.#now(), this.#accountOf);
+    const apps = this.apps(bytesOf, fallback);
+    const out = evictions(apps, this, this.#now(), this.#accountOf);
+    out.push(...this.#rulesEvictions(next, apps, new Set(out)));
     if (out.length === 0) return out;
     for (const key of out) {
       this.#kept.delete(key);
@@ -216,6 +231,25 @@ export class OnDemand {
     }
     log.info('apps not used lately let go (prepared again on their next request)', { apps: out.length, kept: this.#kept.size });
     return out;
+  }
+
+  /**
+   * The apps to let go so that each shard's kept apps hold at most {@link OnDemandOptions.assetRulesPerShard} of
+   * rules: {@link evictions} over each shard's apps with rules, their rules as their bytes.
+   */
+  #rulesEvictions(next: Map<string, Served>, apps: readonly KeptApp[], out: ReadonlySet<string>): string[] {
+    const rulesOf = (key: string) => assetRulesBytes(next.get(key)?.live.build) + assetRulesBytes(next.get(key)?.canary?.live.build);
+    const byShard = new Map<number, KeptApp[]>();
+    for (const app of apps) {
+      const bytes = out.has(app.key) ? 0 : rulesOf(app.key);
+      if (bytes === 0) continue;
+      const shard = this.#shardOf(splitKey(app.key).namespace);
+      const inShard = byShard.get(shard);
+      if (inShard) inShard.push({ ...app, bytes });
+      else byShard.set(shard, [{ ...app, bytes }]);
+    }
+    const bound = { maxApps: Infinity, cacheBytes: this.#assetRulesPerShard };
+    return [...byShard.values()].flatMap((inShard) => evictions(inShard, bound, this.#now(), this.#accountOf));
   }
 
   /** The kept apps with their last use, for {@link evictions}. */
