@@ -28,6 +28,9 @@ function worker(version: string): string {
 const artifacts = new MemoryArtifactSource()
   .put('v1', artifactFromFiles({ 'worker.js': worker('v1') }))
   .put('v2', artifactFromFiles({ 'worker.js': worker('v2') }))
+  .put('v3', artifactFromFiles({ 'worker.js': worker('v3') }))
+  .put('v4', artifactFromFiles({ 'worker.js': worker('v4') }))
+  .put('v5', artifactFromFiles({ 'worker.js': worker('v5') }))
   .put('v2-assets', artifactFromFiles({ 'worker.js': worker('v2-assets'), 'assets/page.html': 'page of v2' }));
 
 const HOST = 'shop.demo.apps.test';
@@ -203,6 +206,21 @@ describe('RuntimeEngine rollouts with workerd', { timeout: 120_000 }, () => {
     expect((await engine.rolloutCounts()).get('demo/shop')).toMatchObject({ stable: { requests: 0, errors: 0 }, canary: { requests: 0, errors: 0 } });
     await as(onCanary[0]!, '/');
     expect((await engine.rolloutCounts()).get('demo/shop')).toMatchObject({ stable: { requests: 0, errors: 0 }, canary: { requests: 1, errors: 0 } });
+  });
+
+  it('keeps the per-build counts of the current pair of releases and of the latest builds before, four in all', async () => {
+    const app: AppDeployment = { ...base, appId: 'builds' };
+    const force = (release: string) => send(port, 'builds.demo.apps.test', '/', { headers: { 'cw-rollout-build': release } });
+    for (const buildId of ['v2', 'v3', 'v4', 'v5']) {
+      await engine.deploy({ ...app, canary: { buildId, env: {}, weight: 0, affinity: { header: 'x-user' } } });
+      if (buildId === 'v2') expect(body(await force('stable'))).toMatchObject({ version: 'v1' });
+      expect(body(await force('canary'))).toMatchObject({ version: buildId });
+    }
+    // v2, the earliest build but the pair (v1, v5), was let go; its answer stays in the app's totals.
+    const counts = (await engine.requestStats()).get('demo/builds');
+    expect(Object.keys(counts?.builds ?? {}).sort()).toEqual(['v1', 'v3', 'v4', 'v5']);
+    expect(counts?.count).toBe(5);
+    await engine.remove('demo', 'builds');
   });
 
   it('sends both releases’ logs to the app’s stream, each entry with its build', async () => {

@@ -450,6 +450,10 @@ describe('RuntimeEngine with workerd', { timeout: 60_000 }, () => {
     await engine.remove('demo', 'other'); // idempotent
     expect((await send(port, 'other.demo.apps.test')).status).toBe(404);
     expect(engine.list().map((a) => a.appId)).toEqual(['assets', 'hello', 'site', 'ws']);
+    // Its request counts go with it (a workerd it was served by has retired since): its series leave `/metrics`.
+    const counts = await engine.requestStats();
+    expect(counts.has('demo/other')).toBe(false);
+    expect(counts.get('demo/hello')?.count).toBeGreaterThan(0);
   });
 });
 

@@ -18,7 +18,7 @@ import type { RoutingTable } from './dispatcher/routing-table.ts';
 import type { RuntimeEngineOptions, RuntimeStatus } from './engine-options.ts';
 import { EntryProxy, type Refusal, type Route, type SettledRoute } from './entry-proxy.ts';
 import { BuildLoadError } from '../../src/app-artifacts/errors.ts';
-import { dispatcherStats, startGeneration, type GenerationContext } from './generation.ts';
+import { dispatcherStats, forgetCounts, startGeneration, type GenerationContext } from './generation.ts';
 import { defaultHost, normalizeHost } from '../../src/runtime-contract/hosts.ts';
 import { LoadChecker } from './load-checker.ts';
 import { LoadGate } from './load-gate.ts';
@@ -452,7 +452,18 @@ export class RuntimeEngine {
     if (!this.#desired.has(key)) {
       this.logs.forget(key);
       this.#limits.forget(key);
+      await this.#forgetCounts(project, key);
     }
+  }
+
+  /**
+   * An app removed from the replica takes its request counts along, its dispatchers' and those of its shard's retired
+   * workerds, so its series leave `/metrics` together: none is left to go down. An app let go on demand keeps them.
+   */
+  async #forgetCounts(project: string, key: string): Promise<void> {
+    const gens = this.#shards[this.shardOf(project)]?.generations ?? [];
+    await Promise.all(gens.map((gen) => forgetCounts(gen, [key])));
+    this.#stats.forget(key);
   }
 
   /**

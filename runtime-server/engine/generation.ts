@@ -159,6 +159,15 @@ export async function health(gen: Generation, timeoutMs: number): Promise<number
   return match ? Number(match[1]) : undefined;
 }
 
+/**
+ * Has the dispatcher drop the request counts of apps removed from the replica (`keys`). Best effort: one that has
+ * exited has none to drop, and one that does not answer keeps them till it retires (its next read shows them again).
+ */
+export async function forgetCounts(gen: Generation, keys: readonly string[]): Promise<void> {
+  if (!gen.proc.running) return;
+  await control(gen.controlSocket, 'POST', '/forget', { keys }, 5000).catch(() => undefined);
+}
+
 /** The dispatcher's per-app request counts, or undefined when it has exited or does not answer. */
 export async function dispatcherStats(gen: Generation): Promise<DispatcherStats | undefined> {
   if (!gen.proc.running) return undefined;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RequestStats, type AppRequestCounts, type DispatcherStats } from './request-stats.ts';
+import { BUILDS_KEPT, RequestStats, type AppRequestCounts, type DispatcherStats } from './request-stats.ts';
 
 const counts = (count: number, active = 0): AppRequestCounts => ({ active, queued: 0, classes: [0, count, 0, 0, 0], buckets: [count, 0], count, sumMs: count });
 const stats = (apps: Record<string, AppRequestCounts>): DispatcherStats => ({ loads: 1, bucketsMs: [5, 10], apps });
@@ -38,5 +38,32 @@ describe('RequestStats', () => {
     expect(same?.builds).toEqual({ v1: build(3), v2: build(5) });
     const next = totals.merged([{ generation: 2, stats: stats({ 'p/a': { ...counts(4), rollout: rollout('t2', 1, 3) } }) }]).get('p/a');
     expect(next?.rollout).toEqual(rollout('t2', 1, 3));
+  });
+
+  it('forgets a removed app all at once, retired counts and a silent dispatcher’s last answer alike; deployed again, it counts from zero', () => {
+    const totals = new RequestStats();
+    totals.retire(1, stats({ 'p/a': counts(4), 'p/b': counts(1) }));
+    expect(totals.merged([{ generation: 2, stats: stats({ 'p/a': counts(2) }) }]).get('p/a')).toMatchObject({ count: 6 });
+    totals.forget('p/a');
+    // Its dispatcher dropped it too; one that does not answer now must not bring back its last answer.
+    const after = totals.merged([{ generation: 2, stats: undefined }]);
+    expect(after.has('p/a')).toBe(false);
+    expect(after.get('p/b')).toMatchObject({ count: 1 });
+    expect(totals.merged([{ generation: 2, stats: stats({ 'p/a': counts(1) }) }]).get('p/a')).toMatchObject({ count: 1 });
+  });
+
+  it('keeps the builds a dispatcher keeps, and of a retired one’s others the latest, BUILDS_KEPT in all', () => {
+    const totals = new RequestStats();
+    const build = (count: number) => ({ classes: [0, count, 0, 0, 0], buckets: [count, 0], count, sumMs: count });
+    const withBuilds = (names: string[]) => ({ ...counts(names.length), builds: Object.fromEntries(names.map((name) => [name, build(1)])) });
+    totals.retire(1, stats({ 'p/a': withBuilds(['v1', 'v2', 'v3', 'v4']) }));
+    const read = (names: string[]) => totals.merged([{ generation: 2, stats: stats({ 'p/a': withBuilds(names) }) }]).get('p/a');
+    // The live dispatcher has one build: the retired one's latest three fill the rest.
+    expect(Object.keys(read(['v5'])?.builds ?? {}).sort()).toEqual(['v2', 'v3', 'v4', 'v5']);
+    // It has let go of the earliest of its own past BUILDS_KEPT: none of the retired one's others come back instead.
+    const full = read(['v4', 'v6', 'v7', 'v8']);
+    expect(Object.keys(full?.builds ?? {})).toHaveLength(BUILDS_KEPT);
+    expect(full?.builds?.['v4']).toEqual(build(2));
+    expect(full?.count).toBe(8); // the answers of the builds let go stay in the app's totals
   });
 });

@@ -44,6 +44,9 @@ export interface DispatcherStats {
 
 const add = (a: readonly number[], b: readonly number[]): number[] => a.map((v, i) => v + (b[i] ?? 0));
 
+/** Builds an app keeps counts of across generations: as many as a dispatcher keeps (`BUILDS_KEPT` in dispatcher.js). */
+export const BUILDS_KEPT = 4;
+
 /**
  * Request counts across workerd generations: each dispatcher counts from zero, so the final counts of a
  * retired one are kept here and added to the live ones, and the totals never go back, not even when a
@@ -70,6 +73,20 @@ export class RequestStats {
     if (!counts) return;
     this.#bucketsMs = counts.bucketsMs;
     for (const [key, c] of Object.entries(counts.apps)) this.#base.set(key, sum(this.#base.get(key), { ...c, active: 0, queued: 0 }));
+  }
+
+  /**
+   * Drops the counts of an app removed from the replica, once its live dispatchers dropped theirs: its series vanish
+   * at once rather than go down. Deployed again under the same key, it counts from zero, as Prometheus reads a reset.
+   */
+  forget(key: string): void {
+    this.#base.delete(key);
+    for (const [generation, last] of this.#last) {
+      if (!(key in last.apps)) continue;
+      const apps = { ...last.apps };
+      delete apps[key];
+      this.#last.set(generation, { ...last, apps });
+    }
   }
 
   /** The totals, given what each live generation answered now (`undefined`: it did not). */
@@ -112,9 +129,17 @@ function sumBuild(a: BuildCounts, b: BuildCounts): BuildCounts {
   };
 }
 
+/**
+ * The builds of the later counts `b` (its dispatcher keeps the current pair among them), and of the earlier `a`'s
+ * others the latest while fewer than {@link BUILDS_KEPT}: a build a dispatcher let go leaves with its series (its
+ * answers stay in the app's totals), rather than its series going back to what a retired generation counted.
+ */
 function sumBuilds(a: Readonly<Record<string, BuildCounts>>, b: Readonly<Record<string, BuildCounts>>): Record<string, BuildCounts> {
-  const out: Record<string, BuildCounts> = { ...a };
-  for (const [build, c] of Object.entries(b)) out[build] = out[build] ? sumBuild(out[build], c) : c;
+  const others = Object.keys(a).filter((build) => !(build in b));
+  const room = Math.max(0, BUILDS_KEPT - Object.keys(b).length);
+  const out: Record<string, BuildCounts> = {};
+  for (const build of others.slice(others.length - room)) out[build] = a[build]!;
+  for (const [build, c] of Object.entries(b)) out[build] = a[build] ? sumBuild(a[build], c) : c;
   return out;
 }
 

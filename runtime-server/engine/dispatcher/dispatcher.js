@@ -33,6 +33,11 @@ const AFFINITY_COOKIE_MAX_AGE = 86400;
  */
 const COUNTED_PER_KEY_MINUTE = 5;
 const TRACKED_KEYS = 5_000;
+/**
+ * Builds an app keeps counts of (`s.builds`, a series set each in `/metrics`): its current pair of releases and the
+ * latest others, so rollouts to ever new builds grow neither this isolate nor the scrape. RequestStats keeps as many.
+ */
+const BUILDS_KEPT = 4;
 
 /**
  * The routing table the runtime pushes: `hosts` (normalised host → app key) and `apps` (key → `{id, build,
@@ -244,9 +249,23 @@ function recordRelease(s, appKey, split, choice, build, status, ms, threw) {
     if (status >= 500) counts.errors += 1;
   }
   s.builds ??= {};
-  s.builds[build] ??= newCounts();
+  if (!s.builds[build]) {
+    s.builds[build] = newCounts();
+    trimBuilds(s.builds, [table.apps[appKey]?.build, split.build]);
+  }
   if (threw) s.builds[build].exceptions += 1;
   record(s.builds[build], status, ms);
+}
+
+/**
+ * Lets go of the earliest builds seen but the `current` pair, past BUILDS_KEPT: their series leave `/metrics`, and
+ * their answers stay in the app's totals (its series without a build label), which never go back.
+ */
+function trimBuilds(builds, current) {
+  for (const build of Object.keys(builds)) {
+    if (Object.keys(builds).length <= BUILDS_KEPT) return;
+    if (!current.includes(build)) delete builds[build];
+  }
 }
 
 /** Per run of a split (`<app> <tag>`), the counted requests of each affinity key (by its hash) in the current minute. */
@@ -393,7 +412,7 @@ export default {
   },
 };
 
-/** The runtime process's control socket: routing table, load checks, health and statistics. */
+/** The runtime process's control socket: routing table, load checks, health and statistics (`/forget`: of apps removed). */
 async function controlRequest(request, env, ctx) {
   routes(env);
   {
@@ -402,6 +421,11 @@ async function controlRequest(request, env, ctx) {
     if (pathname === '/routes' && request.method === 'GET') return Response.json(table);
     if (pathname === '/routes' && request.method === 'PUT') {
       table = await request.json();
+      return new Response(null, { status: 204 });
+    }
+    if (pathname === '/forget' && request.method === 'POST') {
+      // Apps removed from the replica: their counts go with them, unless routed here again meanwhile.
+      for (const key of (await request.json()).keys) if (!table.apps[key]) states.delete(key);
       return new Response(null, { status: 204 });
     }
     if (pathname === '/probe' && request.method === 'POST') {
