@@ -89,7 +89,7 @@ export class Stream {
       case 'batch':
         return { type: 'batch', result: await this.#batch(request.batch?.steps, context) };
       case 'sequence':
-        context.counts.rowsWritten += this.#connect().executeScript(this.#sql(request.sql, request.sql_id));
+        this.#connect().executeScript(this.#sql(request.sql, request.sql_id), (rows) => (context.counts.rowsWritten += rows));
         return { type: 'sequence' };
       case 'describe':
         return { type: 'describe', result: this.#describe(this.#sql(request.sql, request.sql_id)) };

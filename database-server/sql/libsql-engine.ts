@@ -4,6 +4,7 @@ import { Action, Authorization, Connection, type Statement } from './libsql-nati
 import { answerBytes } from './answer-size.ts';
 import { attachesFiles, createsInTempSchema } from './statement-guards.ts';
 import { hasStatementAfterFirst } from './statement-tail.ts';
+import { scriptStatements } from './script-statements.ts';
 import type { GrowthFreeze } from './growth-freeze.ts';
 import { runsUnderRefusal, type QuotaRefusal } from './quota-refusal.ts';
 import { ALLOWED_PRAGMAS, ALLOWED_VIRTUAL_TABLE_MODULES, DENIED_FUNCTIONS, DENIED_TABLES, type SqlMode } from './sandbox.ts';
@@ -365,21 +366,43 @@ class LibsqlConnection implements SqlConnection {
     return { columns: [], rows: [], rowsReturned: 0, affectedRowCount: 0, rowsWritten: 0, answerBytes: 0, lastInsertRowid: null };
   }
 
-  executeScript(sql: string): number {
+  executeScript(sql: string, written: (rows: number) => void): void {
     refuseGuardedStatements(sql);
     if (this.#refusal?.blocks === 'all') throw refused(this.#refusal);
-    return this.#wrap(() => {
+    this.#wrap(() => {
       const before = this.#counters().total;
-      const tables = mayCreateTableAs(sql) ? this.#tableNames() : undefined;
-      this.#db.exec(sql, { queryTimeout: this.#statementTimeoutMs() });
-      return Number(this.#counters().total - before) + (tables ? this.#rowsOfNewTables(tables) : 0);
+      const created = { rows: 0 };
+      try {
+        this.#runScript(sql, created);
+      } finally {
+        // Also when a statement fails: those before it are done (committed, outside a transaction), their rows too.
+        written(Number(this.#counters().total - before) + created.rows);
+      }
     });
   }
 
   /**
-   * The tables of the database now (before a statement that may create one from a query), by root page: a table
-   * renamed keeps its page, so a rename whose text says "create" and "as" (in a comment) is no new table to count
-   * (counting it scanned every row of a table of any size, on demand, with no deadline).
+   * Runs a script one statement at a time, so that each CREATE TABLE … AS SELECT is told from the tables just before
+   * it (`created`: the rows of those it made). With one look before the whole script, a table the script drops would
+   * give its root page to one it makes after, and one made under a dropped table's name would look like the old one.
+   */
+  #runScript(sql: string, created: { rows: number }): void {
+    // The time limit of a statement holds for the whole script, not for each of its statements.
+    const deadline = performance.now() + this.#statementTimeoutMs();
+    for (const statement of scriptStatements(sql)) {
+      const queryTimeout = Math.ceil(deadline - performance.now());
+      if (queryTimeout <= 0) throw this.#explain(new SqlError('SQLITE_INTERRUPT', 'interrupted'));
+      const tables = scriptStatementMayCreateTableAs(statement) ? this.#tableNames() : undefined;
+      this.#db.exec(statement, { queryTimeout });
+      if (tables) created.rows += this.#rowsOfNewTables(tables);
+    }
+  }
+
+  /**
+   * The tables of the database now (just before one statement that may create one from a query), by root page: a
+   * table renamed keeps its page, so a rename whose text says "create" and "as" (in a comment) is no new table to
+   * count (counting it scanned every row of a table of any size, on demand, with no deadline). One statement cannot
+   * both free a root page and create a table, so a page new since then is a new table's.
    */
   #tableNames(): Map<string, number> {
     this.#tablesStmt ??= this.#db.prepare("SELECT name, rootpage FROM main.sqlite_schema WHERE type = 'table'").raw(true);
@@ -659,4 +682,12 @@ function dropVectorIndexes(db: Connection): void {
  */
 export function mayCreateTableAs(sql: string): boolean {
   return /create/i.test(sql) && /\bas\b/i.test(sql);
+}
+
+/**
+ * Whether one statement of a script (as scriptStatements cuts it, from its first word) may create a table from a
+ * query: it starts with CREATE and says "table" too, so a migration's views and triggers cost no read of the schema.
+ */
+function scriptStatementMayCreateTableAs(statement: string): boolean {
+  return /^create\b/i.test(statement) && /\btable\b/i.test(statement) && mayCreateTableAs(statement);
 }

@@ -268,6 +268,17 @@ describe('bounded statements', () => {
     expect((await failure(connect('looper'), slowSecondRow)).code).toBe('SQLITE_INTERRUPT');
   });
 
+  it('interrupts a script past its time limit, though each of its statements is within it (the limit covers the whole script)', async () => {
+    const slow = 'SELECT count(*) FROM generate_series(1, 2000000);'.repeat(60);
+    const interrupted = await connect('looper')
+      .executeMultiple(slow)
+      .then(
+        () => undefined,
+        (error: unknown) => error as LibsqlError,
+      );
+    expect(interrupted?.code).toBe('SQLITE_INTERRUPT');
+  });
+
   it('fails a write past the size quota, keeping what was written before', async () => {
     await engine.open('quota', { statementTimeoutMs: 5000, maxSizeBytes: 1024 * 1024 });
     const tenant = connect('quota');

@@ -39,8 +39,11 @@ export interface ExecuteOptions {
 export interface SqlConnection {
   /** Runs one statement with values bound by index (1-based index i is `params[i - 1]`). */
   execute(sql: string, params: SqlValue[], options: ExecuteOptions): SqlResult;
-  /** Runs several `;`-separated statements without arguments or results (Hrana's `sequence`); answers the rows they changed. */
-  executeScript(sql: string): number;
+  /**
+   * Runs several `;`-separated statements without arguments or results (Hrana's `sequence`), and tells `written` the
+   * rows they changed, once, also when one fails: the statements before it stay done.
+   */
+  executeScript(sql: string, written: (rows: number) => void): void;
   describe(sql: string): SqlDescription;
   /** False while a transaction is open (after BEGIN, before COMMIT or ROLLBACK). */
   isAutocommit(): boolean;
