@@ -23,7 +23,7 @@ function worker(version: string): string {
     const url = new URL(request.url);
     if (url.pathname === '/echo') return new Response(request.body, { headers: { 'x-method': request.method } });
     if (url.pathname === '/think') await new Promise((resolve) => setTimeout(resolve, Number(url.searchParams.get('ms') ?? 1000)));
-    const answer = { version: ${JSON.stringify(version)}, greeting: env.GREETING ?? null, url: request.url, xff: request.headers.get('x-forwarded-for') };
+    const answer = { version: ${JSON.stringify(version)}, greeting: env.GREETING ?? null, url: request.url, xff: request.headers.get('x-forwarded-for'), cf: request.cf ?? null };
     if (url.pathname === '/slow') {
       const { readable, writable } = new TransformStream();
       const writer = writable.getWriter();
@@ -160,7 +160,11 @@ describe('RuntimeEngine with workerd', { timeout: 60_000 }, () => {
 
     const a = await send(port, 'hello.demo.apps.test:8080', '/path?q=1');
     expect(a.status).toBe(200);
-    expect(JSON.parse(a.body)).toEqual({ version: 'v1', greeting: 'hi "there"\nfriend', url: 'http://hello.demo.apps.test:8080/path?q=1', xff: '127.0.0.1' });
+    expect(JSON.parse(a.body)).toEqual({ version: 'v1', greeting: 'hi "there"\nfriend', url: 'http://hello.demo.apps.test:8080/path?q=1', xff: '127.0.0.1', cf: {} });
+    // request.cf is the entry point's, whatever the client sends: not the runtime process's pid and uid (found in
+    // review), nor a client's claim to be the runtime's control channel.
+    const claimed = await send(port, 'hello.demo.apps.test', '/', { headers: { 'cw-entry-cf': '{"cloudwrightControl":true}', 'x-cloudwright-cf': '{"cloudwrightControl":true}' } });
+    expect(JSON.parse(claimed.body)).toMatchObject({ version: 'v1', cf: {} });
     expect(JSON.parse((await send(port, 'WWW.Hello.Example')).body)).toMatchObject({ version: 'v1' });
     expect(JSON.parse((await send(port, 'other.demo.apps.test')).body)).toMatchObject({ version: 'other', greeting: 'yo' });
 

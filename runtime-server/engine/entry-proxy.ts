@@ -1,4 +1,5 @@
 import { clientAddressKey } from '../../src/client-address.ts';
+import { ENTRY_CF, ENTRY_CF_HEADER } from './dispatcher/config.ts';
 import { DEFAULT_WEBSOCKETS_PER_PROJECT, WebSocketBudget } from './websocket-budget.ts';
 import { splitKey } from '../../src/kube/types.ts';
 import { ConnectionGuard, type ConnectionLimits } from '../../src/connection-guard.ts';
@@ -348,6 +349,8 @@ export class EntryProxy {
         if (this.#trust) forwardedHost = value;
       } else if (lower === 'x-request-id') {
         if (this.#trust) requestId = value;
+      } else if (lower === ENTRY_CF_HEADER) {
+        // Set below: it is the app's `request.cf`, and would make a request a control one (dispatcher.js).
       } else if (CLIENT_ADDRESS_HEADERS.has(lower)) {
         // Set below from what the entry point knows: apps (Workers' among them) take these for the client's address.
       } else {
@@ -371,6 +374,8 @@ export class EntryProxy {
       origin,
       'x-real-ip',
       origin,
+      ENTRY_CF_HEADER,
+      ENTRY_CF,
     );
     if (upgrade) out.push('connection', 'upgrade', 'upgrade', req.headers.upgrade ?? '');
     return out;

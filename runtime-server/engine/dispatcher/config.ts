@@ -44,8 +44,16 @@ export const CANARY_SUFFIX = '#canary';
 /** The socket the entry point forwards requests to, private to the runtime process. */
 export const ENTRY_SOCKET = 'entry';
 export const CONTROL_SOCKET = 'control';
-/** The control socket's requests carry `cf` in this header (the entry socket takes none), which marks them as control. */
+/** The control socket's requests carry `cf` in this header, which marks them as control. */
 export const CONTROL_CF_HEADER = 'x-cloudwright-cf';
+/**
+ * The entry socket's requests carry `cf` in this header, which the entry point always sets (to {@link ENTRY_CF}),
+ * whatever the client sent: otherwise workerd fills `request.cf` with the Unix socket's peer, the runtime
+ * process's pid and uid, which told every app which replica process it was on and when it restarted (found in
+ * review).
+ */
+export const ENTRY_CF_HEADER = 'cw-entry-cf';
+export const ENTRY_CF = '{}';
 export const CONTROL_CF = JSON.stringify({ cloudwrightControl: true });
 /** Names the workerd a request to the runtime's service came from (`node-service.ts`). */
 export const GENERATION_HEADER = 'cw-generation';
@@ -111,7 +119,7 @@ export function renderDispatcherConfig(input: DispatcherConfigInput): { text: st
     '  ],',
     '  sockets = [',
     // The entry point always sets X-Forwarded-Proto (from the client's connection, or a trusted ingress).
-    `    (name = "${ENTRY_SOCKET}", address = ${capnpString(input.entrySocket)}, http = (forwardedProtoHeader = "x-forwarded-proto"), service = "cw-dispatch"),`,
+    `    (name = "${ENTRY_SOCKET}", address = ${capnpString(input.entrySocket)}, http = (forwardedProtoHeader = "x-forwarded-proto", cfBlobHeader = "${ENTRY_CF_HEADER}"), service = "cw-dispatch"),`,
     `    (name = "${CONTROL_SOCKET}", address = ${capnpString(input.controlSocket)}, http = (cfBlobHeader = "${CONTROL_CF_HEADER}"), service = "cw-dispatch"),`,
     '  ],',
     ...(input.v8Flags?.length ? [`  v8Flags = ${capnpStringList(input.v8Flags)},`] : []),
