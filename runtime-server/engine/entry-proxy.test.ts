@@ -2,8 +2,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { connect as connectHttp2, createServer as createHttp2Server, type ClientHttp2Session } from 'node:http2';
-import { createConnection, createServer as createNetServer, type AddressInfo } from 'node:net';
+import { createConnection, createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
+import type { Duplex } from 'node:stream';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EntryProxy, type Route, type SettledRoute } from './entry-proxy.ts';
@@ -20,6 +21,8 @@ interface Seen {
 const dir = mkdtempSync(join(tmpdir(), 'cw-entry-'));
 const seen: Seen[] = [];
 let release: (() => void) | undefined;
+/** The upstream's side of each `/flood` WebSocket. */
+const floods: Duplex[] = [];
 /** Kills the connection of the `/die` request under way. */
 let die: (() => void) | undefined;
 
@@ -53,6 +56,14 @@ function upstream(name: string): Promise<{ server: Server; socketPath: string }>
       } else if (req.url === '/hold') release = reply;
       else reply();
     });
+  });
+  // `GET /flood?mib=N` upgraded: N MiB sent at once, as an app send()ing to a client that may not read.
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex) => {
+    socket.write('HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n');
+    const mib = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('mib') ?? 0);
+    floods.push(socket);
+    for (let i = 0; i < mib * 16; i++) socket.write(Buffer.alloc(64 * 1024, 120));
+    socket.on('error', () => socket.destroy()).on('end', () => socket.end()); // as workerd ends a WebSocket its client left
   });
   return new Promise((resolve) => server.listen(socketPath, () => resolve({ server, socketPath })));
 }
@@ -363,6 +374,55 @@ describe('EntryProxy', () => {
     });
     expect(answer).toMatch(/^HTTP\/1\.1 503 /);
     expect(answer.toLowerCase()).toContain('retry-after: 7\r\n');
+  });
+
+  /**
+   * A WebSocket handshake for `/flood?mib=N` from a client that reads (or stops reading once the 101 head has
+   * arrived): the client, what it read, and the upstream's side of the WebSocket.
+   */
+  async function flooded(port: number, mib: number, read: boolean): Promise<{ client: Socket; received: () => number; upstreamSide: Duplex }> {
+    const before = floods.length;
+    const client = createConnection({ host: '127.0.0.1', port });
+    client.write(`GET /flood?mib=${mib} HTTP/1.1\r\nHost: a.test\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`);
+    let received = 0;
+    await new Promise<void>((resolve) =>
+      client.on('data', (chunk: Buffer) => {
+        if (received === 0 && !read) client.pause();
+        received += chunk.length;
+        resolve();
+      }),
+    );
+    return { client, received: () => received, upstreamSide: floods[before]! };
+  }
+
+  /** Resolves once `socket` is closed. */
+  function closed(socket: Duplex): Promise<void> {
+    return new Promise((resolve) => (socket.destroyed ? resolve() : socket.once('close', () => resolve())));
+  }
+
+  it("closes a WebSocket whose client lags past its bound, leaving the app's messages queued nowhere (found in review: 400 MiB queued in workerd)", async () => {
+    const { port } = await proxy(a, { webSocketBacklog: { perWebSocket: 1024 * 1024, total: 64 * 1024 * 1024 } });
+    const { client, received, upstreamSide } = await flooded(port, 64, false);
+    // The app's side is cut: what it sent is not held for a client that does not read.
+    await closed(upstreamSide);
+    client.on('error', () => {}).resume();
+    await closed(client);
+    expect(received()).toBeLessThan(64 * 1024 * 1024);
+  });
+
+  it('relays all of it to a client that reads', async () => {
+    const { port } = await proxy(a, { webSocketBacklog: { perWebSocket: 32 * 1024 * 1024, total: 64 * 1024 * 1024 } });
+    const { client, received, upstreamSide } = await flooded(port, 16, true);
+    await expect.poll(received, { timeout: 10_000 }).toBeGreaterThanOrEqual(16 * 1024 * 1024);
+    client.destroy();
+    await closed(upstreamSide);
+  });
+
+  it('closes the WebSocket lagging most once they hold more than their total, each within its own bound', async () => {
+    const { port } = await proxy(a, { webSocketBacklog: { perWebSocket: 256 * 1024 * 1024, total: 2 * 1024 * 1024 } });
+    const { client, upstreamSide } = await flooded(port, 64, false);
+    await closed(upstreamSide);
+    client.destroy();
   });
 
   it('answers 400 to a request target it cannot forward, without calling workerd unreachable', async () => {

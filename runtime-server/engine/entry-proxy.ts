@@ -1,5 +1,6 @@
 import { clientAddressKey } from '../../src/client-address.ts';
 import { ENTRY_CF, ENTRY_CF_HEADER } from './dispatcher/config.ts';
+import { WebSocketBacklogs, type BacklogBounds } from './websocket-backlog.ts';
 import { DEFAULT_WEBSOCKETS_PER_PROJECT, WebSocketBudget } from './websocket-budget.ts';
 import { splitKey } from '../../src/kube/types.ts';
 import { ConnectionGuard, type ConnectionLimits } from '../../src/connection-guard.ts';
@@ -71,6 +72,8 @@ export interface EntryProxyOptions {
   readonly connections?: ConnectionLimits;
   /** WebSockets each project holds open at once (`websocket-budget.ts`). Default: 1,000. */
   readonly webSocketsPerProject?: number;
+  /** What apps' WebSockets may hold unread by their clients (`websocket-backlog.ts`). Default: 16 MiB each, 128 MiB in all. */
+  readonly webSocketBacklog?: BacklogBounds;
 }
 
 /**
@@ -95,10 +98,12 @@ export class EntryProxy {
   /** Requests already sent again after their workerd died under them (once is all). */
   readonly #resent = new WeakSet<IncomingMessage>();
   readonly #webSockets: WebSocketBudget;
+  readonly #backlogs: WebSocketBacklogs;
 
   constructor(options: EntryProxyOptions) {
     this.#route = options.route;
     this.#webSockets = new WebSocketBudget(options.webSocketsPerProject ?? DEFAULT_WEBSOCKETS_PER_PROJECT);
+    this.#backlogs = new WebSocketBacklogs(options.webSocketBacklog);
     this.#answer = options.answer;
     this.#https = options.https;
     this.#resend = options.resend;
@@ -441,7 +446,8 @@ export class EntryProxy {
       upSocket.on('error', close).on('close', close);
       upSocket.on('data', () => pool.output());
       socket.on('close', close);
-      upSocket.pipe(socket).pipe(upSocket);
+      this.#backlogs.relay(upSocket, socket, close);
+      socket.pipe(upSocket);
     });
     upstream.on('response', (up) => {
       if (cutShort) return up.destroy();

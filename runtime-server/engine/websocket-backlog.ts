@@ -1,0 +1,81 @@
+import type { Duplex } from 'node:stream';
+
+/** What an app may have sent on one WebSocket that its client has not read yet, by default. */
+export const DEFAULT_BACKLOG_PER_WEBSOCKET = 16 * 1024 * 1024;
+/** What every WebSocket the entry point relays may hold so together, by default. */
+export const DEFAULT_BACKLOG_TOTAL = 128 * 1024 * 1024;
+
+export interface BacklogBounds {
+  readonly perWebSocket: number;
+  readonly total: number;
+}
+
+interface Relayed {
+  readonly client: Duplex;
+  readonly close: () => void;
+  /** What it held at its last write or drain: its part of {@link WebSocketBacklogs.held}. */
+  counted: number;
+}
+
+/**
+ * The bytes apps have sent on WebSockets that their clients have not read. Relayed with backpressure, they were
+ * queued in workerd, outside any isolate's heap: an app `send()`ing 400 MiB to a client that read nothing took
+ * its shard past the memory bound, every co-tenant of the shard with it, and nobody was blamed (found in review).
+ * So the entry point reads what workerd sends at once and holds what the client has not taken: a WebSocket whose
+ * client lags more than `perWebSocket` behind is closed, and past `total` held together the one lagging most is.
+ * Client to app stays under backpressure: an app that does not read holds its client, not memory.
+ */
+export class WebSocketBacklogs {
+  readonly #bounds: BacklogBounds;
+  readonly #relayed = new Set<Relayed>();
+  /** What the relayed WebSockets held at their last writes or drains: at least what they hold now. */
+  #held = 0;
+
+  constructor(bounds: BacklogBounds = { perWebSocket: DEFAULT_BACKLOG_PER_WEBSOCKET, total: DEFAULT_BACKLOG_TOTAL }) {
+    this.#bounds = bounds;
+  }
+
+  /** Bytes held for clients to read, as last counted. */
+  get held(): number {
+    return this.#held;
+  }
+
+  /** Sends what `app` (workerd's side) writes on to `client`, without waiting for it; `close` ends both. */
+  relay(app: Duplex, client: Duplex, close: () => void): void {
+    const relayed: Relayed = { client, close, counted: 0 };
+    this.#relayed.add(relayed);
+    client.once('close', () => this.#forget(relayed));
+    client.on('drain', () => this.#count(relayed));
+    app.on('data', (chunk: Buffer) => {
+      client.write(chunk);
+      this.#count(relayed);
+      if (client.writableLength > this.#bounds.perWebSocket) close();
+      else if (this.#held > this.#bounds.total) this.#shed();
+    });
+    app.once('end', () => client.end());
+  }
+
+  #count(relayed: Relayed): void {
+    if (!this.#relayed.has(relayed)) return;
+    this.#held += relayed.client.writableLength - relayed.counted;
+    relayed.counted = relayed.client.writableLength;
+  }
+
+  #forget(relayed: Relayed): void {
+    if (!this.#relayed.delete(relayed)) return;
+    this.#held -= relayed.counted;
+  }
+
+  /** Counts again what each holds now (some drained since), and closes the one lagging most while past the total. */
+  #shed(): void {
+    let most: Relayed | undefined;
+    for (const relayed of this.#relayed) {
+      this.#count(relayed);
+      if (!most || relayed.counted > most.counted) most = relayed;
+    }
+    if (most && this.#held > this.#bounds.total) {
+      this.#forget(most);
+      most.close();
+    }
+  }
+}
