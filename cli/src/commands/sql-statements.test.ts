@@ -20,6 +20,15 @@ describe('takeStatements', () => {
     expect(takeStatements('create trigger t after insert on x begin select 1;')).toEqual({ statements: [], rest: 'create trigger t after insert on x begin select 1;' });
   });
 
+  it("does not end a CREATE TRIGGER at a CASE's END (found in review: sent as two broken statements)", () => {
+    const trigger = 'CREATE TRIGGER t AFTER INSERT ON x BEGIN UPDATE y SET a = CASE WHEN new.b THEN 1 ELSE 2 END; END;';
+    expect(takeStatements(`${trigger} select 2;`)).toEqual({ statements: [trigger, 'select 2;'], rest: '' });
+    expect(takeStatements('create trigger t after insert on x begin select case when 1 then 2 end;')).toEqual({
+      statements: [],
+      rest: 'create trigger t after insert on x begin select case when 1 then 2 end;',
+    });
+  });
+
   it('skips empty statements', () => {
     expect(takeStatements(';;  ; select 1;;')).toEqual({ statements: ['select 1;'], rest: '' });
   });

@@ -1,5 +1,6 @@
 // The shell's statements, split as SQLite's own shell splits them (sqlite3_complete): at each `;` outside
-// strings, quoted names and comments, and within CREATE TRIGGER only at the `;` after its END. cw-db runs one
+// strings, quoted names and comments, and within CREATE TRIGGER only at a `;` right after `; END` (a CASE's END
+// never follows a `;`, so `CASE … END;` inside a trigger does not end it). cw-db runs one
 // statement per execute (a second one is refused), so `SELECT 1; SELECT 2;` on one line is two executes.
 
 /** The complete statements at the start of `text` (each with its `;`), and what is left after them. */
@@ -8,6 +9,9 @@ export function takeStatements(text: string): { statements: string[]; rest: stri
   let start = 0;
   let words: string[] = [];
   let lastWord = '';
+  /** The token before `lastWord` was a `;` (inside a trigger: `; END` may end it). */
+  let wordAfterSemi = false;
+  let afterSemi = false;
   let i = 0;
   while (i < text.length) {
     const c = text[i]!;
@@ -21,25 +25,34 @@ export function takeStatements(text: string): { statements: string[]; rest: stri
       i = afterQuoted(text, i);
       words.push('');
       lastWord = '';
+      afterSemi = false;
     } else if (c === ';') {
       i++;
-      if (isTrigger(words) && lastWord !== 'end') continue;
+      if (isTrigger(words) && !(lastWord === 'end' && wordAfterSemi)) {
+        afterSemi = true;
+        lastWord = '';
+        continue;
+      }
       const statement = text.slice(start, i).trim();
       // A lone `;` is no statement (SQLite skips it too).
       if (words.length > 0) statements.push(statement);
       start = i;
       words = [];
       lastWord = '';
+      afterSemi = false;
     } else if (/[A-Za-z_]/.test(c)) {
       let end = i + 1;
       while (end < text.length && /[A-Za-z0-9_$]/.test(text[end]!)) end++;
       lastWord = text.slice(i, end).toLowerCase();
+      wordAfterSemi = afterSemi;
+      afterSemi = false;
       if (words.length < 3) words.push(lastWord);
       i = end;
     } else {
       if (!/\s/.test(c)) {
         if (words.length < 3) words.push(c);
         lastWord = '';
+        afterSemi = false;
       }
       i++;
     }
