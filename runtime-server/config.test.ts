@@ -158,6 +158,12 @@ describe('runtimeServerConfig', () => {
     });
   });
 
+  it("keeps X-Forwarded-* of nobody, everybody, or the ingress's addresses and ranges, and says what it wants otherwise", () => {
+    expect(runtimeServerConfig({ CW_S3_BUCKET: 'b' }).trustForwardedHeaders).toBe(false);
+    expect(runtimeServerConfig({ CW_S3_BUCKET: 'b', CW_RUNTIME_TRUST_FORWARDED_HEADERS: ' 10.0.0.0/8, fd00::/8 ,192.0.2.1' }).trustForwardedHeaders).toEqual(['10.0.0.0/8', 'fd00::/8', '192.0.2.1']);
+    expect(() => runtimeServerConfig({ CW_S3_BUCKET: 'b', CW_RUNTIME_TRUST_FORWARDED_HEADERS: '10.0.0.0/33' })).toThrow(/CW_RUNTIME_TRUST_FORWARDED_HEADERS/);
+  });
+
   it('signs affinity cookies with a key every replica shares: its own, else one from the status token, never the token itself', () => {
     const fromToken = runtimeServerConfig({ CW_S3_BUCKET: 'b', CW_RUNTIME_STATUS_TOKEN: 's'.repeat(40) }).affinityKey;
     expect(fromToken).toMatch(/^[0-9a-f]{64}$/);
@@ -200,7 +206,10 @@ describe('runtimeServerConfig', () => {
     [{ CW_RUNTIME_BASE_DOMAIN: 'not a domain' }, 'CW_RUNTIME_BASE_DOMAIN must be a host name (such as apps.example.com), got "not a domain"'],
     [{ CW_RUNTIME_PUBLIC_SCHEME: 'ftp' }, 'CW_RUNTIME_PUBLIC_SCHEME must be one of http, https, got "ftp"'],
     [{ CW_RUNTIME_WORKERS: '0' }, 'CW_RUNTIME_WORKERS must be a whole number from 1 to 10000, got "0"'],
-    [{ CW_RUNTIME_TRUST_FORWARDED_HEADERS: 'yes' }, 'CW_RUNTIME_TRUST_FORWARDED_HEADERS must be true or false (or 1 or 0), got "yes"'],
+    [
+      { CW_RUNTIME_TRUST_FORWARDED_HEADERS: 'yes' },
+      'CW_RUNTIME_TRUST_FORWARDED_HEADERS must be true, false (or 1, 0), or a comma-separated list of the ingress\'s addresses and CIDR ranges, got "yes"',
+    ],
     [{ CW_LOG_LEVEL: 'trace' }, 'CW_LOG_LEVEL must be one of debug, info, warn, error, got "trace"'],
     [{ CW_WATCH_NAMESPACE: 'Not_A_Namespace' }, 'CW_WATCH_NAMESPACE must be a Kubernetes namespace name, got "Not_A_Namespace"'],
     [{ CW_S3_ENDPOINT: 'minio:9000' }, 'CW_S3_ENDPOINT must be an http:// or https:// URL, got "minio:9000"'],

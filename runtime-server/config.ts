@@ -3,6 +3,7 @@ import { connectionLimitsFromEnv, type ConnectionLimits } from '../src/connectio
 import { availableParallelism, hostname } from 'node:os';
 import { DNS_SUBDOMAIN_PATTERN } from '../src/apis/v1alpha1/strings.ts';
 import { DEFAULT_ARTIFACT_LIMITS } from '../src/app-artifacts/artifact.ts';
+import { isAddressOrRange } from '../src/address-range.ts';
 import { isHostname, isNamespace } from '../src/config/checks.ts';
 import { ConfigError, EnvReader, type Env } from '../src/config/env.ts';
 import { runtimeStatusToken } from '../src/config/status-token-env.ts';
@@ -12,6 +13,7 @@ import { s3ConfigFromEnv } from '../src/object-store/s3-env.ts';
 import { DEFAULT_REPLICA_LEASE_SECONDS } from '../src/platform/runtime-replicas.ts';
 import { DEFAULT_PROJECT_UNPACKED_QUOTA } from '../src/platform/build-quota.ts';
 import { DEFAULT_ASSET_RULES_PER_SHARD } from './engine/asset-rules-budget.ts';
+import type { ForwardedTrust } from './engine/forwarded-trust.ts';
 import { DEFAULT_PREPARE_CONCURRENCY } from './engine/build-store.ts';
 import { LOG_LEVELS, type LogLevel } from '../src/logging/log.ts';
 import type { ReplicaIdentity } from './replica-publisher.ts';
@@ -66,7 +68,8 @@ export interface RuntimeServerConfig {
   readonly s3: S3Config;
   readonly bucket: string;
   readonly workers: number;
-  readonly trustForwardedHeaders: boolean;
+  /** CW_RUNTIME_TRUST_FORWARDED_HEADERS: whose `X-Forwarded-*` the entry point keeps (`forwarded-trust.ts`). */
+  readonly trustForwardedHeaders: ForwardedTrust;
   /** CW_RUNTIME_MAX_CONNECTIONS and CW_RUNTIME_MAX_CONNECTIONS_PER_PEER: what the entry point's listeners hold at once. */
   readonly connections: ConnectionLimits;
   /** WebSockets each project holds open on the replica at once (CW_RUNTIME_WEBSOCKETS_PER_PROJECT, 1,000). */
@@ -238,7 +241,7 @@ export function runtimeServerConfig(
     s3,
     bucket,
     workers,
-    trustForwardedHeaders: read.bool('CW_RUNTIME_TRUST_FORWARDED_HEADERS', false),
+    trustForwardedHeaders: forwardedTrustFromEnv(read),
     connections: connectionLimitsFromEnv(read, 'CW_RUNTIME'),
     webSocketsPerProject: read.integer('CW_RUNTIME_WEBSOCKETS_PER_PROJECT', DEFAULT_WEBSOCKETS_PER_PROJECT, { min: 1, max: 1_000_000 }),
     logLevel,
@@ -264,4 +267,21 @@ export function runtimeServerConfig(
     ...(https ? { https } : {}),
     ...(onDemand ? { onDemand } : {}),
   });
+}
+
+/**
+ * CW_RUNTIME_TRUST_FORWARDED_HEADERS: `false` (nobody's), the ingress's addresses and CIDR ranges, comma-separated,
+ * or `true` (every peer's: only where nothing but the ingress reaches the entry point's HTTP port, since any client
+ * reaching it could otherwise name its own address and scheme).
+ */
+function forwardedTrustFromEnv(read: EnvReader): ForwardedTrust {
+  const raw = read.optional('CW_RUNTIME_TRUST_FORWARDED_HEADERS')?.trim();
+  if (raw === undefined || raw === '' || raw === 'false' || raw === '0') return false;
+  if (raw === 'true' || raw === '1') return true;
+  const entries = raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  if (entries.length > 0 && entries.every(isAddressOrRange)) return Object.freeze(entries);
+  throw new ConfigError(`CW_RUNTIME_TRUST_FORWARDED_HEADERS must be true, false (or 1, 0), or a comma-separated list of the ingress's addresses and CIDR ranges, got ${JSON.stringify(raw)}`);
 }

@@ -11,7 +11,7 @@ import { tokenFromAuthorization } from './credentials.ts';
 import { ForbiddenError, UnauthenticatedError } from './errors.ts';
 import type { ProjectTokens } from './project-tokens.ts';
 import { verifyToken, type GitScope } from './token.ts';
-import { trustedPeers } from './trusted-proxies.ts';
+import { trustedPeers } from '../../src/trusted-peers.ts';
 
 /** What the plugin needs; `GitServiceConfig['auth']` is one. */
 export interface GitAuthOptions {

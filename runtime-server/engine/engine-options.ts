@@ -6,6 +6,7 @@ import type { RuntimeLogger } from '../../src/runtime-contract/log.ts';
 import type { ArtifactSource } from './ports.ts';
 import type { EntryProxyOptions } from './entry-proxy.ts';
 import type { OnDemandOptions } from './on-demand.ts';
+import type { ForwardedTrust } from './forwarded-trust.ts';
 
 export interface RuntimeEngineOptions {
   readonly artifacts: ArtifactSource;
@@ -19,11 +20,11 @@ export interface RuntimeEngineOptions {
   readonly publicScheme?: 'http' | 'https';
   readonly publicPort?: number;
   /**
-   * Keep the client's `X-Forwarded-For/-Proto/-Host` and `X-Request-Id` (appending to `-For`): set it when the
-   * runtime sits behind an ingress or load balancer that sets them. Otherwise they are replaced, so a client
-   * cannot pretend to have come over HTTPS or from another address.
+   * Whose `X-Forwarded-For/-Proto/-Host` and `X-Request-Id` to keep (appending to `-For`): the ingress's or load
+   * balancer's in front, by address or CIDR range (`true`: every peer's). Others' are replaced, so a client cannot
+   * pretend to have come over HTTPS or from another address; so are those of requests over the entry point's own TLS.
    */
-  readonly trustForwardedHeaders?: boolean;
+  readonly trustForwardedHeaders?: ForwardedTrust;
   /**
    * The secret rollout affinity cookies are signed with (any text; every replica the same, so each honours the
    * others' cookies). Default: one of the engine's own.

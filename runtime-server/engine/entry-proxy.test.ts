@@ -304,7 +304,12 @@ describe('EntryProxy', () => {
     });
     expect(seen.at(-1)!.headers['x-request-id']).not.toBe('chosen');
     expect(seen.at(-1)!.headers['true-client-ip']).toBeUndefined();
-    const trusting = await proxy(a, { trustForwardedHeaders: true });
+    // Trusted by range, only for the ingress's addresses: a client elsewhere has its headers replaced.
+    const elsewhere = await proxy(a, { trustForwardedHeaders: ['10.0.0.0/8'] });
+    await send(elsewhere.port, 'a.test', '/', { headers: spoofed });
+    expect(seen.at(-1)!.headers).toMatchObject({ 'x-forwarded-for': '127.0.0.1', 'x-forwarded-proto': 'http', 'cf-connecting-ip': '127.0.0.1' });
+    expect(seen.at(-1)!.headers['x-request-id']).not.toBe('chosen');
+    const trusting = await proxy(a, { trustForwardedHeaders: ['127.0.0.1/32'] });
     await send(trusting.port, 'a.test', '/', { headers: spoofed });
     // The ingress appended the client it saw last: that is who the app is told called.
     expect(seen.at(-1)!.headers).toMatchObject({

@@ -1,5 +1,6 @@
 import { clientAddressKey } from '../../src/client-address.ts';
 import { ENTRY_CF, ENTRY_CF_HEADER } from './dispatcher/config.ts';
+import { trustsPeer, type ForwardedTrust } from './forwarded-trust.ts';
 import { WebSocketBacklogs, type BacklogBounds } from './websocket-backlog.ts';
 import { DEFAULT_WEBSOCKETS_PER_PROJECT, WebSocketBudget } from './websocket-budget.ts';
 import { splitKey } from '../../src/kube/types.ts';
@@ -46,7 +47,7 @@ export interface EntryProxyOptions {
    * runtime sits behind an ingress or load balancer that sets them. Otherwise they are replaced, so a client
    * cannot pretend to have come over HTTPS or from another address.
    */
-  readonly trustForwardedHeaders?: boolean;
+  readonly trustForwardedHeaders?: ForwardedTrust;
   /** `Retry-After` seconds on 503 answers of a workerd that cannot be reached. */
   readonly retryAfterSeconds?: number;
   /**
@@ -86,7 +87,7 @@ export interface EntryProxyOptions {
  */
 export class EntryProxy {
   readonly server: Server;
-  readonly #trust: boolean;
+  readonly #trustsPeer: (address: string | undefined) => boolean;
   readonly #retryAfter: string;
   readonly #log: RuntimeLogger;
   /** One bound for the HTTP listener and the HTTPS one it serves on too. */
@@ -107,7 +108,7 @@ export class EntryProxy {
     this.#answer = options.answer;
     this.#https = options.https;
     this.#resend = options.resend;
-    this.#trust = options.trustForwardedHeaders ?? false;
+    this.#trustsPeer = trustsPeer(options.trustForwardedHeaders ?? false);
     this.#retryAfter = String(options.retryAfterSeconds ?? 1);
     this.#log = options.log ?? silentRuntimeLogger;
     // Longer than the idle timeout of the ingress or load balancer in front (often 60 s), so the proxy
@@ -183,7 +184,7 @@ export class EntryProxy {
       refuse(res, route.refusal);
       return;
     }
-    const verdict = this.#https?.(req, route.app, cameOverHttps(req, this.#trust));
+    const verdict = this.#https?.(req, route.app, cameOverHttps(req, this.#trusts(req)));
     if (verdict?.redirect !== undefined) {
       // 308, not 301: the method and body are kept (a form POST to http:// is not turned into a GET).
       res.writeHead(308, { location: verdict.redirect, 'content-length': 0 });
@@ -327,8 +328,16 @@ export class EntryProxy {
 
   /** The client's address: behind a trusted ingress, the one it appended last; otherwise whoever connected. */
   #clientOf(req: IncomingMessage): string {
-    const forwardedFor = this.#trust ? req.headers['x-forwarded-for'] : undefined;
+    const forwardedFor = this.#trusts(req) ? req.headers['x-forwarded-for'] : undefined;
     return (typeof forwardedFor === 'string' ? forwardedFor.split(',').at(-1)?.trim() : undefined) || (req.socket.remoteAddress ?? '');
+  }
+
+  /**
+   * Whether `req`'s `X-Forwarded-*` are its ingress's: its peer is one trusted to speak for clients, and it did not
+   * come over the entry point's own TLS, whose clients connect to it directly.
+   */
+  #trusts(req: IncomingMessage): boolean {
+    return !encrypted(req) && this.#trustsPeer(req.socket.remoteAddress);
   }
 
   /** The client's headers minus hop-by-hop ones, plus `X-Forwarded-*`. `Host` is kept: workerd builds `request.url` from it. */
@@ -340,6 +349,7 @@ export class EntryProxy {
     let forwardedProto: string | undefined;
     let forwardedHost: string | undefined;
     let requestId: string | undefined;
+    const trust = this.#trusts(req);
     for (let i = 0; i < raw.length; i += 2) {
       const name = raw[i] ?? '';
       const value = raw[i + 1] ?? '';
@@ -347,13 +357,13 @@ export class EntryProxy {
       // HTTP/2's pseudo-headers (`:authority` becomes `host` below) are not headers of an HTTP/1.1 request.
       if (HOP_BY_HOP.has(lower) || named?.has(lower) || lower.startsWith(':')) continue;
       if (lower === 'x-forwarded-for') {
-        if (this.#trust) forwardedFor = forwardedFor === undefined ? value : `${forwardedFor}, ${value}`;
+        if (trust) forwardedFor = forwardedFor === undefined ? value : `${forwardedFor}, ${value}`;
       } else if (lower === 'x-forwarded-proto') {
-        if (this.#trust) forwardedProto = value;
+        if (trust) forwardedProto = value;
       } else if (lower === 'x-forwarded-host') {
-        if (this.#trust) forwardedHost = value;
+        if (trust) forwardedHost = value;
       } else if (lower === 'x-request-id') {
-        if (this.#trust) requestId = value;
+        if (trust) requestId = value;
       } else if (lower === ENTRY_CF_HEADER) {
         // Set below: it is the app's `request.cf`, and would make a request a control one (dispatcher.js).
       } else if (CLIENT_ADDRESS_HEADERS.has(lower)) {
@@ -370,7 +380,7 @@ export class EntryProxy {
       'x-forwarded-for',
       forwardedFor === undefined ? client : `${forwardedFor}, ${client}`,
       'x-forwarded-proto',
-      forwardedProto ?? ('encrypted' in req.socket && req.socket.encrypted ? 'https' : 'http'),
+      forwardedProto ?? (encrypted(req) ? 'https' : 'http'),
       'x-forwarded-host',
       forwardedHost ?? host ?? '',
       'x-request-id',
@@ -489,10 +499,15 @@ function isHttp2(req: IncomingMessage): req is IncomingMessage & { stream: Serve
  * trusts, when its `X-Forwarded-Proto` says `https` (the first value: the client-facing hop's).
  */
 export function cameOverHttps(req: IncomingMessage, trustForwardedHeaders: boolean): boolean {
-  if ('encrypted' in req.socket && req.socket.encrypted) return true;
+  if (encrypted(req)) return true;
   if (!trustForwardedHeaders) return false;
   const proto = req.headers['x-forwarded-proto'];
   return (Array.isArray(proto) ? proto[0] : proto)?.split(',')[0]?.trim().toLowerCase() === 'https';
+}
+
+/** Whether `req` came over the entry point's own TLS listener. */
+function encrypted(req: IncomingMessage): boolean {
+  return 'encrypted' in req.socket && req.socket.encrypted === true;
 }
 
 /** The request's host: `Host`, or HTTP/2's `:authority`. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { trustedPeers } from './trusted-proxies.ts';
+import { trustedPeers } from './trusted-peers.ts';
 
 describe('trustedPeers', () => {
   it('matches single addresses and CIDR ranges of both families', () => {

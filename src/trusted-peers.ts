@@ -1,4 +1,5 @@
-// Which TCP peers may speak for someone else: the addresses and CIDR ranges of `auth.trusted_proxies`.
+// Which TCP peers may speak for someone else: the addresses and CIDR ranges of trusted proxies (cw-git's
+// `auth.trusted_proxies`, cw-runtime's `CW_RUNTIME_TRUST_FORWARDED_HEADERS`).
 import { BlockList, isIPv4 } from 'node:net';
 
 /** Answers whether a peer address is one of the trusted proxies. */
