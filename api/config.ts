@@ -2,7 +2,7 @@ import { connectionLimitsFromEnv, type ConnectionLimits } from '../src/connectio
 import { fileURLToPath } from 'node:url';
 import type { OpenIdSettings } from '../src/auth/openid.ts';
 import type { SessionPolicy } from '../src/auth/sessions.ts';
-import { isAddressOrRange } from '../src/address-range.ts';
+import { addressList } from '../src/address-range.ts';
 import { isHostname, isNamespace, PINO_LEVELS, type PinoLevel } from '../src/config/checks.ts';
 import { runtimeTargetEnv, type RuntimeTargetEnv } from '../src/config/dns-env.ts';
 import { ConfigError, configError, EnvReader, type Env } from '../src/config/env.ts';
@@ -196,10 +196,7 @@ function trustProxyFromEnv(read: EnvReader): readonly string[] | undefined {
   const raw = read.optional('CW_API_TRUST_PROXY');
   const text = raw?.trim();
   if (raw === undefined || !text || text === 'false') return undefined;
-  const entries = text
-    .split(',')
-    .map((entry) => entry.trim())
-    .filter(Boolean);
-  if (entries.length > 0 && entries.every(isAddressOrRange)) return Object.freeze(entries);
+  const entries = addressList(text);
+  if (entries && entries.length > 0) return entries;
   throw configError('CW_API_TRUST_PROXY', raw, "a comma-separated list of the proxies' addresses and CIDR ranges (not true, nor a hop count: a client could then pick its own address)");
 }

@@ -22,6 +22,7 @@ describe('runtimeServerConfig', () => {
       bucket: 'artifacts',
       workers: 64,
       trustForwardedHeaders: false,
+      outboundDeny: [],
       logLevel: 'info',
       replica: { namespace: 'default', name: 'laptop.local-42' },
       leaseDurationSeconds: 40,
@@ -162,6 +163,12 @@ describe('runtimeServerConfig', () => {
     expect(runtimeServerConfig({ CW_S3_BUCKET: 'b' }).trustForwardedHeaders).toBe(false);
     expect(runtimeServerConfig({ CW_S3_BUCKET: 'b', CW_RUNTIME_TRUST_FORWARDED_HEADERS: ' 10.0.0.0/8, fd00::/8 ,192.0.2.1' }).trustForwardedHeaders).toEqual(['10.0.0.0/8', 'fd00::/8', '192.0.2.1']);
     expect(() => runtimeServerConfig({ CW_S3_BUCKET: 'b', CW_RUNTIME_TRUST_FORWARDED_HEADERS: '10.0.0.0/33' })).toThrow(/CW_RUNTIME_TRUST_FORWARDED_HEADERS/);
+  });
+
+  it("denies apps the addresses it is told, public ones included (a cluster's own NAT64 prefix)", () => {
+    expect(runtimeServerConfig({ CW_S3_BUCKET: 'b' }).outboundDeny).toEqual([]);
+    expect(runtimeServerConfig({ CW_S3_BUCKET: 'b', CW_RUNTIME_OUTBOUND_DENY: '64:ff9b:1::/48, 198.51.100.7' }).outboundDeny).toEqual(['64:ff9b:1::/48', '198.51.100.7']);
+    expect(() => runtimeServerConfig({ CW_S3_BUCKET: 'b', CW_RUNTIME_OUTBOUND_DENY: 'nat64.example' })).toThrow(/CW_RUNTIME_OUTBOUND_DENY must be a comma-separated list of addresses and CIDR ranges/);
   });
 
   it('signs affinity cookies with a key every replica shares: its own, else one from the status token, never the token itself', () => {

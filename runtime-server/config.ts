@@ -3,7 +3,7 @@ import { connectionLimitsFromEnv, type ConnectionLimits } from '../src/connectio
 import { availableParallelism, hostname } from 'node:os';
 import { DNS_SUBDOMAIN_PATTERN } from '../src/apis/v1alpha1/strings.ts';
 import { DEFAULT_ARTIFACT_LIMITS } from '../src/app-artifacts/artifact.ts';
-import { isAddressOrRange } from '../src/address-range.ts';
+import { addressList } from '../src/address-range.ts';
 import { isHostname, isNamespace } from '../src/config/checks.ts';
 import { ConfigError, EnvReader, type Env } from '../src/config/env.ts';
 import { runtimeStatusToken } from '../src/config/status-token-env.ts';
@@ -70,6 +70,8 @@ export interface RuntimeServerConfig {
   readonly workers: number;
   /** CW_RUNTIME_TRUST_FORWARDED_HEADERS: whose `X-Forwarded-*` the entry point keeps (`forwarded-trust.ts`). */
   readonly trustForwardedHeaders: ForwardedTrust;
+  /** CW_RUNTIME_OUTBOUND_DENY: CIDRs apps may never reach, public ones included (a cluster's own NAT64 prefix). */
+  readonly outboundDeny: readonly string[];
   /** CW_RUNTIME_MAX_CONNECTIONS and CW_RUNTIME_MAX_CONNECTIONS_PER_PEER: what the entry point's listeners hold at once. */
   readonly connections: ConnectionLimits;
   /** WebSockets each project holds open on the replica at once (CW_RUNTIME_WEBSOCKETS_PER_PROJECT, 1,000). */
@@ -242,6 +244,7 @@ export function runtimeServerConfig(
     bucket,
     workers,
     trustForwardedHeaders: forwardedTrustFromEnv(read),
+    outboundDeny: outboundDenyFromEnv(read),
     connections: connectionLimitsFromEnv(read, 'CW_RUNTIME'),
     webSocketsPerProject: read.integer('CW_RUNTIME_WEBSOCKETS_PER_PROJECT', DEFAULT_WEBSOCKETS_PER_PROJECT, { min: 1, max: 1_000_000 }),
     logLevel,
@@ -278,10 +281,16 @@ function forwardedTrustFromEnv(read: EnvReader): ForwardedTrust {
   const raw = read.optional('CW_RUNTIME_TRUST_FORWARDED_HEADERS')?.trim();
   if (raw === undefined || raw === '' || raw === 'false' || raw === '0') return false;
   if (raw === 'true' || raw === '1') return true;
-  const entries = raw
-    .split(',')
-    .map((entry) => entry.trim())
-    .filter(Boolean);
-  if (entries.length > 0 && entries.every(isAddressOrRange)) return Object.freeze(entries);
+  const entries = addressList(raw);
+  if (entries && entries.length > 0) return entries;
   throw new ConfigError(`CW_RUNTIME_TRUST_FORWARDED_HEADERS must be true, false (or 1, 0), or a comma-separated list of the ingress's addresses and CIDR ranges, got ${JSON.stringify(raw)}`);
+}
+
+/** CW_RUNTIME_OUTBOUND_DENY: comma-separated addresses and CIDR ranges apps may never reach (default none). */
+function outboundDenyFromEnv(read: EnvReader): readonly string[] {
+  const raw = read.optional('CW_RUNTIME_OUTBOUND_DENY')?.trim();
+  if (!raw) return [];
+  const entries = addressList(raw);
+  if (entries) return entries;
+  throw new ConfigError(`CW_RUNTIME_OUTBOUND_DENY must be a comma-separated list of addresses and CIDR ranges (such as 64:ff9b:1::/48), got ${JSON.stringify(raw)}`);
 }

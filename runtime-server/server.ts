@@ -377,6 +377,7 @@ export class RuntimeServer {
       // So is a build found broken by its first request here (an app prepared on demand).
       onPrepared: (key) => this.#publisher?.changed(projectOfKey(key)),
       ...(databaseEgress ? { outboundAllow: () => databaseEgress.allow() } : {}),
+      ...(config.outboundDeny.length > 0 ? { outboundDeny: config.outboundDeny } : {}),
       accountOf: this.#accountOf,
       unrouted: (host) => this.#unrouted(host),
       // ACME HTTP-01 challenges are answered before routing (the TLS part exists once the informers do).

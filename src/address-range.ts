@@ -12,3 +12,12 @@ export function isAddressOrRange(value: string): boolean {
   const prefixOk = bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= max);
   return family !== 0 && rest.length === 0 && prefixOk;
 }
+
+/** The entries of a comma-separated list of addresses and CIDR ranges (blanks around each ignored), or undefined when one is neither. */
+export function addressList(text: string): readonly string[] | undefined {
+  const entries = text
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  return entries.every(isAddressOrRange) ? Object.freeze(entries) : undefined;
+}

@@ -123,6 +123,11 @@ export interface RuntimeEngineOptions {
    */
   readonly outboundAllow?: () => Promise<readonly string[]>;
   /**
+   * Addresses apps' `fetch()` and `connect()` may never reach, public ones included, as CIDRs (a cluster's own NAT64
+   * prefix: `dispatcher/config.ts`). Default: none.
+   */
+  readonly outboundDeny?: readonly string[];
+  /**
    * Whom a project's use of the replica's shared bounds counts against (`src/platform/project-account.ts`): the user
    * who created it, so one person's projects share one startup budget, one share of a checker pass and one count of
    * shard stops. Default: every project its own account. Read each time, so a project listed late counts from then.

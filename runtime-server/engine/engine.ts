@@ -288,6 +288,7 @@ export class RuntimeEngine {
       v8Flags: [`--max-old-space-size=${this.#s.isolateHeapMb}`],
       perfMaps: this.#s.askTheThread,
       ...(this.#o.outboundAllow ? { outboundAllow: this.#o.outboundAllow } : {}),
+      ...(this.#o.outboundDeny ? { outboundDeny: this.#o.outboundDeny } : {}),
     };
     this.#ctx = ctx;
     const emptyTable = this.#emptyTable();

@@ -51,6 +51,8 @@ export interface GenerationContext {
   readonly perfMaps?: boolean;
   /** Private addresses apps may reach (CIDRs), asked before each workerd starts (`RuntimeEngineOptions.outboundAllow`). */
   readonly outboundAllow?: () => Promise<readonly string[]>;
+  /** Addresses apps may never reach (CIDRs: `RuntimeEngineOptions.outboundDeny`). */
+  readonly outboundDeny?: readonly string[];
 }
 
 /** What identifies an app's assets service: the build's directory and its config. */
@@ -79,6 +81,7 @@ export async function startGeneration(ctx: GenerationContext, id: number, shard:
     affinityKey: ctx.affinityKey,
     v8Flags: ctx.perfMaps ? [...ctx.v8Flags, ...perfMapFlags(dir), ...GC_TRACE_FLAGS] : ctx.v8Flags,
     outboundAllow: (await ctx.outboundAllow?.()) ?? [],
+    outboundDeny: ctx.outboundDeny ?? [],
   });
   const configPath = join(dir, 'config.capnp');
   await writeFile(configPath, config.text);

@@ -17,6 +17,10 @@ describe("apps' outbound network", () => {
 
   it('adds exactly the addresses given to the public ones', () => {
     expect(internetService(['127.0.0.2/32', 'fd00::5/128'])).toBe('    (name = "internet", network = (allow = ["public", "127.0.0.2/32", "fd00::5/128"], tlsOptions = (trustBrowserCas = true)))');
+    // Denied wins over allowed in workerd's filter (tried: an allowed address also denied is refused).
+    expect(internetService(['127.0.0.2/32'], ['64:ff9b:1::/48'])).toBe(
+      '    (name = "internet", network = (allow = ["public", "127.0.0.2/32"], deny = ["64:ff9b:1::/48"], tlsOptions = (trustBrowserCas = true)))',
+    );
   });
 
   it('is the one internet service of the generated config, which no worker overrides with a globalOutbound of its own', () => {

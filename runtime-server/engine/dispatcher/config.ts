@@ -36,6 +36,12 @@ export interface DispatcherConfigInput {
    * platform's SQL endpoint (`database-egress.ts`). Nothing else private is reachable.
    */
   readonly outboundAllow?: readonly string[];
+  /**
+   * Addresses apps may never reach, public ones included, as CIDRs: a cluster's network-specific NAT64 prefix
+   * (`64:ff9b:1::/48`, a global one of its own), whose addresses workerd counts public though they reach private
+   * IPv4 hosts. Denied wins over allowed.
+   */
+  readonly outboundDeny?: readonly string[];
 }
 
 /** What a rollout's new release adds to its app's key as the key of its assets service. */
@@ -63,11 +69,12 @@ const KEY_HASH_SOURCE = readFileSync(new URL('./key-hash.js', import.meta.url), 
 
 /**
  * The `internet` service, which backs every worker's global `fetch()` and `connect()` (none sets another
- * `globalOutbound`): workerd's default (`public` addresses only, browsers' CAs trusted) plus `allow`. An address
- * counts when it matches an allow entry and no deny entry, after name resolution.
+ * `globalOutbound`): workerd's default (`public` addresses only, browsers' CAs trusted) plus `allow`, less `deny`.
+ * An address counts when it matches an allow entry and no deny entry, after name resolution.
  */
-export function internetService(allow: readonly string[] = []): string {
-  return `    (name = "internet", network = (allow = ${capnpStringList(['public', ...allow])}, tlsOptions = (trustBrowserCas = true)))`;
+export function internetService(allow: readonly string[] = [], deny: readonly string[] = []): string {
+  const denied = deny.length > 0 ? `, deny = ${capnpStringList(deny)}` : '';
+  return `    (name = "internet", network = (allow = ${capnpStringList(['public', ...allow])}${denied}, tlsOptions = (trustBrowserCas = true)))`;
 }
 
 /**
@@ -113,7 +120,7 @@ export function renderDispatcherConfig(input: DispatcherConfigInput): { text: st
     [
       dispatcher,
       `    (name = "cw-runtime", external = (address = ${capnpString(input.runtimeService)}, http = (${runtimeHeaders(input.generation)})))`,
-      internetService(input.outboundAllow),
+      internetService(input.outboundAllow, input.outboundDeny),
       ...services,
     ].join(',\n'),
     '  ],',
