@@ -43,9 +43,9 @@ export interface EntryProxyOptions {
   /** Picks the upstream of a request by its `Host` header (the engine: the app's shard), or refuses it. */
   readonly route: (host: string | undefined) => Route;
   /**
-   * Keep the client's `X-Forwarded-For/-Proto/-Host` (appending to `-For`) and `X-Request-Id`: set it when the
-   * runtime sits behind an ingress or load balancer that sets them. Otherwise they are replaced, so a client
-   * cannot pretend to have come over HTTPS or from another address.
+   * Whose `X-Forwarded-For/-Proto/-Host` (appended to for `-For`) and `X-Request-Id` to keep: the ingress's or load
+   * balancer's in front (`forwarded-trust.ts`). Others' are replaced, so a client cannot pretend to have come over
+   * HTTPS or from another address; so are those of requests over the entry point's own TLS.
    */
   readonly trustForwardedHeaders?: ForwardedTrust;
   /** `Retry-After` seconds on 503 answers of a workerd that cannot be reached. */
@@ -327,8 +327,8 @@ export class EntryProxy {
   }
 
   /** The client's address: behind a trusted ingress, the one it appended last; otherwise whoever connected. */
-  #clientOf(req: IncomingMessage): string {
-    const forwardedFor = this.#trusts(req) ? req.headers['x-forwarded-for'] : undefined;
+  #clientOf(req: IncomingMessage, trust = this.#trusts(req)): string {
+    const forwardedFor = trust ? req.headers['x-forwarded-for'] : undefined;
     return (typeof forwardedFor === 'string' ? forwardedFor.split(',').at(-1)?.trim() : undefined) || (req.socket.remoteAddress ?? '');
   }
 
@@ -373,7 +373,7 @@ export class EntryProxy {
       }
     }
     const client = req.socket.remoteAddress ?? '';
-    const origin = this.#clientOf(req);
+    const origin = this.#clientOf(req, trust);
     const host = hostOf(req);
     if (req.headers.host === undefined && host !== undefined) out.push('host', host);
     out.push(
