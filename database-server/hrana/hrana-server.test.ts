@@ -164,6 +164,19 @@ describe('Hrana v2 over HTTP with @libsql/client', () => {
     expect(script.counts.rowsWritten).toBe(rows);
   });
 
+  it('counts the rows an ALTER TABLE … DROP COLUMN rewrites, alone or in a script, and none for one that adds a column', async () => {
+    const db = connect('drop-column');
+    await db.executeMultiple('CREATE TABLE w (x, y, z); INSERT INTO w SELECT value, value, value FROM generate_series(1, 40)');
+    const run = async (sql: string, type: 'execute' | 'sequence') =>
+      (await testbed.engine.run({ tenant: 'drop-column', stream: 'drop-column', mode: 'read-write', requests: [type === 'execute' ? { type, stmt: { sql } } : { type, sql }, { type: 'close' }] }))
+        .counts.rowsWritten;
+    // SQLite rewrites every row of the table, which total_changes() does not count: a loop of ADD and DROP wrote
+    // any number of rows past the daily quota (found in review).
+    expect(await run('ALTER TABLE w DROP COLUMN z', 'execute')).toBe(40);
+    expect(await run('ALTER TABLE w ADD COLUMN z DEFAULT 1', 'execute')).toBe(0);
+    expect(await run('ALTER TABLE w DROP COLUMN z; ALTER TABLE w DROP COLUMN y', 'sequence')).toBe(80);
+  });
+
   it('counts the rows a script wrote before the statement that failed: those statements stay done', async () => {
     const db = connect('script-failed');
     await db.execute('CREATE TABLE big (x)');

@@ -309,9 +309,9 @@ class LibsqlConnection implements SqlConnection {
         if (undoable) this.#endSavepoint(answered);
       }
     } else {
-      const tables = mayCreateTableAs(sql) ? this.#tableNames() : undefined;
+      const tables = mayWriteTablesWhole(sql) ? this.#tables() : undefined;
       stmt.run(params, timeout);
-      if (tables) created = this.#rowsOfNewTables(tables);
+      if (tables) created = this.#rowsWrittenWhole(tables, sql);
     }
     const after = this.#counters();
     // changes() keeps the count of the last INSERT/UPDATE/DELETE even across a SELECT or DDL; only when the
@@ -323,7 +323,7 @@ class LibsqlConnection implements SqlConnection {
       rowsReturned,
       affectedRowCount,
       // total_changes() counts the rows triggers change too, which changes() leaves out; neither counts the rows
-      // of a CREATE TABLE … AS SELECT, counted apart.
+      // of a CREATE TABLE … AS SELECT or those an ALTER TABLE … DROP COLUMN rewrites, counted apart.
       rowsWritten: Number(after.total - before.total) + created,
       answerBytes: bytes,
       // Only a statement that inserted has a rowid to report: the connection is shared by the tenant's streams,
@@ -392,32 +392,37 @@ class LibsqlConnection implements SqlConnection {
     for (const statement of scriptStatements(sql)) {
       const queryTimeout = Math.ceil(deadline - performance.now());
       if (queryTimeout <= 0) throw this.#explain(new SqlError('SQLITE_INTERRUPT', 'interrupted'));
-      const tables = scriptStatementMayCreateTableAs(statement) ? this.#tableNames() : undefined;
+      const tables = scriptStatementMayWriteTablesWhole(statement) ? this.#tables() : undefined;
       this.#db.exec(statement, { queryTimeout });
-      if (tables) created.rows += this.#rowsOfNewTables(tables);
+      if (tables) created.rows += this.#rowsWrittenWhole(tables, statement);
     }
   }
 
   /**
-   * The tables of the database now (just before one statement that may create one from a query), by root page: a
-   * table renamed keeps its page, so a rename whose text says "create" and "as" (in a comment) is no new table to
-   * count (counting it scanned every row of a table of any size, on demand, with no deadline). One statement cannot
-   * both free a root page and create a table, so a page new since then is a new table's.
+   * The tables of the database now (just before one statement that may write one whole), by name, with their root
+   * page and schema text: a table renamed keeps its page, so a rename whose text says "create" and "as" (in a
+   * comment) is no new table to count (counting it scanned every row of a table of any size, on demand, with no
+   * deadline). One statement cannot both free a root page and create a table, so a page new since then is a new
+   * table's.
    */
-  #tableNames(): Map<string, number> {
-    this.#tablesStmt ??= this.#db.prepare("SELECT name, rootpage FROM main.sqlite_schema WHERE type = 'table'").raw(true);
-    return new Map((this.#tablesStmt.all([]) as [string, number | bigint][]).map(([name, page]) => [name, Number(page)]));
+  #tables(): Map<string, { page: number; sql: string }> {
+    this.#tablesStmt ??= this.#db.prepare("SELECT name, rootpage, sql FROM main.sqlite_schema WHERE type = 'table'").raw(true);
+    return new Map((this.#tablesStmt.all([]) as [string, number | bigint, string][]).map(([name, page, sql]) => [name, { page: Number(page), sql }]));
   }
 
   /**
-   * The rows of the tables a statement created (`before`: the tables until then): `CREATE TABLE … AS SELECT` writes
-   * them without moving `total_changes()`, and would otherwise write any number of rows past the daily quota.
+   * The rows of the tables `statement` wrote whole (`before`: the tables until then), which do not move
+   * `total_changes()` and would otherwise write any number of rows past the daily quota: those it created
+   * (`CREATE TABLE … AS SELECT`), and those whose columns it dropped (`ALTER TABLE … DROP COLUMN` rewrites every
+   * row; adding or renaming a column changes the schema text too, but rewrites none).
    */
-  #rowsOfNewTables(before: Map<string, number>): number {
-    const pages = new Set(before.values());
+  #rowsWrittenWhole(before: Map<string, { page: number; sql: string }>, statement: string): number {
+    const pages = new Set([...before.values()].map((t) => t.page));
+    const dropping = mayDropColumn(statement);
     let rows = 0;
-    for (const [name, page] of this.#tableNames()) {
-      if (pages.has(page)) continue;
+    for (const [name, { page, sql }] of this.#tables()) {
+      const rewritten = dropping && before.has(name) && before.get(name)?.sql !== sql;
+      if (pages.has(page) && !rewritten) continue;
       const count = this.#db
         .prepare(`SELECT count(*) FROM main."${name.replaceAll('"', '""')}"`)
         .pluck(true)
@@ -684,10 +689,21 @@ export function mayCreateTableAs(sql: string): boolean {
   return /create/i.test(sql) && /\bas\b/i.test(sql);
 }
 
+/** Whether `sql` may drop a column (SQLite then rewrites every row of its table); a false match costs a read of the schema. */
+function mayDropColumn(sql: string): boolean {
+  return /alter/i.test(sql) && /\bdrop\b/i.test(sql);
+}
+
+/** Whether `sql` may write a table whole without moving `total_changes()`: create one from a query, or drop a column. */
+function mayWriteTablesWhole(sql: string): boolean {
+  return mayCreateTableAs(sql) || mayDropColumn(sql);
+}
+
 /**
- * Whether one statement of a script (as scriptStatements cuts it, from its first word) may create a table from a
- * query: it starts with CREATE and says "table" too, so a migration's views and triggers cost no read of the schema.
+ * Whether one statement of a script (as scriptStatements cuts it, from its first word) may write a table whole: it
+ * starts with CREATE and says "table" too, or with ALTER, so a migration's views and triggers cost no read of the
+ * schema.
  */
-function scriptStatementMayCreateTableAs(statement: string): boolean {
-  return /^create\b/i.test(statement) && /\btable\b/i.test(statement) && mayCreateTableAs(statement);
+function scriptStatementMayWriteTablesWhole(statement: string): boolean {
+  return (/^create\b/i.test(statement) && /\btable\b/i.test(statement) && mayCreateTableAs(statement)) || (/^alter\b/i.test(statement) && mayDropColumn(statement));
 }
