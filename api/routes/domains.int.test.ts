@@ -122,6 +122,21 @@ describe('domains waiting for their delegation, per person', () => {
   });
 });
 
+describe('one domain sent twice at once', () => {
+  it('is added once: the other answer is 409 (found in review: two domains of one name, each with a zone)', async () => {
+    const owner = await platform.createUser();
+    const token = await platform.tokenFor(owner, ['domain:write']);
+    const project = await platform.createProject(owner, { namespace: true });
+    const domain = dns.domain('twice');
+    const answers = await Promise.all([0, 1].map(() => call('POST', '/domains', { domain }, { project, token })));
+    const [added, refused] = [answers.filter((a) => [201, 202].includes(a.statusCode)), answers.filter((a) => a.statusCode === 409)];
+    expect([added.length, refused.length]).toEqual([1, 1]);
+    expect(refused[0]?.json().detail).toBe(`${domain} is already a domain of project ${project}.`);
+    const domains = objectClient<ProjectDomain>(platform.conn, PROJECT_DOMAINS);
+    expect((await domains.list(project)).items.filter((d) => d.spec.domain === domain)).toHaveLength(1);
+  });
+});
+
 describe("names under another project's domain", () => {
   it('refuses them (409) to every project but the one holding the domain once it proved its delegation', async () => {
     const domain = dns.domain('parent');
