@@ -4,7 +4,7 @@ import type { DnsRecord } from '../../../src/apis/v1alpha1/dns-record.ts';
 import { ProjectDomainReasons as R, ZONE_FINALIZER, type ProjectDomain } from '../../../src/apis/v1alpha1/project-domain.ts';
 import type { DomainClaim } from '../../../src/apis/v1alpha1/domain-claim.ts';
 import { findCondition } from '../../../src/conditions/index.ts';
-import { objectClient, type Informer, type KubeConnection, type KubeObject } from '../../../src/kube/index.ts';
+import { objectClient, objectKey, type Informer, type KubeConnection, type KubeObject } from '../../../src/kube/index.ts';
 import { DomainStore, isActive } from '../../../src/platform/domains/domain-store.ts';
 import { DOMAIN_CLAIMS, TLS_CERTIFICATES } from '../../../src/platform/resources.ts';
 import type { TlsCertificate } from '../../../src/apis/v1alpha1/tls-certificate.ts';
@@ -146,7 +146,7 @@ export function projectDomainController(deps: ProjectDomainControllerDeps): Cont
     // Its name's other domains, challengers refused meanwhile among them (not holders: DomainTaken), lose theirs now.
     const sameName = store.domainsNamed(name).filter(isActive);
     const around = [...sameName, ...ancestorDomains(name).flatMap((n) => store.holders(n)), ...store.holdersBelow(name)];
-    for (const d of around) if (d.metadata?.uid !== proved.metadata?.uid) controller.enqueue(`${d.metadata?.namespace}/${d.metadata?.name}`);
+    for (const d of around) if (d.metadata?.uid !== proved.metadata?.uid) controller.enqueue(objectKey(d));
   }
 
   /** An Event when Ready changes (after the status write, so a restart that writes nothing records nothing). */

@@ -7,7 +7,7 @@ import { Controller, type Result } from '../../../src/controller-runtime/control
 import type { EventRecorder } from '../../../src/controller-runtime/events.ts';
 import { addFinalizer, runFinalizer } from '../../../src/controller-runtime/finalizers.ts';
 import { WrittenStatus } from '../../../src/controller-runtime/written-status.ts';
-import { objectClient, type Informer, type KubeConnection } from '../../../src/kube/index.ts';
+import { objectClient, objectKey, type Informer, type KubeConnection } from '../../../src/kube/index.ts';
 import type { Logger } from '../../../src/logging/log.ts';
 import { StoreUnavailableError, type ObjectStore } from '../../../src/object-store/object-store.ts';
 import type { ObjectUrlSigner } from '../../../src/object-store/presigned-urls.ts';
@@ -68,7 +68,7 @@ export function sourceBuildController(deps: SourceBuildControllerDeps): Controll
   const client = objectClient<SourceBuild>(deps.kube, SOURCE_BUILDS);
   // A slot freed (a build finished, was deleted, or could not start): the builds waiting for one are looked at again.
   const slots = new BuildSlots(deps.concurrency ?? { total: 2, perProject: 1, perUser: 1 }, () => {
-    for (const waiting of deps.builds.list()) if (!waiting.status?.state || waiting.status.state === 'Queued') controller.enqueue(`${waiting.metadata?.namespace}/${waiting.metadata?.name}`);
+    for (const waiting of deps.builds.list()) if (!waiting.status?.state || waiting.status.state === 'Queued') controller.enqueue(objectKey(waiting));
   });
   /** Runs that ended and await their reconcile (which packs, stores and writes the status), by object key. */
   const results = new Map<string, RunResult>();
