@@ -60,9 +60,11 @@ function upstream(name: string): Promise<{ server: Server; socketPath: string }>
   // `GET /flood?mib=N` upgraded: N MiB sent at once, as an app send()ing to a client that may not read.
   server.on('upgrade', (req: IncomingMessage, socket: Duplex) => {
     socket.write('HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n');
-    const mib = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('mib') ?? 0);
+    const url = new URL(req.url ?? '/', 'http://x');
+    const mib = Number(url.searchParams.get('mib') ?? 0);
     floods.push(socket);
     for (let i = 0; i < mib * 16; i++) socket.write(Buffer.alloc(64 * 1024, 120));
+    if (url.searchParams.has('end')) socket.end(); // the app's last message and close frame, then its side closed
     socket.on('error', () => socket.destroy()).on('end', () => socket.end()); // as workerd ends a WebSocket its client left
   });
   return new Promise((resolve) => server.listen(socketPath, () => resolve({ server, socketPath })));
@@ -385,15 +387,20 @@ describe('EntryProxy', () => {
    * A WebSocket handshake for `/flood?mib=N` from a client that reads (or stops reading once the 101 head has
    * arrived): the client, what it read, and the upstream's side of the WebSocket.
    */
-  async function flooded(port: number, mib: number, read: boolean): Promise<{ client: Socket; received: () => number; upstreamSide: Duplex }> {
+  async function flooded(port: number, mib: number, read: boolean, end = false): Promise<{ client: Socket; received: () => number; upstreamSide: Duplex }> {
     const before = floods.length;
     const client = createConnection({ host: '127.0.0.1', port });
-    client.write(`GET /flood?mib=${mib} HTTP/1.1\r\nHost: a.test\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`);
+    client.write(
+      `GET /flood?mib=${mib}${end ? '&end' : ''} HTTP/1.1\r\nHost: a.test\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`,
+    );
+    // What arrived of the app's messages: the 101's head (in the first chunk) left out.
     let received = 0;
+    let first = true;
     await new Promise<void>((resolve) =>
       client.on('data', (chunk: Buffer) => {
-        if (received === 0 && !read) client.pause();
-        received += chunk.length;
+        if (first && !read) client.pause();
+        received += first ? chunk.length - (chunk.indexOf('\r\n\r\n') + 4) : chunk.length;
+        first = false;
         resolve();
       }),
     );
@@ -413,6 +420,15 @@ describe('EntryProxy', () => {
     client.on('error', () => {}).resume();
     await closed(client);
     expect(received()).toBeLessThan(64 * 1024 * 1024);
+  });
+
+  it('still sends a slow client what the app sent before it closed, then ends (found in review: the end was cut)', async () => {
+    const { port } = await proxy(a, { webSocketBacklog: { perWebSocket: 32 * 1024 * 1024, total: 64 * 1024 * 1024 } });
+    const { client, received, upstreamSide } = await flooded(port, 8, false, true);
+    await closed(upstreamSide);
+    client.resume();
+    await new Promise((resolve) => client.once('end', resolve));
+    expect(received()).toBe(8 * 1024 * 1024);
   });
 
   it('relays all of it to a client that reads', async () => {

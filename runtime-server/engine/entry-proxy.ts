@@ -453,7 +453,8 @@ export class EntryProxy {
         socket.destroy();
         leave();
       };
-      upSocket.on('error', close).on('close', close);
+      // workerd's side closing ends the exchange there; the client still gets what it has not read (the relay).
+      upSocket.on('error', close).on('close', () => leave());
       upSocket.on('data', () => pool.output());
       socket.on('close', close);
       this.#backlogs.relay(upSocket, socket, close);

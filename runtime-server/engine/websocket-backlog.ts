@@ -1,9 +1,12 @@
+import { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 
 /** What an app may have sent on one WebSocket that its client has not read yet, by default. */
 export const DEFAULT_BACKLOG_PER_WEBSOCKET = 16 * 1024 * 1024;
 /** What every WebSocket the entry point relays may hold so together, by default. */
 export const DEFAULT_BACKLOG_TOTAL = 128 * 1024 * 1024;
+/** How long a client may take no more of what an app sent before closing its WebSocket, once the app has closed it. */
+export const FLUSH_TIMEOUT_MS = 30_000;
 
 export interface BacklogBounds {
   readonly perWebSocket: number;
@@ -35,12 +38,11 @@ export class WebSocketBacklogs {
     this.#bounds = bounds;
   }
 
-  /** Bytes held for clients to read, as last counted. */
-  get held(): number {
-    return this.#held;
-  }
-
-  /** Sends what `app` (workerd's side) writes on to `client`, without waiting for it; `close` ends both. */
+  /**
+   * Sends what `app` (workerd's side) writes on to `client`, without waiting for it; `close` ends both. Once the app
+   * has closed its side, what the client has not read still goes out (its last messages, the close frame), and then
+   * the connection ends; a client that takes nothing more for {@link FLUSH_TIMEOUT_MS} is cut.
+   */
   relay(app: Duplex, client: Duplex, close: () => void): void {
     const relayed: Relayed = { client, close, counted: 0 };
     this.#relayed.add(relayed);
@@ -52,7 +54,12 @@ export class WebSocketBacklogs {
       if (client.writableLength > this.#bounds.perWebSocket) close();
       else if (this.#held > this.#bounds.total) this.#shed();
     });
-    app.once('end', () => client.end());
+    app.once('close', () => {
+      if (client.destroyed) return;
+      if (!client.writableEnded) client.end();
+      // A connection's idle timer: reading on keeps it.
+      if (client instanceof Socket) client.setTimeout(FLUSH_TIMEOUT_MS, close);
+    });
   }
 
   #count(relayed: Relayed): void {
