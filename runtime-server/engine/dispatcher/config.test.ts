@@ -21,6 +21,10 @@ describe("apps' outbound network", () => {
     expect(internetService(['127.0.0.2/32'], ['64:ff9b:1::/48'])).toBe(
       '    (name = "internet", network = (allow = ["public", "127.0.0.2/32"], deny = ["64:ff9b:1::/48"], tlsOptions = (trustBrowserCas = true)))',
     );
+    // A bare address is one workerd refuses (and then serves nothing: found in review): it is given its one-address prefix.
+    expect(internetService([], ['198.51.100.7', '2001:db8::7'])).toBe(
+      '    (name = "internet", network = (allow = ["public"], deny = ["198.51.100.7/32", "2001:db8::7/128"], tlsOptions = (trustBrowserCas = true)))',
+    );
   });
 
   it('is the one internet service of the generated config, which no worker overrides with a globalOutbound of its own', () => {

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { isIPv4 } from 'node:net';
 import type { AssetServiceConfig } from '../../../src/app-artifacts/build-config.ts';
 import { capnpString, capnpStringList } from '../capnp-text.ts';
 import type { RoutingTable } from './routing-table.ts';
@@ -73,8 +74,14 @@ const KEY_HASH_SOURCE = readFileSync(new URL('./key-hash.js', import.meta.url), 
  * An address counts when it matches an allow entry and no deny entry, after name resolution.
  */
 export function internetService(allow: readonly string[] = [], deny: readonly string[] = []): string {
-  const denied = deny.length > 0 ? `, deny = ${capnpStringList(deny)}` : '';
-  return `    (name = "internet", network = (allow = ${capnpStringList(['public', ...allow])}${denied}, tlsOptions = (trustBrowserCas = true)))`;
+  const denied = deny.length > 0 ? `, deny = ${capnpStringList(deny.map(asCidr))}` : '';
+  return `    (name = "internet", network = (allow = ${capnpStringList(['public', ...allow.map(asCidr)])}${denied}, tlsOptions = (trustBrowserCas = true)))`;
+}
+
+/** An address as the one-address CIDR workerd's network filter takes (it refuses a bare address: "invalid CIDR"). */
+function asCidr(entry: string): string {
+  if (entry.includes('/')) return entry;
+  return isIPv4(entry) ? `${entry}/32` : `${entry}/128`;
 }
 
 /**
