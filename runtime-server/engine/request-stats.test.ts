@@ -66,4 +66,12 @@ describe('RequestStats', () => {
     expect(full?.builds?.['v4']).toEqual(build(2));
     expect(full?.count).toBe(8); // the answers of the builds let go stay in the app's totals
   });
+
+  it('keeps every build of a retired one while they are fewer than BUILDS_KEPT with the live ones (found in review: the earliest went)', () => {
+    const totals = new RequestStats();
+    const build = { classes: [0, 1, 0, 0, 0], buckets: [1, 0], count: 1, sumMs: 1 };
+    totals.retire(1, stats({ 'p/a': { ...counts(2), builds: { b1: build, b2: build } } }));
+    const merged = totals.merged([{ generation: 2, stats: stats({ 'p/a': { ...counts(1), builds: { b3: build } } }) }]).get('p/a');
+    expect(Object.keys(merged?.builds ?? {}).sort()).toEqual(['b1', 'b2', 'b3']);
+  });
 });

@@ -138,7 +138,7 @@ function sumBuilds(a: Readonly<Record<string, BuildCounts>>, b: Readonly<Record<
   const others = Object.keys(a).filter((build) => !(build in b));
   const room = Math.max(0, BUILDS_KEPT - Object.keys(b).length);
   const out: Record<string, BuildCounts> = {};
-  for (const build of others.slice(others.length - room)) out[build] = a[build]!;
+  for (const build of others.slice(Math.max(0, others.length - room))) out[build] = a[build]!;
   for (const [build, c] of Object.entries(b)) out[build] = a[build] ? sumBuild(a[build], c) : c;
   return out;
 }
