@@ -22,7 +22,7 @@ describe('containerMemoryLimit', () => {
 });
 
 describe('fittedShardMemoryMb', () => {
-  const reserveBytes = ownReserveBytes(512 * MiB); // the chart's nodeHeapMiB: 640 MiB kept
+  const reserveBytes = ownReserveBytes(512 * MiB); // the chart's nodeHeapMiB: 704 MiB kept (heap, the rest, WebSocket backlogs)
 
   it('keeps the configured bound when every shard fits in the container at it, or there is no limit', () => {
     expect(fittedShardMemoryMb({ configuredMb: 1536, shards: 2, limitBytes: 8 * 1024 * MiB, reserveBytes })).toBe(1536);
@@ -30,10 +30,10 @@ describe('fittedShardMemoryMb', () => {
   });
 
   it('lowers it so that every shard at its bound and this process fit the container', () => {
-    // The chart's 2Gi on a two-core node: (2048 - 640) / 2.
-    expect(fittedShardMemoryMb({ configuredMb: 1536, shards: 2, limitBytes: 2048 * MiB, reserveBytes })).toBe(704);
-    // On eight cores: (2048 - 640) / 8.
-    expect(fittedShardMemoryMb({ configuredMb: 1536, shards: 8, limitBytes: 2048 * MiB, reserveBytes })).toBe(176);
+    // The chart's 2Gi on a two-core node: (2048 - 704) / 2.
+    expect(fittedShardMemoryMb({ configuredMb: 1536, shards: 2, limitBytes: 2048 * MiB, reserveBytes })).toBe(672);
+    // On eight cores: (2048 - 704) / 8.
+    expect(fittedShardMemoryMb({ configuredMb: 1536, shards: 8, limitBytes: 2048 * MiB, reserveBytes })).toBe(168);
   });
 
   it('never goes under the least a shard needs, and leaves no bound as configured', () => {

@@ -3,6 +3,7 @@
 // before any shard reaches its own bound and is ended alone.
 import { readFileSync } from 'node:fs';
 import { getHeapStatistics } from 'node:v8';
+import { DEFAULT_BACKLOG_TOTAL } from './engine/websocket-backlog.ts';
 
 /** The smallest bound a shard is given, whatever the container: a workerd with its dispatcher and a few apps. */
 export const MIN_SHARD_MEMORY_MB = 128;
@@ -27,9 +28,12 @@ export function containerMemoryLimit(read: (path: string) => string = (path) => 
   return undefined;
 }
 
-/** What cw-runtime keeps for itself out of the container's memory: its V8 heap's bound and the rest of the process. */
+/**
+ * What cw-runtime keeps for itself out of the container's memory: its V8 heap's bound, the rest of the process, and
+ * what apps sent on WebSockets that their clients have not read yet (held outside the heap: `websocket-backlog.ts`).
+ */
 export function ownReserveBytes(heapLimitBytes = getHeapStatistics().heap_size_limit): number {
-  return heapLimitBytes + OWN_OVERHEAD_BYTES;
+  return heapLimitBytes + OWN_OVERHEAD_BYTES + DEFAULT_BACKLOG_TOTAL;
 }
 
 /**

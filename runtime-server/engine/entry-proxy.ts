@@ -73,7 +73,7 @@ export interface EntryProxyOptions {
   readonly connections?: ConnectionLimits;
   /** WebSockets each project holds open at once (`websocket-budget.ts`). Default: 1,000. */
   readonly webSocketsPerProject?: number;
-  /** What apps' WebSockets may hold unread by their clients (`websocket-backlog.ts`). Default: 16 MiB each, 128 MiB in all. */
+  /** What apps' WebSockets may hold unread by their clients (`websocket-backlog.ts`). Default: 16 MiB each, 64 MiB in all. */
   readonly webSocketBacklog?: BacklogBounds;
 }
 

@@ -4,7 +4,7 @@ import type { Duplex } from 'node:stream';
 /** What an app may have sent on one WebSocket that its client has not read yet, by default. */
 export const DEFAULT_BACKLOG_PER_WEBSOCKET = 16 * 1024 * 1024;
 /** What every WebSocket the entry point relays may hold so together, by default. */
-export const DEFAULT_BACKLOG_TOTAL = 128 * 1024 * 1024;
+export const DEFAULT_BACKLOG_TOTAL = 64 * 1024 * 1024;
 /** How long a client may take no more of what an app sent before closing its WebSocket, once the app has closed it. */
 export const FLUSH_TIMEOUT_MS = 30_000;
 
