@@ -14,6 +14,10 @@ describe('clientAddressKey', () => {
     ['fe80::1%eth0', 'fe80:0:0:0::/64'],
     ['2001:db8:1:2::1.2.3.4', '2001:db8:1:2::/64'],
     ['not an address', 'not an address'],
+    // A port a proxy appended to the address it forwards (found in review: each connection was a client of its own).
+    ['192.0.2.1:5678', '192.0.2.1'],
+    ['[2001:db8:1:2::7]:5678', '2001:db8:1:2::/64'],
+    ['[::ffff:192.0.2.1]', '192.0.2.1'],
   ])('keys %s as %s', (address, key) => {
     expect(clientAddressKey(address)).toBe(key);
   });
