@@ -94,4 +94,27 @@ describe('gc', () => {
     // The orphan itself went: a copy of the same bytes is not a reason to keep it.
     expect(await present({ sha256: pack.sha256 })).toEqual([false, false]);
   });
+
+  it('marks for gc the copy a push of a pack already live leaves, and gc leaves the one pack (found in review: copies nobody counted piled up)', async () => {
+    const { maintenance, repos, push, packObjects, tick } = await setup();
+    expect((await push(oid('a'), 'the pack')).outcome).toBe('published');
+    const branch = (name: string) =>
+      repos.publish(repo, {
+        kind: 'push',
+        refUpdates: [{ ref: `refs/heads/${name}`, old: zeroOid('sha1'), new: oid('b') }],
+        pack: { body: new TextEncoder().encode('the pack'), idx: new TextEncoder().encode('the pack index') },
+        pusher: 't',
+        requestId: name,
+        atomic: true,
+      });
+    for (const name of ['one', 'two', 'three']) expect((await branch(name)).outcome).toBe('published');
+    // Each push stored its copy beside the live pack, which the head lists once: the repository is marked.
+    expect(await packObjects()).toHaveLength(8);
+    expect((await repos.listPending()).map((m) => m.repo)).toContain(repo);
+    tick(2 * HOUR);
+    await maintenance.run(repo, 'gc', silentContext());
+    const head = await repos.readHead(repo, { fresh: true });
+    expect(head.packs).toHaveLength(1);
+    expect((await packObjects()).sort()).toEqual([`${head.packs[0]?.sha256}.idx`, `${head.packs[0]?.sha256}.pack`]);
+  });
 });

@@ -17,7 +17,7 @@ import { bodyLength, bodySha256 } from '../object-store/put-body.ts';
 import { InvalidPublishError, PublishContentionError, PublishIncompleteError, PublishOutcomeUnknownError, RepoNotFoundError } from './errors.ts';
 import type { HeadCache, RepoHead } from './head-cache.ts';
 import type { KeyedMutex } from '../collections/keyed-mutex.ts';
-import { logKey, manifestKey } from './layout.ts';
+import { logKey, manifestKey, packObjectName } from './layout.ts';
 import { encodeLogEntry, type EntryKind, type LogEntry, type PackRef } from './log-entry.ts';
 import type { LogReader } from './log-reader.ts';
 import { encodeManifest, manifestAt } from './manifest.ts';
@@ -104,9 +104,11 @@ export async function publish(ctx: PublishContext, repo: RepoPath, request: Publ
   };
   const known = request.headMaxAgeMs === undefined ? undefined : ctx.heads.cachedWithin(repo, request.headMaxAgeMs);
   if (!known || !refusesEvery(known, request, ctx.maxRefs)) void startUpload();
-  // Whether the uploaded pack is named by a log entry this publish wrote: if not, it lies in the bucket in no
-  // head, and the repository is marked so that gc deletes it once its grace period is over.
-  let packInEntry = false;
+  // Whether the uploaded pack is what the head now lists, under its own key: if not, it lies in the bucket in no
+  // head (a publish that lost, or one whose pack was live already, whose copy the manifest leaves out; and a copy
+  // may leave half of the plain key behind), and the repository is marked so that gc deletes it once its grace
+  // period is over. Unmarked, a tenant resending one pack stored a copy per push that no quota counted.
+  let packListed = false;
   try {
     return await ctx.lock.run(repo.full, async () => {
       const recent = request.headMaxAgeMs === undefined ? undefined : ctx.heads.cachedWithin(repo, request.headMaxAgeMs);
@@ -154,11 +156,12 @@ export async function publish(ctx: PublishContext, repo: RepoPath, request: Publ
         };
         const claim = await claimSlot(ctx, repo, entry);
         if (claim.kind === 'claimed') {
-          packInEntry = true;
           const head = await commit(ctx, repo, base, [...prepared, claim.entry]).catch((err: unknown) => {
             if (err instanceof RepoNotFoundError || err instanceof PublishOutcomeUnknownError) throw err;
             throw new PublishIncompleteError(repo.full, err);
           });
+          const pack = claim.entry.pack;
+          packListed = pack !== null && pack.copy === undefined && head.packs.some((p) => packObjectName(p) === packObjectName(pack));
           await markPending(ctx.store, ctx.registry, repo, start, head, ctx.now());
           return { outcome: 'published', seq: claim.entry.seq, head, refs: verdict.results };
         }
@@ -173,7 +176,7 @@ export async function publish(ctx: PublishContext, repo: RepoPath, request: Publ
       throw new PublishContentionError(repo.full);
     });
   } finally {
-    if (upload && request.pack && !packInEntry) {
+    if (upload && request.pack && !packListed) {
       await upload.catch(() => null);
       await markOrphanedPack(ctx.store, ctx.registry, repo, ctx.now());
     }
