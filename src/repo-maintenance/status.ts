@@ -1,7 +1,7 @@
 // `maintenance/status.json`: what maintenance last did to a repository. Written only by the maintainer holding
 // the repository's lease (one writer at a time); read by `GET /api/overview` and the Repository controller.
 import type { ObjectStore } from '../object-store/object-store.ts';
-import { encodeJson, Fields, SCHEMA_VERSION } from '../repo-store/json-fields.ts';
+import { encodeJson, Fields, schemaFor } from '../repo-store/json-fields.ts';
 import { maintenanceStatusKey, type PackObject } from '../repo-store/layout.ts';
 import { packObjectJson, readPackObject } from '../repo-store/log-entry.ts';
 import type { RepoPath } from '../repo-store/repo-path.ts';
@@ -70,7 +70,7 @@ const OUTCOMES: readonly string[] = ['succeeded', 'failed', 'interrupted'];
 
 export function encodeStatus(status: MaintenanceStatus): Uint8Array {
   return encodeJson({
-    schema: SCHEMA_VERSION,
+    schema: schemaFor(status.retiredPacks),
     repoId: status.repoId,
     checkpoint: status.checkpoint && { seq: seqToString(status.checkpoint.seq), at: status.checkpoint.at },
     compaction: status.compaction,

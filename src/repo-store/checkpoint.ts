@@ -1,7 +1,7 @@
 // `checkpoints/<seq>.json`: the state (refs and live packs) at a seq, so that a reader of an old seq, or of a
 // log whose start retention has folded away, need not replay from seq 1. Maintenance writes them; the
 // manifest's `checkpoint` points at the newest.
-import { encodeJson, Fields, SCHEMA_VERSION } from './json-fields.ts';
+import { encodeJson, Fields, schemaFor } from './json-fields.ts';
 import { packRefJson, readPackRef } from './log-entry.ts';
 import { CorruptObjectError } from './errors.ts';
 import { isOid, isValidRefName, type ObjectFormat } from './refs.ts';
@@ -10,7 +10,7 @@ import { sortRefs, type LivePack, type RepoState } from './state.ts';
 
 export function encodeCheckpoint(repoId: string, state: RepoState): Uint8Array {
   return encodeJson({
-    schema: SCHEMA_VERSION,
+    schema: schemaFor(state.packs),
     repoId,
     seq: seqToString(state.seq),
     packs: state.packs.map((p) => ({ ...packRefJson(p), seq: seqToString(p.seq) })),

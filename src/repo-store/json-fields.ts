@@ -3,8 +3,19 @@
 import { CorruptObjectError, UnsupportedSchemaError } from './errors.ts';
 import { parseSeq } from './seq.ts';
 
-/** The schema version every object of this build writes. Readers refuse higher versions. */
+/** The schema version objects of this build write (but those naming a pack copy: {@link schemaFor}). */
 export const SCHEMA_VERSION = 1;
+/**
+ * The schema of objects naming a pack under a copy's key (`copy`): a build from before copies read them without
+ * it and wrote the head back naming the plain key, which gc deletes, so a push it acknowledged was lost in a
+ * rolling upgrade (found in review). Such a build refuses schema 2 instead. Readers refuse higher versions.
+ */
+export const COPY_SCHEMA_VERSION = 2;
+
+/** The schema an object naming `packs` is written as: 2 when one of them is a copy. */
+export function schemaFor(packs: readonly { readonly copy?: string }[]): number {
+  return packs.some((p) => p.copy !== undefined) ? COPY_SCHEMA_VERSION : SCHEMA_VERSION;
+}
 
 export class Fields {
   readonly #key: string;
@@ -28,8 +39,8 @@ export class Fields {
     }
     const fields = new Fields(key, value);
     const schema = fields.raw('schema');
-    if (typeof schema === 'number' && Number.isInteger(schema) && schema > SCHEMA_VERSION) throw new UnsupportedSchemaError(key, schema);
-    if (schema !== SCHEMA_VERSION) fields.fail('schema', `schema ${SCHEMA_VERSION}`);
+    if (typeof schema === 'number' && Number.isInteger(schema) && schema > COPY_SCHEMA_VERSION) throw new UnsupportedSchemaError(key, schema);
+    if (schema !== SCHEMA_VERSION && schema !== COPY_SCHEMA_VERSION) fields.fail('schema', `schema ${SCHEMA_VERSION} or ${COPY_SCHEMA_VERSION}`);
     return fields;
   }
 

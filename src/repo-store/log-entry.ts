@@ -1,6 +1,6 @@
 // Log entries: `log/<seq>.json`, immutable once written. Each is one ref transaction (and optionally the pack
 // carrying its objects), a transition from the state at seq-1 to the state at seq.
-import { encodeJson, Fields, SCHEMA_VERSION } from './json-fields.ts';
+import { encodeJson, Fields, schemaFor } from './json-fields.ts';
 import { PACK_COPY, type PackObject } from './layout.ts';
 import { isOid, isValidRefName, type RefUpdate } from './refs.ts';
 import { seqToString } from './seq.ts';
@@ -40,7 +40,7 @@ const SHA256 = /^[0-9a-f]{64}$/;
 const anyOid = (s: string) => isOid(s, 'sha1') || isOid(s, 'sha256');
 
 export function encodeLogEntry(entry: LogEntry): Uint8Array {
-  return encodeJson({ schema: SCHEMA_VERSION, ...logEntryJson(entry) });
+  return encodeJson({ schema: schemaFor(entry.pack ? [entry.pack] : []), ...logEntryJson(entry) });
 }
 
 /** The entry's fields as the log stores them (seqs as decimal strings), for encoding and for `wal show`. */

@@ -49,6 +49,9 @@ describe('manifest codec', () => {
       ['sha256', 'copy', 'size', 'idxSize', 'seq'],
     ]);
     expect(decodeManifest('m', encoded).packs).toEqual(copied.packs);
+    // Schema 2, which builds from before copies refuse rather than rewrite without the copy (found in review: the
+    // head then named the plain key, which gc deletes); one without a copy stays schema 1.
+    expect([json(encoded).schema, json(encodeManifest(manifest)).schema]).toEqual([2, 1]);
   });
 
   it('refuses anything malformed, naming the field', () => {
@@ -74,7 +77,7 @@ describe('manifest codec', () => {
 
   it('refuses a schema from a newer build with its own error', () => {
     const wire = json(encodeManifest(manifest));
-    expect(() => decodeManifest('m', bytes({ ...wire, schema: 2 }))).toThrow(UnsupportedSchemaError);
+    expect(() => decodeManifest('m', bytes({ ...wire, schema: 3 }))).toThrow(UnsupportedSchemaError);
   });
 
   it('moves to a new state keeping identity, and dropping nothing else', () => {
@@ -134,7 +137,7 @@ describe('log entry codec', () => {
   it('round-trips a pack under a copy key, and refuses a malformed copy token', () => {
     const copied: LogEntry = { ...entry, pack: { sha256: PACK, copy: COPY, size: 10, idxSize: 4 } };
     const encoded = encodeLogEntry(copied);
-    expect(json(encoded)).toMatchObject({ pack: { sha256: PACK, copy: COPY } });
+    expect(json(encoded)).toMatchObject({ schema: 2, pack: { sha256: PACK, copy: COPY } });
     expect(decodeLogEntry('l', encoded)).toEqual(copied);
     const wire = json(encoded);
     expect(() => decodeLogEntry('l', bytes({ ...wire, pack: { ...(wire.pack as object), copy: 'x/..' } }))).toThrow(/pack.copy/);
@@ -159,6 +162,7 @@ describe('checkpoint codec', () => {
       ],
     };
     const encoded = encodeCheckpoint('id-1', state);
+    expect(json(encoded).schema).toBe(2); // it names a copy
     expect(decodeCheckpoint('c', encoded, { repoId: 'id-1', seq: 5, objectFormat: 'sha1' })).toEqual(state);
     expect(() => decodeCheckpoint('c', encoded, { repoId: 'id-2', seq: 5, objectFormat: 'sha1' })).toThrow(/incarnation/);
     expect(() => decodeCheckpoint('c', encoded, { repoId: 'id-1', seq: 6, objectFormat: 'sha1' })).toThrow(/holds seq 5/);

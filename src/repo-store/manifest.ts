@@ -1,7 +1,7 @@
 // `manifest.json`: the head of a repository and the only object ever overwritten, always by compare-and-swap
 // on its etag. It carries everything a read needs (refs and live packs at the head), so a warm read is one
 // conditional GET.
-import { encodeJson, Fields, SCHEMA_VERSION } from './json-fields.ts';
+import { encodeJson, Fields, schemaFor } from './json-fields.ts';
 import { packRefJson, readPackRef } from './log-entry.ts';
 import { compareRefNames, isOid, isValidRefName, type ObjectFormat } from './refs.ts';
 import { parseRepoPath } from './repo-path.ts';
@@ -36,7 +36,7 @@ export const OBJECT_FORMATS: readonly ObjectFormat[] = ['sha1', 'sha256'];
 
 export function encodeManifest(m: Manifest): Uint8Array {
   return encodeJson({
-    schema: SCHEMA_VERSION,
+    schema: schemaFor(m.packs),
     repo: m.repo,
     repoId: m.repoId,
     objectFormat: m.objectFormat,

@@ -102,7 +102,7 @@ describe('publish recovery', () => {
     const { repo, path, store } = await repoWithMain(bucket);
     const head = await store.readHead(repo);
     const future = JSON.parse(Buffer.from(encodeLogEntry({ repoId: head.repoId, seq: 2, kind: 'push', at: '', pusher: 'p', requestId: 'r', nonce: 'n', refUpdates: [], pack: null })).toString());
-    await bucket.put(logKey(path, 2), JSON.stringify({ ...future, schema: 2 }));
+    await bucket.put(logKey(path, 2), JSON.stringify({ ...future, schema: 3 }));
     await expect(store.publish(repo, update([{ ref: 'refs/heads/x', old: Z, new: oid('x') }]))).rejects.toBeInstanceOf(UnsupportedSchemaError);
     expect((await store.readHead(repo)).seq).toBe(1);
   });
