@@ -177,6 +177,19 @@ describe('Hrana v2 over HTTP with @libsql/client', () => {
     expect(await run('ALTER TABLE w DROP COLUMN z; ALTER TABLE w DROP COLUMN y', 'sequence')).toBe(80);
   });
 
+  it('counts the rows a CREATE INDEX or a REINDEX writes an entry for, alone or in a script (found in review: a loop of them counted 0)', async () => {
+    const db = connect('indexing');
+    await db.executeMultiple('CREATE TABLE w (x, y); INSERT INTO w SELECT value, value FROM generate_series(1, 30); CREATE TABLE v (x); INSERT INTO v VALUES (1)');
+    const run = async (sql: string, type: 'execute' | 'sequence') =>
+      (await testbed.engine.run({ tenant: 'indexing', stream: 'indexing', mode: 'read-write', requests: [type === 'execute' ? { type, stmt: { sql } } : { type, sql }, { type: 'close' }] })).counts
+        .rowsWritten;
+    expect(await run('CREATE INDEX wx ON w (x)', 'execute')).toBe(30);
+    expect(await run('DROP INDEX wx; CREATE UNIQUE INDEX wy ON w (y); CREATE INDEX vx ON v (x)', 'sequence')).toBe(31);
+    expect(await run('REINDEX wy', 'execute')).toBe(30);
+    expect(await run('/* all */ REINDEX', 'execute')).toBe(31);
+    expect(await run('REINDEX main.v', 'sequence')).toBe(1);
+  });
+
   it('counts the rows a script wrote before the statement that failed: those statements stay done', async () => {
     const db = connect('script-failed');
     await db.execute('CREATE TABLE big (x)');

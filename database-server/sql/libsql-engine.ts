@@ -399,30 +399,42 @@ class LibsqlConnection implements SqlConnection {
   }
 
   /**
-   * The tables of the database now (just before one statement that may write one whole), by name, with their root
-   * page and schema text: a table renamed keeps its page, so a rename whose text says "create" and "as" (in a
-   * comment) is no new table to count (counting it scanned every row of a table of any size, on demand, with no
-   * deadline). One statement cannot both free a root page and create a table, so a page new since then is a new
-   * table's.
+   * The tables and indexes of the database now (just before one statement that may write a table whole), by name,
+   * with their root page (and a table's schema text, an index's table): a table renamed keeps its page, so a rename
+   * whose text says "create" and "as" (in a comment) is no new table to count (counting it scanned every row of a
+   * table of any size, on demand, with no deadline). One statement cannot both free a root page and create a table
+   * or an index, so a page new since then is a new one's.
    */
-  #tables(): Map<string, { page: number; sql: string }> {
-    this.#tablesStmt ??= this.#db.prepare("SELECT name, rootpage, sql FROM main.sqlite_schema WHERE type = 'table'").raw(true);
-    return new Map((this.#tablesStmt.all([]) as [string, number | bigint, string][]).map(([name, page, sql]) => [name, { page: Number(page), sql }]));
+  #tables(): SchemaObjects {
+    this.#tablesStmt ??= this.#db.prepare("SELECT type, name, tbl_name, rootpage, sql FROM main.sqlite_schema WHERE type IN ('table', 'index')").raw(true);
+    const objects: SchemaObjects = { tables: new Map(), indexes: new Map() };
+    for (const [type, name, table, page, sql] of this.#tablesStmt.all([]) as [string, string, string, number | bigint, string | null][]) {
+      if (type === 'table') objects.tables.set(name, { page: Number(page), sql: sql ?? '' });
+      else objects.indexes.set(name, { table, page: Number(page) });
+    }
+    return objects;
   }
 
   /**
-   * The rows of the tables `statement` wrote whole (`before`: the tables until then), which do not move
+   * The rows of the tables `statement` wrote whole (`before`: the schema until then), which do not move
    * `total_changes()` and would otherwise write any number of rows past the daily quota: those it created
-   * (`CREATE TABLE … AS SELECT`), and those whose columns it dropped (`ALTER TABLE … DROP COLUMN` rewrites every
-   * row; adding or renaming a column changes the schema text too, but rewrites none).
+   * (`CREATE TABLE … AS SELECT`), those whose columns it dropped (`ALTER TABLE … DROP COLUMN` rewrites every row;
+   * adding or renaming a column changes the schema text too, but rewrites none), and those it indexed anew
+   * (`CREATE INDEX`, `REINDEX`: an entry for every row).
    */
-  #rowsWrittenWhole(before: Map<string, { page: number; sql: string }>, statement: string): number {
-    const pages = new Set([...before.values()].map((t) => t.page));
+  #rowsWrittenWhole(before: SchemaObjects, statement: string): number {
+    const after = this.#tables();
+    const written = new Set<string>();
+    const tablePages = new Set([...before.tables.values()].map((t) => t.page));
     const dropping = mayDropColumn(statement);
+    for (const [name, { page, sql }] of after.tables) {
+      if (!tablePages.has(page) || (dropping && before.tables.has(name) && before.tables.get(name)?.sql !== sql)) written.add(name);
+    }
+    const indexPages = new Set([...before.indexes.values()].map((i) => i.page));
+    for (const { table, page } of after.indexes.values()) if (!indexPages.has(page)) written.add(table);
+    for (const table of reindexed(statement, after)) written.add(table);
     let rows = 0;
-    for (const [name, { page, sql }] of this.#tables()) {
-      const rewritten = dropping && before.has(name) && before.get(name)?.sql !== sql;
-      if (pages.has(page) && !rewritten) continue;
+    for (const name of written) {
       const count = this.#db
         .prepare(`SELECT count(*) FROM main."${name.replaceAll('"', '""')}"`)
         .pluck(true)
@@ -694,16 +706,38 @@ function mayDropColumn(sql: string): boolean {
   return /alter/i.test(sql) && /\bdrop\b/i.test(sql);
 }
 
-/** Whether `sql` may write a table whole without moving `total_changes()`: create one from a query, or drop a column. */
+/** Whether `sql` may write a table whole without moving `total_changes()`: create one from a query, drop a column, index one. */
 function mayWriteTablesWhole(sql: string): boolean {
-  return mayCreateTableAs(sql) || mayDropColumn(sql);
+  return mayCreateTableAs(sql) || mayDropColumn(sql) || /index/i.test(sql);
+}
+
+/** A database's tables (root page, schema text) and indexes (table, root page), by name. */
+interface SchemaObjects {
+  readonly tables: Map<string, { page: number; sql: string }>;
+  readonly indexes: Map<string, { table: string; page: number }>;
+}
+
+/**
+ * The tables a `REINDEX` rebuilds the indexes of (in place: their root pages stay): the one it names, or the
+ * table of the index it names; for none, or a collation, every table with an index.
+ */
+function reindexed(statement: string, schema: SchemaObjects): string[] {
+  const target = /^(?:\s+|--[^\n]*\n?|\/\*[\s\S]*?\*\/)*reindex\b\s*(?:"?main"?\s*\.\s*)?["`[]?([^"`\];\s]*)/i.exec(statement);
+  if (!target) return [];
+  const named = (target[1] ?? '').toLowerCase();
+  const table = [...schema.tables.keys()].find((name) => name.toLowerCase() === named);
+  if (table) return [table];
+  const index = [...schema.indexes].find(([name]) => name.toLowerCase() === named);
+  if (index) return [index[1].table];
+  return [...new Set([...schema.indexes.values()].map((i) => i.table))];
 }
 
 /**
  * Whether one statement of a script (as scriptStatements cuts it, from its first word) may write a table whole: it
- * starts with CREATE and says "table" too, or with ALTER, so a migration's views and triggers cost no read of the
- * schema.
+ * starts with CREATE and says "table" or "index" too, or with ALTER or REINDEX, so a migration's views and triggers
+ * cost no read of the schema.
  */
 function scriptStatementMayWriteTablesWhole(statement: string): boolean {
-  return (/^create\b/i.test(statement) && /\btable\b/i.test(statement) && mayCreateTableAs(statement)) || (/^alter\b/i.test(statement) && mayDropColumn(statement));
+  if (/^create\b/i.test(statement)) return (/\btable\b/i.test(statement) && mayCreateTableAs(statement)) || /\bindex\b/i.test(statement);
+  return (/^alter\b/i.test(statement) && mayDropColumn(statement)) || /^reindex\b/i.test(statement);
 }
