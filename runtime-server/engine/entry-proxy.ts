@@ -457,7 +457,7 @@ export class EntryProxy {
       upSocket.on('error', close).on('close', () => leave());
       upSocket.on('data', () => pool.output());
       socket.on('close', close);
-      this.#backlogs.relay(upSocket, socket, close);
+      this.#backlogs.relay(splitKey(route.app).namespace, upSocket, socket, close);
       socket.pipe(upSocket);
     });
     upstream.on('response', (up) => {

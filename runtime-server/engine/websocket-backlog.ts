@@ -14,6 +14,8 @@ export interface BacklogBounds {
 }
 
 interface Relayed {
+  /** Whose app sends on it: past the total, the project holding the most loses first. */
+  readonly project: string;
   readonly client: Duplex;
   readonly close: () => void;
   /** What it held at its last write or drain: its part of {@link WebSocketBacklogs.held}. */
@@ -25,7 +27,8 @@ interface Relayed {
  * queued in workerd, outside any isolate's heap: an app `send()`ing 400 MiB to a client that read nothing took
  * its shard past the memory bound, every co-tenant of the shard with it, and nobody was blamed (found in review).
  * So the entry point reads what workerd sends at once and holds what the client has not taken: a WebSocket whose
- * client lags more than `perWebSocket` behind is closed, and past `total` held together the one lagging most is.
+ * client lags more than `perWebSocket` behind is closed, and past `total` held together the one lagging most of the
+ * project holding the most is (not another tenant's slow reader: found in review).
  * Client to app stays under backpressure: an app that does not read holds its client, not memory.
  */
 export class WebSocketBacklogs {
@@ -43,8 +46,8 @@ export class WebSocketBacklogs {
    * has closed its side, what the client has not read still goes out (its last messages, the close frame), and then
    * the connection ends; a client that takes nothing more for {@link FLUSH_TIMEOUT_MS} is cut.
    */
-  relay(app: Duplex, client: Duplex, close: () => void): void {
-    const relayed: Relayed = { client, close, counted: 0 };
+  relay(project: string, app: Duplex, client: Duplex, close: () => void): void {
+    const relayed: Relayed = { project, client, close, counted: 0 };
     this.#relayed.add(relayed);
     client.once('close', () => this.#forget(relayed));
     client.on('drain', () => this.#count(relayed));
@@ -73,16 +76,26 @@ export class WebSocketBacklogs {
     this.#held -= relayed.counted;
   }
 
-  /** Counts again what each holds now (some drained since), and closes the one lagging most while past the total. */
+  /**
+   * Counts again what each holds now (some drained since), and while past the total closes the WebSocket lagging
+   * most of the project holding the most.
+   */
   #shed(): void {
-    let most: Relayed | undefined;
+    const byProject = new Map<string, { held: number; most: Relayed }>();
     for (const relayed of this.#relayed) {
       this.#count(relayed);
-      if (!most || relayed.counted > most.counted) most = relayed;
+      const project = byProject.get(relayed.project);
+      if (!project) byProject.set(relayed.project, { held: relayed.counted, most: relayed });
+      else {
+        project.held += relayed.counted;
+        if (relayed.counted > project.most.counted) project.most = relayed;
+      }
     }
-    if (most && this.#held > this.#bounds.total) {
-      this.#forget(most);
-      most.close();
+    let heaviest: { held: number; most: Relayed } | undefined;
+    for (const project of byProject.values()) if (!heaviest || project.held > heaviest.held) heaviest = project;
+    if (heaviest && this.#held > this.#bounds.total) {
+      this.#forget(heaviest.most);
+      heaviest.most.close();
     }
   }
 }
