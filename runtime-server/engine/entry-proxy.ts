@@ -413,13 +413,16 @@ export class EntryProxy {
       socket.end(rawRefusal(route.refusal));
       return;
     }
-    const giveBack = this.#webSockets.take(splitKey(route.app).namespace, clientAddressKey(this.#clientOf(req)), () => socket.destroy());
-    if (!giveBack) {
-      const detail = `The app's project holds ${this.#webSockets.bound} WebSockets open on this replica, the most it may, as many of them from this client as from any; close some, then retry.`;
+    const place = this.#webSockets.take(splitKey(route.app).namespace, clientAddressKey(this.#clientOf(req)));
+    if ('refused' in place) {
+      const detail =
+        place.refused === 'project'
+          ? `The app's project holds ${this.#webSockets.bound} WebSockets open on this replica, the most it may; close some, then retry.`
+          : `This client holds ${this.#webSockets.perClient} of the app's project's WebSockets on this replica, the most one client may; close some, then retry.`;
       socket.end(rawRefusal({ status: 503, title: 'Service Unavailable', detail, retryAfter: '10' }));
       return;
     }
-    socket.once('close', giveBack);
+    socket.once('close', place.giveBack);
     // workerd not reachable.
     const refuse = () => socket.end(rawRefusal({ status: 503, title: 'Service Unavailable', detail: 'The app is restarting; retry shortly.', retryAfter: this.#retryAfter }));
     const { socket: upstreamSocket, pool } = route.upstream;
