@@ -308,7 +308,7 @@ export class RuntimeEngine {
       log: this.#log,
       nextId: () => this.#nextId(),
       retired: (gen: { id: number }, final: DispatcherStats | undefined) => {
-        this.#stats.retire(gen.id, final);
+        this.#stats.retire(gen.id, final, (key) => this.#desired.has(key));
         this.#kick(); // a pass with nothing to roll out: collects the builds only the old workerd used
       },
       askTheThread: this.#s.askTheThread,

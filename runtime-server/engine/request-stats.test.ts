@@ -52,6 +52,14 @@ describe('RequestStats', () => {
     expect(totals.merged([{ generation: 2, stats: stats({ 'p/a': counts(1) }) }]).get('p/a')).toMatchObject({ count: 1 });
   });
 
+  it('keeps of a retiring generation only the counts of apps deployed still (found in review: a removed app with assets came back)', () => {
+    const totals = new RequestStats();
+    totals.forget('p/gone');
+    totals.retire(1, stats({ 'p/gone': counts(3), 'p/kept': counts(2) }), (key) => key !== 'p/gone');
+    const merged = totals.merged([]);
+    expect([merged.has('p/gone'), merged.get('p/kept')?.count]).toEqual([false, 2]);
+  });
+
   it('keeps the builds a dispatcher keeps, and of a retired one’s others the latest, BUILDS_KEPT in all', () => {
     const totals = new RequestStats();
     const build = (count: number) => ({ classes: [0, count, 0, 0, 0], buckets: [count, 0], count, sumMs: count });

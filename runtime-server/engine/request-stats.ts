@@ -64,15 +64,19 @@ export class RequestStats {
     return this.#bucketsMs;
   }
 
-  /** `final`: the generation's last counts, if it could still be read. */
-  retire(generation: number, final?: DispatcherStats): void {
+  /**
+   * `final`: the generation's last counts, if it could still be read. Only those of apps `deployed` now are kept: a
+   * workerd retiring as an app is removed (a change of its shard's assets) still routed it, and would bring back the
+   * counts {@link forget} dropped (found in review).
+   */
+  retire(generation: number, final?: DispatcherStats, deployed: (key: string) => boolean = () => true): void {
     if (this.#retired.has(generation)) return;
     this.#retired.add(generation);
     const counts = final ?? this.#last.get(generation);
     this.#last.delete(generation);
     if (!counts) return;
     this.#bucketsMs = counts.bucketsMs;
-    for (const [key, c] of Object.entries(counts.apps)) this.#base.set(key, sum(this.#base.get(key), { ...c, active: 0, queued: 0 }));
+    for (const [key, c] of Object.entries(counts.apps)) if (deployed(key)) this.#base.set(key, sum(this.#base.get(key), { ...c, active: 0, queued: 0 }));
   }
 
   /**
