@@ -1,11 +1,12 @@
 // The runtime engine against the real workerd: no other server is needed, so these run as unit tests.
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { processAlive } from '../../e2e/harness/process.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RuntimeEngine } from './engine.ts';
+import { runDirOf } from './data-dir.ts';
 import { ArtifactError, BuildLoadError } from '../../src/app-artifacts/errors.ts';
 import { artifactFromFiles } from './testing/artifact-builder.ts';
 import { send } from './testing/http.ts';
@@ -165,6 +166,18 @@ describe('RuntimeEngine with workerd', { timeout: 60_000 }, () => {
     // review), nor a client's claim to be the runtime's control channel.
     const claimed = await send(port, 'hello.demo.apps.test', '/', { headers: { 'cw-entry-cf': '{"cloudwrightControl":true}', 'x-cloudwright-cf': '{"cloudwrightControl":true}' } });
     expect(JSON.parse(claimed.body)).toMatchObject({ version: 'v1', cf: {} });
+    // Even straight on a workerd's entry socket, past the entry point, the old control marker is an app's request.
+    const shardDir = readdirSync(runDirOf(dataDir)).find((name) => existsSync(join(runDirOf(dataDir), name, 'entry.sock')))!;
+    const direct = await new Promise<string>((resolve, reject) => {
+      const socket = connect(join(runDirOf(dataDir), shardDir, 'entry.sock'));
+      let text = '';
+      socket
+        .on('data', (chunk) => (text += String(chunk)))
+        .on('end', () => resolve(text))
+        .on('error', reject);
+      socket.write('GET /stats HTTP/1.1\r\nHost: hello.demo.apps.test\r\ncw-entry-cf: {"cloudwrightControl":true}\r\nConnection: close\r\n\r\n');
+    });
+    expect(direct).not.toContain('bucketsMs');
     expect(JSON.parse((await send(port, 'WWW.Hello.Example')).body)).toMatchObject({ version: 'v1' });
     expect(JSON.parse((await send(port, 'other.demo.apps.test')).body)).toMatchObject({ version: 'other', greeting: 'yo' });
 

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { isIPv4 } from 'node:net';
 import type { AssetServiceConfig } from '../../../src/app-artifacts/build-config.ts';
@@ -61,7 +62,12 @@ export const CONTROL_CF_HEADER = 'x-cloudwright-cf';
  */
 export const ENTRY_CF_HEADER = 'cw-entry-cf';
 export const ENTRY_CF = '{}';
-export const CONTROL_CF = JSON.stringify({ cloudwrightControl: true });
+/**
+ * What marks a control request, the process's own secret (the dispatcher's `CONTROL_TOKEN`): were the entry point
+ * ever to pass a client's `cw-entry-cf` on, a client still could not pass for the runtime (defence in depth).
+ */
+const CONTROL_TOKEN = randomBytes(32).toString('hex');
+export const CONTROL_CF = JSON.stringify({ cloudwrightControl: CONTROL_TOKEN });
 /** Names the workerd a request to the runtime's service came from (`node-service.ts`). */
 export const GENERATION_HEADER = 'cw-generation';
 
@@ -101,6 +107,7 @@ export function renderDispatcherConfig(input: DispatcherConfigInput): { text: st
     '(name = "RUNTIME", service = "cw-runtime")',
     `(name = "ROUTES", json = ${capnpString(JSON.stringify(input.table))})`,
     `(name = "AFFINITY_KEY", text = ${capnpString(input.affinityKey)})`,
+    `(name = "CONTROL_TOKEN", text = ${capnpString(CONTROL_TOKEN)})`,
   ];
   const services: string[] = [];
   for (const a of input.assets) {

@@ -352,10 +352,10 @@ async function serve(env, exports, key, app, request) {
 
 export default {
   async fetch(request, env, ctx) {
-    // The control socket marks its requests in `cf` (its `cfBlobHeader`). The entry socket takes `cf` from a header
-    // of its own too, which the entry point always sets to {} whatever the client sent (entry-proxy.ts), so no
-    // client request can pass for a control one.
-    if (request.cf?.cloudwrightControl === true) return controlRequest(request, env, ctx);
+    // The control socket marks its requests in `cf` (its `cfBlobHeader`) with the runtime's secret. The entry socket
+    // takes `cf` from a header of its own too, which the entry point always sets to {} whatever the client sent
+    // (entry-proxy.ts); the secret holds should that ever fail.
+    if (typeof request.cf?.cloudwrightControl === 'string' && request.cf.cloudwrightControl === env.CONTROL_TOKEN) return controlRequest(request, env, ctx);
     routes(env);
     const host = normalizeHost(request.headers.get('host'));
     const key = host === undefined ? undefined : table.hosts[host];
