@@ -164,12 +164,16 @@ describe('Hrana v2 over HTTP with @libsql/client', () => {
     expect(script.counts.rowsWritten).toBe(rows);
   });
 
+  /** The rows one statement (`execute`) or script (`sequence`) of `tenant` counted as written. */
+  async function rowsWrittenBy(tenant: string, sql: string, type: 'execute' | 'sequence'): Promise<number> {
+    const request = type === 'execute' ? { type, stmt: { sql } } : { type, sql };
+    return (await testbed.engine.run({ tenant, stream: tenant, mode: 'read-write', requests: [request, { type: 'close' }] })).counts.rowsWritten;
+  }
+
   it('counts the rows an ALTER TABLE … DROP COLUMN rewrites, alone or in a script, and none for one that adds a column', async () => {
     const db = connect('drop-column');
     await db.executeMultiple('CREATE TABLE w (x, y, z); INSERT INTO w SELECT value, value, value FROM generate_series(1, 40)');
-    const run = async (sql: string, type: 'execute' | 'sequence') =>
-      (await testbed.engine.run({ tenant: 'drop-column', stream: 'drop-column', mode: 'read-write', requests: [type === 'execute' ? { type, stmt: { sql } } : { type, sql }, { type: 'close' }] }))
-        .counts.rowsWritten;
+    const run = (sql: string, type: 'execute' | 'sequence') => rowsWrittenBy('drop-column', sql, type);
     // SQLite rewrites every row of the table, which total_changes() does not count: a loop of ADD and DROP wrote
     // any number of rows past the daily quota (found in review).
     expect(await run('ALTER TABLE w DROP COLUMN z', 'execute')).toBe(40);
@@ -180,9 +184,7 @@ describe('Hrana v2 over HTTP with @libsql/client', () => {
   it('counts the rows a CREATE INDEX or a REINDEX writes an entry for, alone or in a script (found in review: a loop of them counted 0)', async () => {
     const db = connect('indexing');
     await db.executeMultiple('CREATE TABLE w (x, y); INSERT INTO w SELECT value, value FROM generate_series(1, 30); CREATE TABLE v (x); INSERT INTO v VALUES (1)');
-    const run = async (sql: string, type: 'execute' | 'sequence') =>
-      (await testbed.engine.run({ tenant: 'indexing', stream: 'indexing', mode: 'read-write', requests: [type === 'execute' ? { type, stmt: { sql } } : { type, sql }, { type: 'close' }] })).counts
-        .rowsWritten;
+    const run = (sql: string, type: 'execute' | 'sequence') => rowsWrittenBy('indexing', sql, type);
     expect(await run('CREATE INDEX wx ON w (x)', 'execute')).toBe(30);
     expect(await run('DROP INDEX wx; CREATE UNIQUE INDEX wy ON w (y); CREATE INDEX vx ON v (x)', 'sequence')).toBe(31);
     expect(await run('REINDEX wy', 'execute')).toBe(30);
