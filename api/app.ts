@@ -24,6 +24,7 @@ import { healthRoutes } from './routes/health.ts';
 import type { DependencyReport } from './dependencies.ts';
 import { observeOnResponse, requestDurations } from './plugins/request-metrics.ts';
 import type { Registry } from 'prom-client';
+import { invitationRoutes } from './routes/invitations.ts';
 import { projectRoutes } from './routes/projects.ts';
 import { deviceRoutes } from './routes/device.ts';
 import { tokenRoutes } from './routes/tokens.ts';
@@ -250,6 +251,7 @@ export async function buildApp(deps: AppDependencies, options: FastifyServerOpti
   if (deps.platform) {
     const platform = deps.platform;
     projectRoutes(app, platform.projects, platform.tokens, platform.builds, () => platform.databases?.databases);
+    invitationRoutes(app, platform.projects, platform.tokens);
     tokenRoutes(app, deps.platform.tokens, now);
     deviceRoutes(app, deps.platform.deviceFlow, now, deps.deviceSignInRateLimit);
     userRoutes(app, deps.platform.users);

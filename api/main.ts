@@ -58,7 +58,7 @@ export async function main(config: ApiConfig): Promise<void> {
   const runtimeTarget = runtimeTargetFromEnv(config.runtimeTargetEnv, baseDomain);
   const platformHosts = [runtimeTarget.hostname ?? '', new URL(config.publicUrl).hostname, config.gitPublicUrl ? new URL(config.gitPublicUrl).hostname : ''].filter(Boolean);
   const projects = new ProjectDirectory(kube, informers.informer<Project>(PROJECTS), platformProjectIds(baseDomain, platformHosts));
-  const users = new UserDirectory(kube, informers.informer<User>(USERS), informers.informer<Project>(PROJECTS), tokens);
+  const users = new UserDirectory(kube, informers.informer<User>(USERS), informers.informer<Project>(PROJECTS), tokens, { invitations: projects });
   const artifacts = config.artifacts ? new S3ObjectStore({ bucket: config.artifacts.bucket, config: config.artifacts.s3 }) : undefined;
   if (!artifacts) process.stderr.write('cw-api: CW_S3_BUCKET is not set: deploys and rollbacks will answer 503, and no audit trail is kept\n');
   const auditTrail = artifacts ? new AuditTrail(artifacts, config.audit.retention) : undefined;

@@ -78,8 +78,19 @@ export const AUDITED_ROUTES: Readonly<Record<string, AuditAction>> = {
     details: (r) => pick(r.body, ['name', 'owner']),
   },
   [`DELETE ${P}`]: { action: 'project.delete', type: 'project', resource: (r) => ({ id: param('projectId')(r) }) },
-  [`PUT ${P}/members/:userId`]: { action: 'member.set', type: 'member', resource: (r) => ({ id: param('userId')(r) }), details: (r) => pick(r.body, ['role']) },
+  [`PUT ${P}/members/:userId`]: {
+    action: 'member.set',
+    type: 'member',
+    resource: (r) => ({ id: param('userId')(r) }),
+    details: (r) => pick(r.body, ['role']),
+    // An invitation (202) rather than a membership.
+    answerDetails: (answer): AuditDetails => (answer['invitation'] !== undefined ? { invited: true } : {}),
+  },
   [`DELETE ${P}/members/:userId`]: { action: 'member.remove', type: 'member', resource: (r) => ({ id: param('userId')(r) }) },
+  [`DELETE ${P}/invitations/:userId`]: { action: 'member.uninvite', type: 'member', resource: (r) => ({ id: param('userId')(r) }) },
+  // The invitee's own answer, in the trail of the project that invited them (the entry's principal says who).
+  'POST /v1/user/invitations/:projectId/accept': { action: 'member.accept', type: 'member', resource: () => ({ id: null }) },
+  'DELETE /v1/user/invitations/:projectId': { action: 'member.decline', type: 'member', resource: () => ({ id: null }) },
 
   [`POST ${P}/apps`]: {
     action: 'app.create',

@@ -134,7 +134,9 @@ describe('fields a GitOps tool applies', () => {
       const as = { authorization: `Bearer ${await platform.tokenFor(alice, 'projects:write')}` };
       const member = (method: 'PUT' | 'DELETE', user: string, role?: string) =>
         platform.app.inject({ method, url: `/v1/projects/${id}/members/${user}`, headers: as, ...(role ? { payload: { role } } : {}) });
-      await expect.poll(async () => (await member('PUT', carol, 'member')).statusCode).toBe(200);
+      await expect.poll(async () => (await member('PUT', carol, 'member')).statusCode).toBe(202);
+      const carolAs = { authorization: `Bearer ${await platform.tokenFor(carol, 'projects:write')}` };
+      expect((await platform.app.inject({ method: 'POST', url: `/v1/user/invitations/${id}/accept`, headers: carolAs })).statusCode).toBe(200);
       expect((await member('DELETE', carol)).statusCode).toBe(204);
 
       const promoted = await member('PUT', bob, 'owner');

@@ -18,7 +18,7 @@ beforeAll(async () => {
   owner = await platform.createUser();
   member = await platform.createUser();
   project = await platform.createProject(owner, { namespace: true });
-  await platform.projects.setMember(project, { user: member, role: 'member' });
+  await platform.projects.addMember(project, { user: member, role: 'member' }, { userId: owner, direct: true });
   ownerToken = await platform.tokenFor(owner, ['tokens:write', 'repositories:write']);
   memberToken = await platform.tokenFor(member, ['tokens:write', 'repositories:write']);
   await vi.waitFor(async () => expect(await platform.tokens.getMembership(project, member)).toBe('member'), { timeout: 10_000, interval: 20 });

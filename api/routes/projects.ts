@@ -8,13 +8,13 @@ import type { BuildCatalog } from '../../src/platform/builds.ts';
 import type { ProjectDirectory } from '../services/projects.ts';
 import { principalOf } from '../plugins/auth.ts';
 import { errorResponses } from '../schemas/problem.ts';
-import { Member, MemberBody, MemberParams, Project, ProjectBody, ProjectParams } from '../schemas/project.ts';
+import { Invitation, Member, MemberBody, MemberParams, Project, ProjectBody, ProjectParams } from '../schemas/project.ts';
 import { NotFoundError } from '../../src/errors.ts';
 
 const tags = ['projects'];
 
 /** Owners manage a project; administrators manage every project. */
-async function requireOwner(tokens: TokenStore, principal: Principal, projectId: string): Promise<void> {
+export async function requireOwner(tokens: TokenStore, principal: Principal, projectId: string): Promise<void> {
   if (principal.admin) return;
   if ((await tokens.getMembership(projectId, principal.userId)) !== 'owner') {
     throw new ForbiddenError(`Only an owner of ${projectId} may do this.`);
@@ -109,17 +109,24 @@ export function projectRoutes(app: FastifyInstance, projects: ProjectDirectory, 
     config: { auth: { scope: 'projects:write', project: true } },
     schema: {
       tags,
-      summary: 'Add a member or change their role (owners and administrators)',
+      summary: 'Invite someone, or change a member’s role (owners and administrators)',
+      description:
+        'For a member, changes their role (200). Anyone else is invited (202): they become a member only by accepting ' +
+        '(`POST /v1/user/invitations/{projectId}/accept`) within 7 days; inviting them again renews it with the role given. ' +
+        'An administrator’s add makes them a member at once (200; 404 for a user that does not exist). An owner’s ' +
+        'invitation is answered alike whether or not the user exists, so it tells nobody which user ids are taken.',
       params: MemberParams,
       body: MemberBody,
-      response: { 200: Type.Object({ member: Member }), ...errorResponses(400, 404, 409, 415, 500) },
+      response: { 200: Type.Object({ member: Member }), 202: Type.Object({ invitation: Invitation }), ...errorResponses(400, 404, 409, 415, 500) },
     },
-    handler: async (request) => {
+    handler: async (request, reply) => {
       const { projectId, userId } = request.params;
-      await requireOwner(tokens, principalOf(request), projectId);
-      if (!(await tokens.getUser(userId))) throw new NotFoundError(`No user ${userId} exists.`);
-      await projects.setMember(projectId, { user: userId, role: request.body.role });
-      return { member: { user_id: userId, role: request.body.role } };
+      const principal = principalOf(request);
+      await requireOwner(tokens, principal, projectId);
+      if (principal.admin && !(await tokens.getUser(userId))) throw new NotFoundError(`No user ${userId} exists.`);
+      const added = await projects.addMember(projectId, { user: userId, role: request.body.role }, { userId: principal.userId, direct: principal.admin });
+      if ('invitation' in added) return reply.code(202).send({ invitation: added.invitation });
+      return { member: { user_id: userId, role: added.member.role } };
     },
   });
 

@@ -79,3 +79,16 @@ export const Member = Type.Object(
 
 export const MemberParams = Type.Object({ projectId: ProjectId, userId: UserId }, { additionalProperties: false });
 export const MemberBody = Type.Object({ role: Type.Union([Type.Literal('owner'), Type.Literal('member')]) }, { additionalProperties: false });
+
+export const Invitation = Type.Object(
+  {
+    project_id: Type.String({ description: 'The project they are invited to.' }),
+    project_name: Type.String({ description: 'Its display name.' }),
+    user_id: Type.String({ description: 'The user invited.' }),
+    role: roleSchema('The role they get by accepting.'),
+    invited_by: Type.String({ description: 'The owner who invited them.' }),
+    invited_at: Type.String({ format: 'date-time' }),
+    expires_at: Type.String({ format: 'date-time', description: 'After this the invitation lapses (7 days after it was made or renewed).' }),
+  },
+  { description: 'A membership offered and not yet accepted: the invitee becomes a member only by accepting it.' },
+);

@@ -1,4 +1,5 @@
-import { PROJECT_AUDIT_FROM_ANNOTATION, CREATED_BY_USER_ANNOTATION, type Project, type ProjectMember } from '../../src/apis/v1alpha1/project.ts';
+import { PROJECT_AUDIT_FROM_ANNOTATION, CREATED_BY_USER_ANNOTATION, type Project, type ProjectMember, type ProjectSpec } from '../../src/apis/v1alpha1/project.ts';
+import { pendingInvitations, withInvitation, withInvitationAccepted, withInvitations, withoutInvitation } from './project-invitations.ts';
 import { timeOfEntryId } from '../audit/audit-entry.ts';
 import { settle } from '../../src/platform/settle.ts';
 import { KeyedMutex } from '../../src/collections/keyed-mutex.ts';
@@ -6,6 +7,7 @@ import type { Principal } from '../../src/auth/index.ts';
 import { isAlreadyExists, objectClient, retryOnConflict, type Informer, type KubeConnection, type KubeObject, type ResourceRef } from '../../src/kube/index.ts';
 import { RecentMap } from '../../src/collections/recent-map.ts';
 import { projectView, type ProjectView } from './project-view.ts';
+import { invitationView, type InvitationView } from './invitation-view.ts';
 import { NAMESPACES, PROJECT_CONTENTS, PROJECTS } from '../../src/platform/resources.ts';
 import { ConflictError, NotFoundError, BadRequestError } from '../../src/errors.ts';
 import { refuseDeleteOfApplied, refuseEntriesAppliedElsewhere } from '../../src/platform/applied-elsewhere.ts';
@@ -190,28 +192,98 @@ export class ProjectDirectory {
     return [...(project.spec.members ?? [])];
   }
 
-  async setMember(projectId: string, member: ProjectMember): Promise<ProjectMember[]> {
-    return this.#updateMembers(projectId, (members) => [...members.filter((m) => m.user !== member.user), member]);
-  }
-
-  async removeMember(projectId: string, userId: string): Promise<ProjectMember[]> {
-    return this.#updateMembers(projectId, (members) => {
-      if (!members.some((m) => m.user === userId)) throw new NotFoundError(`${userId} is not a member of ${projectId}.`);
-      return members.filter((m) => m.user !== userId);
+  /**
+   * An owner's add: a member's role changed, or anyone else invited (they become a member by accepting, so nobody is
+   * put into a project without their consent: review-146 F2). `direct` (an administrator's add) makes them a member
+   * at once, as editing the Project with kubectl would.
+   */
+  async addMember(projectId: string, member: ProjectMember, by: { readonly userId: string; readonly direct: boolean }): Promise<{ member: ProjectMember } | { invitation: InvitationView }> {
+    return this.#update<{ member: ProjectMember } | { invitation: InvitationView }>(projectId, (spec, now) => {
+      const members = spec.members ?? [];
+      if (by.direct || members.some((m) => m.user === member.user)) {
+        const invitations = pendingInvitations(spec, now).filter((i) => i.user !== member.user);
+        return { spec: withInvitations({ ...spec, members: [...members.filter((m) => m.user !== member.user), member] }, invitations), result: { member } };
+      }
+      const invitation = { ...member, invitedBy: by.userId, invitedAt: new Date(now).toISOString() };
+      return { spec: withInvitation(spec, invitation, now), result: { invitation: invitationView(projectId, spec, invitation) } };
     });
   }
 
-  async #updateMembers(projectId: string, change: (members: ProjectMember[]) => ProjectMember[]): Promise<ProjectMember[]> {
+  async removeMember(projectId: string, userId: string): Promise<void> {
+    await this.#update(projectId, (spec) => {
+      const members = spec.members ?? [];
+      if (!members.some((m) => m.user === userId)) throw new NotFoundError(`${userId} is not a member of ${projectId}.`);
+      return { spec: { ...spec, members: members.filter((m) => m.user !== userId) }, result: undefined };
+    });
+  }
+
+  /** The project's invitations that have not lapsed, oldest first. */
+  invitations(projectId: string): InvitationView[] {
+    const project = this.#cache.get(projectId);
+    if (!project) throw new NotFoundError(`Project ${projectId} does not exist.`);
+    return pendingInvitations(project.spec, Date.now()).map((invitation) => invitationView(projectId, project.spec, invitation));
+  }
+
+  /** The invitations waiting for `userId`, by project id. */
+  invitationsFor(userId: string): InvitationView[] {
+    const now = Date.now();
+    return this.#cache
+      .list()
+      .flatMap((project) => {
+        const invitation = pendingInvitations(project.spec, now).find((i) => i.user === userId);
+        return invitation ? [invitationView(project.metadata?.name ?? '', project.spec, invitation)] : [];
+      })
+      .sort((a, b) => (a.project_id < b.project_id ? -1 : a.project_id > b.project_id ? 1 : 0));
+  }
+
+  /** Withdrawn by an owner, or declined by the invitee. */
+  async dropInvitation(projectId: string, userId: string): Promise<void> {
+    await this.#update(projectId, (spec, now) => ({ spec: withoutInvitation(spec, projectId, userId, now), result: undefined }));
+  }
+
+  async acceptInvitation(projectId: string, userId: string): Promise<ProjectMember> {
+    return this.#update(projectId, (spec, now) => {
+      const { spec: accepted, member } = withInvitationAccepted(spec, projectId, userId, now);
+      return { spec: accepted, result: member };
+    });
+  }
+
+  /** Every invitation naming `userId` withdrawn, read from the apiserver: for a user being deleted, so a later user of the same id finds none. */
+  async dropInvitationsOf(userId: string): Promise<void> {
+    const { items } = await this.#projects().list('');
+    const now = Date.now();
+    for (const project of items) {
+      if (!pendingInvitations(project.spec, now).some((i) => i.user === userId)) continue;
+      await this.#update(project.metadata?.name ?? '', (spec, at) => ({
+        spec: withInvitations(
+          spec,
+          pendingInvitations(spec, at).filter((i) => i.user !== userId),
+        ),
+        result: undefined,
+      })).catch((err: unknown) => {
+        if (!(err instanceof NotFoundError)) throw err;
+      });
+    }
+  }
+
+  /**
+   * A change of a project's spec, read from the apiserver and written conditionally, retried on a conflict; a project
+   * keeps an owner, and a member declared by a GitOps tool stays its to change.
+   */
+  async #update<T>(projectId: string, change: (spec: ProjectSpec, now: number) => { spec: ProjectSpec; result: T }): Promise<T> {
+    let result: T | undefined;
     const updated = await retryOnConflict(async () => {
       const project = await this.#projects().get('', projectId);
       if (!project) throw new NotFoundError(`Project ${projectId} does not exist.`);
-      const members = change(project.spec.members ?? []);
-      if (!members.some((m) => m.role === 'owner')) throw new ConflictError(`Project ${projectId} must keep at least one owner.`);
-      refuseEntriesAppliedElsewhere(project, ['spec', 'members'], changedMembers(project.spec.members ?? [], members));
-      return this.#projects().replace({ ...project, spec: { ...project.spec, members } });
+      const next = change(project.spec, Date.now());
+      result = next.result;
+      const [before, after] = [project.spec.members ?? [], next.spec.members ?? []];
+      if (!after.some((m) => m.role === 'owner')) throw new ConflictError(`Project ${projectId} must keep at least one owner.`);
+      refuseEntriesAppliedElsewhere(project, ['spec', 'members'], changedMembers(before, after));
+      return this.#projects().replace({ ...project, spec: next.spec });
     });
     await this.#cacheCaughtUp(updated);
-    return updated.spec.members ?? [];
+    return result as T;
   }
 
   /**

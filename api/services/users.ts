@@ -55,6 +55,8 @@ export interface NewUser {
 export interface UserDirectoryOptions {
   /** How long a write waits for the shared cache to reflect it (default 5 s); see {@link UserDirectory}. */
   readonly cacheWaitMs?: number;
+  /** Where a deleted user's pending invitations are withdrawn. */
+  readonly invitations?: { dropInvitationsOf(userId: string): Promise<void> };
 }
 
 /**
@@ -69,6 +71,7 @@ export class UserDirectory {
   readonly #userClient: ObjectClient<User>;
   readonly #projectClient: ObjectClient<Project>;
   readonly #cacheWaitMs: number;
+  readonly #invitations: UserDirectoryOptions['invitations'];
 
   constructor(conn: KubeConnection, users: Informer<User>, projects: Informer<Project>, tokens: Pick<TokenStore, 'listTokens' | 'revokeToken'>, options: UserDirectoryOptions = {}) {
     this.#users = users;
@@ -77,6 +80,7 @@ export class UserDirectory {
     this.#userClient = objectClient<User>(conn, USERS);
     this.#projectClient = objectClient<Project>(conn, PROJECTS);
     this.#cacheWaitMs = options.cacheWaitMs ?? DEFAULT_CACHE_WAIT_MS;
+    this.#invitations = options.invitations;
   }
 
   /** Every user, sorted by id. */
@@ -190,6 +194,8 @@ export class UserDirectory {
       const shown = memberOf.sort().slice(0, 10).join(', ') + (memberOf.length > 10 ? ', …' : '');
       throw new ConflictError(`User ${userId} is still a member of ${shown}; remove them from those projects first.`);
     }
+    // Like the tokens: a later user of the same id must not find memberships offered to this one.
+    await this.#invitations?.dropInvitationsOf(userId);
     for (const token of await this.#tokens.listTokens(userId)) {
       if (!token.revoked) await this.#tokens.revokeToken(token.id);
     }

@@ -169,7 +169,7 @@ export async function platformApp(options: PlatformAppOptions = {}): Promise<Pla
   const projectCache = informers.informer<Project>(PROJECTS);
   // As cw-api's main reserves them, for the default runtime target (`runtime.<base>`).
   const projects = new ProjectDirectory(conn, projectCache, platformProjectIds(baseDomain, [runtimeTargetFromEnv({}, baseDomain).hostname ?? '']));
-  const users = new UserDirectory(conn, informers.informer<User>(USERS), projectCache, tokens);
+  const users = new UserDirectory(conn, informers.informer<User>(USERS), projectCache, tokens, { invitations: projects });
   const gitTokens = new GitTokenDirectory(conn, informers.informer<GitToken>(GIT_TOKENS), projectCache);
   const audit = new AuditTrail(options.wrapAudit ? options.wrapAudit(artifacts) : artifacts);
   const grantNamespace = unique('grants');

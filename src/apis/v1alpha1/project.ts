@@ -2,7 +2,7 @@ import { Type, type Static } from 'typebox';
 import type { CustomResource, KindDescriptor } from '../kind-descriptor.ts';
 import { Conditions, ObservedGeneration } from './conditions.ts';
 import { CATEGORY } from './group-version.ts';
-import { DisplayName, DnsLabel, DnsSubdomain } from './strings.ts';
+import { DisplayName, DnsLabel, DnsSubdomain, Timestamp } from './strings.ts';
 
 /**
  * The id of the audit entry of the API request that created the project (`api/audit`): its trail, as members read
@@ -31,6 +31,26 @@ export const ProjectMember = Type.Object({
 });
 export type ProjectMember = Static<typeof ProjectMember>;
 
+/**
+ * Pending invitations a project keeps: each is a name someone else chose, so their number is bounded like the
+ * project's other names.
+ */
+export const MAX_PENDING_INVITATIONS = 50;
+
+/**
+ * A membership offered and not yet accepted. An owner adding someone through the API invites them: the invitee
+ * becomes a member only by accepting (`POST /v1/user/invitations/{projectId}/accept`), so nobody is put into a
+ * project, or made its owner, without their consent. Written by cw-api only; a member declared in `members` (by an
+ * administrator with kubectl or GitOps) needs none.
+ */
+export const ProjectInvitation = Type.Object({
+  user: DnsSubdomain({ description: 'Name of the User invited.' }),
+  role: ProjectRole,
+  invitedBy: DnsSubdomain({ description: 'Name of the User who invited them.' }),
+  invitedAt: Timestamp({ description: 'When they were invited; the invitation lapses 7 days later.' }),
+});
+export type ProjectInvitation = Static<typeof ProjectInvitation>;
+
 export const ProjectSpec = Type.Object({
   displayName: DisplayName({ description: 'Human-readable name of the project.' }),
   members: Type.Optional(
@@ -40,6 +60,14 @@ export const ProjectSpec = Type.Object({
       'x-kubernetes-list-type': 'map',
       'x-kubernetes-list-map-keys': ['user'],
       description: 'Users with access to the project, one entry per user.',
+    }),
+  ),
+  invitations: Type.Optional(
+    Type.Array(ProjectInvitation, {
+      maxItems: MAX_PENDING_INVITATIONS,
+      'x-kubernetes-list-type': 'map',
+      'x-kubernetes-list-map-keys': ['user'],
+      description: 'Memberships offered through the API and not yet accepted, one entry per user (written by cw-api).',
     }),
   ),
 });
