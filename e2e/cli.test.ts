@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startParentZoneServer, type ParentZoneServer } from '../src/dns/parent-zone-server.ts';
 import { send } from '../runtime-server/engine/testing/http.ts';
-import { createMemberAccount, createProjectNamespace, type MemberAccount } from './harness/accounts.ts';
+import { createMemberAccount, createProjectNamespace, createUserAccount, type MemberAccount } from './harness/accounts.ts';
 import { startApiServer, type ApiServer } from './harness/api-server.ts';
 import { cw, cwJson, type CwUser, expectOneLineError, newCwUser, startCw } from './harness/cli.ts';
 import { startDatabaseServer, type DatabaseServer } from './harness/database-server.ts';
@@ -145,8 +145,27 @@ describe('projects and members', () => {
     const shadowed = await cw(newCwUser(apiUrl(), { CW_TOKEN: member.token, CW_PROJECT: 'another' }), ['projects', 'use', id]);
     expect(shadowed.code).toBe(0);
     expect(shadowed.stderr).toContain('CW_PROJECT=another is set in this shell and still wins');
+    // Adding someone invites them: they are not a member until they accept.
     const added = await cw(person, ['projects', 'members', 'add', other.user, '--role', 'member']);
     expect(added.code, added.stderr).toBe(0);
+    expect(added.stdout + added.stderr).toContain(`Invited ${other.user} to ${id} as a member`);
+    expect((await cw(person, ['projects', 'members', 'ls'])).stdout).toMatch(new RegExp(`${other.user}\\s+member\\s+invited by ${member.user}`));
+    const invitee = newCwUser(apiUrl(), { CW_TOKEN: other.token });
+    const waiting = await cwJson<{ invitations: { project_id: string; role: string; invited_by: string }[] }>(invitee, ['projects', 'invitations', 'ls'], {
+      method: 'GET',
+      path: '/v1/user/invitations',
+    });
+    expect(waiting.invitations).toEqual([expect.objectContaining({ project_id: id, role: 'member', invited_by: member.user })]);
+    expectOneLineError(await cw(invitee, ['projects', 'use', id]), 1, /does not exist or you are not a member/);
+    // Someone with no project of their own is told of the invitation, not put into the project.
+    const newcomer = await createUserAccount(kubeconfig, 'cli-new');
+    await cw(person, ['projects', 'members', 'add', newcomer.user]);
+    expectOneLineError(await cw(newCwUser(apiUrl(), { CW_TOKEN: newcomer.token }), ['apps', 'ls']), 2, new RegExp(`no project yet, and an invitation to ${id}`));
+    expect((await cw(person, ['projects', 'members', 'rm', newcomer.user, '--yes'])).stdout).toContain(`Withdrew the invitation of ${newcomer.user}`);
+    const joined = await cw(invitee, ['projects', 'invitations', 'accept', id]);
+    expect(joined.code, joined.stderr).toBe(0);
+    expect(joined.stdout + joined.stderr).toContain(`Joined ${id} as a member`);
+    expectOneLineError(await cw(invitee, ['projects', 'invitations', 'accept', id]), 1, new RegExp(`no pending invitation to ${id}`));
     const members = await cwJson<{ members: { user_id: string; role: string }[] }>(person, ['projects', 'members', 'ls'], { method: 'GET', path: '/v1/projects/{projectId}/members' });
     expect(members.members).toEqual(
       expect.arrayContaining([

@@ -184,7 +184,8 @@ describe('git tokens of a project', () => {
     // A member's token stops when the owner removes them from the project.
     const visitor = await createMemberAccount(kubeconfig, 'gitc');
     const owner = { authorization: `Bearer ${a.token}`, 'content-type': 'application/json' };
-    expect((await fetch(`${api!.url}/v1/projects/${a.project}/members/${visitor.user}`, { method: 'PUT', headers: owner, body: JSON.stringify({ role: 'member' }) })).status).toBe(200);
+    expect((await fetch(`${api!.url}/v1/projects/${a.project}/members/${visitor.user}`, { method: 'PUT', headers: owner, body: JSON.stringify({ role: 'member' }) })).status).toBe(202);
+    expect((await fetch(`${api!.url}/v1/user/invitations/${a.project}/accept`, { method: 'POST', headers: { authorization: `Bearer ${visitor.token}` } })).status).toBe(200);
     const theirs = await eventually(
       'the new member’s token',
       () => mintGitToken(visitor, ['read'], {}, a.project),

@@ -75,7 +75,12 @@ export class Context {
     if (few.length === 1 && only) return only.project_id;
     const { projects } = await this.allProjects();
     if (projects.length === 1 && only) return only.project_id;
-    if (projects.length === 0) throw new UsageError('you have no project yet: create one with `cw projects create ID`');
+    if (projects.length === 0) {
+      const invited = await this.ok(this.api.GET('/v1/user/invitations', { params: { query: { limit: 1 } } }));
+      const [first] = invited.invitations;
+      if (first) throw new UsageError(`you have no project yet, and an invitation to ${first.project_id}: \`cw projects invitations ls\` lists yours, \`cw projects invitations accept ID\` joins one`);
+      throw new UsageError('you have no project yet: create one with `cw projects create ID`');
+    }
     throw new UsageError(`choose a project with --project, CW_PROJECT or \`cw projects use ID\` (yours: ${projects.map((p) => p.project_id).join(', ')})`);
   }
 }

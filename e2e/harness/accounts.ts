@@ -27,13 +27,17 @@ const APPLY = { fieldManager: 'cloudwright-test', force: true };
  * Fresh names let several tests share one control plane.
  */
 export async function createMemberAccount(kubeconfig: string, prefix = 'member'): Promise<MemberAccount> {
-  const suffix = randomBytes(4).toString('hex');
-  const user = `${prefix}-user-${suffix}`;
-  const kube = loadKubeConnection(kubeconfig);
-  await objectClient<User>(kube, USERS).apply({ metadata: { name: user }, spec: { displayName: `Test ${prefix}`, admin: false } }, APPLY);
+  const { user, token, tokenId } = await createUserAccount(kubeconfig, prefix);
   const project = await createOwnedProject(kubeconfig, user, `${prefix}-project`);
-  const { token, tokenId } = await mintTestToken(kubeconfig, user, MEMBER_SCOPES, `test ${prefix}`);
   return { user, project, token, tokenId };
+}
+
+/** A user of no project yet, under a fresh name, with a token carrying every member scope. */
+export async function createUserAccount(kubeconfig: string, prefix: string): Promise<Omit<MemberAccount, 'project'>> {
+  const user = `${prefix}-user-${randomBytes(4).toString('hex')}`;
+  await objectClient<User>(loadKubeConnection(kubeconfig), USERS).apply({ metadata: { name: user }, spec: { displayName: `Test ${prefix}`, admin: false } }, APPLY);
+  const { token, tokenId } = await mintTestToken(kubeconfig, user, MEMBER_SCOPES, `test ${prefix}`);
+  return { user, token, tokenId };
 }
 
 /** Creates a project named `<prefix>-<random>` owned by `user`; returns its id. */

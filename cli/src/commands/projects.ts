@@ -3,6 +3,7 @@ import { act, choiceOption, confirmOrExit, examples, withJson, withYes, withLimi
 import { updateServer } from '../config.ts';
 import type { Context } from '../context.ts';
 import { ago, formatBytes, note, printFields, printJson, printTable, success } from '../output.ts';
+import { lapsesAt, registerInvitations } from './invitations.ts';
 
 export function registerProjects(program: Command): void {
   const projects = program.command('projects').alias('project').description('List, create and choose projects; manage members');
@@ -32,21 +33,24 @@ export function registerProjects(program: Command): void {
     'cw projects rm shop --yes',
   ]);
 
-  const members = projects.command('members').description("List, add and remove the current project's members");
-  examples(act(withJson(members.command('ls').alias('list').description('List members and their roles')), listMembers), ['cw projects members ls']);
+  const members = projects.command('members').description("List, invite and remove the current project's members");
+  examples(act(withJson(members.command('ls').alias('list').description('List members and their roles, and the invitations not yet accepted')), listMembers), ['cw projects members ls']);
   examples(
     act(
       members
         .command('add')
         .argument('<user>', 'user id')
         .option('--role <role>', 'owner or member', choiceOption(['owner', 'member'] as const), 'member')
-        .description('Add a member, or change their role'),
+        .description('Invite someone (they become a member by accepting), or change a member’s role'),
       addMember,
     ),
     ['cw projects members add alice', 'cw projects members add bob --role owner'],
   );
-  examples(act(withYes(members.command('rm').alias('remove').argument('<user>', 'user id').description('Remove a member')), removeMember), ['cw projects members rm alice']);
-  examples(act(withYes(projects.command('leave').argument('<id>', 'project id').description('Leave a project someone added you to (its last owner cannot)')), leave), ['cw projects leave shop --yes']);
+  examples(act(withYes(members.command('rm').alias('remove').argument('<user>', 'user id').description('Remove a member, or withdraw their invitation')), removeMember), [
+    'cw projects members rm alice',
+  ]);
+  examples(act(withYes(projects.command('leave').argument('<id>', 'project id').description('Leave a project you joined (its last owner cannot)')), leave), ['cw projects leave shop --yes']);
+  registerInvitations(projects);
 }
 
 async function leave(ctx: Context, projectId: string): Promise<void> {
@@ -107,23 +111,39 @@ async function remove(ctx: Context, id: string): Promise<void> {
 
 async function listMembers(ctx: Context): Promise<void> {
   const projectId = await ctx.project();
-  const answer = await ctx.ok(ctx.api.GET('/v1/projects/{projectId}/members', { params: { path: { projectId } } }));
-  if (ctx.json) return printJson(answer);
+  const path = { params: { path: { projectId } } };
+  const [answer, pending] = await Promise.all([ctx.ok(ctx.api.GET('/v1/projects/{projectId}/members', path)), ctx.ok(ctx.api.GET('/v1/projects/{projectId}/invitations', path))]);
+  if (ctx.json) return printJson({ ...answer, invitations: pending.invitations });
   printTable(
-    ['USER', 'ROLE'],
-    answer.members.map((m) => [m.user_id, m.role]),
+    ['USER', 'ROLE', 'STATE'],
+    [...answer.members.map((m) => [m.user_id, m.role, 'member']), ...pending.invitations.map((i) => [i.user_id, i.role, `invited by ${i.invited_by}, lapses ${lapsesAt(i.expires_at)}`])],
   );
 }
 
 async function addMember(ctx: Context, user: string, options: { role: 'owner' | 'member' }): Promise<void> {
   const projectId = await ctx.project();
-  await ctx.ok(ctx.api.PUT('/v1/projects/{projectId}/members/{userId}', { params: { path: { projectId, userId: user } }, body: { role: options.role } }));
-  success(`${user} is now ${options.role === 'owner' ? 'an owner' : 'a member'} of ${projectId}`);
+  const answer = await ctx.ok(ctx.api.PUT('/v1/projects/{projectId}/members/{userId}', { params: { path: { projectId, userId: user } }, body: { role: options.role } }));
+  const role = options.role === 'owner' ? 'an owner' : 'a member';
+  if ('invitation' in answer) {
+    success(`Invited ${user} to ${projectId} as ${role}`);
+    note(`they join by running \`cw projects invitations accept ${projectId}\` (or in the console) before ${lapsesAt(answer.invitation.expires_at)}`);
+    return;
+  }
+  success(`${user} is now ${role} of ${projectId}`);
 }
 
 async function removeMember(ctx: Context, user: string): Promise<void> {
   const projectId = await ctx.project();
+  const path = { params: { path: { projectId, userId: user } } };
+  const { invitations } = await ctx.ok(ctx.api.GET('/v1/projects/{projectId}/invitations', { params: { path: { projectId } } }));
+  const { members } = await ctx.ok(ctx.api.GET('/v1/projects/{projectId}/members', { params: { path: { projectId } } }));
+  // Someone invited and not a member: what goes is the invitation.
+  if (!members.some((m) => m.user_id === user) && invitations.some((i) => i.user_id === user)) {
+    await confirmOrExit(ctx, `Withdraw the invitation of ${user} to ${projectId}?`);
+    await ctx.ok(ctx.api.DELETE('/v1/projects/{projectId}/invitations/{userId}', path));
+    return success(`Withdrew the invitation of ${user} to ${projectId}`);
+  }
   await confirmOrExit(ctx, `Remove ${user} from ${projectId}?`);
-  await ctx.ok(ctx.api.DELETE('/v1/projects/{projectId}/members/{userId}', { params: { path: { projectId, userId: user } } }));
+  await ctx.ok(ctx.api.DELETE('/v1/projects/{projectId}/members/{userId}', path));
   success(`Removed ${user} from ${projectId}`);
 }

@@ -1,0 +1,51 @@
+import type { Command } from 'commander';
+import { act, confirmOrExit, examples, withJson, withLimit, withYes } from '../command-kit.ts';
+import type { Context } from '../context.ts';
+import { collectPages } from '../pages.ts';
+import { printJson, printTable, success, note } from '../output.ts';
+
+/** `2026-12-13 21:40 UTC`: when an invitation lapses, to the minute. */
+export function lapsesAt(iso: string): string {
+  return `${iso.slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+/** `cw projects invitations …`: the invitations waiting for the caller, accepted or declined. */
+export function registerInvitations(projects: Command): void {
+  const invitations = projects.command('invitations').alias('invites').description('List, accept and decline the invitations to projects waiting for you');
+  examples(act(withLimit(withJson(invitations.command('ls').alias('list').description('List the invitations waiting for you'))), listMine), ['cw projects invitations ls']);
+  examples(act(invitations.command('accept').argument('<project>', 'project id').description('Accept an invitation: you become a member with the role it offers'), accept), [
+    'cw projects invitations accept shop',
+  ]);
+  examples(act(withYes(invitations.command('decline').argument('<project>', 'project id').description('Decline an invitation')), decline), ['cw projects invitations decline shop --yes']);
+}
+
+/** The caller's invitations, every page of them or the first `limit`. */
+export async function myInvitations(ctx: Context, limit?: number) {
+  const { items, next } = await collectPages(async (query) => {
+    const page = await ctx.ok(ctx.api.GET('/v1/user/invitations', { params: { query } }));
+    return { items: page.invitations, next: page.next };
+  }, limit);
+  return { invitations: items, next };
+}
+
+async function listMine(ctx: Context, options: { limit?: number }): Promise<void> {
+  const answer = await myInvitations(ctx, options.limit);
+  if (ctx.json) return printJson(answer);
+  printTable(
+    ['PROJECT', 'NAME', 'ROLE', 'INVITED BY', 'LAPSES'],
+    answer.invitations.map((i) => [i.project_id, i.project_name, i.role, i.invited_by, lapsesAt(i.expires_at)]),
+    'No invitations waiting for you.',
+  );
+}
+
+async function accept(ctx: Context, projectId: string): Promise<void> {
+  const answer = await ctx.ok(ctx.api.POST('/v1/user/invitations/{projectId}/accept', { params: { path: { projectId } } }));
+  success(`Joined ${projectId} as ${answer.member.role === 'owner' ? 'an owner' : 'a member'}`);
+  note(`make it the default with \`cw projects use ${projectId}\``);
+}
+
+async function decline(ctx: Context, projectId: string): Promise<void> {
+  await confirmOrExit(ctx, `Decline the invitation to ${projectId}?`);
+  await ctx.ok(ctx.api.DELETE('/v1/user/invitations/{projectId}', { params: { path: { projectId } } }));
+  success(`Declined the invitation to ${projectId}`);
+}
