@@ -202,6 +202,7 @@ describe('loadConfig', () => {
     ['a list for a string', `${minimal}kubernetes: { namespace: [a] }\n`, /kubernetes\.namespace expected a string, got a list$/],
     ['a webhook namespace that is no namespace name', `${minimal}kubernetes: { webhook_namespace: Hooks }\n`, /kubernetes\.webhook_namespace "Hooks" is not a Kubernetes namespace name$/],
     ['a top level that is not a mapping', '- a\n- b\n', /the top level must be a mapping of keys$/],
+    ['project tokens without a namespace', `${minimal}kubernetes: { project_tokens: true }\n`, /^kubernetes\.project_tokens needs kubernetes\.namespace: .*set kubernetes\.namespace$/],
   ])('refuses %s with one line naming the key', (_what, text, expected) => {
     if (text === null) {
       expect(() => loadConfig(join(dir, 'nope.yaml'), KEYS)).toThrow(expected);

@@ -106,6 +106,13 @@ function readValue(key: ConfigKey, raw: Raw | undefined, source: string): unknow
 }
 
 function shape(v: ConfigValues, env: EnvReader, baseDir: string): GitServiceConfig {
+  // Only the Repository resources of cw-git's namespace tell its own repositories from a project's of the same name:
+  // without them a project token would reach every repository of an owner named like its project.
+  if (v['kubernetes.project_tokens'] && !v['kubernetes.namespace']) {
+    throw new ConfigError(
+      "kubernetes.project_tokens needs kubernetes.namespace: without cw-git's own Repository resources a project's git token would reach the service's repositories of an owner named like the project; set kubernetes.namespace",
+    );
+  }
   const listen = v['server.listen'];
   const kubeconfig = env.optional('KUBECONFIG');
   return {
