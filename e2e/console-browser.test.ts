@@ -1,7 +1,9 @@
 // The web console in a real browser (headless Chromium): a person signs in with their password, finds their
 // project and app, rolls the app back to an earlier build, edits its environment, binds a database to it and
-// unbinds it, manages members, reads the
-// audit trail, makes a token (shown once, and working), revokes it (and it stops working), and signs out.
+// unbinds it, invites a member and withdraws the invitation, reads the
+// audit trail, makes a token (shown once, and working), revokes it (and it stops working), and signs out. An
+// invitation is answered by the invitee in a session of their own: accepted (the project is then theirs to
+// open), declined, or found withdrawn.
 // Every page passes axe-core, fits a 320 px wide screen, runs under its strict Content-Security-Policy with no
 // error, and keeps no credential where scripts can read it. CW_UPDATE_SCREENSHOTS=1 writes the screenshots
 // docs/console.md shows.
@@ -14,7 +16,7 @@ import { DATABASES } from '../src/platform/resources.ts';
 import { KubePasswordStore } from '../api/stores/kube-password-store.ts';
 import { createMemberAccount, createProjectNamespace, type MemberAccount } from './harness/accounts.ts';
 import { startApiServer, type ApiServer } from './harness/api-server.ts';
-import { checkConsolePage, launchBrowser, pageErrors } from './harness/browser.ts';
+import { checkConsolePage, launchBrowser, pageErrors, signInToConsole } from './harness/browser.ts';
 import { packWorker, s3Env } from './harness/runtime-stack.ts';
 
 const PASSWORD = 'a long passphrase for the console';
@@ -57,6 +59,15 @@ async function call(method: string, path: string, body?: unknown, token = member
   });
   const text = await res.text();
   return { status: res.status, body: text ? (JSON.parse(text) as unknown) : undefined };
+}
+
+/** The users a project's pending invitations name, as the API lists them to its owner. */
+async function invitees(project: string): Promise<string[]> {
+  return ((await call('GET', `/v1/projects/${project}/invitations`)).body as { invitations: { user_id: string }[] }).invitations.map((i) => i.user_id);
+}
+
+async function memberIds(project: string): Promise<string[]> {
+  return ((await call('GET', `/v1/projects/${project}/members`)).body as { members: { user_id: string }[] }).members.map((m) => m.user_id);
 }
 
 describe('the console', () => {
@@ -118,26 +129,39 @@ describe('the console', () => {
     await expect.poll(() => page.getByText('URL of database orders').count(), { timeout: 10_000 }).toBe(0);
     expect((await call('GET', `/v1/projects/${member.project}/apps/shop/database-bindings`)).body).toStrictEqual({ bindings: [] });
 
-    // Members: another user added, made an owner, removed.
+    // Members: another user invited (not added: nobody becomes a member without accepting), listed as pending
+    // with who invited them, and the invitation withdrawn.
     const other = await createMemberAccount(inject('kubeconfig'), 'console-peer');
     await page.getByRole('link', { name: 'Members' }).click();
-    await page.getByLabel('Add a user').fill(other.user);
-    await page.getByRole('button', { name: 'Add member' }).click();
-    await page.getByRole('button', { name: `Make ${other.user} an owner` }).click();
-    await page.getByRole('button', { name: `Make ${other.user} a member` }).waitFor();
+    await page.getByLabel('Invite a user').fill(other.user);
+    await page.getByRole('button', { name: 'Invite', exact: true }).click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Invitation sent: ${other.user} becomes a member once they accept it` })
+      .waitFor();
+    const pending = page.getByRole('table', { name: 'Pending invitations' });
+    await pending.getByRole('row', { name: new RegExp(`${other.user} member ${member.user}`) }).waitFor();
+    expect(await page.getByRole('button', { name: `Remove ${other.user}` }).count()).toBe(0);
+    expect(await invitees(member.project)).toEqual([other.user]);
     await checkConsolePage(page, 'members');
-    await page.getByRole('button', { name: `Remove ${other.user}` }).click();
-    await expect.poll(() => page.getByRole('button', { name: `Remove ${other.user}` }).count()).toBe(0);
-    expect(((await call('GET', `/v1/projects/${member.project}/members`)).body as { members: { user_id: string }[] }).members.map((m) => m.user_id)).toEqual([member.user]);
+    await page.getByRole('button', { name: `Withdraw the invitation of ${other.user}` }).click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `The invitation of ${other.user} is withdrawn.` })
+      .waitFor();
+    await page.getByText('No invitation is pending.').waitFor();
+    expect(await pending.count()).toBe(0);
+    expect(await invitees(member.project)).toEqual([]);
+    expect(await memberIds(member.project)).toEqual([member.user]);
 
     // The audit trail: what was just done, by whom and how (the console), filtered by resource type; no value.
     await page.getByRole('link', { name: 'Audit' }).click();
-    await page.getByRole('cell', { name: 'member.remove' }).waitFor();
+    await page.getByRole('cell', { name: 'member.uninvite' }).waitFor();
     expect(await page.getByRole('cell', { name: `${member.user} (console)` }).count()).toBeGreaterThanOrEqual(4);
     await checkConsolePage(page, 'audit');
     await page.getByLabel('Resource type').selectOption('app');
     // The filtered page replaces the whole one: both tell apart only once it has.
-    await expect.poll(() => page.getByRole('cell', { name: 'member.remove' }).count()).toBe(0);
+    await expect.poll(() => page.getByRole('cell', { name: 'member.uninvite' }).count()).toBe(0);
     await expect.poll(() => page.getByRole('cell', { name: 'app.deploy' }).count()).toBe(2);
     await page.getByRole('cell', { name: 'app.rollback' }).waitFor();
     expect(await page.content()).not.toContain('hello-from-the-console');
@@ -178,5 +202,105 @@ describe('the console', () => {
     await page.getByRole('heading', { name: 'Sign in to Cloudwright' }).waitFor();
     expect(errors).toEqual([]);
     await page.close();
+  });
+
+  it('an owner invites someone from the members page; in their own session they accept it and find the project, or decline it', { timeout: 90_000 }, async () => {
+    const started = browser;
+    const url = api?.url;
+    if (!started || !url) throw new Error('not started');
+    const kubeconfig = inject('kubeconfig');
+    const invitee = await createMemberAccount(kubeconfig, 'console-invitee');
+    await new KubePasswordStore(loadKubeConnection(kubeconfig)).setPasswordHash(invitee.user, await hashPassword(PASSWORD));
+    // Each person in a browser context of their own: their own cookie jar, so their own session.
+    const contexts = await Promise.all([0, 1].map(() => started.newContext({ viewport: { width: 1100, height: 800 } })));
+    const [owner, guest] = await Promise.all(contexts.map((c) => c.newPage()));
+    if (!owner || !guest) throw new Error('no pages');
+    const errors = [owner, guest].map((p) => pageErrors(p));
+    for (const p of [owner, guest]) p.on('dialog', (dialog) => void dialog.accept());
+    const projectName = 'Test console-project';
+    const accept = guest.getByRole('button', { name: `Accept the invitation to ${projectName}` });
+    const projectLink = guest.getByRole('link', { name: projectName, exact: true });
+    // Their own project: once it is listed, so would the invitation's be if it were theirs.
+    const ownLink = guest.getByRole('link', { name: 'Test console-invitee-project', exact: true });
+
+    await signInToConsole(owner, `${url}/console/projects/${member.project}/members`, member.user, PASSWORD);
+    await signInToConsole(guest, `${url}/console/`, invitee.user, PASSWORD);
+    await ownLink.waitFor();
+    expect(await projectLink.count()).toBe(0);
+    expect(await accept.count()).toBe(0);
+
+    const invite = async () => {
+      await owner.getByLabel('Invite a user').fill(invitee.user);
+      await owner.getByRole('button', { name: 'Invite', exact: true }).click();
+      await owner
+        .getByRole('status')
+        .filter({ hasText: `Invitation sent: ${invitee.user} becomes a member` })
+        .waitFor();
+      // The invitee's projects page, loaded again: the console is told of nothing new by itself.
+      await guest.goto(`${url}/console/`);
+      await accept.waitFor();
+    };
+
+    // Withdrawn while the invitee's page still offers it: their Accept is refused with the API's reason.
+    await invite();
+    await guest.getByText(`${member.project} · member, invited by ${member.user}`).waitFor();
+    await checkConsolePage(guest, 'projects-invited');
+    await owner.getByRole('button', { name: `Withdraw the invitation of ${invitee.user}` }).click();
+    await owner.getByRole('status').filter({ hasText: 'is withdrawn' }).waitFor();
+    await accept.click();
+    await guest
+      .getByRole('alert')
+      .filter({ hasText: `You have no pending invitation to ${member.project}.` })
+      .waitFor();
+    await expect.poll(() => accept.count()).toBe(0);
+    await ownLink.waitFor();
+    expect(await projectLink.count()).toBe(0);
+    expect(await memberIds(member.project)).toEqual([member.user]);
+
+    // Invited again and accepted: the project is listed, and opens.
+    await invite();
+    await accept.click();
+    await guest
+      .getByRole('status')
+      .filter({ hasText: `You are now a member of ${projectName}.` })
+      .waitFor();
+    await projectLink.waitFor();
+    await expect.poll(() => accept.count()).toBe(0);
+    expect((await memberIds(member.project)).sort()).toEqual([member.user, invitee.user].sort());
+    expect(((await call('GET', '/v1/user/invitations', undefined, invitee.token)).body as { invitations: unknown[] }).invitations).toEqual([]);
+    await projectLink.click();
+    await guest.getByRole('link', { name: 'shop' }).waitFor();
+
+    // The owner sees them as a member now, no longer pending, and changes their role (no invitation for that);
+    // removes them, invites them again, and this time they decline: not a member, nothing pending.
+    await owner.reload();
+    await owner.getByRole('button', { name: `Make ${invitee.user} an owner` }).click();
+    await owner
+      .getByRole('status')
+      .filter({ hasText: `${invitee.user} is now an owner.` })
+      .waitFor();
+    await owner.getByRole('button', { name: `Make ${invitee.user} a member` }).waitFor();
+    await owner.getByText('No invitation is pending.').waitFor();
+    expect(await owner.getByRole('table', { name: 'Pending invitations' }).count()).toBe(0);
+    await owner.getByRole('button', { name: `Remove ${invitee.user}` }).click();
+    await expect.poll(() => memberIds(member.project)).toEqual([member.user]);
+    await invite();
+    await guest.getByRole('button', { name: `Decline the invitation to ${projectName}` }).click();
+    await guest
+      .getByRole('status')
+      .filter({ hasText: `You declined the invitation to ${projectName}.` })
+      .waitFor();
+    await expect.poll(() => accept.count()).toBe(0);
+    await ownLink.waitFor();
+    expect(await projectLink.count()).toBe(0);
+    expect(await invitees(member.project)).toEqual([]);
+    expect(await memberIds(member.project)).toEqual([member.user]);
+    await owner.reload();
+    await owner.getByRole('button', { name: `Remove ${member.user}` }).waitFor();
+    await owner.getByText('No invitation is pending.').waitFor();
+    expect(await owner.getByRole('table', { name: 'Pending invitations' }).count()).toBe(0);
+
+    expect(errors.flat()).toEqual([]);
+    await Promise.all(contexts.map((c) => c.close()));
   });
 });

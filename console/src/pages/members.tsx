@@ -1,44 +1,71 @@
-// A project's members: owners add and remove people and change their roles; a project keeps one owner.
+// A project's members: owners invite people (who become members only by accepting), change members' roles and
+// remove them; a project keeps one owner. The invitations not yet answered are listed, and owners withdraw them.
 import { useRoute } from 'preact-iso';
 import { useState } from 'preact/hooks';
 import { api, ok } from '../api/client.ts';
+import { PendingInvitations } from '../pending-invitations.tsx';
 import { ProjectNav } from '../project-nav.tsx';
+import { useSession } from '../session.tsx';
 import { ErrorNote, field, Frame, Head, Loading, useLoad } from '../ui.tsx';
+
+type Role = 'owner' | 'member';
 
 export function Members() {
   const projectId = useRoute().params.project ?? '';
+  const { userId: me } = useSession();
   const members = useLoad(() => ok(api.GET('/v1/projects/{projectId}/members', { params: { path: { projectId } } })), [projectId]);
+  const invitations = useLoad(() => ok(api.GET('/v1/projects/{projectId}/invitations', { params: { path: { projectId } } })), [projectId]);
   const [error, setError] = useState<string | undefined>(undefined);
-  const put = async (userId: string, role: 'owner' | 'member') => {
+  const [message, setMessage] = useState<string | undefined>(undefined);
+  const owner = members.data?.members.some((m) => m.user_id === me && m.role === 'owner') ?? false;
+  const act = async (call: () => Promise<string | undefined>): Promise<boolean> => {
     setError(undefined);
+    setMessage(undefined);
     try {
-      await ok(api.PUT('/v1/projects/{projectId}/members/{userId}', { params: { path: { projectId, userId } }, body: { role } }));
+      setMessage(await call());
       members.reload();
+      invitations.reload();
+      return true;
     } catch (err) {
       setError((err as Error).message);
+      return false;
     }
   };
-  const remove = async (userId: string) => {
+  // For a member the API changes the role (200); anyone else is invited (202) and must accept.
+  const put = (userId: string, role: Role) =>
+    act(async () => {
+      const answer = await ok(api.PUT('/v1/projects/{projectId}/members/{userId}', { params: { path: { projectId, userId } }, body: { role } }));
+      if ('invitation' in answer) {
+        const until = new Date(answer.invitation.expires_at).toLocaleString();
+        return `Invitation sent: ${userId} becomes ${article(role)} once they accept it (until ${until}).`;
+      }
+      return `${userId} is now ${article(answer.member.role)}.`;
+    });
+  const remove = (userId: string) => {
     if (!confirm(`Remove ${userId} from ${projectId}?`)) return;
-    setError(undefined);
-    try {
+    void act(async () => {
       await ok(api.DELETE('/v1/projects/{projectId}/members/{userId}', { params: { path: { projectId, userId } } }));
-      members.reload();
-    } catch (err) {
-      setError((err as Error).message);
-    }
+      return `${userId} is no longer a member.`;
+    });
   };
-  const add = async (event: SubmitEvent) => {
+  const withdraw = (userId: string) => {
+    if (!confirm(`Withdraw the invitation of ${userId} to ${projectId}?`)) return;
+    void act(async () => {
+      await ok(api.DELETE('/v1/projects/{projectId}/invitations/{userId}', { params: { path: { projectId, userId } } }));
+      return `The invitation of ${userId} is withdrawn.`;
+    });
+  };
+  const invite = async (event: SubmitEvent) => {
     event.preventDefault();
     const form = event.currentTarget as HTMLFormElement;
     const data = new FormData(form);
-    await put(field(data, 'user'), field(data, 'role') === 'owner' ? 'owner' : 'member');
-    form.reset();
+    if (await put(field(data, 'user'), field(data, 'role') === 'owner' ? 'owner' : 'member')) form.reset();
   };
   return (
     <Frame title={`Members of ${projectId}`}>
       <ProjectNav projectId={projectId} current="members" />
       <ErrorNote message={members.error ?? error} />
+      {message && <p role="status">{message}</p>}
       {!members.data && !members.error && <Loading what="members" />}
       {members.data && (
         <table>
@@ -53,7 +80,7 @@ export function Members() {
                   <button type="button" onClick={() => void put(m.user_id, m.role === 'owner' ? 'member' : 'owner')}>
                     Make {m.user_id} {m.role === 'owner' ? 'a member' : 'an owner'}
                   </button>{' '}
-                  <button type="button" onClick={() => void remove(m.user_id)}>
+                  <button type="button" onClick={() => remove(m.user_id)}>
                     Remove {m.user_id}
                   </button>
                 </td>
@@ -62,16 +89,22 @@ export function Members() {
           </tbody>
         </table>
       )}
-      <form class="inline" onSubmit={(e) => void add(e)}>
-        <label for="member-user">Add a user</label>
+      <PendingInvitations load={invitations} canWithdraw={owner} onWithdraw={withdraw} />
+      <form class="inline" onSubmit={(e) => void invite(e)}>
+        <label for="member-user">Invite a user</label>
         <input id="member-user" name="user" required maxLength={253} />
         <label for="member-role">Role</label>
         <select id="member-role" name="role">
           <option value="member">member</option>
           <option value="owner">owner</option>
         </select>
-        <button type="submit">Add member</button>
+        <button type="submit">Invite</button>
       </form>
+      <p class="muted">Someone invited becomes a member only by accepting, within 7 days; until then the project is hidden from them.</p>
     </Frame>
   );
+}
+
+function article(role: Role): string {
+  return role === 'owner' ? 'an owner' : 'a member';
 }

@@ -1,16 +1,19 @@
+// The signed-in person's projects, and the invitations to others waiting for their answer.
 import { api, ok } from '../api/client.ts';
 import { allPages } from '../api/pages.ts';
 import { ErrorNote, Frame, Loading, useLoad } from '../ui.tsx';
+import { YourInvitations } from '../your-invitations.tsx';
 
 export function Projects() {
-  const { data, error } = useLoad(() => allPages('projects', (query) => ok(api.GET('/v1/projects', { params: { query } }))));
+  const { data, error, reload } = useLoad(() => allPages('projects', (query) => ok(api.GET('/v1/projects', { params: { query } }))));
   return (
     <Frame title="Projects">
+      <YourInvitations onAccepted={reload} />
       <ErrorNote message={error} />
       {!data && !error && <Loading what="projects" />}
       {data && data.projects.length === 0 && (
         <p>
-          You belong to no project yet. Create one with <code>cw projects create ID</code>.
+          You belong to no project yet. Create one with <code>cw projects create ID</code>, or ask an owner of one to invite you.
         </p>
       )}
       {data && data.projects.length > 0 && (
