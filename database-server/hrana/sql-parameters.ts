@@ -1,6 +1,6 @@
 import { SqlError } from '../sql/sql-error.ts';
 import type { SqlValue } from '../sql/sql-value.ts';
-import { SqlLexer } from '../sql/sql-tokens.ts';
+import { SqlLexer } from '../../src/sql/sql-tokens.ts';
 
 /** A parameter of a statement: its 1-based index and, for `:name`, `@name` and `$name`, the name with its sigil. */
 export interface SqlParameter {

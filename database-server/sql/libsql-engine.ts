@@ -4,7 +4,7 @@ import { Action, Authorization, Connection, type Statement } from './libsql-nati
 import { answerBytes } from './answer-size.ts';
 import { attachesFiles, createsInTempSchema } from './statement-guards.ts';
 import { hasStatementAfterFirst } from './statement-tail.ts';
-import { scriptStatements } from './script-statements.ts';
+import { scriptStatements } from '../../src/sql/script-statements.ts';
 import type { GrowthFreeze } from './growth-freeze.ts';
 import { runsUnderRefusal, type QuotaRefusal } from './quota-refusal.ts';
 import { ALLOWED_PRAGMAS, ALLOWED_VIRTUAL_TABLE_MODULES, DENIED_FUNCTIONS, DENIED_TABLES, type SqlMode } from './sandbox.ts';
@@ -371,22 +371,23 @@ class LibsqlConnection implements SqlConnection {
     if (this.#refusal?.blocks === 'all') throw refused(this.#refusal);
     this.#wrap(() => {
       const before = this.#counters().total;
-      const created = { rows: 0 };
+      let wholeRows = 0;
       try {
-        this.#runScript(sql, created);
+        this.#runScript(sql, (rows) => (wholeRows += rows));
       } finally {
         // Also when a statement fails: those before it are done (committed, outside a transaction), their rows too.
-        written(Number(this.#counters().total - before) + created.rows);
+        written(Number(this.#counters().total - before) + wholeRows);
       }
     });
   }
 
   /**
    * Runs a script one statement at a time, so that each CREATE TABLE … AS SELECT is told from the tables just before
-   * it (`created`: the rows of those it made). With one look before the whole script, a table the script drops would
-   * give its root page to one it makes after, and one made under a dropped table's name would look like the old one.
+   * it (`wroteWhole`: the rows of those it made, statement by statement). With one look before the whole script, a
+   * table the script drops would give its root page to one it makes after, and one made under a dropped table's name
+   * would look like the old one.
    */
-  #runScript(sql: string, created: { rows: number }): void {
+  #runScript(sql: string, wroteWhole: (rows: number) => void): void {
     // The time limit of a statement holds for the whole script, not for each of its statements.
     const deadline = performance.now() + this.#statementTimeoutMs();
     for (const statement of scriptStatements(sql)) {
@@ -394,7 +395,8 @@ class LibsqlConnection implements SqlConnection {
       if (queryTimeout <= 0) throw this.#explain(new SqlError('SQLITE_INTERRUPT', 'interrupted'));
       const tables = scriptStatementMayWriteTablesWhole(statement) ? this.#tables() : undefined;
       this.#db.exec(statement, { queryTimeout });
-      if (tables) created.rows += this.#rowsWrittenWhole(tables, statement);
+      // The count runs past the deadline by at most one scan of what the statement wrote within it.
+      if (tables) wroteWhole(this.#rowsWrittenWhole(tables, statement));
     }
   }
 

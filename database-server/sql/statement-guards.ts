@@ -9,7 +9,7 @@
 //   one in the main schema and gives the schema's name only in an argument the addon's rules cannot match. A TEMP
 //   trigger lives on the database's shared connection, unseen by its owner, and fires for every later caller.
 
-import { SqlLexer, type SqlTokenKind } from './sql-tokens.ts';
+import { SqlLexer, type SqlTokenKind } from '../../src/sql/sql-tokens.ts';
 
 /** Statement-initial keywords that reach another database file. */
 const FILE_STATEMENTS = new Set(['attach', 'detach']);

@@ -1,7 +1,7 @@
 // SQLite prepares the first statement of a text and leaves the rest unread, so an `execute` of
 // `INSERT …; DELETE …` would run the INSERT and silently drop the DELETE. sqld refuses such a text
 // (`SQL_MANY_STATEMENTS`), and so does cw-db: a statement a client sent is run or refused, never lost.
-import { SqlLexer } from './sql-tokens.ts';
+import { SqlLexer } from '../../src/sql/sql-tokens.ts';
 
 /**
  * Whether another statement follows the first one of `sql` (anything but whitespace, comments and empty `;`).

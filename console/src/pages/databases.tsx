@@ -10,7 +10,7 @@ import { UsageChart } from '../usage-chart.tsx';
 import { DatabaseQuotas } from './database-quotas.tsx';
 import { RestoreInPlace } from './database-restore.tsx';
 import { CopyButton, ErrorNote, field, Frame, Loading, useLoad } from '../ui.tsx';
-import { splitStatements } from '../../../src/platform/databases/migrations/split-statements.ts';
+import { scriptStatements } from '../../../src/sql/script-statements.ts';
 
 function Secret({ label, value, onDone }: { label: string; value: string; onDone: () => void }) {
   return (
@@ -184,7 +184,7 @@ function SqlConsole({ path }: { path: { projectId: string; database: string } })
   const run = async (event: SubmitEvent) => {
     event.preventDefault();
     const sql = field(new FormData(event.currentTarget as HTMLFormElement), 'sql');
-    const statements = splitStatements(sql);
+    const statements = scriptStatements(sql);
     const body = statements.length > 1 ? { statements: statements.map((s) => ({ sql: s })) } : { sql };
     setError(undefined);
     const mint = async () => (await ok(api.POST('/v1/projects/{projectId}/databases/{database}/query-tokens', { params: { path }, body: { expires_in_seconds: 3600 } }))).query_token;

@@ -4,7 +4,7 @@
 // file cannot both apply it (the second's record fails on the unique name and rolls it back).
 import { createClient, LibsqlBatchError, LibsqlError, type Client } from '@libsql/client';
 import type { MigrationFailure, MigrationFile } from '../../../apis/v1alpha1/migrations.ts';
-import { splitStatements } from './split-statements.ts';
+import { scriptStatements } from '../../../sql/script-statements.ts';
 
 /** The table of applied migrations, in the migrated database (as D1's `d1_migrations`). */
 export const MIGRATIONS_TABLE = '_cw_migrations';
@@ -92,7 +92,7 @@ export class Migrator {
     await this.#run(() => this.#client.execute(CREATE_TABLE));
     const applied: string[] = [];
     for (const file of pending) {
-      const statements = splitStatements(file.sql);
+      const statements = scriptStatements(file.sql);
       const record = { sql: `INSERT INTO ${MIGRATIONS_TABLE} (name, checksum, applied_at) VALUES (?, ?, ?)`, args: [file.name, file.checksum, now().toISOString()] };
       try {
         await this.#client.batch([record, ...statements], 'write');

@@ -1,5 +1,5 @@
-// A script (a Hrana `sequence`) cut into its statements where SQLite's own shell cuts them: sqlite3_complete's state
-// machine (complete.c) over the lexer's tokens. At each `;`, except inside a CREATE TRIGGER, which ends only at a `;`
+// A script (a Hrana `sequence` in cw-db, a migration file in the platform) cut into its statements where SQLite's own
+// shell cuts them: sqlite3_complete's state machine (complete.c) over the lexer's tokens. At each `;`, except inside a CREATE TRIGGER, which ends only at a `;`
 // right after `; END` (a `CASE … END` never follows a `;`, so it is not taken for the trigger's end).
 import { SqlLexer, type SqlTokenKind } from './sql-tokens.ts';
 
@@ -33,9 +33,12 @@ const KEYWORDS: ReadonlyMap<string, Token> = new Map([
 
 /**
  * The statements of `sql`, each as written from its first token to its `;` (or the text's end); blanks, comments
- * between statements and empty statements (a lone `;`) are left out, as SQLite skips them.
+ * between statements and empty statements (a lone `;`) are left out, as SQLite skips them. A NUL ends the script, as
+ * it ends `sqlite3_exec`'s.
  */
-export function scriptStatements(sql: string): string[] {
+export function scriptStatements(script: string): string[] {
+  const nul = script.indexOf('\0');
+  const sql = nul === -1 ? script : script.slice(0, nul);
   const statements: string[] = [];
   const lexer = new SqlLexer(sql);
   let state: State = 'start';

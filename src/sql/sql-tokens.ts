@@ -4,7 +4,7 @@
 // runs on every execute, and allocating a token per character made it five times slower.
 
 /**
- * `word`: a keyword or bare name; `parameter`: `?`, `?NNN`, `:name`, `@name` or `$name`; `quoted`: a string or
+ * `word`: a keyword or bare name; `parameter`: `?`, `?NNN`, `:name`, `@name`, `$name` or `#name` (with TCL's `(…)`); `quoted`: a string or
  * quoted name; `other`: any other character, one at a time.
  */
 export type SqlTokenKind = 'word' | 'parameter' | 'semicolon' | 'quoted' | 'other';
@@ -65,9 +65,9 @@ export class SqlLexer {
       } else if (c === '?') {
         kind = 'parameter';
         while (end < sql.length && sql.charCodeAt(end) >= 48 && sql.charCodeAt(end) <= 57) end++;
-      } else if ((c === ':' || c === '@' || c === '$') && isNameChar(sql[i + 1])) {
+      } else if ((c === ':' || c === '@' || c === '$' || c === '#') && isNameChar(sql[i + 1])) {
         kind = 'parameter';
-        while (isNameChar(sql[end])) end++;
+        end = afterNamedParameter(sql, end);
       } else kind = 'other';
       this.end = end;
       this.#next = end;
@@ -75,6 +75,23 @@ export class SqlLexer {
     }
     this.#next = i;
     return undefined;
+  }
+}
+
+/**
+ * The index after a named parameter whose name starts at `start`, as tokenize.c reads one: name characters and `::`,
+ * then perhaps a TCL-style `(…)` suffix running to `)` or whitespace, so `$a(x;y)` is one token, not one cut at `;`.
+ */
+function afterNamedParameter(sql: string, start: number): number {
+  let i = start;
+  for (;;) {
+    if (isNameChar(sql[i])) i++;
+    else if (sql[i] === ':' && sql[i + 1] === ':') i += 2;
+    else if (sql[i] === '(') {
+      i++;
+      while (i < sql.length && sql[i] !== ')' && !isSpace(sql.charCodeAt(i), sql[i]!)) i++;
+      return sql[i] === ')' ? i + 1 : i;
+    } else return i;
   }
 }
 
