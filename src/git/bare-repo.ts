@@ -13,7 +13,7 @@ import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { join } from 'node:path';
 import type { RepoHead, RepoState, LivePack, ObjectFormat } from '../repo-store/index.ts';
-import { packObjectName } from '../repo-store/layout.ts';
+import { packObjectName } from '../repo-store/pack-object.ts';
 import type { RepoStore } from '../repo-store/repo-store.ts';
 import { runGit } from './run-git.ts';
 

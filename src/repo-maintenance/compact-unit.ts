@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileSha256, placedPacks, recordRepack } from '../git/bare-repo.ts';
 import { runGit } from '../git/run-git.ts';
 import type { RepoHead } from '../repo-store/head-cache.ts';
-import { packObjectJson } from '../repo-store/log-entry.ts';
+import { packObjectJson } from '../repo-store/pack-object.ts';
 import { uploadPackObjects } from '../repo-store/pack-upload.ts';
 import { parseRepoPath } from '../repo-store/repo-path.ts';
 import { packBytes, type LivePack } from '../repo-store/state.ts';

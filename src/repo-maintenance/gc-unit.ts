@@ -13,7 +13,8 @@
 // content, and an old orphan is deleted while a copy of the same bytes is kept.
 import { listAll } from '../object-store/list-all.ts';
 import type { RepoHead } from '../repo-store/head-cache.ts';
-import { logKey, packObjectName, packOfFile, repoPrefix, type PackObject } from '../repo-store/layout.ts';
+import { logKey, repoPrefix } from '../repo-store/layout.ts';
+import { packObjectName, packOfFile, type PackObject } from '../repo-store/pack-object.ts';
 import { parseRepoPath, type RepoPath } from '../repo-store/repo-path.ts';
 import { parseSeqKey } from '../repo-store/seq.ts';
 import { listCheckpoints } from './checkpoint-unit.ts';

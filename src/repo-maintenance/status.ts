@@ -2,8 +2,8 @@
 // the repository's lease (one writer at a time); read by `GET /api/overview` and the Repository controller.
 import type { ObjectStore } from '../object-store/object-store.ts';
 import { encodeJson, Fields, schemaFor } from '../repo-store/json-fields.ts';
-import { maintenanceStatusKey, type PackObject } from '../repo-store/layout.ts';
-import { packObjectJson, readPackObject } from '../repo-store/log-entry.ts';
+import { maintenanceStatusKey } from '../repo-store/layout.ts';
+import { packObjectJson, readPackObject, type PackObject } from '../repo-store/pack-object.ts';
 import type { RepoPath } from '../repo-store/repo-path.ts';
 import { seqToString } from '../repo-store/seq.ts';
 

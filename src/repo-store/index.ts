@@ -9,5 +9,6 @@ export type { LivePack, RepoState } from './state.ts';
 export { DEFAULT_MAX_REFS, zeroOid, isValidRefName, type ObjectFormat, type RefResult, type RefRejection, type RefUpdate } from './refs.ts';
 export { parseRepoPath, parseUrlRepoPath, InvalidRepoNameError, type RepoPath } from './repo-path.ts';
 export * from './layout.ts';
+export * from './pack-object.ts';
 export * from './errors.ts';
 export type { PendingMarker, MaintenanceReason } from './pending.ts';

@@ -1,6 +1,7 @@
 // Where a repository's state lives in the bucket (docs/repository-storage.md has the whole layout).
 import type { RepoPath } from './repo-path.ts';
 import { seqKey } from './seq.ts';
+import { packObjectName, type PackObject } from './pack-object.ts';
 
 /** `repos/<owner>/`: every repository of one owner, each a prefix of its own under it. */
 export function ownerPrefix(owner: string): string {
@@ -22,29 +23,6 @@ export function logKey(repo: RepoPath, seq: number): string {
   return `${repoPrefix(repo)}log/${seqKey(seq)}.json`;
 }
 
-/**
- * What names a pack's objects in the bucket: the SHA-256 of its bytes and, for a pack a publish found there already
- * and wrote again under a fresh key (so as never to name an object gc may be deleting), that key's copy token.
- */
-export interface PackObject {
-  readonly sha256: string;
-  readonly copy?: string;
-}
-
-/** A copy token: random, so a copy's key is one no other writer uses and no gc has listed. */
-export const PACK_COPY = /^[0-9a-f]{16}$/;
-const SHA256 = /^[0-9a-f]{64}$/;
-
-/** Whether `pack` is well-formed, so that its keys stay inside `packs/`. */
-export function isPackObject(pack: PackObject): boolean {
-  return SHA256.test(pack.sha256) && (pack.copy === undefined || PACK_COPY.test(pack.copy));
-}
-
-/** `<sha256>` or `<sha256>.<copy>`: what a pack's `.pack` and `.idx` keys share. */
-export function packObjectName(pack: PackObject): string {
-  return pack.copy === undefined ? pack.sha256 : `${pack.sha256}.${pack.copy}`;
-}
-
 /** A pack, addressed by the SHA-256 of its bytes (and its copy token, if it has one). */
 export function packKey(repo: RepoPath, pack: PackObject): string {
   return `${repoPrefix(repo)}packs/${packObjectName(pack)}.pack`;
@@ -53,15 +31,6 @@ export function packKey(repo: RepoPath, pack: PackObject): string {
 /** The pack's `git index-pack` index, published with it so readers need not index it again. */
 export function packIndexKey(repo: RepoPath, pack: PackObject): string {
   return `${repoPrefix(repo)}packs/${packObjectName(pack)}.idx`;
-}
-
-const PACK_FILE = /^([0-9a-f]{64})(?:\.([0-9a-f]{16}))?\.(?:pack|idx)$/;
-
-/** The pack whose `.pack` or `.idx` is `packs/<file>`, or `undefined` for a file of another kind. */
-export function packOfFile(file: string): PackObject | undefined {
-  const match = PACK_FILE.exec(file);
-  if (!match) return undefined;
-  return match[2] === undefined ? { sha256: match[1] as string } : { sha256: match[1] as string, copy: match[2] };
 }
 
 /** A folded state (refs and live packs) at `seq`, written by maintenance. */

@@ -1,7 +1,7 @@
 // Log entries: `log/<seq>.json`, immutable once written. Each is one ref transaction (and optionally the pack
 // carrying its objects), a transition from the state at seq-1 to the state at seq.
 import { encodeJson, Fields, schemaFor } from './json-fields.ts';
-import { PACK_COPY, type PackObject } from './layout.ts';
+import { packObjectJson, readPackObject, type PackObject } from './pack-object.ts';
 import { isOid, isValidRefName, type RefUpdate } from './refs.ts';
 import { seqToString } from './seq.ts';
 
@@ -36,7 +36,6 @@ export interface LogEntry {
   readonly pack: PackRef | null;
 }
 
-const SHA256 = /^[0-9a-f]{64}$/;
 const anyOid = (s: string) => isOid(s, 'sha1') || isOid(s, 'sha256');
 
 export function encodeLogEntry(entry: LogEntry): Uint8Array {
@@ -79,17 +78,7 @@ export function packRefJson(pack: PackRef) {
   return { ...packObjectJson(pack), size: pack.size, idxSize: pack.idxSize };
 }
 
-/** Just what names the pack's objects, as `packRefJson` writes it (the retired packs of the maintenance status too). */
-export function packObjectJson(pack: PackObject): PackObject {
-  return pack.copy === undefined ? { sha256: pack.sha256 } : { sha256: pack.sha256, copy: pack.copy };
-}
-
 export function readPackRef(p: Fields): PackRef {
   const idx = p.raw('idxSize');
   return { ...readPackObject(p), size: p.size('size'), idxSize: idx === null ? null : p.size('idxSize') };
-}
-
-export function readPackObject(p: Fields): PackObject {
-  const sha256 = p.string('sha256', (s) => SHA256.test(s));
-  return p.raw('copy') === undefined ? { sha256 } : { sha256, copy: p.string('copy', (s) => PACK_COPY.test(s)) };
 }

@@ -1,14 +1,16 @@
 // Writing a pack's objects (`.pack` and its `.idx`) for a publish or a compaction to name.
 import { randomBytes } from 'node:crypto';
 import type { ObjectStore, PutBody } from '../object-store/object-store.ts';
-import { packIndexKey, packKey, type PackObject } from './layout.ts';
+import { packIndexKey, packKey } from './layout.ts';
+import type { PackObject } from './pack-object.ts';
 import type { RepoPath } from './repo-path.ts';
 
 /**
  * Writes the pack whose bytes have SHA-256 `sha256`, and its index, and answers where. The content address serves
  * only when both objects are new there. One already there (left by a try that lost, or by a pack nothing names any
  * more) may be on a gc's list of unlisted packs past their grace period, and gc deletes it whatever names it
- * meanwhile; so then both go under a copy's key instead, which no gc has listed and no other writer uses.
+ * meanwhile; so then both go under a copy's key instead, which no other writer uses and no gc has listed yet (a
+ * publish stalled past the grace period is at risk as any unnamed upload is).
  */
 export async function uploadPackObjects(store: ObjectStore, repo: RepoPath, sha256: string, body: PutBody, idx: PutBody | undefined): Promise<PackObject> {
   const address = { sha256 };

@@ -17,7 +17,8 @@ import { bodyLength, bodySha256 } from '../object-store/put-body.ts';
 import { InvalidPublishError, PublishContentionError, PublishIncompleteError, PublishOutcomeUnknownError, RepoNotFoundError } from './errors.ts';
 import type { HeadCache, RepoHead } from './head-cache.ts';
 import type { KeyedMutex } from '../collections/keyed-mutex.ts';
-import { logKey, manifestKey, packObjectName } from './layout.ts';
+import { logKey, manifestKey } from './layout.ts';
+import { PACK_SHA256, packObjectName } from './pack-object.ts';
 import { encodeLogEntry, type EntryKind, type LogEntry, type PackRef } from './log-entry.ts';
 import type { LogReader } from './log-reader.ts';
 import { encodeManifest, manifestAt } from './manifest.ts';
@@ -83,7 +84,6 @@ export interface PublishContext {
 }
 
 const JSON_TYPE = 'application/json';
-const SHA256 = /^[0-9a-f]{64}$/;
 // After every this many lost slots, re-read the manifest instead of reading entries one by one.
 const REBASE_AFTER = 4;
 
@@ -274,10 +274,10 @@ async function commit(ctx: PublishContext, repo: RepoPath, base: RepoHead, entri
   throw new PublishContentionError(repo.full);
 }
 
-/** Uploads the pack and its index where nothing could be deleting them (pack-upload.ts). */
+/** Uploads the pack and its index under keys no gc has listed (pack-upload.ts). */
 async function uploadPack(store: ObjectStore, repo: RepoPath, pack: PackUpload): Promise<PackRef> {
   const sha256 = pack.sha256 ?? (await bodySha256(pack.body));
-  if (!SHA256.test(sha256)) throw new InvalidPublishError('the pack sha256 must be 64 lowercase hex digits');
+  if (!PACK_SHA256.test(sha256)) throw new InvalidPublishError('the pack sha256 must be 64 lowercase hex digits');
   const at = await uploadPackObjects(store, repo, sha256, pack.body, pack.idx);
   return { ...at, size: bodyLength(pack.body), idxSize: pack.idx === undefined ? null : bodyLength(pack.idx) };
 }
