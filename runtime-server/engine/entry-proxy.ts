@@ -1,12 +1,11 @@
-import { clientAddressKey } from '../../src/client-address.ts';
 import { ENTRY_CF, ENTRY_CF_HEADER } from './dispatcher/config.ts';
 import { trustsPeer, type ForwardedTrust } from './forwarded-trust.ts';
-import { WebSocketBacklogs, type BacklogBounds } from './websocket-backlog.ts';
-import { DEFAULT_WEBSOCKETS_PER_PROJECT, WebSocketBudget } from './websocket-budget.ts';
-import { splitKey } from '../../src/kube/types.ts';
+import type { BacklogBounds } from './websocket-backlog.ts';
+import { rawRefusal, WebSocketRelay } from './websocket-relay.ts';
+import { connectionTokens, HOP_BY_HOP } from './hop-by-hop.ts';
 import { ConnectionGuard, type ConnectionLimits } from '../../src/connection-guard.ts';
 import { randomUUID } from 'node:crypto';
-import { createServer, request, type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import { constants as http2Constants, type Http2SecureServer, type Http2Server, type ServerHttp2Stream } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -14,11 +13,8 @@ import { silentRuntimeLogger, type RuntimeLogger } from '../../src/runtime-contr
 import type { Upstream, UpstreamPool } from './upstream.ts';
 import type { Dispatcher } from 'undici';
 
-// Headers that describe one connection, not the message: never forwarded (RFC 9110 §7.6.1). `expect`
-// is answered by this server (Node sends 100-continue itself), so workerd must not answer it again.
 /** Headers naming the client's address, which only the entry point sets: a client's own would be believed by apps. */
 const CLIENT_ADDRESS_HEADERS = new Set(['cf-connecting-ip', 'x-real-ip', 'true-client-ip']);
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authorization', 'proxy-authenticate', 'expect']);
 
 /** Why the entry point answers a request itself: an RFC 9457 problem, with `Retry-After` when retrying helps. */
 export interface Refusal {
@@ -98,18 +94,16 @@ export class EntryProxy {
   readonly #resend: EntryProxyOptions['resend'];
   /** Requests already sent again after their workerd died under them (once is all). */
   readonly #resent = new WeakSet<IncomingMessage>();
-  readonly #webSockets: WebSocketBudget;
-  readonly #backlogs: WebSocketBacklogs;
+  readonly #webSockets: WebSocketRelay;
 
   constructor(options: EntryProxyOptions) {
     this.#route = options.route;
-    this.#webSockets = new WebSocketBudget(options.webSocketsPerProject ?? DEFAULT_WEBSOCKETS_PER_PROJECT);
-    this.#backlogs = new WebSocketBacklogs(options.webSocketBacklog);
     this.#answer = options.answer;
     this.#https = options.https;
     this.#resend = options.resend;
     this.#trustsPeer = trustsPeer(options.trustForwardedHeaders ?? false);
     this.#retryAfter = String(options.retryAfterSeconds ?? 1);
+    this.#webSockets = new WebSocketRelay({ perProject: options.webSocketsPerProject, backlog: options.webSocketBacklog, retryAfter: this.#retryAfter });
     this.#log = options.log ?? silentRuntimeLogger;
     // Longer than the idle timeout of the ingress or load balancer in front (often 60 s), so the proxy
     // never closes a kept-alive connection just as the ingress reuses it (a spurious 502 there).
@@ -409,82 +403,8 @@ export class EntryProxy {
   };
 
   #upgradeRouted(req: IncomingMessage, socket: Duplex, head: Buffer, route: SettledRoute): void {
-    if (route.refusal) {
-      socket.end(rawRefusal(route.refusal));
-      return;
-    }
-    const place = this.#webSockets.take(splitKey(route.app).namespace, clientAddressKey(this.#clientOf(req)));
-    if ('refused' in place) {
-      const detail =
-        place.refused === 'project'
-          ? `The app's project holds ${this.#webSockets.bound} WebSockets open on this replica, the most it may; close some, then retry.`
-          : `This client holds ${this.#webSockets.perClient} of the app's project's WebSockets on this replica, the most one client may; close some, then retry.`;
-      socket.end(rawRefusal({ status: 503, title: 'Service Unavailable', detail, retryAfter: '10' }));
-      return;
-    }
-    socket.once('close', place.giveBack);
-    // workerd not reachable.
-    const refuse = () => socket.end(rawRefusal({ status: 503, title: 'Service Unavailable', detail: 'The app is restarting; retry shortly.', retryAfter: this.#retryAfter }));
-    const { socket: upstreamSocket, pool } = route.upstream;
-    const socketPath = upstreamSocket.socketPath;
-    /** workerd answered (a 101 or another status). */
-    let answered = false;
-    /** The runtime ended the exchange (`UpstreamPool.cut`). */
-    let cutShort = false;
-    const upstream = request({ socketPath, agent: false, method: req.method, path: req.url, headers: this.#requestHeaders(req, true), setHost: false });
-    const leave = pool.enter(route.app, req.method ?? '', req.url ?? '', (refusal) => {
-      if (cutShort || socket.destroyed) return false;
-      cutShort = true;
-      upstream.destroy();
-      const refused = !answered;
-      if (refused) socket.end(rawRefusal(refusal));
-      else socket.destroy();
-      leave();
-      return refused;
-    });
-    socket.on('error', () => socket.destroy());
-    upstream.on('upgrade', (up, upSocket, upHead) => {
-      if (cutShort) return upSocket.destroy();
-      answered = true;
-      pool.output();
-      leave.answered();
-      socket.write(rawHead(up, false));
-      if (upHead.length > 0) socket.write(upHead);
-      if (head.length > 0) upSocket.write(head);
-      const close = () => {
-        upSocket.destroy();
-        socket.destroy();
-        leave();
-      };
-      // workerd's side closing ends the exchange there; the client still gets what it has not read (the relay).
-      upSocket.on('error', close).on('close', () => leave());
-      upSocket.on('data', () => pool.output());
-      socket.on('close', close);
-      this.#backlogs.relay(splitKey(route.app).namespace, upSocket, socket, close);
-      socket.pipe(upSocket);
-    });
-    upstream.on('response', (up) => {
-      if (cutShort) return up.destroy();
-      answered = true;
-      pool.output();
-      leave.answered();
-      socket.write(rawHead(up, true));
-      up.pipe(socket);
-      up.once('close', () => {
-        socket.end();
-        leave();
-      });
-    });
-    upstream.on('error', () => {
-      if (cutShort) return leave();
-      refuse();
-      leave(true);
-    });
-    socket.once('close', () => {
-      upstream.destroy();
-      leave();
-    });
-    upstream.end();
+    if (route.refusal) socket.end(rawRefusal(route.refusal));
+    else this.#webSockets.relay(req, socket, head, route, { client: this.#clientOf(req), headers: this.#requestHeaders(req, true) });
   }
 }
 
@@ -519,11 +439,6 @@ export function hostOf(req: IncomingMessage): string | undefined {
   return req.headers.host ?? (req.headers[':authority'] as string | undefined);
 }
 
-function connectionTokens(connection: string | undefined): Set<string> | undefined {
-  if (!connection || connection === 'keep-alive' || connection === 'close') return undefined;
-  return new Set(connection.split(',').map((t) => t.trim().toLowerCase()));
-}
-
 /** The response's headers minus hop-by-hop ones, in their received order and case when undici kept them raw. */
 function responseHeaders(raw: Dispatcher.DispatchController['rawHeaders'], parsed: IncomingHttpHeaders): string[] | OutgoingHttpHeaders {
   if (Array.isArray(raw)) {
@@ -553,19 +468,6 @@ function isClosedByPeer(err: Error): boolean {
   return err.name === 'SocketError' || (err as NodeJS.ErrnoException).code === 'UND_ERR_SOCKET' || (err as NodeJS.ErrnoException).code === 'ECONNRESET';
 }
 
-/** A response head for a raw socket; a relayed non-101 body is delimited by closing the connection. */
-function rawHead(res: IncomingMessage, closeDelimited: boolean): string {
-  const lines = [`HTTP/1.1 ${res.statusCode ?? 502} ${res.statusMessage ?? ''}`];
-  const raw = res.rawHeaders;
-  for (let i = 0; i < raw.length; i += 2) {
-    const name = raw[i] ?? '';
-    if (closeDelimited && HOP_BY_HOP.has(name.toLowerCase())) continue;
-    lines.push(`${name}: ${raw[i + 1] ?? ''}`);
-  }
-  if (closeDelimited) lines.push('connection: close');
-  return `${lines.join('\r\n')}\r\n\r\n`;
-}
-
 /** An RFC 9457 problem document (the same shape the API answers with). */
 function problem(res: ServerResponse, status: number, title: string, detail: string, headers: Record<string, string> = {}, extra: Record<string, string> = {}): void {
   const body = JSON.stringify({ title, status, detail, ...extra });
@@ -576,11 +478,4 @@ function problem(res: ServerResponse, status: number, title: string, detail: str
 /** Answers `refusal` as a problem document (also what workerd is told when the runtime will not hand out an app's code). */
 export function refuse(res: ServerResponse, refusal: Refusal): void {
   problem(res, refusal.status, refusal.title, refusal.detail, refusal.retryAfter ? { 'retry-after': refusal.retryAfter } : {}, refusal.reason ? { reason: refusal.reason } : {});
-}
-
-/** A refusal on a raw socket (an upgrade request): the problem document, then the connection closes. */
-function rawRefusal(refusal: Refusal): string {
-  const body = JSON.stringify({ title: refusal.title, status: refusal.status, detail: refusal.detail, ...(refusal.reason ? { reason: refusal.reason } : {}) });
-  const retry = refusal.retryAfter ? `retry-after: ${refusal.retryAfter}\r\n` : '';
-  return `HTTP/1.1 ${refusal.status} ${refusal.title}\r\ncontent-type: application/problem+json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${retry}connection: close\r\n\r\n${body}`;
 }

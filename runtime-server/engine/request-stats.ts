@@ -44,7 +44,7 @@ export interface DispatcherStats {
 
 const add = (a: readonly number[], b: readonly number[]): number[] => a.map((v, i) => v + (b[i] ?? 0));
 
-/** Builds an app keeps counts of across generations: as many as a dispatcher keeps (`BUILDS_KEPT` in dispatcher.js). */
+/** Builds an app keeps counts of across generations; dispatcher.js is given it too (its `BUILDS_KEPT` binding), so both keep as many. */
 export const BUILDS_KEPT = 4;
 
 /**

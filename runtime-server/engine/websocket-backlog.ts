@@ -18,7 +18,7 @@ interface Relayed {
   readonly project: string;
   readonly client: Duplex;
   readonly close: () => void;
-  /** What it held at its last write or drain: its part of {@link WebSocketBacklogs.held}. */
+  /** What it held at its last write or drain: its part of what the relayed WebSockets hold together. */
   counted: number;
 }
 

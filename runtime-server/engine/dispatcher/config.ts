@@ -4,6 +4,7 @@ import { isIPv4 } from 'node:net';
 import type { AssetServiceConfig } from '../../../src/app-artifacts/build-config.ts';
 import { capnpString, capnpStringList } from '../capnp-text.ts';
 import type { RoutingTable } from './routing-table.ts';
+import { BUILDS_KEPT } from '../request-stats.ts';
 
 /** An app's static assets in a generation: workerd's assets service reads the directory; its config is fixed at start. */
 export interface GenerationAssets {
@@ -108,6 +109,7 @@ export function renderDispatcherConfig(input: DispatcherConfigInput): { text: st
     `(name = "ROUTES", json = ${capnpString(JSON.stringify(input.table))})`,
     `(name = "AFFINITY_KEY", text = ${capnpString(input.affinityKey)})`,
     `(name = "CONTROL_TOKEN", text = ${capnpString(CONTROL_TOKEN)})`,
+    `(name = "BUILDS_KEPT", json = "${BUILDS_KEPT}")`,
   ];
   const services: string[] = [];
   for (const a of input.assets) {

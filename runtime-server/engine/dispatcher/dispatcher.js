@@ -35,9 +35,10 @@ const COUNTED_PER_KEY_MINUTE = 5;
 const TRACKED_KEYS = 5_000;
 /**
  * Builds an app keeps counts of (`s.builds`, a series set each in `/metrics`): its current pair of releases and the
- * latest others, so rollouts to ever new builds grow neither this isolate nor the scrape. RequestStats keeps as many.
+ * latest others, so rollouts to ever new builds grow neither this isolate nor the scrape. The runtime's `BUILDS_KEPT`
+ * (request-stats.ts), from the config, so RequestStats keeps as many.
  */
-const BUILDS_KEPT = 4;
+let buildsKept;
 
 /**
  * The routing table the runtime pushes: `hosts` (normalised host → app key) and `apps` (key → `{id, build,
@@ -49,6 +50,7 @@ let table;
 /** The generation starts with the table of its config (`ROUTES`); later ones arrive over the control socket. */
 function routes(env) {
   table ??= env.ROUTES;
+  buildsKept ??= env.BUILDS_KEPT;
   return table;
 }
 /** Per app: requests being served, requests queued, and the statistics. */
@@ -258,12 +260,12 @@ function recordRelease(s, appKey, split, choice, build, status, ms, threw) {
 }
 
 /**
- * Lets go of the earliest builds seen but the `current` pair, past BUILDS_KEPT: their series leave `/metrics`, and
+ * Lets go of the earliest builds seen but the `current` pair, past `buildsKept`: their series leave `/metrics`, and
  * their answers stay in the app's totals (its series without a build label), which never go back.
  */
 function trimBuilds(builds, current) {
   for (const build of Object.keys(builds)) {
-    if (Object.keys(builds).length <= BUILDS_KEPT) return;
+    if (Object.keys(builds).length <= buildsKept) return;
     if (!current.includes(build)) delete builds[build];
   }
 }
