@@ -6,6 +6,7 @@ import { KeyedMutex } from '../../src/collections/keyed-mutex.ts';
 import type { Principal } from '../../src/auth/index.ts';
 import { isAlreadyExists, objectClient, retryOnConflict, type Informer, type KubeConnection, type KubeObject, type ResourceRef } from '../../src/kube/index.ts';
 import { RecentMap } from '../../src/collections/recent-map.ts';
+import { InformerIndex } from '../../src/kube/informer-index.ts';
 import { projectView, type ProjectView } from './project-view.ts';
 import { invitationView, type InvitationView } from './invitation-view.ts';
 import { NAMESPACES, PROJECT_CONTENTS, PROJECTS } from '../../src/platform/resources.ts';
@@ -62,6 +63,8 @@ export class ProjectDirectory {
   readonly #cache: Informer<Project>;
   readonly #platformIds: ReadonlySet<string>;
   readonly #creating = new KeyedMutex();
+  /** Projects by the users they have invited (lapsed invitations too: they are filtered when read). */
+  readonly #invited: InformerIndex<Project>;
   /** Listings by caller, each valid while no Project has changed since it was made. */
   readonly #listings = new RecentMap<{ readonly changes: number; readonly views: readonly ProjectView[] }>(10_000);
 
@@ -70,6 +73,7 @@ export class ProjectDirectory {
     this.#conn = conn;
     this.#cache = cache;
     this.#platformIds = new Set(platformIds);
+    this.#invited = new InformerIndex(cache, (project) => (project.spec.invitations ?? []).map((i) => i.user), cache.list());
   }
 
   /**
@@ -227,11 +231,12 @@ export class ProjectDirectory {
   /** The invitations waiting for `userId`, by project id. */
   invitationsFor(userId: string): InvitationView[] {
     const now = Date.now();
-    return this.#cache
-      .list()
-      .flatMap((project) => {
-        const invitation = pendingInvitations(project.spec, now).find((i) => i.user === userId);
-        return invitation ? [invitationView(project.metadata?.name ?? '', project.spec, invitation)] : [];
+    return this.#invited
+      .keys(userId)
+      .flatMap((key) => {
+        const project = this.#cache.get(key);
+        const invitation = project && pendingInvitations(project.spec, now).find((i) => i.user === userId);
+        return project && invitation ? [invitationView(key, project.spec, invitation)] : [];
       })
       .sort((a, b) => (a.project_id < b.project_id ? -1 : a.project_id > b.project_id ? 1 : 0));
   }
