@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { Connection } from '../sql/libsql-native.ts';
 import { bindingArray, sqlParameters } from './sql-parameters.ts';
 
 describe('SQL parameters', () => {
@@ -12,6 +13,23 @@ describe('SQL parameters', () => {
       { index: 9, name: '$c' },
       { index: 10, name: null },
     ]);
+  });
+
+  it('reads named parameters as tokenize.c does: `::`, a TCL-style suffix to `)` or ASCII whitespace, `#name` (checked against SQLite)', () => {
+    const db = new Connection(':memory:');
+    for (const [sql, named, expected] of [
+      ['SELECT $a(\u00a0?) AS a, :b AS b', { ':b': 5 }, [null, 5]],
+      ['SELECT $::x AS a, :b AS b', { '$::x': 7, ':b': 5 }, [7, 5]],
+      ['SELECT $a::b(x;y) AS a, #c AS b', { '$a::b(x;y)': 1, '#c': 2 }, [1, 2]],
+    ] as const) {
+      const args = Object.entries(named).map(([name, value]) => ({ name, value: BigInt(value) }));
+      expect(
+        db
+          .prepare(sql)
+          .raw(true)
+          .get(bindingArray(sql, [], args)),
+      ).toEqual(expected.map((v) => (v === null ? null : v)));
+    }
   });
 
   it('ignores ? and :x inside strings, quoted identifiers and comments', () => {

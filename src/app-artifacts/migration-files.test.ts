@@ -29,7 +29,8 @@ describe('parseArtifact: migrations', () => {
     [{ 'migrations/init.sql': 'select 1' }, /"migrations\/init.sql" is not a migration name/],
     [{ 'migrations/2_b.sql': 'select 1', 'migrations/10_a.sql': 'select 1' }, /"migrations\/2_b.sql" sorts after "10_a.sql" but its number is not higher/],
     [{ 'migrations/0001_a.sql': 'select 1', 'migrations/0001_b.sql': 'select 1' }, /"migrations\/0001_b.sql" sorts after "0001_a.sql"/],
-  ])('refuses badly named files, naming the file (400)', async (files, message) => {
+    [{ 'migrations/0001_a.sql': 'create table a(x);\0create table b(x);' }, /"migrations\/0001_a.sql" holds a NUL byte, where SQLite would end the file/],
+  ])('refuses badly named files and a NUL in one, naming the file (400)', async (files, message) => {
     const err = await parseArtifact(artifactFromFiles({ 'worker.js': WORKER, 'cloudwright.json': CONFIG, ...files })).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ArtifactError);
     expect((err as Error).message).toMatch(message);

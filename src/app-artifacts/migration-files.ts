@@ -71,6 +71,8 @@ export function checkedMigrations(entries: readonly { path: string; name: string
         `${JSON.stringify(path)} sorts after ${JSON.stringify(previous.name)} but its number is not higher: pad the numbers to one width (0002_…, 0010_…) so the names sort in the order they apply`,
       );
     }
+    // SQLite ends a script at a NUL: what follows one would never run, while the file is recorded as applied.
+    if (bytes.includes(0)) throw new ArtifactError(`${JSON.stringify(path)} holds a NUL byte, where SQLite would end the file: remove it`);
     files.push({ name, checksum: createHash('sha256').update(bytes).digest('hex'), sql: bytes.toString('utf8') });
     previous = { name, number };
   }

@@ -65,9 +65,11 @@ export class SqlLexer {
       } else if (c === '?') {
         kind = 'parameter';
         while (end < sql.length && sql.charCodeAt(end) >= 48 && sql.charCodeAt(end) <= 57) end++;
-      } else if ((c === ':' || c === '@' || c === '$' || c === '#') && isNameChar(sql[i + 1])) {
-        kind = 'parameter';
-        end = afterNamedParameter(sql, end);
+      } else if (c === ':' || c === '@' || c === '$' || c === '#') {
+        // A named parameter, or (with no name character) one illegal token over what tokenize.c reads of it.
+        const named = afterNamedParameter(sql, end);
+        kind = named.named ? 'parameter' : 'other';
+        end = named.end;
       } else kind = 'other';
       this.end = end;
       this.#next = end;
@@ -79,20 +81,29 @@ export class SqlLexer {
 }
 
 /**
- * The index after a named parameter whose name starts at `start`, as tokenize.c reads one: name characters and `::`,
- * then perhaps a TCL-style `(…)` suffix running to `)` or whitespace, so `$a(x;y)` is one token, not one cut at `;`.
+ * Where a named parameter whose sigil ends at `start` ends, as tokenize.c reads one: name characters (every non-ASCII
+ * one among them) and `::`, then perhaps a TCL-style `(…)` suffix running to `)` or ASCII whitespace, so `$a(x;y)` is
+ * one token, not one cut at `;`. `named`: whether it had a name character (without one SQLite refuses the token).
  */
-function afterNamedParameter(sql: string, start: number): number {
+function afterNamedParameter(sql: string, start: number): { end: number; named: boolean } {
   let i = start;
+  let named = false;
   for (;;) {
-    if (isNameChar(sql[i])) i++;
-    else if (sql[i] === ':' && sql[i + 1] === ':') i += 2;
-    else if (sql[i] === '(') {
+    if (isNameChar(sql[i])) {
+      named = true;
       i++;
-      while (i < sql.length && sql[i] !== ')' && !isSpace(sql.charCodeAt(i), sql[i]!)) i++;
-      return sql[i] === ')' ? i + 1 : i;
-    } else return i;
+    } else if (sql[i] === ':' && sql[i + 1] === ':') i += 2;
+    else if (sql[i] === '(' && named) {
+      i++;
+      while (i < sql.length && sql[i] !== ')' && !isAsciiSpace(sql.charCodeAt(i)) && sql[i] !== '\0') i++;
+      return { end: sql[i] === ')' ? i + 1 : i, named };
+    } else return { end: i, named };
   }
+}
+
+/** sqlite3Isspace: the ASCII blanks only. */
+function isAsciiSpace(code: number): boolean {
+  return code === 32 || (code >= 9 && code <= 13);
 }
 
 /** The index after the quoted string or identifier starting at `start` (a doubled quote is part of it). */

@@ -92,6 +92,8 @@ export class Migrator {
     await this.#run(() => this.#client.execute(CREATE_TABLE));
     const applied: string[] = [];
     for (const file of pending) {
+      // SQLite ends a script at a NUL: what follows one would be left out, and the file still recorded as applied.
+      if (file.sql.includes('\0')) return { applied, failed: { file: file.name, statement: '', message: 'the file holds a NUL byte; remove it (SQLite would end the file there)' } };
       const statements = scriptStatements(file.sql);
       const record = { sql: `INSERT INTO ${MIGRATIONS_TABLE} (name, checksum, applied_at) VALUES (?, ?, ?)`, args: [file.name, file.checksum, now().toISOString()] };
       try {
