@@ -9,21 +9,24 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Project } from '../src/apis/v1alpha1/project.ts';
-import { loadKubeConnection, objectClient } from '../src/kube/index.ts';
-import { PROJECTS } from '../src/platform/resources.ts';
+import { loadKubeConnection, objectClient, type KubeObject } from '../src/kube/index.ts';
+import { NAMESPACES, PROJECTS } from '../src/platform/resources.ts';
 import type { RunningService } from '../git-server/serve.ts';
 import { createMemberAccount, createProjectNamespace, type MemberAccount } from './harness/accounts.ts';
 import { startApiServer, type ApiServer } from './harness/api-server.ts';
 import { cw, type CwUser } from './harness/cli.ts';
 import { GitClient } from './harness/git-client.ts';
+import type { Service } from './harness/process.ts';
 import { newTokenSecret, startGitService } from './harness/git-service.ts';
-import { eventually } from './harness/runtime-stack.ts';
+import { eventually, startOperator } from './harness/runtime-stack.ts';
 
 const kubeconfig = inject('kubeconfig');
 let a: MemberAccount;
 let b: MemberAccount;
 let api: ApiServer | undefined;
 let service: RunningService | undefined;
+/** The operators making the two projects' Repository resources ready. */
+const operators: Service[] = [];
 let git: GitClient;
 /** How far ahead of the real clock cw-git checks tokens (the expiry test moves it). */
 let clockOffsetMs = 0;
@@ -39,9 +42,15 @@ beforeAll(async () => {
     await createProjectNamespace(kubeconfig, project);
     await ownNamespace(project);
   }
+  // As the chart runs cw-git with project tokens: in a namespace of its own, repositories as Repository resources (a
+  // project's in its namespace, made ready by the operator's Repository controller: one per project here, as the
+  // test operator watches one namespace), which tell its own repositories from a project's.
+  const gitNamespace = `cw-git-${randomBytes(3).toString('hex')}`;
+  await objectClient<KubeObject>(loadKubeConnection(kubeconfig), NAMESPACES).create({ metadata: { name: gitNamespace } });
+  await Promise.all([a, b].map(({ project }) => startOperator(project, operators, { CW_GIT_BUCKET: inject('bucket') })));
   const started = await Promise.all([
     startGitService(
-      { s3: inject('s3'), bucket: inject('bucket'), tokenSecret: newTokenSecret(), projectTokens: { kubeconfig }, importSources: [`${b.project}/secret`] },
+      { s3: inject('s3'), bucket: inject('bucket'), tokenSecret: newTokenSecret(), projectTokens: { kubeconfig, namespace: gitNamespace }, importSources: [`${b.project}/secret`] },
       { now: () => Date.now() + clockOffsetMs },
     ),
     GitClient.create(),
@@ -51,7 +60,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await Promise.all([api?.stop(), service?.stop()]);
+  await Promise.all([api?.stop(), service?.stop(), ...operators.map((s) => s.stop(5_000))]);
 });
 
 const gitUrl = () => service!.url;
@@ -185,7 +194,15 @@ describe('git tokens of a project', () => {
     const visitor = await createMemberAccount(kubeconfig, 'gitc');
     const owner = { authorization: `Bearer ${a.token}`, 'content-type': 'application/json' };
     expect((await fetch(`${api!.url}/v1/projects/${a.project}/members/${visitor.user}`, { method: 'PUT', headers: owner, body: JSON.stringify({ role: 'member' }) })).status).toBe(202);
-    expect((await fetch(`${api!.url}/v1/user/invitations/${a.project}/accept`, { method: 'POST', headers: { authorization: `Bearer ${visitor.token}` } })).status).toBe(200);
+    expect(
+      (
+        await fetch(`${api!.url}/v1/user/invitations/${a.project}/accept`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${visitor.token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ role: 'member' }),
+        })
+      ).status,
+    ).toBe(200);
     const theirs = await eventually(
       'the new member’s token',
       () => mintGitToken(visitor, ['read'], {}, a.project),

@@ -28,8 +28,11 @@ export interface GitServiceSetup {
   readonly allowPrivateTargets?: boolean;
   /** `events.denied_target_ranges`: where neither webhooks nor URL imports go, whatever else is allowed. */
   readonly deniedTargetRanges?: readonly string[];
-  /** `kubernetes.project_tokens` against this kubeconfig: accept the platform's per-project git tokens. */
-  readonly projectTokens?: { readonly kubeconfig: string };
+  /**
+   * `kubernetes.project_tokens` against this kubeconfig: accept the platform's per-project git tokens. `namespace`: cw-git's
+   * own (its Repository resources, which keep a project's token off its repositories), required with them as by the config.
+   */
+  readonly projectTokens?: { readonly kubeconfig: string; readonly namespace: string };
   /** `server.cors_origins`: browser origins allowed on the `/api-browser` lane. */
   readonly corsOrigins?: readonly string[];
   /** `api.initialize_sources` and `api.import_sources`: repositories initialize and import may copy from. */
@@ -99,7 +102,7 @@ export async function gitServiceConfig(setup: GitServiceSetup, port = 0): Promis
           },
         }
       : {}),
-    ...(setup.namespace || setup.projectTokens ? { kubernetes: { ...(setup.namespace ? { namespace: setup.namespace } : {}), ...(setup.projectTokens ? { project_tokens: true } : {}) } } : {}),
+    ...(setup.namespace || setup.projectTokens ? { kubernetes: { namespace: setup.namespace ?? setup.projectTokens?.namespace, ...(setup.projectTokens ? { project_tokens: true } : {}) } } : {}),
   };
   const text = stringify(config);
   const path = join(dir, 'cw-git.yaml');
