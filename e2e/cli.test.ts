@@ -162,10 +162,13 @@ describe('projects and members', () => {
     await cw(person, ['projects', 'members', 'add', newcomer.user]);
     expectOneLineError(await cw(newCwUser(apiUrl(), { CW_TOKEN: newcomer.token }), ['apps', 'ls']), 2, new RegExp(`no project yet, and an invitation to ${id}`));
     expect((await cw(person, ['projects', 'members', 'rm', newcomer.user, '--yes'])).stdout).toContain(`Withdrew the invitation of ${newcomer.user}`);
-    const joined = await cw(invitee, ['projects', 'invitations', 'accept', id]);
+    // Accepting shows the role it agrees to, and refuses another.
+    expectOneLineError(await cw(invitee, ['projects', 'invitations', 'accept', id]), 2, new RegExp(`not confirmed: Join ${id} \\(Made by cw\\) as a member, invited by ${member.user}\\?`));
+    expectOneLineError(await cw(invitee, ['projects', 'invitations', 'accept', id, '--role', 'owner', '--yes']), 1, new RegExp(`offers the role member, not owner`));
+    const joined = await cw(invitee, ['projects', 'invitations', 'accept', id, '--yes']);
     expect(joined.code, joined.stderr).toBe(0);
     expect(joined.stdout + joined.stderr).toContain(`Joined ${id} as a member`);
-    expectOneLineError(await cw(invitee, ['projects', 'invitations', 'accept', id]), 1, new RegExp(`no pending invitation to ${id}`));
+    expectOneLineError(await cw(invitee, ['projects', 'invitations', 'accept', id, '--yes']), 1, new RegExp(`no invitation to ${id} is waiting for you`));
     const members = await cwJson<{ members: { user_id: string; role: string }[] }>(person, ['projects', 'members', 'ls'], { method: 'GET', path: '/v1/projects/{projectId}/members' });
     expect(members.members).toEqual(
       expect.arrayContaining([

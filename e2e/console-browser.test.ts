@@ -271,15 +271,28 @@ describe('the console', () => {
     await projectLink.click();
     await guest.getByRole('link', { name: 'shop' }).waitFor();
 
-    // The owner sees them as a member now, no longer pending, and changes their role (no invitation for that);
-    // removes them, invites them again, and this time they decline: not a member, nothing pending.
+    // The owner sees them as a member now, no longer pending, and offers them the owner role: an invitation too, which
+    // leaves them a member until they accept it (nobody is made an owner without consent). Lowering a role is at once.
     await owner.reload();
-    await owner.getByRole('button', { name: `Make ${invitee.user} an owner` }).click();
+    await owner.getByRole('button', { name: `Offer ${invitee.user} the owner role` }).click();
     await owner
       .getByRole('status')
-      .filter({ hasText: `${invitee.user} is now an owner.` })
+      .filter({ hasText: `Invitation sent: ${invitee.user} becomes an owner once they accept it` })
       .waitFor();
-    await owner.getByRole('button', { name: `Make ${invitee.user} a member` }).waitFor();
+    expect(await invitees(member.project)).toEqual([invitee.user]);
+    await guest.goto(`${url}/console/`);
+    await accept.click();
+    await guest
+      .getByRole('status')
+      .filter({ hasText: `You are now an owner of ${projectName}.` })
+      .waitFor();
+    await owner.reload();
+    await owner.getByRole('button', { name: `Make ${invitee.user} a member` }).click();
+    await owner
+      .getByRole('status')
+      .filter({ hasText: `${invitee.user} is now a member.` })
+      .waitFor();
+    await owner.getByRole('button', { name: `Offer ${invitee.user} the owner role` }).waitFor();
     await owner.getByText('No invitation is pending.').waitFor();
     expect(await owner.getByRole('table', { name: 'Pending invitations' }).count()).toBe(0);
     await owner.getByRole('button', { name: `Remove ${invitee.user}` }).click();

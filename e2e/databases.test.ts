@@ -289,7 +289,15 @@ describe('SQL databases through cw-api, cw-operator and cw-db with @libsql/clien
     const owner = { authorization: `Bearer ${member.token}`, 'content-type': 'application/json' };
     const at = `${api!.url}/v1/projects/${member.project}/members/${visitor.user}`;
     expect((await fetch(at, { method: 'PUT', headers: owner, body: JSON.stringify({ role: 'member' }) })).status).toBe(202);
-    expect((await fetch(`${api!.url}/v1/user/invitations/${member.project}/accept`, { method: 'POST', headers: { authorization: `Bearer ${visitor.token}` } })).status).toBe(200);
+    expect(
+      (
+        await fetch(`${api!.url}/v1/user/invitations/${member.project}/accept`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${visitor.token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ role: 'member' }),
+        })
+      ).status,
+    ).toBe(200);
     const theirs = await eventually(
       'the new member’s query token',
       () => call<{ query_token: string }>('POST', '/databases/notes/query-tokens', {}, visitor.token),

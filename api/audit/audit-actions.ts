@@ -89,7 +89,7 @@ export const AUDITED_ROUTES: Readonly<Record<string, AuditAction>> = {
   [`DELETE ${P}/members/:userId`]: { action: 'member.remove', type: 'member', resource: (r) => ({ id: param('userId')(r) }) },
   [`DELETE ${P}/invitations/:userId`]: { action: 'member.uninvite', type: 'member', resource: (r) => ({ id: param('userId')(r) }) },
   // The invitee's own answer, in the trail of the project that invited them (the entry's principal says who).
-  'POST /v1/user/invitations/:projectId/accept': { action: 'member.accept', type: 'member', resource: () => ({ id: null }) },
+  'POST /v1/user/invitations/:projectId/accept': { action: 'member.accept', type: 'member', resource: () => ({ id: null }), details: (r) => pick(r.body, ['role']) },
   'DELETE /v1/user/invitations/:projectId': { action: 'member.decline', type: 'member', resource: () => ({ id: null }) },
 
   [`POST ${P}/apps`]: {

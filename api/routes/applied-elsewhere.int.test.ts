@@ -136,7 +136,7 @@ describe('fields a GitOps tool applies', () => {
         platform.app.inject({ method, url: `/v1/projects/${id}/members/${user}`, headers: as, ...(role ? { payload: { role } } : {}) });
       await expect.poll(async () => (await member('PUT', carol, 'member')).statusCode).toBe(202);
       const carolAs = { authorization: `Bearer ${await platform.tokenFor(carol, 'projects:write')}` };
-      expect((await platform.app.inject({ method: 'POST', url: `/v1/user/invitations/${id}/accept`, headers: carolAs })).statusCode).toBe(200);
+      expect((await platform.app.inject({ method: 'POST', url: `/v1/user/invitations/${id}/accept`, headers: carolAs, payload: { role: 'member' } })).statusCode).toBe(200);
       expect((await member('DELETE', carol)).statusCode).toBe(204);
 
       const promoted = await member('PUT', bob, 'owner');

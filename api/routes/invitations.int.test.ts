@@ -3,6 +3,7 @@ import { MAX_PENDING_INVITATIONS, type Project } from '../../src/apis/v1alpha1/p
 import { objectClient } from '../../src/kube/index.ts';
 import { PROJECTS } from '../../src/platform/resources.ts';
 import { platformApp, unique, type PlatformApp } from './testing/platform-app.ts';
+import { MAX_INVITATIONS_PER_PERSON } from '../services/projects.ts';
 
 let platform: PlatformApp;
 let owner: string;
@@ -18,7 +19,7 @@ afterAll(() => platform.close());
 const as = (token: string) => ({ authorization: `Bearer ${token}` });
 const invite = (project: string, user: string, role = 'member', token = ownerToken) =>
   platform.app.inject({ method: 'PUT', url: `/v1/projects/${project}/members/${user}`, headers: as(token), payload: { role } });
-const accept = (project: string, token: string) => platform.app.inject({ method: 'POST', url: `/v1/user/invitations/${project}/accept`, headers: as(token) });
+const accept = (project: string, token: string, role = 'member') => platform.app.inject({ method: 'POST', url: `/v1/user/invitations/${project}/accept`, headers: as(token), payload: { role } });
 const decline = (project: string, token: string) => platform.app.inject({ method: 'DELETE', url: `/v1/user/invitations/${project}`, headers: as(token) });
 const mine = async (token: string) => (await platform.app.inject({ method: 'GET', url: '/v1/user/invitations', headers: as(token) })).json().invitations as { project_id: string; role: string }[];
 const pending = async (project: string, token = ownerToken) =>
@@ -44,13 +45,13 @@ describe('invitations', () => {
     expect(await mine(carol.token)).toEqual([expect.objectContaining({ project_id: project, role: 'owner' })]);
     expect(await pending(project)).toEqual([expect.objectContaining({ user_id: carol.user, role: 'owner' })]);
 
-    const accepted = await accept(project, carol.token);
+    const accepted = await accept(project, carol.token, 'owner');
     expect([accepted.statusCode, accepted.json()]).toEqual([200, { member: { user_id: carol.user, role: 'owner' } }]);
     expect(await canRead(project, carol.token)).toBe(200);
     expect(await mine(carol.token)).toEqual([]);
     expect(await pending(project)).toEqual([]);
     // Accepted once: a second accept finds nothing.
-    expect((await accept(project, carol.token)).statusCode).toBe(404);
+    expect((await accept(project, carol.token, 'owner')).statusCode).toBe(404);
     // The trail says who invited and who accepted.
     const trail = (await platform.app.inject({ method: 'GET', url: `/v1/projects/${project}/audit`, headers: as(ownerToken) })).json().entries as {
       action: string;
@@ -66,22 +67,47 @@ describe('invitations', () => {
     expect(trail.find((e) => e.action === 'member.set')?.details).toEqual({ role: 'owner', invited: true });
   });
 
-  it('changes a member’s role at once; an invitation again renews it with the new role', async () => {
+  it('makes nobody an owner without their consent: promotion is an offer, an accept names the role it agrees to', async () => {
     const project = await platform.createProject(owner);
     const dave = await invitee();
     await invite(project, dave.user, 'owner');
     expect((await invite(project, dave.user, 'member')).statusCode).toBe(202);
     expect(await pending(project)).toEqual([expect.objectContaining({ user_id: dave.user, role: 'member' })]);
-    expect((await accept(project, dave.token)).json().member.role).toBe('member');
-    const promoted = await invite(project, dave.user, 'owner');
-    expect([promoted.statusCode, promoted.json()]).toEqual([200, { member: { user_id: dave.user, role: 'owner' } }]);
+    // Renewed as owner while the invitee looks at "member": their accept of "member" is refused, not turned into owner.
+    expect((await invite(project, dave.user, 'owner')).statusCode).toBe(202);
+    const stale = await accept(project, dave.token, 'member');
+    expect([stale.statusCode, stale.json().detail]).toEqual([409, expect.stringContaining('offers the role owner now, not member')]);
+    expect(await canRead(project, dave.token)).toBe(403);
+    await invite(project, dave.user, 'member');
+    expect((await accept(project, dave.token, 'member')).json().member.role).toBe('member');
+    // A member offered the owner role stays a member until they accept it (review-159 F1: promoted, then left holding it).
+    const offered = await invite(project, dave.user, 'owner');
+    expect([offered.statusCode, offered.json().invitation.role]).toEqual([202, 'owner']);
+    const members = async () => (await platform.app.inject({ method: 'GET', url: `/v1/projects/${project}/members`, headers: as(ownerToken) })).json().members as unknown[];
+    expect(await members()).toContainEqual({ user_id: dave.user, role: 'member' });
+    expect((await accept(project, dave.token, 'owner')).json().member.role).toBe('owner');
+    // Lowering a role needs no consent.
+    const lowered = await invite(project, dave.user, 'member');
+    expect([lowered.statusCode, lowered.json()]).toEqual([200, { member: { user_id: dave.user, role: 'member' } }]);
+  });
+
+  it('lets an invitation stand only while its inviter is an owner', async () => {
+    const project = await platform.createProject(owner);
+    const [coOwner, alt] = [await invitee(), await invitee()];
+    await invite(project, coOwner.user, 'owner');
+    await accept(project, coOwner.token, 'owner');
+    expect((await invite(project, alt.user, 'owner', coOwner.token)).statusCode).toBe(202);
+    expect((await platform.app.inject({ method: 'DELETE', url: `/v1/projects/${project}/members/${coOwner.user}`, headers: as(ownerToken) })).statusCode).toBe(204);
+    expect(await pending(project)).toEqual([]);
+    expect((await accept(project, alt.token, 'owner')).statusCode).toBe(404);
+    expect(await canRead(project, alt.token)).toBe(403);
   });
 
   it('lets the invitee decline and an owner withdraw; a member who is not an owner cannot withdraw', async () => {
     const project = await platform.createProject(owner);
     const [erin, frank, member] = [await invitee(), await invitee(), await invitee()];
     await invite(project, member.user);
-    await accept(project, member.token);
+    await accept(project, member.token, 'member');
     await invite(project, erin.user);
     await invite(project, frank.user);
     expect((await decline(project, erin.token)).statusCode).toBe(204);
@@ -141,6 +167,34 @@ describe('invitations', () => {
     // Renewing one already pending still works, and the lapsed one was dropped on the way.
     expect((await invite(project, 'someone-0', 'owner')).statusCode).toBe(202);
     expect((await projects.get('', project))?.spec.invitations?.some((i) => i.user === ivan.user)).toBe(false);
+  });
+
+  it(`bounds the invitations one person may have waiting at ${MAX_INVITATIONS_PER_PERSON}`, async () => {
+    const [victim, flooder] = [await invitee(), await platform.createUser()];
+    const projects = objectClient<Project>(platform.conn, PROJECTS);
+    const invitedAt = new Date().toISOString();
+    const flood = Array.from({ length: MAX_INVITATIONS_PER_PERSON }, () => unique('flood'));
+    await Promise.all(
+      flood.map((name) =>
+        projects.create({
+          metadata: { name },
+          spec: { displayName: name, members: [{ user: flooder, role: 'owner' }], invitations: [{ user: victim.user, role: 'member', invitedBy: flooder, invitedAt }] },
+        }),
+      ),
+    );
+    try {
+      await expect
+        .poll(async () => (await platform.app.inject({ method: 'GET', url: '/v1/user/invitations?limit=1000', headers: as(victim.token) })).json().invitations.length, { timeout: 10_000 })
+        .toBe(MAX_INVITATIONS_PER_PERSON);
+      const project = await platform.createProject(owner);
+      const refused = await invite(project, victim.user);
+      expect([refused.statusCode, refused.json().detail]).toEqual([409, expect.stringContaining(`${MAX_INVITATIONS_PER_PERSON} invitations waiting`)]);
+      // Answering one makes room.
+      expect((await decline(flood[0]!, victim.token)).statusCode).toBe(204);
+      expect((await invite(project, victim.user)).statusCode).toBe(202);
+    } finally {
+      await Promise.all(flood.map((name) => projects.delete('', name)));
+    }
   });
 
   it('withdraws a deleted user’s invitations, so a later user of the same id finds none', async () => {

@@ -7,7 +7,7 @@ import type { TokenStore } from '../../src/auth/index.ts';
 import type { ProjectDirectory } from '../services/projects.ts';
 import { principalOf } from '../plugins/auth.ts';
 import { errorResponses } from '../schemas/problem.ts';
-import { Invitation, Member, MemberParams, ProjectParams } from '../schemas/project.ts';
+import { Invitation, Member, MemberBody, MemberParams, ProjectParams } from '../schemas/project.ts';
 import { NotFoundError } from '../../src/errors.ts';
 import { requireOwner } from './projects.ts';
 
@@ -23,8 +23,7 @@ export function invitationRoutes(app: FastifyInstance, projects: ProjectDirector
   // Refused before the audit trail's hook: someone with no invitation to a project cannot write into its trail.
   const invited = async (request: FastifyRequest): Promise<void> => {
     const { projectId } = request.params as { projectId: string };
-    const userId = principalOf(request).userId;
-    if (!projects.invitationsFor(userId).some((i) => i.project_id === projectId)) throw new NotFoundError(`You have no pending invitation to ${projectId}.`);
+    if (!projects.hasInvitation(projectId, principalOf(request).userId)) throw new NotFoundError(`You have no pending invitation to ${projectId}.`);
   };
 
   r.get('/v1/projects/:projectId/invitations', {
@@ -70,11 +69,14 @@ export function invitationRoutes(app: FastifyInstance, projects: ProjectDirector
     schema: {
       tags,
       summary: 'Accept an invitation: the caller becomes a member with the role it offers',
+      description: '`role` is the role the caller saw offered and accepts: an invitation renewed with another role since is refused ' + '(409), so nobody is made an owner they did not agree to be.',
       params: ProjectParams,
-      response: { 200: Type.Object({ member: Member }), ...errorResponses(404, 409, 500) },
+      // The role the invitee saw offered: the same body as an owner's add.
+      body: MemberBody,
+      response: { 200: Type.Object({ member: Member }), ...errorResponses(400, 404, 409, 415, 500) },
     },
     handler: async (request) => {
-      const member = await projects.acceptInvitation(request.params.projectId, principalOf(request).userId);
+      const member = await projects.acceptInvitation(request.params.projectId, principalOf(request).userId, request.body.role);
       return { member: { user_id: member.user, role: member.role } };
     },
   });

@@ -160,7 +160,7 @@ describe('projects', () => {
     expect(await listed(otherToken)).toBeUndefined();
     await platform.app.inject({ method: 'PUT', url: `/v1/projects/${id}/members/${other}`, headers: as(ownerToken), payload: { role: 'member' } });
     expect(await listed(otherToken)).toBeUndefined();
-    await platform.app.inject({ method: 'POST', url: `/v1/user/invitations/${id}/accept`, headers: as(otherToken) });
+    await platform.app.inject({ method: 'POST', url: `/v1/user/invitations/${id}/accept`, headers: as(otherToken), payload: { role: 'member' } });
     expect(await listed(otherToken)).toMatchObject({ project_id: id, role: 'member' });
     // A change made with kubectl reaches the listing through the watch.
     await objectClient<KubeObject & { spec: { displayName: string } }>(testConnection(), PROJECTS).patch('', id, { spec: { displayName: 'Renamed' } });
@@ -173,7 +173,7 @@ describe('projects', () => {
     const id = await platform.createProject(owner);
     const add = await platform.app.inject({ method: 'PUT', url: `/v1/projects/${id}/members/${other}`, headers: as(ownerToken), payload: { role: 'member' } });
     expect(add.statusCode).toBe(202);
-    const accepted = await platform.app.inject({ method: 'POST', url: `/v1/user/invitations/${id}/accept`, headers: as(otherToken) });
+    const accepted = await platform.app.inject({ method: 'POST', url: `/v1/user/invitations/${id}/accept`, headers: as(otherToken), payload: { role: 'member' } });
     expect(accepted.json()).toEqual({ member: { user_id: other, role: 'member' } });
     // Visible to the new member at once.
     expect((await platform.app.inject({ method: 'GET', url: `/v1/projects/${id}`, headers: as(otherToken) })).statusCode).toBe(200);

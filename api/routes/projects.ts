@@ -111,8 +111,9 @@ export function projectRoutes(app: FastifyInstance, projects: ProjectDirectory, 
       tags,
       summary: 'Invite someone, or change a member’s role (owners and administrators)',
       description:
-        'For a member, changes their role (200). Anyone else is invited (202): they become a member only by accepting ' +
-        '(`POST /v1/user/invitations/{projectId}/accept`) within 7 days; inviting them again renews it with the role given. ' +
+        'Lowers or keeps a member’s role at once (200). Anyone else is invited (202), and so is a member offered the ' +
+        'owner role: they become a member, or an owner, only by accepting (`POST /v1/user/invitations/{projectId}/accept`) ' +
+        'within 7 days; inviting them again renews it with the role given. An invitation stands while its inviter is an owner. ' +
         'An administrator’s add makes them a member at once (200; 404 for a user that does not exist). An owner’s ' +
         'invitation is answered alike whether or not the user exists, so it tells nobody which user ids are taken.',
       params: MemberParams,

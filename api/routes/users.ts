@@ -53,7 +53,7 @@ export function userRoutes(app: FastifyInstance, users: UserDirectory): void {
     schema: {
       tags,
       summary: 'Create a user (administrators)',
-      description: 'Add them to projects with `PUT /v1/projects/{projectId}/members/{userId}`.',
+      description: 'Add them to projects with `PUT /v1/projects/{projectId}/members/{userId}` (an administrator’s add is at once; an owner’s is an invitation they accept).',
       body: UserBody,
       response: { 201: Type.Object({ user: User }), ...errorResponses(400, 409, 413, 415, 500) },
     },

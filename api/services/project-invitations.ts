@@ -1,4 +1,4 @@
-import { MAX_PENDING_INVITATIONS, type ProjectInvitation, type ProjectMember, type ProjectSpec } from '../../src/apis/v1alpha1/project.ts';
+import { MAX_PENDING_INVITATIONS, type ProjectInvitation, type ProjectMember, type ProjectRole, type ProjectSpec } from '../../src/apis/v1alpha1/project.ts';
 import { ConflictError, NotFoundError } from '../../src/errors.ts';
 
 /** How long an invitation waits to be accepted, as GitHub's do: after that it lapses and is dropped at the next change. */
@@ -8,9 +8,14 @@ export function invitationExpiry(invitation: ProjectInvitation): Date {
   return new Date(Date.parse(invitation.invitedAt) + INVITATION_LIFETIME_MS);
 }
 
-/** The invitations of `spec` that have not lapsed at `now` (one with an unreadable time counts as lapsed). */
+/**
+ * The invitations of `spec` that stand at `now`: not lapsed (one with an unreadable time counts as lapsed), and made
+ * by someone who is still an owner. An owner removed or made a member takes their offers with them, so a co-owner
+ * removed for cause cannot let their other accounts in afterwards.
+ */
 export function pendingInvitations(spec: ProjectSpec, now: number): ProjectInvitation[] {
-  return (spec.invitations ?? []).filter((invitation) => invitationExpiry(invitation).getTime() > now);
+  const owners = new Set((spec.members ?? []).filter((m) => m.role === 'owner').map((m) => m.user));
+  return (spec.invitations ?? []).filter((invitation) => invitationExpiry(invitation).getTime() > now && owners.has(invitation.invitedBy));
 }
 
 /** `spec` holding `invitations`; without the field when there are none, as a Project made with kubectl has it. */
@@ -39,14 +44,16 @@ export function withoutInvitation(spec: ProjectSpec, projectId: string, user: st
 }
 
 /**
- * `spec` with `user`'s invitation turned into a membership with its role. Someone who became a member meanwhile
- * (an administrator added them) keeps the role they have. @throws NotFoundError when they have no pending invitation.
+ * `spec` with `user`'s invitation turned into a membership with its role (for a member already, an owner's offer of
+ * the owner role). `role` is the role the invitee saw and accepts: an invitation renewed meanwhile with another role
+ * is refused, so nobody is made an owner they did not agree to be. @throws NotFoundError when they have no pending
+ * invitation; ConflictError when it offers another role.
  */
-export function withInvitationAccepted(spec: ProjectSpec, projectId: string, user: string, now: number): { spec: ProjectSpec; member: ProjectMember } {
+export function withInvitationAccepted(spec: ProjectSpec, projectId: string, user: string, role: ProjectRole, now: number): { spec: ProjectSpec; member: ProjectMember } {
   const invitation = pendingInvitations(spec, now).find((i) => i.user === user);
   if (!invitation) throw new NotFoundError(`${user} has no pending invitation to ${projectId}.`);
-  const members = spec.members ?? [];
-  const member = members.find((m) => m.user === user) ?? { user, role: invitation.role };
-  const rest = withoutInvitation(spec, projectId, user, now);
-  return { spec: { ...rest, members: members.some((m) => m.user === user) ? members : [...members, member] }, member };
+  if (invitation.role !== role) throw new ConflictError(`The invitation to ${projectId} offers the role ${invitation.role} now, not ${role}: read it again, then accept it as it is.`);
+  const member = { user, role: invitation.role };
+  const members = [...(spec.members ?? []).filter((m) => m.user !== user), member];
+  return { spec: withoutInvitation({ ...spec, members }, projectId, user, now), member };
 }

@@ -1,4 +1,4 @@
-import { PROJECT_AUDIT_FROM_ANNOTATION, CREATED_BY_USER_ANNOTATION, type Project, type ProjectMember, type ProjectSpec } from '../../src/apis/v1alpha1/project.ts';
+import { PROJECT_AUDIT_FROM_ANNOTATION, CREATED_BY_USER_ANNOTATION, type Project, type ProjectMember, type ProjectRole, type ProjectSpec } from '../../src/apis/v1alpha1/project.ts';
 import { pendingInvitations, withInvitation, withInvitationAccepted, withInvitations, withoutInvitation } from './project-invitations.ts';
 import { timeOfEntryId } from '../audit/audit-entry.ts';
 import { settle } from '../../src/platform/settle.ts';
@@ -29,6 +29,12 @@ function describeContents(resource: ResourceRef, items: readonly ProjectContent[
   const names = items.slice(0, 5).map((item) => item.spec?.domain ?? item.metadata?.name ?? '?');
   return `${items.length} ${items.length === 1 ? one : many} (${names.join(', ')}${items.length > 5 ? ', …' : ''})`;
 }
+
+/**
+ * Invitations one person may have waiting, over every project: anyone may invite any id, so without it a few accounts
+ * could bury someone's list (and each list is read whole).
+ */
+export const MAX_INVITATIONS_PER_PERSON = 100;
 
 /** Namespaces a project may not take: its namespace carries the project's id. */
 const RESERVED = /^(default|kube-.*|cloudwright|cloudwright-.*|openshift.*)$/;
@@ -197,17 +203,25 @@ export class ProjectDirectory {
   }
 
   /**
-   * An owner's add: a member's role changed, or anyone else invited (they become a member by accepting, so nobody is
-   * put into a project without their consent: review-146 F2). `direct` (an administrator's add) makes them a member
-   * at once, as editing the Project with kubectl would.
+   * An owner's add: anyone not a member is invited, and so is a member offered the owner role (they become a member,
+   * or an owner, by accepting: nobody is put into a project, or left holding one, without consent: review-146 F2 and
+   * review-159 F1); a member's role lowered, or kept, is changed at once. `direct` (an administrator's add) makes them
+   * a member at once, as editing the Project with kubectl would.
    */
   async addMember(projectId: string, member: ProjectMember, by: { readonly userId: string; readonly direct: boolean }): Promise<{ member: ProjectMember } | { invitation: InvitationView }> {
-    return this.#update<{ member: ProjectMember } | { invitation: InvitationView }>(projectId, (spec, now) => {
+    const waiting = this.invitationsFor(member.user).filter((i) => i.project_id !== projectId).length;
+    return this.#update<{ member: ProjectMember } | { invitation: InvitationView }>(projectId, (spec, now, project) => {
       const members = spec.members ?? [];
-      if (by.direct || members.some((m) => m.user === member.user)) {
+      const current = members.find((m) => m.user === member.user);
+      if (by.direct || (current && (current.role === member.role || member.role === 'member'))) {
         const invitations = pendingInvitations(spec, now).filter((i) => i.user !== member.user);
         return { spec: withInvitations({ ...spec, members: [...members.filter((m) => m.user !== member.user), member] }, invitations), result: { member } };
       }
+      if (waiting >= MAX_INVITATIONS_PER_PERSON) {
+        throw new ConflictError(`${member.user} has ${waiting} invitations waiting, the most a person may have; they must answer some first.`);
+      }
+      // An owner role offered to a member GitOps declares could never be accepted: refused now, as a change would be.
+      if (current) refuseEntriesAppliedElsewhere(project, ['spec', 'members'], [{ user: member.user }]);
       const invitation = { ...member, invitedBy: by.userId, invitedAt: new Date(now).toISOString() };
       return { spec: withInvitation(spec, invitation, now), result: { invitation: invitationView(projectId, spec, invitation) } };
     });
@@ -246,9 +260,16 @@ export class ProjectDirectory {
     await this.#update(projectId, (spec, now) => ({ spec: withoutInvitation(spec, projectId, userId, now), result: undefined }));
   }
 
-  async acceptInvitation(projectId: string, userId: string): Promise<ProjectMember> {
+  /** Whether `userId` has an invitation to `projectId` that stands (read from the cache). */
+  hasInvitation(projectId: string, userId: string): boolean {
+    const project = this.#cache.get(projectId);
+    return project !== undefined && pendingInvitations(project.spec, Date.now()).some((i) => i.user === userId);
+  }
+
+  /** `role`: the role the invitee saw and accepts (a different one offered now is refused). */
+  async acceptInvitation(projectId: string, userId: string, role: ProjectRole): Promise<ProjectMember> {
     return this.#update(projectId, (spec, now) => {
-      const { spec: accepted, member } = withInvitationAccepted(spec, projectId, userId, now);
+      const { spec: accepted, member } = withInvitationAccepted(spec, projectId, userId, role, now);
       return { spec: accepted, result: member };
     });
   }
@@ -275,12 +296,12 @@ export class ProjectDirectory {
    * A change of a project's spec, read from the apiserver and written conditionally, retried on a conflict; a project
    * keeps an owner, and a member declared by a GitOps tool stays its to change.
    */
-  async #update<T>(projectId: string, change: (spec: ProjectSpec, now: number) => { spec: ProjectSpec; result: T }): Promise<T> {
+  async #update<T>(projectId: string, change: (spec: ProjectSpec, now: number, project: Project) => { spec: ProjectSpec; result: T }): Promise<T> {
     let result: T | undefined;
     const updated = await retryOnConflict(async () => {
       const project = await this.#projects().get('', projectId);
       if (!project) throw new NotFoundError(`Project ${projectId} does not exist.`);
-      const next = change(project.spec, Date.now());
+      const next = change(project.spec, Date.now(), project);
       result = next.result;
       const [before, after] = [project.spec.members ?? [], next.spec.members ?? []];
       if (!after.some((m) => m.role === 'owner')) throw new ConflictError(`Project ${projectId} must keep at least one owner.`);

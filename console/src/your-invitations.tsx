@@ -20,9 +20,10 @@ export function YourInvitations({ onAccepted }: { onAccepted: () => void }) {
     }
     invitations.reload();
   };
-  const accept = (projectId: string, name: string) =>
+  // The role shown is the role accepted: an invitation renewed with another since is refused (409), not taken.
+  const accept = (projectId: string, name: string, role: 'owner' | 'member') =>
     answer(async () => {
-      const { member } = await ok(api.POST('/v1/user/invitations/{projectId}/accept', { params: { path: { projectId } } }));
+      const { member } = await ok(api.POST('/v1/user/invitations/{projectId}/accept', { params: { path: { projectId } }, body: { role } }));
       onAccepted();
       return `You are now ${member.role === 'owner' ? 'an owner' : 'a member'} of ${name}.`;
     });
@@ -49,7 +50,7 @@ export function YourInvitations({ onAccepted }: { onAccepted: () => void }) {
                   {' '}
                   {i.project_id} · {i.role}, invited by {i.invited_by} · until <time dateTime={i.expires_at}>{new Date(i.expires_at).toLocaleString()}</time>
                 </span>{' '}
-                <button type="button" onClick={() => void accept(i.project_id, i.project_name)}>
+                <button type="button" onClick={() => void accept(i.project_id, i.project_name, i.role)}>
                   Accept the invitation to {i.project_name}
                 </button>{' '}
                 <button type="button" onClick={() => decline(i.project_id, i.project_name)}>

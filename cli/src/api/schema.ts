@@ -791,7 +791,7 @@ export interface paths {
         get?: never;
         /**
          * Invite someone, or change a member’s role (owners and administrators)
-         * @description For a member, changes their role (200). Anyone else is invited (202): they become a member only by accepting (`POST /v1/user/invitations/{projectId}/accept`) within 7 days; inviting them again renews it with the role given. An administrator’s add makes them a member at once (200; 404 for a user that does not exist). An owner’s invitation is answered alike whether or not the user exists, so it tells nobody which user ids are taken.
+         * @description Lowers or keeps a member’s role at once (200). Anyone else is invited (202), and so is a member offered the owner role: they become a member, or an owner, only by accepting (`POST /v1/user/invitations/{projectId}/accept`) within 7 days; inviting them again renews it with the role given. An invitation stands while its inviter is an owner. An administrator’s add makes them a member at once (200; 404 for a user that does not exist). An owner’s invitation is answered alike whether or not the user exists, so it tells nobody which user ids are taken.
          */
         put: {
             parameters: {
@@ -1452,7 +1452,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Accept an invitation: the caller becomes a member with the role it offers */
+        /**
+         * Accept an invitation: the caller becomes a member with the role it offers
+         * @description `role` is the role the caller saw offered and accepts: an invitation renewed with another role since is refused (409), so nobody is made an owner they did not agree to be.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -1463,7 +1466,13 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "application/json": {
+                        role: "owner" | "member";
+                    };
+                };
+            };
             responses: {
                 /** @description Default Response */
                 200: {
@@ -2769,7 +2778,7 @@ export interface paths {
         put?: never;
         /**
          * Create a user (administrators)
-         * @description Add them to projects with `PUT /v1/projects/{projectId}/members/{userId}`.
+         * @description Add them to projects with `PUT /v1/projects/{projectId}/members/{userId}` (an administrator’s add is at once; an owner’s is an invitation they accept).
          */
         post: {
             parameters: {

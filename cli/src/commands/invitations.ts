@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
-import { act, confirmOrExit, examples, withJson, withLimit, withYes } from '../command-kit.ts';
+import { act, choiceOption, confirmOrExit, examples, withJson, withLimit, withYes } from '../command-kit.ts';
+import { CliError } from '../errors.ts';
 import type { Context } from '../context.ts';
 import { collectPages } from '../pages.ts';
-import { printJson, printTable, success, note } from '../output.ts';
+import { note, printJson, printTable, success, terminalSafe } from '../output.ts';
 
 /** `2026-12-13 21:40 UTC`: when an invitation lapses, to the minute. */
 export function lapsesAt(iso: string): string {
@@ -13,9 +14,19 @@ export function lapsesAt(iso: string): string {
 export function registerInvitations(projects: Command): void {
   const invitations = projects.command('invitations').alias('invites').description('List, accept and decline the invitations to projects waiting for you');
   examples(act(withLimit(withJson(invitations.command('ls').alias('list').description('List the invitations waiting for you'))), listMine), ['cw projects invitations ls']);
-  examples(act(invitations.command('accept').argument('<project>', 'project id').description('Accept an invitation: you become a member with the role it offers'), accept), [
-    'cw projects invitations accept shop',
-  ]);
+  examples(
+    act(
+      withYes(
+        invitations
+          .command('accept')
+          .argument('<project>', 'project id')
+          .option('--role <role>', 'the role you accept (owner or member); refused if the invitation offers another', choiceOption(['owner', 'member'] as const))
+          .description('Accept an invitation: you become a member, or an owner, as it offers (asks first, showing the role)'),
+      ),
+      accept,
+    ),
+    ['cw projects invitations accept shop', 'cw projects invitations accept shop --role member --yes'],
+  );
   examples(act(withYes(invitations.command('decline').argument('<project>', 'project id').description('Decline an invitation')), decline), ['cw projects invitations decline shop --yes']);
 }
 
@@ -33,13 +44,22 @@ async function listMine(ctx: Context, options: { limit?: number }): Promise<void
   if (ctx.json) return printJson(answer);
   printTable(
     ['PROJECT', 'NAME', 'ROLE', 'INVITED BY', 'LAPSES'],
-    answer.invitations.map((i) => [i.project_id, i.project_name, i.role, i.invited_by, lapsesAt(i.expires_at)]),
+    answer.invitations.map((i) => [i.project_id, terminalSafe(i.project_name, ''), i.role, i.invited_by, lapsesAt(i.expires_at)]),
     'No invitations waiting for you.',
   );
 }
 
-async function accept(ctx: Context, projectId: string): Promise<void> {
-  const answer = await ctx.ok(ctx.api.POST('/v1/user/invitations/{projectId}/accept', { params: { path: { projectId } } }));
+/**
+ * Accepts the role the person was shown (the prompt) or named (`--role`): the API refuses an invitation renewed with
+ * another role meanwhile, so nobody becomes an owner they did not agree to be.
+ */
+async function accept(ctx: Context, projectId: string, options: { role?: 'owner' | 'member' }): Promise<void> {
+  const invitation = (await myInvitations(ctx)).invitations.find((i) => i.project_id === projectId);
+  if (!invitation) throw new CliError(`no invitation to ${projectId} is waiting for you (\`cw projects invitations ls\` lists yours)`);
+  if (options.role && options.role !== invitation.role) throw new CliError(`the invitation to ${projectId} offers the role ${invitation.role}, not ${options.role}`);
+  const role = invitation.role === 'owner' ? 'an owner' : 'a member';
+  await confirmOrExit(ctx, `Join ${projectId} (${terminalSafe(invitation.project_name, '')}) as ${role}, invited by ${invitation.invited_by}?`);
+  const answer = await ctx.ok(ctx.api.POST('/v1/user/invitations/{projectId}/accept', { params: { path: { projectId } }, body: { role: invitation.role } }));
   success(`Joined ${projectId} as ${answer.member.role === 'owner' ? 'an owner' : 'a member'}`);
   note(`make it the default with \`cw projects use ${projectId}\``);
 }

@@ -31,7 +31,7 @@ export function Members() {
       return false;
     }
   };
-  // For a member the API changes the role (200); anyone else is invited (202) and must accept.
+  // A member's role lowered is changed at once (200); anyone else, and a member offered the owner role, is invited (202) and must accept.
   const put = (userId: string, role: Role) =>
     act(async () => {
       const answer = await ok(api.PUT('/v1/projects/{projectId}/members/{userId}', { params: { path: { projectId, userId } }, body: { role } }));
@@ -78,7 +78,7 @@ export function Members() {
                 <td>{m.role}</td>
                 <td>
                   <button type="button" onClick={() => void put(m.user_id, m.role === 'owner' ? 'member' : 'owner')}>
-                    Make {m.user_id} {m.role === 'owner' ? 'a member' : 'an owner'}
+                    {m.role === 'owner' ? `Make ${m.user_id} a member` : `Offer ${m.user_id} the owner role`}
                   </button>{' '}
                   <button type="button" onClick={() => remove(m.user_id)}>
                     Remove {m.user_id}
