@@ -232,7 +232,9 @@ describe('source builds', () => {
 
       const member = await platform.createUser();
       const ownerOfProject = await platform.tokenFor(owner, ['projects:write']);
-      expect((await call('PUT', `/members/${member}`, { role: 'member' }, ownerOfProject)).statusCode).toBe(200);
+      expect((await call('PUT', `/members/${member}`, { role: 'member' }, ownerOfProject)).statusCode).toBe(202);
+      const joining = { authorization: `Bearer ${await platform.tokenFor(member, ['projects:write'])}` };
+      expect((await platform.app.inject({ method: 'POST', url: `/v1/user/invitations/${project}/accept`, headers: joining, payload: { role: 'member' } })).statusCode).toBe(200);
       const removed = await follow(await platform.tokenFor(member, ['apps:read']));
       expect((await call('DELETE', `/members/${member}`, undefined, ownerOfProject)).statusCode).toBe(204);
       expect(await removed.next({ events: true })).toBeUndefined();

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { DISPLAY_TEXT_PATTERN, DISPLAY_TEXT_RULE } from './display-text.ts';
+import { DNS_SUBDOMAIN_PATTERN } from '../../src/apis/v1alpha1/strings.ts';
 
 // Response schemas avoid `anyOf` where a type list or an enum says the same: fast-json-stringify serialises
 // those directly, while an `anyOf` costs a validation per value to pick the branch (measured: make bench).
@@ -17,7 +18,8 @@ export const userIdSchema = (description: string) =>
   Type.String({
     minLength: 1,
     maxLength: 253,
-    pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$',
+    // As the User and Project.spec.members names are checked (labels of at most 63): an id the apiserver would refuse is a 400 here.
+    pattern: DNS_SUBDOMAIN_PATTERN,
     description,
   });
 

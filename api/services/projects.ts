@@ -235,7 +235,7 @@ export class ProjectDirectory {
     });
   }
 
-  /** The project's invitations that have not lapsed, oldest first. */
+  /** The project's invitations that stand (not lapsed, their inviter still an owner), oldest first. */
   invitations(projectId: string): InvitationView[] {
     const project = this.#cache.get(projectId);
     if (!project) throw new NotFoundError(`Project ${projectId} does not exist.`);
@@ -274,7 +274,7 @@ export class ProjectDirectory {
     });
   }
 
-  /** Every invitation naming `userId` withdrawn, read from the apiserver: for a user being deleted, so a later user of the same id finds none. */
+  /** Every invitation naming `userId` withdrawn, read from the apiserver: for a user being deleted (their offers do not wait for a later user of the id). */
   async dropInvitationsOf(userId: string): Promise<void> {
     const { items } = await this.#projects().list('');
     const now = Date.now();
