@@ -89,6 +89,12 @@ describe('invitations', () => {
     // Lowering a role needs no consent.
     const lowered = await invite(project, dave.user, 'member');
     expect([lowered.statusCode, lowered.json()]).toEqual([200, { member: { user_id: dave.user, role: 'member' } }]);
+    // A member removed with an owner offer pending loses the offer too: it would let them back in as owner.
+    expect((await invite(project, dave.user, 'owner')).statusCode).toBe(202);
+    expect((await platform.app.inject({ method: 'DELETE', url: `/v1/projects/${project}/members/${dave.user}`, headers: as(ownerToken) })).statusCode).toBe(204);
+    expect(await pending(project)).toEqual([]);
+    expect((await accept(project, dave.token, 'owner')).statusCode).toBe(404);
+    expect(await canRead(project, dave.token)).toBe(403);
   });
 
   it('lets an invitation stand only while its inviter is an owner', async () => {

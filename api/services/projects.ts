@@ -227,11 +227,13 @@ export class ProjectDirectory {
     });
   }
 
+  /** Their offer of the owner role, if one is pending, goes with them: it would otherwise let them back in as owner. */
   async removeMember(projectId: string, userId: string): Promise<void> {
-    await this.#update(projectId, (spec) => {
+    await this.#update(projectId, (spec, now) => {
       const members = spec.members ?? [];
       if (!members.some((m) => m.user === userId)) throw new NotFoundError(`${userId} is not a member of ${projectId}.`);
-      return { spec: { ...spec, members: members.filter((m) => m.user !== userId) }, result: undefined };
+      const invitations = pendingInvitations(spec, now).filter((i) => i.user !== userId);
+      return { spec: withInvitations({ ...spec, members: members.filter((m) => m.user !== userId) }, invitations), result: undefined };
     });
   }
 
