@@ -1,4 +1,4 @@
-import type { ProjectInvitation, ProjectSpec } from '../../src/apis/v1alpha1/project.ts';
+import type { ProjectInvitation, ProjectRole, ProjectSpec } from '../../src/apis/v1alpha1/project.ts';
 import { invitationExpiry } from './project-invitations.ts';
 
 /** An invitation as the REST API shows it. */
@@ -6,7 +6,7 @@ export interface InvitationView {
   project_id: string;
   project_name: string;
   user_id: string;
-  role: 'owner' | 'member';
+  role: ProjectRole;
   invited_by: string;
   invited_at: string;
   expires_at: string;

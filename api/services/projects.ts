@@ -209,7 +209,6 @@ export class ProjectDirectory {
    * a member at once, as editing the Project with kubectl would.
    */
   async addMember(projectId: string, member: ProjectMember, by: { readonly userId: string; readonly direct: boolean }): Promise<{ member: ProjectMember } | { invitation: InvitationView }> {
-    const waiting = this.invitationsFor(member.user).filter((i) => i.project_id !== projectId).length;
     return this.#update<{ member: ProjectMember } | { invitation: InvitationView }>(projectId, (spec, now, project) => {
       const members = spec.members ?? [];
       const current = members.find((m) => m.user === member.user);
@@ -217,6 +216,7 @@ export class ProjectDirectory {
         const invitations = pendingInvitations(spec, now).filter((i) => i.user !== member.user);
         return { spec: withInvitations({ ...spec, members: [...members.filter((m) => m.user !== member.user), member] }, invitations), result: { member } };
       }
+      const waiting = this.invitationsFor(member.user).filter((i) => i.project_id !== projectId).length;
       if (waiting >= MAX_INVITATIONS_PER_PERSON) {
         throw new ConflictError(`${member.user} has ${waiting} invitations waiting, the most a person may have; they must answer some first.`);
       }
@@ -276,19 +276,17 @@ export class ProjectDirectory {
     });
   }
 
-  /** Every invitation naming `userId` withdrawn, read from the apiserver: for a user being deleted (their offers do not wait for a later user of the id). */
-  async dropInvitationsOf(userId: string): Promise<void> {
-    const { items } = await this.#projects().list('');
+  /**
+   * Every invitation naming `userId` in `projects` (read from the apiserver by the caller) withdrawn: for a user being
+   * deleted, so offers made to them do not wait for a later user of the id.
+   */
+  async dropInvitationsOf(userId: string, projects: readonly Project[]): Promise<void> {
     const now = Date.now();
-    for (const project of items) {
+    for (const project of projects) {
       if (!pendingInvitations(project.spec, now).some((i) => i.user === userId)) continue;
-      await this.#update(project.metadata?.name ?? '', (spec, at) => ({
-        spec: withInvitations(
-          spec,
-          pendingInvitations(spec, at).filter((i) => i.user !== userId),
-        ),
-        result: undefined,
-      })).catch((err: unknown) => {
+      const name = project.metadata?.name ?? '';
+      // Gone meanwhile (the project, or the invitation): nothing to withdraw.
+      await this.#update(name, (spec, at) => ({ spec: withoutInvitation(spec, name, userId, at), result: undefined })).catch((err: unknown) => {
         if (!(err instanceof NotFoundError)) throw err;
       });
     }

@@ -56,7 +56,7 @@ export interface UserDirectoryOptions {
   /** How long a write waits for the shared cache to reflect it (default 5 s); see {@link UserDirectory}. */
   readonly cacheWaitMs?: number;
   /** Where a deleted user's pending invitations are withdrawn. */
-  readonly invitations?: { dropInvitationsOf(userId: string): Promise<void> };
+  readonly invitations?: { dropInvitationsOf(userId: string, projects: readonly Project[]): Promise<void> };
 }
 
 /**
@@ -194,8 +194,8 @@ export class UserDirectory {
       const shown = memberOf.sort().slice(0, 10).join(', ') + (memberOf.length > 10 ? ', …' : '');
       throw new ConflictError(`User ${userId} is still a member of ${shown}; remove them from those projects first.`);
     }
-    // Like the tokens: a later user of the same id must not find memberships offered to this one.
-    await this.#invitations?.dropInvitationsOf(userId);
+    // Like the tokens: offers made to this person do not wait for a later user of the id.
+    await this.#invitations?.dropInvitationsOf(userId, items);
     for (const token of await this.#tokens.listTokens(userId)) {
       if (!token.revoked) await this.#tokens.revokeToken(token.id);
     }

@@ -135,8 +135,8 @@ async function addMember(ctx: Context, user: string, options: { role: 'owner' | 
 async function removeMember(ctx: Context, user: string): Promise<void> {
   const projectId = await ctx.project();
   const path = { params: { path: { projectId, userId: user } } };
-  const { invitations } = await ctx.ok(ctx.api.GET('/v1/projects/{projectId}/invitations', { params: { path: { projectId } } }));
-  const { members } = await ctx.ok(ctx.api.GET('/v1/projects/{projectId}/members', { params: { path: { projectId } } }));
+  const project = { params: { path: { projectId } } };
+  const [{ invitations }, { members }] = await Promise.all([ctx.ok(ctx.api.GET('/v1/projects/{projectId}/invitations', project)), ctx.ok(ctx.api.GET('/v1/projects/{projectId}/members', project))]);
   // Someone invited and not a member: what goes is the invitation.
   if (!members.some((m) => m.user_id === user) && invitations.some((i) => i.user_id === user)) {
     await confirmOrExit(ctx, `Withdraw the invitation of ${user} to ${projectId}?`);
