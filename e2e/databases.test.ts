@@ -10,7 +10,7 @@ import type { Database } from '../src/apis/v1alpha1/database.ts';
 import { createInformerFactory, loadKubeConnection, objectClient, SECRETS, type KubeObject } from '../src/kube/index.ts';
 import { DatabaseDirectory } from '../src/platform/databases/databases.ts';
 import { DATABASES } from '../src/platform/resources.ts';
-import { createMemberAccount, type MemberAccount } from './harness/accounts.ts';
+import { createMemberAccount, inviteAndAccept, type MemberAccount } from './harness/accounts.ts';
 import type { ApiServer } from './harness/api-server.ts';
 import type { DatabaseServer } from './harness/database-server.ts';
 import { startDatabaseStack, type DatabaseStack } from './harness/database-stack.ts';
@@ -286,18 +286,8 @@ describe('SQL databases through cw-api, cw-operator and cw-db with @libsql/clien
 
   it('takes a member’s query tokens with them when they are removed from the project; the database’s own token and others’ stay', async () => {
     const visitor = await createMemberAccount(inject('kubeconfig'), 'dbvisit');
-    const owner = { authorization: `Bearer ${member.token}`, 'content-type': 'application/json' };
+    await inviteAndAccept(api!.url, member, visitor);
     const at = `${api!.url}/v1/projects/${member.project}/members/${visitor.user}`;
-    expect((await fetch(at, { method: 'PUT', headers: owner, body: JSON.stringify({ role: 'member' }) })).status).toBe(202);
-    expect(
-      (
-        await fetch(`${api!.url}/v1/user/invitations/${member.project}/accept`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${visitor.token}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ role: 'member' }),
-        })
-      ).status,
-    ).toBe(200);
     const theirs = await eventually(
       'the new member’s query token',
       () => call<{ query_token: string }>('POST', '/databases/notes/query-tokens', {}, visitor.token),

@@ -12,7 +12,7 @@ import type { Project } from '../src/apis/v1alpha1/project.ts';
 import { loadKubeConnection, objectClient, type KubeObject } from '../src/kube/index.ts';
 import { NAMESPACES, PROJECTS } from '../src/platform/resources.ts';
 import type { RunningService } from '../git-server/serve.ts';
-import { createMemberAccount, createProjectNamespace, type MemberAccount } from './harness/accounts.ts';
+import { createMemberAccount, createProjectNamespace, inviteAndAccept, type MemberAccount } from './harness/accounts.ts';
 import { startApiServer, type ApiServer } from './harness/api-server.ts';
 import { cw, type CwUser } from './harness/cli.ts';
 import { GitClient } from './harness/git-client.ts';
@@ -192,17 +192,7 @@ describe('git tokens of a project', () => {
 
     // A member's token stops when the owner removes them from the project.
     const visitor = await createMemberAccount(kubeconfig, 'gitc');
-    const owner = { authorization: `Bearer ${a.token}`, 'content-type': 'application/json' };
-    expect((await fetch(`${api!.url}/v1/projects/${a.project}/members/${visitor.user}`, { method: 'PUT', headers: owner, body: JSON.stringify({ role: 'member' }) })).status).toBe(202);
-    expect(
-      (
-        await fetch(`${api!.url}/v1/user/invitations/${a.project}/accept`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${visitor.token}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ role: 'member' }),
-        })
-      ).status,
-    ).toBe(200);
+    await inviteAndAccept(api!.url, a, visitor);
     const theirs = await eventually(
       'the new member’s token',
       () => mintGitToken(visitor, ['read'], {}, a.project),

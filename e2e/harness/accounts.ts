@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { expect } from 'vitest';
 import type { Project } from '../../src/apis/v1alpha1/project.ts';
 import type { User } from '../../src/apis/v1alpha1/user.ts';
 import { issueToken, SCOPE_NAMES, type Scope } from '../../src/auth/index.ts';
@@ -30,6 +31,19 @@ export async function createMemberAccount(kubeconfig: string, prefix = 'member')
   const { user, token, tokenId } = await createUserAccount(kubeconfig, prefix);
   const project = await createOwnedProject(kubeconfig, user, `${prefix}-project`);
   return { user, project, token, tokenId };
+}
+
+/**
+ * `visitor` made a member of `owner`'s project through the API at `apiUrl`, as people are: the owner invites them
+ * (202), and they accept the member role (200).
+ */
+export async function inviteAndAccept(apiUrl: string, owner: Pick<MemberAccount, 'project' | 'token'>, visitor: Pick<MemberAccount, 'user' | 'token'>): Promise<void> {
+  const as = (token: string) => ({ authorization: `Bearer ${token}`, 'content-type': 'application/json' });
+  const body = JSON.stringify({ role: 'member' });
+  const invited = await fetch(`${apiUrl}/v1/projects/${owner.project}/members/${visitor.user}`, { method: 'PUT', headers: as(owner.token), body });
+  expect(invited.status, await invited.text()).toBe(202);
+  const accepted = await fetch(`${apiUrl}/v1/user/invitations/${owner.project}/accept`, { method: 'POST', headers: as(visitor.token), body });
+  expect(accepted.status, await accepted.text()).toBe(200);
 }
 
 /** A user of no project yet, under a fresh name, with a token carrying every member scope. */
