@@ -3,7 +3,7 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { ApiError, CliError } from '../errors.ts';
-import { apiClient, apiError, expectOk, unreachable } from './client.ts';
+import { apiClient, apiError, expectOk, RATE_LIMIT_WAITS, unreachable } from './client.ts';
 
 describe('apiError', () => {
   it("prefers a problem detail's detail over its title", () => {
@@ -56,6 +56,47 @@ describe('apiClient', () => {
       expect([(err as ApiError).status, (err as ApiError).message]).toEqual([404, 'Project p has no app x.']);
       expect(seen.authorization).toBe('Bearer cwt_x');
       expect(seen['user-agent']).toMatch(/^cw\//);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('waits out a 429 that asks for a few seconds and sends the request again, body and all', async () => {
+    const bodies: string[] = [];
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk));
+      req.on('end', () => {
+        bodies.push(body);
+        const limited = bodies.length < RATE_LIMIT_WAITS.attempts;
+        res.writeHead(limited ? 429 : 201, { 'content-type': 'application/json', ...(limited ? { 'retry-after': '0' } : {}) });
+        res.end(JSON.stringify(limited ? { detail: 'Write limit of 10 writes per second exceeded; retry in 0 s.' } : { id: 'shop' }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const made = await expectOk(apiClient(url, 'cwt_x').POST('/v1/projects', { body: { project_id: 'shop', name: 'Shop' } }), url);
+      expect(made).toEqual({ id: 'shop' });
+      expect(bodies).toEqual(Array(RATE_LIMIT_WAITS.attempts).fill(JSON.stringify({ project_id: 'shop', name: 'Shop' })));
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('reports a 429 that asks for a longer wait than it waits by itself, at once', async () => {
+    let requests = 0;
+    const server = createServer((_req, res) => {
+      requests++;
+      res.writeHead(429, { 'content-type': 'application/problem+json', 'retry-after': String(RATE_LIMIT_WAITS.maxSeconds + 1) });
+      res.end(JSON.stringify({ title: 'Too Many Requests', status: 429, detail: 'Rate limit of 1 requests per minute exceeded; retry in 11 s.' }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const err = await expectOk(apiClient(url, 'cwt_x').GET('/v1/projects'), url).catch((e: unknown) => e);
+      expect([(err as ApiError).status, (err as ApiError).message]).toEqual([429, 'Rate limit of 1 requests per minute exceeded; retry in 11 s.']);
+      expect(requests).toBe(1);
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }

@@ -1,5 +1,6 @@
 // The API client: openapi-fetch typed by the types generated from the API's own OpenAPI document
 // (schema.ts, `make openapi`), so a request or response field the API does not have fails to compile.
+import { setTimeout as sleep } from 'node:timers/promises';
 import createClient, { type Client, defaultPathSerializer } from 'openapi-fetch';
 import { ApiError, CliError, UsageError } from '../errors.ts';
 import { VERSION } from '../version.ts';
@@ -10,7 +11,29 @@ export type Api = Client<paths>;
 export function apiClient(baseUrl: string, token?: string): Api {
   const headers: Record<string, string> = { 'user-agent': `cw/${VERSION}` };
   if (token) headers.authorization = `Bearer ${token}`;
-  return createClient<paths>({ baseUrl, headers, pathSerializer: checkedPath });
+  return createClient<paths>({ baseUrl, headers, pathSerializer: checkedPath, fetch: waitingOutRateLimits() });
+}
+
+/** How often, and how long at most each time, `cw` waits out a 429 by itself before it reports it. */
+export const RATE_LIMIT_WAITS = { attempts: 3, maxSeconds: 10 };
+
+/**
+ * `fetch` that sends a request again after a 429 whose `Retry-After` is a few seconds: the API answers so
+ * before it does anything (a rate, write or in-flight limit), so the request is safe to repeat, and a script
+ * run through `cw` slows down instead of failing. A longer wait, or a 429 past the attempts, is reported.
+ */
+function waitingOutRateLimits(): (request: Request) => Promise<Response> {
+  return async (request) => {
+    for (let attempt = 1; ; attempt++) {
+      const last = attempt >= RATE_LIMIT_WAITS.attempts;
+      // A body can be sent once: each attempt but the last sends a copy.
+      const response = await fetch(last ? request : request.clone());
+      const seconds = Number(response.headers.get('retry-after') ?? Number.NaN);
+      if (response.status !== 429 || last || !(seconds >= 0 && seconds <= RATE_LIMIT_WAITS.maxSeconds)) return response;
+      await response.body?.cancel();
+      await sleep(seconds * 1000);
+    }
+  };
 }
 
 /**
