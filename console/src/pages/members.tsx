@@ -17,6 +17,8 @@ export function Members() {
   const invitations = useLoad(() => ok(api.GET('/v1/projects/{projectId}/invitations', { params: { path: { projectId } } })), [projectId]);
   const [error, setError] = useState<string | undefined>(undefined);
   const [message, setMessage] = useState<string | undefined>(undefined);
+  // The API lets owners and administrators withdraw an invitation, but a console session never holds `admin` (an
+  // administrator who is no member is refused this page): here only owners may withdraw.
   const owner = members.data?.members.some((m) => m.user_id === me && m.role === 'owner') ?? false;
   const act = async (call: () => Promise<string | undefined>): Promise<boolean> => {
     setError(undefined);
