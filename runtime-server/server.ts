@@ -34,6 +34,7 @@ import { S3ArtifactSource } from './s3-artifact-source.ts';
 import { projectAccountView, projectAppHostname, projectRuntimeApp } from './cache-projections.ts';
 import { startStatusServer, type StatusServer } from './status-server.ts';
 import { FirstPass } from './first-pass.ts';
+import { projectsAccessLog } from './projects-access.ts';
 import { ActedMarks } from './acted-marks.ts';
 import { impliedReport, type DefaultHostSettings } from '../src/runtime-contract/implied-report.ts';
 import { compareResourceVersions } from '../src/kube/resource-version.ts';
@@ -443,13 +444,10 @@ export class RuntimeServer {
     }));
     // Whom each project's use of the shared bounds counts against. Until they are listed, each project is its own
     // account (a few seconds at a start): nothing waits for them. A replica confined to one namespace leaves
-    // cluster-scoped Projects alone (as the operator does), its project its own account.
-    const projects = (this.#projects = config.watchNamespace
-      ? undefined
-      : createInformer<Project>(kube, PROJECTS, {
-          project: projectAccountView,
-          onError: (err, info) => this.#log.warn('informer error', { resource: 'projects', phase: info.phase, retryInMs: info.retryInMs, err }),
-        }));
+    // cluster-scoped Projects alone (as the operator does), its project its own account. Without the RBAC to list
+    // them, the same: said once (projects-access.ts).
+    const projectsAccess = projectsAccessLog(this.#log);
+    const projects = (this.#projects = config.watchNamespace ? undefined : createInformer<Project>(kube, PROJECTS, { project: projectAccountView, onError: projectsAccess.onError }));
     // Subscribed before the serving controller: a change is pending for the mark before its reconcile can begin.
     informer.onChange((app) => this.#marks.changed(app));
     informer.onQuietChange((app) => this.#marks.changedQuietly(app));
@@ -507,6 +505,11 @@ export class RuntimeServer {
     const admissionCaches = [domains, domainClaims, databases, certificates];
     for (const i of [informer, hostnames, hostnameClaims, ...admissionCaches]) i.start();
     projects?.start();
+    // Rejected only by a stop, which has nothing to say.
+    projects?.waitForSync(this.#abort.signal).then(
+      () => projectsAccess.listed(),
+      () => {},
+    );
     await Promise.all(admissionCaches.map((i) => i.waitForSync(this.#abort.signal)));
     // Once the certificates are known, so the first handshakes find theirs.
     if (config.https) await tls.listen(config.https, store, (server) => engine.serveOn(server));
