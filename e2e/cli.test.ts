@@ -169,11 +169,18 @@ describe('projects and members', () => {
     expect(joined.code, joined.stderr).toBe(0);
     expect(joined.stdout + joined.stderr).toContain(`Joined ${id} as a member`);
     expectOneLineError(await cw(invitee, ['projects', 'invitations', 'accept', id, '--yes']), 1, new RegExp(`no invitation to ${id} is waiting for you`));
+    // A member offered the owner role is promoted, not joining: told so, without the hint to make it the default.
+    expect((await cw(person, ['projects', 'members', 'add', other.user, '--role', 'owner'])).stdout).toContain(`Invited ${other.user} to ${id} as an owner`);
+    expectOneLineError(await cw(invitee, ['projects', 'invitations', 'accept', id]), 2, new RegExp(`not confirmed: Become an owner of ${id} \\(Made by cw\\), invited by ${member.user}\\?`));
+    const promoted = await cw(invitee, ['projects', 'invitations', 'accept', id, '--yes']);
+    expect(promoted.code, promoted.stderr).toBe(0);
+    expect(promoted.stdout + promoted.stderr).toContain(`You are now an owner of ${id}`);
+    expect(promoted.stdout + promoted.stderr).not.toMatch(/Joined|cw projects use/);
     const members = await cwJson<{ members: { user_id: string; role: string }[] }>(person, ['projects', 'members', 'ls'], { method: 'GET', path: '/v1/projects/{projectId}/members' });
     expect(members.members).toEqual(
       expect.arrayContaining([
         { user_id: member.user, role: 'owner' },
-        { user_id: other.user, role: 'member' },
+        { user_id: other.user, role: 'owner' },
       ]),
     );
     expect((await cw(person, ['projects', 'members', 'rm', other.user, '--yes'])).code).toBe(0);

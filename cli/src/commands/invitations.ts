@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { act, choiceOption, confirmOrExit, examples, withJson, withLimit, withYes } from '../command-kit.ts';
-import { CliError } from '../errors.ts';
+import { ApiError, CliError } from '../errors.ts';
 import type { Context } from '../context.ts';
 import { collectPages } from '../pages.ts';
 import { note, printJson, printTable, success, terminalSafe } from '../output.ts';
@@ -51,17 +51,33 @@ async function listMine(ctx: Context, options: { limit?: number }): Promise<void
 
 /**
  * Accepts the role the person was shown (the prompt) or named (`--role`): the API refuses an invitation renewed with
- * another role meanwhile, so nobody becomes an owner they did not agree to be.
+ * another role meanwhile, so nobody becomes an owner they did not agree to be. A member offered the owner role is
+ * promoted, not joining: the invitation does not say which, the project does (readable only to its members).
  */
 async function accept(ctx: Context, projectId: string, options: { role?: 'owner' | 'member' }): Promise<void> {
   const invitation = (await myInvitations(ctx)).invitations.find((i) => i.project_id === projectId);
   if (!invitation) throw new CliError(`no invitation to ${projectId} is waiting for you (\`cw projects invitations ls\` lists yours)`);
   if (options.role && options.role !== invitation.role) throw new CliError(`the invitation to ${projectId} offers the role ${invitation.role}, not ${options.role}`);
   const role = invitation.role === 'owner' ? 'an owner' : 'a member';
-  await confirmOrExit(ctx, `Join ${projectId} (${terminalSafe(invitation.project_name, '')}) as ${role}, invited by ${invitation.invited_by}?`);
+  const named = `${projectId} (${terminalSafe(invitation.project_name, '')})`;
+  const member = invitation.role === 'owner' && (await isMember(ctx, projectId));
+  await confirmOrExit(ctx, member ? `Become an owner of ${named}, invited by ${invitation.invited_by}?` : `Join ${named} as ${role}, invited by ${invitation.invited_by}?`);
   const answer = await ctx.ok(ctx.api.POST('/v1/user/invitations/{projectId}/accept', { params: { path: { projectId } }, body: { role: invitation.role } }));
-  success(`Joined ${projectId} as ${answer.member.role === 'owner' ? 'an owner' : 'a member'}`);
+  const now = answer.member.role === 'owner' ? 'an owner' : 'a member';
+  if (member) return success(`You are now ${now} of ${projectId}`);
+  success(`Joined ${projectId} as ${now}`);
   note(`make it the default with \`cw projects use ${projectId}\``);
+}
+
+/** Whether the caller is a member of the project: it answers them with their role (404 to anyone else; no role to an administrator who is not one). */
+async function isMember(ctx: Context, projectId: string): Promise<boolean> {
+  try {
+    const { project } = await ctx.ok(ctx.api.GET('/v1/projects/{projectId}', { params: { path: { projectId } } }));
+    return project.role !== undefined;
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) return false;
+    throw err;
+  }
 }
 
 async function decline(ctx: Context, projectId: string): Promise<void> {
