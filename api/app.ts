@@ -13,7 +13,7 @@ import { auth, sessionCookieName } from './plugins/auth.ts';
 import { openapi } from './plugins/openapi.ts';
 import { notFound } from '../src/fastify-plugins/not-found.ts';
 import { connectionProblem, problemDetails, sendProblem } from './plugins/problem-details.ts';
-import { callerRateLimiter, rateLimit, type RateLimitOptions } from './plugins/rate-limit.ts';
+import { callerRateLimiter, DEFAULT_CALLER_LIMITS, rateLimit, type CallerLimits, type RateLimitOptions } from './plugins/rate-limit.ts';
 import { accessLogController } from './plugins/access-log.ts';
 import { withBufferedLogs } from './plugins/log-destination.ts';
 import { apiHttpServer } from './plugins/http-server.ts';
@@ -68,8 +68,8 @@ export interface AppDependencies {
   metrics?: Registry;
   platform?: PlatformDependencies;
   now?: () => Date;
-  /** Per-caller request rate (and per-address rate of failed authentications); default 50/s with bursts of 200. */
-  rateLimit?: RateLimitOptions;
+  /** Per-caller request rate, writes and requests in flight (and per-address rate of failed authentications); default `DEFAULT_CALLER_LIMITS`. */
+  rateLimit?: CallerLimits;
   /** Per-address rate of starting device sign-ins (public, each stores a grant); default `DEVICE_CODE_RATE_LIMIT`. */
   deviceSignInRateLimit?: RateLimitOptions;
   /** Deploy uploads read at once; default `DEFAULT_UPLOAD_LIMITS`. */
@@ -234,7 +234,7 @@ export async function buildApp(deps: AppDependencies, options: FastifyServerOpti
   jsonBodiesOnly(app);
   const answerUnmatched = notFound(app, sendProblem, { earlyAnswerHook: false });
   await openapi(app, API_VERSION);
-  const callerLimit = deps.rateLimit ?? { perSecond: 50, burst: 200 };
+  const callerLimit = deps.rateLimit ?? DEFAULT_CALLER_LIMITS;
   const limiter = callerRateLimiter(callerLimit);
   // The request id, and the limit and 404/405 of requests no route matches: one global hook for all three.
   requestEntry(app, limiter, answerUnmatched);

@@ -13,6 +13,7 @@ import { DEFAULT_AUDIT_RETENTION, type AuditRetention } from './audit/audit-trai
 import { DEFAULT_PROJECT_UNPACKED_QUOTA } from '../src/platform/build-quota.ts';
 import { DEFAULT_PROJECT_STORED_BUILDS_QUOTA } from '../src/platform/stored-builds-quota.ts';
 import { DEFAULT_LOG_STREAM_LIMITS, type LogStreamLimits } from './routes/app-logs.ts';
+import { DEFAULT_CALLER_LIMITS, type CallerLimits } from './plugins/rate-limit.ts';
 import { DEFAULT_UPLOAD_LIMITS, type UploadLimits } from './routes/upload-slots.ts';
 
 /** Everything cw-api reads from its environment, read once at start (`apiConfig`). */
@@ -45,8 +46,12 @@ export interface ApiConfig {
   readonly trustProxy?: readonly string[];
   /** CW_SYSTEM_NAMESPACE: where device sign-ins live (default cloudwright-system). */
   readonly systemNamespace: string;
-  /** CW_API_RATE_LIMIT and CW_API_RATE_BURST: requests per second and burst per caller (default 50 and 200). */
-  readonly rateLimit: { readonly perSecond: number; readonly burst: number };
+  /**
+   * CW_API_RATE_LIMIT and CW_API_RATE_BURST: requests per second and burst per caller (default 50 and 200);
+   * CW_API_WRITE_RATE_LIMIT and CW_API_WRITE_RATE_BURST: of them, writes per user (10 and 100);
+   * CW_API_IN_FLIGHT_PER_USER: requests one user has open at once (32).
+   */
+  readonly rateLimit: CallerLimits;
   /** CW_LOG_LEVEL (default info). */
   readonly logLevel: PinoLevel;
   /** CW_RUNTIME_BASE_DOMAIN as given; absent: the platform's default. */
@@ -97,8 +102,13 @@ export function apiConfig(env: Env): ApiConfig {
   const trustProxy = trustProxyFromEnv(read);
   const systemNamespace = read.matching('CW_SYSTEM_NAMESPACE', 'cloudwright-system', isNamespace, 'a Kubernetes namespace name');
   const rateLimit = Object.freeze({
-    perSecond: read.positiveNumber('CW_API_RATE_LIMIT', 50, { max: 1e9 }),
-    burst: read.integer('CW_API_RATE_BURST', 200, { min: 1, max: 1e9 }),
+    perSecond: read.positiveNumber('CW_API_RATE_LIMIT', DEFAULT_CALLER_LIMITS.perSecond, { max: 1e9 }),
+    burst: read.integer('CW_API_RATE_BURST', DEFAULT_CALLER_LIMITS.burst, { min: 1, max: 1e9 }),
+    writes: Object.freeze({
+      perSecond: read.positiveNumber('CW_API_WRITE_RATE_LIMIT', DEFAULT_CALLER_LIMITS.writes.perSecond, { max: 1e9 }),
+      burst: read.integer('CW_API_WRITE_RATE_BURST', DEFAULT_CALLER_LIMITS.writes.burst, { min: 1, max: 1e9 }),
+    }),
+    inFlight: read.integer('CW_API_IN_FLIGHT_PER_USER', DEFAULT_CALLER_LIMITS.inFlight, { min: 1, max: 100_000 }),
   });
   const logLevel = read.oneOf('CW_LOG_LEVEL', PINO_LEVELS, 'info');
   const runtimeBaseDomain = read.matching('CW_RUNTIME_BASE_DOMAIN', undefined, isHostname, 'a host name (such as apps.example.com)');

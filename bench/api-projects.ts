@@ -122,7 +122,7 @@ async function main(): Promise<void> {
 
   // The per-caller rate limit (50/s by default) would answer nearly every request with 429; it is raised
   // out of reach, so its bookkeeping is still measured but never refuses.
-  const apiEnv = { KUBECONFIG: cluster.kubeconfig, CW_API_RATE_LIMIT: '1000000000', CW_API_RATE_BURST: '1000000000' };
+  const apiEnv = { KUBECONFIG: cluster.kubeconfig, CW_API_RATE_LIMIT: '1000000000', CW_API_RATE_BURST: '1000000000', CW_API_IN_FLIGHT_PER_USER: '100000' };
   const [bare, bareLogged, bareSameServer, apiShipped, apiQuiet, apiCompared] = await Promise.all([
     startServer('bare-fastify', 'bench/bare-fastify.ts', {}, '/hello'),
     startServer('bare-fastify-logged', 'bench/bare-fastify.ts', { BENCH_ACCESS_LOG: '1' }, '/hello'),

@@ -104,6 +104,9 @@ export async function startScaleStack(run: BenchRun): Promise<ScaleStack> {
     CW_API_PORT: String(apiPort),
     CW_API_RATE_LIMIT: '1000000000',
     CW_API_RATE_BURST: '1000000000',
+    CW_API_WRITE_RATE_LIMIT: '1000000000',
+    CW_API_WRITE_RATE_BURST: '1000000000',
+    CW_API_IN_FLIGHT_PER_USER: '100000',
   });
   const runtime = restartable('cw-runtime', 'bin/cw-runtime.ts', runtimePort, `http://127.0.0.1:${statusPort}/readyz`, {
     CW_RUNTIME_HOST: '127.0.0.1',

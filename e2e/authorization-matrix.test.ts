@@ -25,7 +25,11 @@ const noScopeTokens = new Map<string, string>();
 
 beforeAll(async () => {
   // CW_DB_URL registers the database routes; nothing here reaches cw-db (the discard port), as no database exists.
-  api = await startApiServer({ kubeconfig, stateDir: inject('stateDir'), env: { CW_API_RATE_LIMIT: '100000', CW_API_RATE_BURST: '100000', CW_DB_URL: 'http://127.0.0.1:9' } });
+  api = await startApiServer({
+    kubeconfig,
+    stateDir: inject('stateDir'),
+    env: { CW_API_RATE_LIMIT: '100000', CW_API_RATE_BURST: '100000', CW_API_WRITE_RATE_LIMIT: '100000', CW_API_WRITE_RATE_BURST: '100000', CW_DB_URL: 'http://127.0.0.1:9' },
+  });
   [alice, bob] = await Promise.all([createMemberAccount(kubeconfig, 'alice'), createMemberAccount(kubeconfig, 'bob')]);
   const doomed = await mintTestToken(kubeconfig, alice.user, ['projects:read', 'projects:write'], 'revoked in the matrix');
   const store = new KubeTokenStore(loadKubeConnection(kubeconfig));

@@ -57,7 +57,16 @@ beforeAll(async () => {
     // The per-caller rate limit (50/s by default) would answer most of the run with 429 and leave the
     // handlers behind it untested; the limiter itself has unit tests (api/plugins/plugins.test.ts).
     // The bucket, so the audit trail is kept and its route served (every change the run makes is recorded).
-    env: { ...s3Env(), CW_API_RATE_LIMIT: '100000', CW_API_RATE_BURST: '100000', CW_LOG_LEVEL: 'warn', POD_NAMESPACE: platformNamespace, CW_DB_URL: db.url },
+    env: {
+      ...s3Env(),
+      CW_API_RATE_LIMIT: '100000',
+      CW_API_RATE_BURST: '100000',
+      CW_API_WRITE_RATE_LIMIT: '100000',
+      CW_API_WRITE_RATE_BURST: '100000',
+      CW_LOG_LEVEL: 'warn',
+      POD_NAMESPACE: platformNamespace,
+      CW_DB_URL: db.url,
+    },
   });
 });
 

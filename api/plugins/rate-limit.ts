@@ -2,9 +2,30 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandle
 import { clientAddressKey } from '../../src/client-address.ts';
 import { sendProblem } from './problem-details.ts';
 import { appendOnRequest } from './route-hooks.ts';
+import { InFlightLimit } from './in-flight.ts';
 import { describeRate, TokenBuckets, type RateLimitOptions } from './token-buckets.ts';
 
 export type { RateLimitOptions } from './token-buckets.ts';
+
+/**
+ * What one caller may spend of the process: requests per second (`RateLimitOptions`), and, for a caller who
+ * authenticated or a credential a route recognises, writes per second besides (`writes`) and requests in flight
+ * at once (`inFlight`).
+ */
+export interface CallerLimits extends RateLimitOptions {
+  /**
+   * A second bucket per user that only writes spend (every method but GET, HEAD and OPTIONS on a route auth
+   * guards): each is an apiserver write, and the work of the controllers after it, which every tenant shares.
+   */
+  readonly writes?: Pick<RateLimitOptions, 'perSecond' | 'burst'>;
+  /** Requests one user, or one credential a route recognises, has open at once. */
+  readonly inFlight?: number;
+}
+
+/** The defaults: 50 requests a second with bursts of 200, of them 10 writes a second with bursts of 100; 32 at once. */
+export const DEFAULT_CALLER_LIMITS = { perSecond: 50, burst: 200, writes: { perSecond: 10, burst: 100 }, inFlight: 32 } as const satisfies CallerLimits;
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 const EXEMPT = new Set(['/healthz', '/readyz', '/openapi.json']);
 
@@ -22,14 +43,20 @@ declare module 'fastify' {
      * ingress without `trustProxy`) do not share one bucket. Undefined: by address, as any unauthenticated request.
      */
     rateLimitBy?: (request: FastifyRequest) => string | undefined;
+    /**
+     * `false`: the route's requests do not count toward its caller's requests in flight. For answers held open for
+     * minutes (a followed log), which bounds of their own count instead.
+     */
+    countsInFlight?: boolean;
   }
 }
 
 /** The app's per-caller limit: the hooks that spend it, and the charge for requests auth refuses. */
 export interface CallerRateLimiter {
-  readonly limitRoute: onRequestHookHandler;
+  /** The hook spending a route's requests: whether they are writes, and whether they count in flight. */
+  readonly limitRoute: (route: RouteKind) => onRequestHookHandler;
   /** `limitRoute` for a route that can tell an unauthenticated caller by a credential of its own (`rateLimitBy`). */
-  readonly limitRouteBy: (by: (request: FastifyRequest) => string | undefined) => onRequestHookHandler;
+  readonly limitRouteBy: (by: (request: FastifyRequest) => string | undefined, route: RouteKind) => onRequestHookHandler;
   /**
    * Spends one request of the client address's bucket for a request no route matches (404, 405), from the
    * app's global `onRequest` hook (plugins/request-entry.ts): `false` when it was empty and the 429 is sent.
@@ -43,8 +70,14 @@ export interface CallerRateLimiter {
   readonly nowMs: () => number;
 }
 
+/** What the limit of a route's requests depends on. */
+export interface RouteKind {
+  readonly write: boolean;
+  readonly countsInFlight: boolean;
+}
+
 /** The app's per-caller limit (`rateLimit` registers it; auth charges it for the requests it refuses). */
-export function callerRateLimiter(options: RateLimitOptions, nowMs: () => number = Date.now): CallerRateLimiter {
+export function callerRateLimiter(options: CallerLimits, nowMs: () => number = Date.now): CallerRateLimiter {
   return { ...bucketLimiter(options, nowMs), nowMs };
 }
 
@@ -63,20 +96,25 @@ export function rateLimit(app: FastifyInstance, shared: CallerRateLimiter): void
     // A route with a limit of its own gets buckets of its own: spending them spends none of the caller's others.
     const limiter = route.config?.rateLimit ? bucketLimiter(route.config.rateLimit, shared.nowMs) : shared;
     const by = route.config?.rateLimitBy;
-    appendOnRequest(route, by ? limiter.limitRouteBy(by) : limiter.limitRoute);
+    const kind = { write: [route.method].flat().some((method) => !SAFE_METHODS.has(method)), countsInFlight: route.config?.countsInFlight !== false };
+    appendOnRequest(route, by ? limiter.limitRouteBy(by, kind) : limiter.limitRoute(kind));
   });
 }
 
 /** One limit's buckets and the hooks spending them. */
-function bucketLimiter(options: RateLimitOptions, nowMs: () => number): Omit<CallerRateLimiter, 'nowMs'> {
+function bucketLimiter(options: CallerLimits, nowMs: () => number): Omit<CallerRateLimiter, 'nowMs'> {
   // Users and addresses in maps of their own: the user id is the principal's own string, whose hash V8 keeps,
   // where a prefixed key would be a new string to hash on every request. Each map holds half the callers. By user,
   // not by token: a user may hold 100 tokens, and 40 of them made 40 times the rate (a hostile run).
   const maxCallers = options.maxCallers ?? 100_000;
   const byUser = new TokenBuckets(options, maxCallers / 2, nowMs);
   const byAddress = new TokenBuckets(options, maxCallers / 2, nowMs);
+  const writesByUser = options.writes && new TokenBuckets(options.writes, maxCallers / 2, nowMs);
+  const writeRate = options.writes && describeRate(options.writes.perSecond, 'writes');
+  const inFlightByUser = options.inFlight === undefined ? undefined : new InFlightLimit(options.inFlight);
   // Credentials a route recognises (`rateLimitBy`), made only for routes that ask.
   let byCredential: TokenBuckets | undefined;
+  let inFlightByCredential: InFlightLimit | undefined;
   const limitHeader = String(options.perSecond);
   /** Spends one request of the caller's bucket; `false` when it was empty and the 429 is sent. */
   const spend = (buckets: TokenBuckets, key: string, reply: FastifyReply): boolean => {
@@ -93,20 +131,50 @@ function bucketLimiter(options: RateLimitOptions, nowMs: () => number): Omit<Cal
     reply.header('x-ratelimit-remaining', String(left));
     return true;
   };
+  /**
+   * A user's or a credential's request: refused while it has its bound in flight, or, for a write, while its
+   * writes are spent (nothing spent either way), else spent and counted in flight; `false` when the 429 is sent.
+   */
+  const spendBounded = (buckets: TokenBuckets, inFlight: InFlightLimit | undefined, writes: TokenBuckets | undefined, key: string, reply: FastifyReply): boolean => {
+    if (inFlight && !inFlight.hasRoom(key)) {
+      sendProblem(reply, 429, `${inFlight.max} requests of yours are in flight already; retry once one has been answered.`, { 'retry-after': '1' });
+      return false;
+    }
+    if (writes && !writes.hasRoom(key)) {
+      const retryAfter = writes.retryAfterSeconds(key);
+      sendProblem(reply, 429, `Write limit of ${writeRate} exceeded; retry in ${retryAfter} s.`, { 'retry-after': String(retryAfter) });
+      return false;
+    }
+    if (!spend(buckets, key, reply)) return false;
+    writes?.take(key);
+    inFlight?.enter(key, reply);
+    return true;
+  };
   // Callback-style hooks: an async hook costs a promise per request on the hottest path. When the 429 is
   // sent, `done` is not called: Fastify stops the chain.
   // After authentication: a caller with a token is limited by its user, anyone else by address.
   const spendCaller = (request: FastifyRequest, reply: FastifyReply): boolean =>
     request.principal ? spend(byUser, request.principal.userId, reply) : spend(byAddress, clientAddressKey(request.ip), reply);
+  const spendRoute = (route: RouteKind): ((request: FastifyRequest, reply: FastifyReply) => boolean) => {
+    const inFlight = route.countsInFlight ? inFlightByUser : undefined;
+    const writes = route.write ? writesByUser : undefined;
+    if (!inFlight && !writes) return spendCaller;
+    return (request, reply) => (request.principal ? spendBounded(byUser, inFlight, writes, request.principal.userId, reply) : spend(byAddress, clientAddressKey(request.ip), reply));
+  };
   return {
-    limitRoute: (request, reply, done) => {
-      if (spendCaller(request, reply)) done();
+    limitRoute: (route) => {
+      const spendOne = spendRoute(route);
+      return (request, reply, done) => {
+        if (spendOne(request, reply)) done();
+      };
     },
-    limitRouteBy: (by) => {
+    limitRouteBy: (by, route) => {
       const buckets = (byCredential ??= new TokenBuckets(options, maxCallers / 2, nowMs));
+      const inFlight = route.countsInFlight && options.inFlight !== undefined ? (inFlightByCredential ??= new InFlightLimit(options.inFlight)) : undefined;
+      const spendOne = spendRoute(route);
       return (request, reply, done) => {
         const credential = request.principal ? undefined : by(request);
-        if (credential !== undefined ? spend(buckets, credential, reply) : spendCaller(request, reply)) done();
+        if (credential !== undefined ? spendBounded(buckets, inFlight, undefined, credential, reply) : spendOne(request, reply)) done();
       };
     },
     spendUnmatched: (request, reply) => spend(byAddress, clientAddressKey(request.ip), reply),

@@ -70,7 +70,7 @@ export class TokenBuckets {
   }
 }
 
-/** `50 requests per second`, or `10 requests per minute` for a rate below one a second. */
-export function describeRate(perSecond: number): string {
-  return perSecond >= 1 ? `${perSecond} requests per second` : `${Math.round(perSecond * 60)} requests per minute`;
+/** `50 requests per second`, or `10 requests per minute` for a rate below one a second (of `what`, default requests). */
+export function describeRate(perSecond: number, what = 'requests'): string {
+  return perSecond >= 1 ? `${perSecond} ${what} per second` : `${Math.round(perSecond * 60)} ${what} per minute`;
 }

@@ -75,7 +75,7 @@ export function appLogRoutes(app: FastifyInstance, apps: AppDirectory, logs: App
   const slots = new KeyedSlots({ total: limits.total, perKey: limits.perUser });
 
   r.get('/v1/projects/:projectId/apps/:appId/logs', {
-    config: { auth: { scope: 'apps:read', project: true } },
+    config: { auth: { scope: 'apps:read', project: true }, countsInFlight: false },
     schema: {
       tags: ['apps'],
       summary: 'Follow an app’s logs live: each request, its console output and uncaught exceptions, from every runtime replica',

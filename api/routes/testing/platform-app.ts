@@ -41,7 +41,7 @@ import type { SessionPolicy } from '../../../src/auth/sessions.ts';
 import type { OpenIdClient } from '../../../src/auth/openid.ts';
 import { buildApp } from '../../app.ts';
 import { AuditTrail } from '../../audit/audit-trail.ts';
-import type { RateLimitOptions } from '../../plugins/rate-limit.ts';
+import type { CallerLimits, RateLimitOptions } from '../../plugins/rate-limit.ts';
 import type { UploadLimits } from '../upload-slots.ts';
 import { platformProjectIds } from '../../../src/platform/host-admission.ts';
 import { runtimeTargetFromEnv } from '../../../src/platform/domains/runtime-target.ts';
@@ -94,8 +94,8 @@ export interface PlatformAppOptions {
   readonly baseDomain?: string;
   /** The device sign-in start limit (default the API's own). */
   readonly deviceSignInRateLimit?: RateLimitOptions;
-  /** The per-caller rate limit (default the API's own). */
-  readonly rateLimit?: RateLimitOptions;
+  /** The per-caller rate, write and in-flight limits (default the API's own). */
+  readonly rateLimit?: CallerLimits;
   /** Deploy uploads read at once (default the API's own). */
   readonly uploadLimits?: UploadLimits;
   /** Console sessions' lifetimes (default DEFAULT_SESSION_POLICY). */

@@ -1,0 +1,130 @@
+import Fastify, { type FastifyReply } from 'fastify';
+import './auth.ts';
+import { EventEmitter, once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { problemDetails } from './problem-details.ts';
+import { callerRateLimiter, rateLimit, type CallerLimits } from './rate-limit.ts';
+
+/**
+ * An app listening on a real socket (a request's slot is given back when its response closes, which needs one),
+ * with the caller limit behind a stand-in for the auth plugin (the bearer value is the user) and routes whose
+ * answers wait until the test releases them.
+ */
+async function boundedApp(limits: CallerLimits, now: () => number = Date.now) {
+  const app = Fastify();
+  problemDetails(app);
+  app.decorateRequest('principal', undefined);
+  app.addHook('onRequest', async (request) => {
+    const userId = request.headers.authorization?.slice('Bearer '.length);
+    if (userId) request.principal = { userId, tokenId: `${userId}.1`, scopes: [], admin: false };
+  });
+  rateLimit(app, callerRateLimiter(limits, now));
+  const arrived = new EventEmitter();
+  const closed = new EventEmitter();
+  let release: () => void = () => {};
+  let released = new Promise<void>((resolve) => (release = resolve));
+  const held = async (reply: FastifyReply) => {
+    // Registered after the limiter's own listener: when this one runs, the slot is given back.
+    reply.raw.once('close', () => closed.emit('closed'));
+    arrived.emit('arrived');
+    await released;
+    return { ok: true };
+  };
+  app.get('/slow', async (_request, reply) => held(reply));
+  app.get('/followed', { config: { countsInFlight: false } }, async (_request, reply) => held(reply));
+  app.get('/x', async () => ({ ok: true }));
+  app.post('/x', async () => ({ ok: true }));
+  app.delete('/x', async () => ({ ok: true }));
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  const call = (user: string, path: string, init: RequestInit = {}) => fetch(`${base}${path}`, { ...init, headers: { authorization: `Bearer ${user}` } });
+  /** Sends a held request and waits until its handler has it; `answer` is its response once released. */
+  const hold = async (user: string, path = '/slow', signal?: AbortSignal) => {
+    const arrival = once(arrived, 'arrived');
+    const answer = call(user, path, signal ? { signal } : {});
+    await arrival;
+    return { answer };
+  };
+  const releaseAll = () => {
+    release();
+    released = new Promise<void>((resolve) => (release = resolve));
+  };
+  return { app, call, hold, releaseAll, closed };
+}
+
+let cleanup: (() => Promise<void>) | undefined;
+afterEach(async () => {
+  await cleanup?.();
+  cleanup = undefined;
+});
+
+describe('requests in flight per user', () => {
+  it("refuses a user's request past their bound with 429, lets other users in, and lets the next in once one is answered", async () => {
+    const bounded = await boundedApp({ perSecond: 1000, burst: 1000, inFlight: 2 });
+    cleanup = () => bounded.app.close();
+    const first = (await bounded.hold('ann')).answer;
+    const second = (await bounded.hold('ann')).answer;
+    const refused = await bounded.call('ann', '/x');
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(((await refused.json()) as { detail: string }).detail).toBe('2 requests of yours are in flight already; retry once one has been answered.');
+    // Another user's requests are theirs to count.
+    const bobs = (await bounded.hold('bob')).answer;
+    expect((await bounded.call('bob', '/x')).status).toBe(200);
+    bounded.releaseAll();
+    expect((await Promise.all([first, second, bobs])).map((r) => r.status)).toEqual([200, 200, 200]);
+    expect((await bounded.call('ann', '/x')).status).toBe(200);
+  });
+
+  it('gives a slot back when its caller hangs up before the answer', async () => {
+    const bounded = await boundedApp({ perSecond: 1000, burst: 1000, inFlight: 1 });
+    cleanup = () => bounded.app.close();
+    const abort = new AbortController();
+    const gone = (await bounded.hold('ann', '/slow', abort.signal)).answer.catch(() => 'aborted');
+    expect((await bounded.call('ann', '/x')).status).toBe(429);
+    const closed = once(bounded.closed, 'closed');
+    abort.abort();
+    expect(await gone).toBe('aborted');
+    await closed;
+    expect((await bounded.call('ann', '/x')).status).toBe(200);
+    bounded.releaseAll();
+  });
+
+  it('does not count a route held open for minutes that bounds of its own count (a followed log)', async () => {
+    const bounded = await boundedApp({ perSecond: 1000, burst: 1000, inFlight: 1 });
+    cleanup = () => bounded.app.close();
+    const followed = [(await bounded.hold('ann', '/followed')).answer, (await bounded.hold('ann', '/followed')).answer];
+    expect((await bounded.call('ann', '/x')).status).toBe(200);
+    bounded.releaseAll();
+    expect((await Promise.all(followed)).map((r) => r.status)).toEqual([200, 200]);
+  });
+});
+
+describe('writes per user', () => {
+  it("limits a user's writes apart from their reads, each user on their own", async () => {
+    let now = 0;
+    const bounded = await boundedApp({ perSecond: 1000, burst: 1000, writes: { perSecond: 1, burst: 2 } }, () => now);
+    cleanup = () => bounded.app.close();
+    expect([(await bounded.call('ann', '/x', { method: 'POST' })).status, (await bounded.call('ann', '/x', { method: 'DELETE' })).status]).toEqual([200, 200]);
+    const refused = await bounded.call('ann', '/x', { method: 'POST' });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(((await refused.json()) as { detail: string }).detail).toBe('Write limit of 1 writes per second exceeded; retry in 1 s.');
+    // Reads go on, and so do another user's writes.
+    expect((await bounded.call('ann', '/x')).status).toBe(200);
+    expect((await bounded.call('bob', '/x', { method: 'POST' })).status).toBe(200);
+    now += 1000;
+    expect((await bounded.call('ann', '/x', { method: 'POST' })).status).toBe(200);
+    expect((await bounded.call('ann', '/x', { method: 'POST' })).status).toBe(429);
+  });
+
+  it('spends nothing of the request bucket for a write refused by the write limit', async () => {
+    const bounded = await boundedApp({ perSecond: 1, burst: 3, writes: { perSecond: 1, burst: 1 } }, () => 0);
+    cleanup = () => bounded.app.close();
+    expect((await bounded.call('ann', '/x', { method: 'POST' })).status).toBe(200);
+    for (let i = 0; i < 3; i++) expect((await bounded.call('ann', '/x', { method: 'POST' })).status).toBe(429);
+    // Two requests of the burst of three are left: the refused writes took none.
+    expect([(await bounded.call('ann', '/x')).status, (await bounded.call('ann', '/x')).status, (await bounded.call('ann', '/x')).status]).toEqual([200, 200, 429]);
+  });
+});

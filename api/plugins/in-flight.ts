@@ -1,0 +1,43 @@
+import type { FastifyReply } from 'fastify';
+
+/**
+ * How many requests each caller has in flight, bounded: a rate limit alone lets a caller hold as many slow
+ * requests open at once as its rate times their duration (50 a second of 30-second queries is 1,500), each
+ * holding the process's memory and its connections to the apiserver and cw-db, which every tenant shares. A
+ * request counts from when it is let through until its response closes (sent, or its connection lost), so
+ * the counts hold only callers with a request open.
+ */
+export class InFlightLimit {
+  readonly #max: number;
+  readonly #counts = new Map<string, number>();
+
+  constructor(max: number) {
+    this.#max = max;
+  }
+
+  get max(): number {
+    return this.#max;
+  }
+
+  /** Whether `key` may start one more request now (counting nothing). */
+  hasRoom(key: string): boolean {
+    return (this.#counts.get(key) ?? 0) < this.#max;
+  }
+
+  /** Counts a request of `key` in until `reply`'s response closes. Call it only after `hasRoom`. */
+  enter(key: string, reply: FastifyReply): void {
+    this.#counts.set(key, (this.#counts.get(key) ?? 0) + 1);
+    reply.raw.once('close', () => this.#leave(key));
+  }
+
+  /** The requests `key` has in flight. */
+  count(key: string): number {
+    return this.#counts.get(key) ?? 0;
+  }
+
+  #leave(key: string): void {
+    const left = (this.#counts.get(key) ?? 1) - 1;
+    if (left > 0) this.#counts.set(key, left);
+    else this.#counts.delete(key);
+  }
+}
