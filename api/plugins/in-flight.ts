@@ -1,4 +1,9 @@
+import type { ServerResponse } from 'node:http';
 import type { FastifyReply } from 'fastify';
+
+/** The caller a response is counted for, on the response itself: one listener serves every response, no closure each. */
+const COUNTED_FOR = Symbol('in-flight caller');
+type Counted = ServerResponse & { [COUNTED_FOR]?: string };
 
 /**
  * How many requests each caller has in flight, bounded: a rate limit alone lets a caller hold as many slow
@@ -10,9 +15,15 @@ import type { FastifyReply } from 'fastify';
 export class InFlightLimit {
   readonly #max: number;
   readonly #counts = new Map<string, number>();
+  readonly #leaveOnClose: (this: Counted) => void;
 
   constructor(max: number) {
     this.#max = max;
+    const leave = (key: string) => this.#leave(key);
+    this.#leaveOnClose = function (this: Counted) {
+      const key = this[COUNTED_FOR];
+      if (key !== undefined) leave(key);
+    };
   }
 
   get max(): number {
@@ -27,12 +38,10 @@ export class InFlightLimit {
   /** Counts a request of `key` in until `reply`'s response closes. Call it only after `hasRoom`. */
   enter(key: string, reply: FastifyReply): void {
     this.#counts.set(key, (this.#counts.get(key) ?? 0) + 1);
-    reply.raw.once('close', () => this.#leave(key));
-  }
-
-  /** The requests `key` has in flight. */
-  count(key: string): number {
-    return this.#counts.get(key) ?? 0;
+    const response: Counted = reply.raw;
+    response[COUNTED_FOR] = key;
+    // `close` comes once per response, whether it was sent or its caller hung up.
+    response.on('close', this.#leaveOnClose);
   }
 
   #leave(key: string): void {
