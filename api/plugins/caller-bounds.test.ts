@@ -3,6 +3,8 @@ import './auth.ts';
 import { EventEmitter, once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { FastifyReply as Reply } from 'fastify';
+import { InFlightLimit } from './in-flight.ts';
 import { problemDetails } from './problem-details.ts';
 import { callerRateLimiter, rateLimit, type CallerLimits } from './rate-limit.ts';
 
@@ -33,12 +35,19 @@ async function boundedApp(limits: CallerLimits, now: () => number = Date.now) {
   };
   app.get('/slow', async (_request, reply) => held(reply));
   app.get('/followed', { config: { countsInFlight: false } }, async (_request, reply) => held(reply));
+  // A route telling its callers by a credential of their own, several of which one holder may have (a project's query tokens).
+  app.get(
+    '/query/:holder',
+    { config: { rateLimitBy: (request) => request.headers['x-credential'] as string, inFlightBy: (request) => `holder:${(request.params as { holder: string }).holder}` } },
+    async (_request, reply) => held(reply),
+  );
   app.get('/x', async () => ({ ok: true }));
   app.post('/x', async () => ({ ok: true }));
   app.delete('/x', async () => ({ ok: true }));
   await app.listen({ port: 0, host: '127.0.0.1' });
   const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-  const call = (user: string, path: string, init: RequestInit = {}) => fetch(`${base}${path}`, { ...init, headers: { authorization: `Bearer ${user}` } });
+  const call = (user: string, path: string, init: RequestInit = {}) =>
+    fetch(`${base}${path}`, { ...init, headers: user.startsWith('credential:') ? { 'x-credential': user } : { authorization: `Bearer ${user}` } });
   /** Sends a held request and waits until its handler has it; `answer` is its response once released. */
   const hold = async (user: string, path = '/slow', signal?: AbortSignal) => {
     const arrival = once(arrived, 'arrived');
@@ -98,6 +107,33 @@ describe('requests in flight per user', () => {
     expect((await bounded.call('ann', '/x')).status).toBe(200);
     bounded.releaseAll();
     expect((await Promise.all(followed)).map((r) => r.status)).toEqual([200, 200]);
+  });
+});
+
+describe('requests in flight per credential holder', () => {
+  it("counts a holder's credentials together where the route says whose they are (review-161 F3)", async () => {
+    const bounded = await boundedApp({ perSecond: 1000, burst: 1000, inFlight: 2 });
+    cleanup = () => bounded.app.close();
+    const first = (await bounded.hold('credential:one', '/query/shop')).answer;
+    const second = (await bounded.hold('credential:two', '/query/shop')).answer;
+    // A third credential of the same holder finds the bound full; another holder's does not.
+    expect((await bounded.call('credential:three', '/query/shop')).status).toBe(429);
+    const other = (await bounded.hold('credential:four', '/query/blog')).answer;
+    bounded.releaseAll();
+    expect((await Promise.all([first, second, other])).map((r) => r.status)).toEqual([200, 200, 200]);
+  });
+});
+
+describe('InFlightLimit', () => {
+  it('gives each limit its own caller back when one response is counted by two (review-161 F9)', () => {
+    const [users, projects] = [new InFlightLimit(1), new InFlightLimit(1)];
+    const response = new EventEmitter();
+    const reply = { raw: response } as unknown as Reply;
+    users.enter('ann', reply);
+    projects.enter('shop', reply);
+    expect([users.hasRoom('ann'), projects.hasRoom('shop')]).toEqual([false, false]);
+    response.emit('close');
+    expect([users.hasRoom('ann'), projects.hasRoom('shop')]).toEqual([true, true]);
   });
 });
 

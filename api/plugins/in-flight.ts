@@ -1,9 +1,8 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyReply } from 'fastify';
 
-/** The caller a response is counted for, on the response itself: one listener serves every response, no closure each. */
-const COUNTED_FOR = Symbol('in-flight caller');
-type Counted = ServerResponse & { [COUNTED_FOR]?: string };
+/** A response counted for a caller: the caller's key under the limit's own symbol (one listener, no closure each). */
+type Counted = ServerResponse & Record<symbol, string | undefined>;
 
 /**
  * How many requests each caller has in flight, bounded: a rate limit alone lets a caller hold as many slow
@@ -15,13 +14,16 @@ type Counted = ServerResponse & { [COUNTED_FOR]?: string };
 export class InFlightLimit {
   readonly #max: number;
   readonly #counts = new Map<string, number>();
+  /** This limit's own: a response counted by two limits gives each its own key back. */
+  readonly #countedFor = Symbol('in-flight caller');
   readonly #leaveOnClose: (this: Counted) => void;
 
   constructor(max: number) {
     this.#max = max;
     const leave = (key: string) => this.#leave(key);
+    const countedFor = this.#countedFor;
     this.#leaveOnClose = function (this: Counted) {
-      const key = this[COUNTED_FOR];
+      const key = this[countedFor];
       if (key !== undefined) leave(key);
     };
   }
@@ -38,8 +40,8 @@ export class InFlightLimit {
   /** Counts a request of `key` in until `reply`'s response closes. Call it only after `hasRoom`. */
   enter(key: string, reply: FastifyReply): void {
     this.#counts.set(key, (this.#counts.get(key) ?? 0) + 1);
-    const response: Counted = reply.raw;
-    response[COUNTED_FOR] = key;
+    const response = reply.raw as Counted;
+    response[this.#countedFor] = key;
     // `close` comes once per response, whether it was sent or its caller hung up.
     response.on('close', this.#leaveOnClose);
   }

@@ -48,6 +48,11 @@ declare module 'fastify' {
      * minutes (a followed log), which bounds of their own count instead.
      */
     countsInFlight?: boolean;
+    /**
+     * With `rateLimitBy`: whom the recognised credential's requests in flight count against instead of the credential
+     * itself, where one holder may have many credentials (a database's query tokens count as their project's).
+     */
+    inFlightBy?: (request: FastifyRequest) => string | undefined;
   }
 }
 
@@ -74,6 +79,8 @@ export interface CallerRateLimiter {
 export interface RouteKind {
   readonly write: boolean;
   readonly countsInFlight: boolean;
+  /** Whom a recognised credential's requests in flight count against (`inFlightBy`); default the credential. */
+  readonly inFlightBy?: ((request: FastifyRequest) => string | undefined) | undefined;
 }
 
 /** The app's per-caller limit (`rateLimit` registers it; auth charges it for the requests it refuses). */
@@ -93,10 +100,11 @@ export function callerRateLimiter(options: CallerLimits, nowMs: () => number = D
 export function rateLimit(app: FastifyInstance, shared: CallerRateLimiter): void {
   app.addHook('onRoute', (route) => {
     if (isProbeOrDiscovery(route.url)) return;
-    // A route with a limit of its own gets buckets of its own: spending them spends none of the caller's others.
+    // A route with a limit of its own gets buckets of its own: spending them spends none of the caller's others. Such
+    // routes are public (signing in, starting a device sign-in): no user to count writes or requests in flight for.
     const limiter = route.config?.rateLimit ? bucketLimiter(route.config.rateLimit, shared.nowMs) : shared;
     const by = route.config?.rateLimitBy;
-    const kind = { write: [route.method].flat().some((method) => !SAFE_METHODS.has(method)), countsInFlight: route.config?.countsInFlight !== false };
+    const kind = { write: [route.method].flat().some((method) => !SAFE_METHODS.has(method)), countsInFlight: route.config?.countsInFlight !== false, inFlightBy: route.config?.inFlightBy };
     appendOnRequest(route, by ? limiter.limitRouteBy(by, kind) : limiter.limitRoute(kind));
   });
 }
@@ -135,8 +143,8 @@ function bucketLimiter(options: CallerLimits, nowMs: () => number): Omit<CallerR
    * A user's or a credential's request: refused while it has its bound in flight, or, for a write, while its
    * writes are spent (nothing spent either way), else spent and counted in flight; `false` when the 429 is sent.
    */
-  const spendBounded = (buckets: TokenBuckets, inFlight: InFlightLimit | undefined, writes: TokenBuckets | undefined, key: string, reply: FastifyReply): boolean => {
-    if (inFlight && !inFlight.hasRoom(key)) {
+  const spendBounded = (buckets: TokenBuckets, inFlight: InFlightLimit | undefined, writes: TokenBuckets | undefined, key: string, reply: FastifyReply, inFlightKey = key): boolean => {
+    if (inFlight && !inFlight.hasRoom(inFlightKey)) {
       sendProblem(reply, 429, `${inFlight.max} requests of yours are in flight already; retry once one has been answered.`, { 'retry-after': '1' });
       return false;
     }
@@ -147,7 +155,7 @@ function bucketLimiter(options: CallerLimits, nowMs: () => number): Omit<CallerR
     }
     if (!spend(buckets, key, reply)) return false;
     writes?.take(key);
-    inFlight?.enter(key, reply);
+    inFlight?.enter(inFlightKey, reply);
     return true;
   };
   // Callback-style hooks: an async hook costs a promise per request on the hottest path. When the 429 is
@@ -174,7 +182,8 @@ function bucketLimiter(options: CallerLimits, nowMs: () => number): Omit<CallerR
       const spendOne = spendRoute(route);
       return (request, reply, done) => {
         const credential = request.principal ? undefined : by(request);
-        if (credential !== undefined ? spendBounded(buckets, inFlight, undefined, credential, reply) : spendOne(request, reply)) done();
+        const bounded = () => spendBounded(buckets, inFlight, undefined, credential!, reply, route.inFlightBy?.(request) ?? credential);
+        if (credential !== undefined ? bounded() : spendOne(request, reply)) done();
       };
     },
     spendUnmatched: (request, reply) => spend(byAddress, clientAddressKey(request.ip), reply),

@@ -46,6 +46,9 @@ describe("one user's requests", () => {
     }
     expect(await get(annToken, '/v1/tokens')).toEqual({ status: 429, detail: '4 requests of yours are in flight already; retry once one has been answered.' });
     expect((await get(bobToken, '/v1/tokens')).status).toBe(200);
+    // Revoking a token never waits: a leaked token filling the bound must not keep its owner from revoking it.
+    const revoked = await fetch(`http://${base.host}:${base.port}/v1/tokens/nope`, { method: 'DELETE', headers: bearer(annToken) });
+    expect(revoked.status).toBe(404);
     // A caller that hangs up gives its slots back.
     for (const socket of held) socket.destroy();
     await expect.poll(async () => (await get(annToken, '/v1/tokens')).status, { timeout: 5000 }).toBe(200);

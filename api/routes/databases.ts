@@ -187,7 +187,7 @@ export function databaseRoutes(app: FastifyInstance, services: DatabaseServices)
 
   r.post('/v1/projects/:projectId/databases/:database/query', {
     // Authenticated by the query token itself (the engine checks it is this database's), not by an API token.
-    config: { auth: false, rateLimitBy: (request) => queryTokenHolder(request) },
+    config: { auth: false, rateLimitBy: (request) => queryTokenHolder(request), inFlightBy: projectInFlight },
     schema: {
       tags,
       summary:
@@ -246,7 +246,7 @@ export function databaseRoutes(app: FastifyInstance, services: DatabaseServices)
   });
 
   r.post('/v1/projects/:projectId/databases/:database/migrations', {
-    config: { auth: false, rateLimitBy: (request) => queryTokenHolder(request) },
+    config: { auth: false, rateLimitBy: (request) => queryTokenHolder(request), inFlightBy: projectInFlight },
     // The query token is checked before the body, as on the query route: a caller without one learns nothing else.
     preValidation: async (request) => {
       const { projectId, database } = request.params as { projectId: string; database: string };
@@ -277,6 +277,15 @@ export function databaseRoutes(app: FastifyInstance, services: DatabaseServices)
     const token = bearerValue(request.headers.authorization);
     const { projectId, database } = request.params as { projectId?: string; database?: string };
     return token && projectId && database ? services.databases.tokenHolder(projectId, database, token) : undefined;
+  }
+
+  /**
+   * Whom a recognised query token's requests in flight count against: its project, so a project's 50 databases of up
+   * to 33 tokens each do not multiply the bound (review-161 F3).
+   */
+  function projectInFlight(request: FastifyRequest): string | undefined {
+    const { projectId } = request.params as { projectId?: string };
+    return projectId && `project:${projectId}`;
   }
 
   function queryCaller(authorization: string | undefined, projectId: string, database: string): { token: string; tenantId: string } {

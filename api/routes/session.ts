@@ -132,7 +132,8 @@ export function sessionRoutes(app: FastifyInstance, tokens: TokenStore, password
   });
 
   r.delete('/v1/session', {
-    config: { auth: { scope: null } },
+    // Never held back by the caller's requests in flight, which a leaked token could fill.
+    config: { auth: { scope: null }, countsInFlight: false },
     schema: {
       tags,
       summary: 'Sign out of the console: revokes the session making the request and clears the cookie (404 for a personal access token: DELETE /v1/user/token revokes those)',
@@ -147,8 +148,9 @@ export function sessionRoutes(app: FastifyInstance, tokens: TokenStore, password
   });
 
   r.delete('/v1/sessions', {
-    // Sessions are the caller's credentials: a token that may not manage tokens (a CI token) may not end them.
-    config: { auth: { scope: 'tokens:write' } },
+    // Sessions are the caller's credentials: a token that may not manage tokens (a CI token) may not end them. Never
+    // held back by the caller's requests in flight, which a leaked token could fill.
+    config: { auth: { scope: 'tokens:write' }, countsInFlight: false },
     schema: {
       tags,
       summary: 'Sign out everywhere: revokes every console session of the caller (personal access tokens stay); needs `tokens:write`, which a console session holds',

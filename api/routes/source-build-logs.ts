@@ -47,7 +47,7 @@ function endView(end: LogEnd): { state: string; message?: string } {
 export function sourceBuildLogRoutes(app: FastifyInstance, sources: AppSources, logs: ObjectStore | undefined, limits: LogStreamLimits = DEFAULT_LOG_STREAM_LIMITS): void {
   const slots = new KeyedSlots({ total: limits.total, perKey: limits.perUser });
   app.withTypeProvider<TypeBoxTypeProvider>().get('/v1/projects/:projectId/apps/:appId/source-builds/:build/logs', {
-    config: { auth: { scope: 'apps:read', project: true }, countsInFlight: false },
+    config: { auth: { scope: 'apps:read', project: true } },
     schema: {
       tags: ['apps'],
       summary: 'A build’s log: the whole log so far as text/plain, or followed live as server-sent events (`Accept: text/event-stream` or `?follow=true`) until the build ends',

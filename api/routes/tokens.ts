@@ -74,7 +74,8 @@ export function tokenRoutes(app: FastifyInstance, tokens: TokenStore, now: () =>
 
   // Signing out must work for any token, so it needs no scope: a token may only ever revoke itself here.
   r.delete('/v1/user/token', {
-    config: { auth: { scope: null } },
+    // Never held back by the caller's requests in flight, which a leaked token could fill (docs/platform-api.md).
+    config: { auth: { scope: null }, countsInFlight: false },
     schema: {
       tags,
       summary: 'Revoke the token that makes this request (sign out); any valid token may, whatever its scopes',
@@ -89,7 +90,8 @@ export function tokenRoutes(app: FastifyInstance, tokens: TokenStore, now: () =>
   });
 
   r.delete('/v1/tokens/:tokenId', {
-    config: { auth: { scope: 'tokens:write' } },
+    // Never held back by the caller's requests in flight: revoking a leaked token that fills them must get through.
+    config: { auth: { scope: 'tokens:write' }, countsInFlight: false },
     schema: {
       tags,
       summary: 'Revoke one of your access tokens',
