@@ -186,6 +186,12 @@ describe('projects and members', () => {
     expect((await cw(person, ['projects', 'members', 'rm', other.user, '--yes'])).code).toBe(0);
     const after = await cwJson<{ members: { user_id: string }[] }>(person, ['projects', 'members', 'ls'], { method: 'GET', path: '/v1/projects/{projectId}/members' });
     expect(after.members.map((m) => m.user_id)).toEqual([member.user]);
+    // Offered the owner role when not a member (the project answers them 403), they join as an owner (review-161 F1).
+    expect((await cw(person, ['projects', 'members', 'add', other.user, '--role', 'owner'])).code).toBe(0);
+    const joinedAsOwner = await cw(invitee, ['projects', 'invitations', 'accept', id, '--yes']);
+    expect(joinedAsOwner.code, joinedAsOwner.stderr).toBe(0);
+    expect(joinedAsOwner.stdout + joinedAsOwner.stderr).toContain(`Joined ${id} as an owner`);
+    expect((await cw(person, ['projects', 'members', 'rm', other.user, '--yes'])).code).toBe(0);
     // The current project, with what it uses of its quotas (nothing deployed yet).
     const shown = await cw(person, ['projects', 'get']);
     expect(shown.code, shown.stderr).toBe(0);

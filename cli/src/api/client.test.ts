@@ -101,4 +101,36 @@ describe('apiClient', () => {
       await new Promise((resolve) => server.close(resolve));
     }
   });
+
+  it.each([
+    ['an empty Retry-After', { 'retry-after': ' ' }, undefined],
+    ['an upload (a body not sent twice)', { 'retry-after': '0' }, 'application/octet-stream'],
+  ])('reports a 429 with %s at once, sending the request once', async (_case, headers, uploadType) => {
+    let requests = 0;
+    const server = createServer((req, res) => {
+      requests++;
+      req.resume();
+      res.writeHead(429, { 'content-type': 'application/problem+json', ...headers });
+      res.end(JSON.stringify({ title: 'Too Many Requests', status: 429, detail: 'Limited.' }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const api = apiClient(url, 'cwt_x');
+      // As `cw deploy` uploads: bytes as they are, not JSON.
+      const request: Promise<{ response: Response; error?: unknown }> = uploadType
+        ? api.POST('/v1/projects/{projectId}/apps/{appId}/deployments', {
+            params: { path: { projectId: 'p', appId: 'a' } },
+            body: new Uint8Array(16) as never,
+            bodySerializer: (body: unknown) => body,
+            headers: { 'content-type': uploadType },
+          })
+        : api.GET('/v1/projects');
+      const err = await expectOk(request, url).catch((e: unknown) => e);
+      expect([(err as ApiError).status, (err as ApiError).message]).toEqual([429, 'Limited.']);
+      expect(requests).toBe(1);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
 });

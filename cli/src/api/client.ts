@@ -24,11 +24,14 @@ export const RATE_LIMIT_WAITS = { attempts: 3, maxSeconds: 10 };
  */
 function waitingOutRateLimits(): (request: Request) => Promise<Response> {
   return async (request) => {
+    // A JSON body is a few KB, kept to send again; an upload (an artifact of up to 64 MiB) is sent once, not held twice.
+    const repeatable = request.body === null || (request.headers.get('content-type') ?? '').startsWith('application/json');
     for (let attempt = 1; ; attempt++) {
-      const last = attempt >= RATE_LIMIT_WAITS.attempts;
+      const last = !repeatable || attempt >= RATE_LIMIT_WAITS.attempts;
       // A body can be sent once: each attempt but the last sends a copy.
       const response = await fetch(last ? request : request.clone());
-      const seconds = Number(response.headers.get('retry-after') ?? Number.NaN);
+      const header = response.headers.get('retry-after')?.trim();
+      const seconds = header ? Number(header) : Number.NaN;
       if (response.status !== 429 || last || !(seconds >= 0 && seconds <= RATE_LIMIT_WAITS.maxSeconds)) return response;
       await response.body?.cancel();
       await sleep(seconds * 1000);

@@ -69,13 +69,13 @@ async function accept(ctx: Context, projectId: string, options: { role?: 'owner'
   note(`make it the default with \`cw projects use ${projectId}\``);
 }
 
-/** Whether the caller is a member of the project: it answers them with their role (404 to anyone else; no role to an administrator who is not one). */
+/** Whether the caller is a member of the project: it answers them with their role (403 or 404 to anyone else; no role to an administrator who is not one). */
 async function isMember(ctx: Context, projectId: string): Promise<boolean> {
   try {
     const { project } = await ctx.ok(ctx.api.GET('/v1/projects/{projectId}', { params: { path: { projectId } } }));
     return project.role !== undefined;
   } catch (err) {
-    if (err instanceof ApiError && err.status === 404) return false;
+    if (err instanceof ApiError && (err.status === 403 || err.status === 404)) return false;
     throw err;
   }
 }
