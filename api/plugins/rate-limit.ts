@@ -182,8 +182,9 @@ function bucketLimiter(options: CallerLimits, nowMs: () => number): Omit<CallerR
       const spendOne = spendRoute(route);
       return (request, reply, done) => {
         const credential = request.principal ? undefined : by(request);
-        const bounded = () => spendBounded(buckets, inFlight, undefined, credential!, reply, route.inFlightBy?.(request) ?? credential);
-        if (credential !== undefined ? bounded() : spendOne(request, reply)) done();
+        if (credential === undefined) {
+          if (spendOne(request, reply)) done();
+        } else if (spendBounded(buckets, inFlight, undefined, credential, reply, route.inFlightBy?.(request) ?? credential)) done();
       };
     },
     spendUnmatched: (request, reply) => spend(byAddress, clientAddressKey(request.ip), reply),
