@@ -3,7 +3,6 @@ import './auth.ts';
 import { EventEmitter, once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { FastifyReply as Reply } from 'fastify';
 import { InFlightLimit } from './in-flight.ts';
 import { problemDetails } from './problem-details.ts';
 import { callerRateLimiter, rateLimit, type CallerLimits } from './rate-limit.ts';
@@ -128,7 +127,7 @@ describe('InFlightLimit', () => {
   it('gives each limit its own caller back when one response is counted by two (review-161 F9)', () => {
     const [users, projects] = [new InFlightLimit(1), new InFlightLimit(1)];
     const response = new EventEmitter();
-    const reply = { raw: response } as unknown as Reply;
+    const reply = { raw: response } as unknown as FastifyReply;
     users.enter('ann', reply);
     projects.enter('shop', reply);
     expect([users.hasRoom('ann'), projects.hasRoom('shop')]).toEqual([false, false]);
