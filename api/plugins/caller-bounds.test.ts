@@ -1,9 +1,9 @@
-import Fastify, { type FastifyReply } from 'fastify';
+import Fastify, { type FastifyReply, type RouteHandlerMethod } from 'fastify';
 import './auth.ts';
 import { EventEmitter, once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { InFlightLimit } from './in-flight.ts';
+import { countedWhileRunning, InFlightLimit } from './in-flight.ts';
 import { problemDetails } from './problem-details.ts';
 import { callerRateLimiter, rateLimit, type CallerLimits } from './rate-limit.ts';
 
@@ -26,7 +26,8 @@ async function boundedApp(limits: CallerLimits, now: () => number = Date.now) {
   let release: () => void = () => {};
   let released = new Promise<void>((resolve) => (release = resolve));
   const held = async (reply: FastifyReply) => {
-    // Registered after the limiter's own listener: when this one runs, the slot is given back.
+    // Registered after the limiter's own listener: when this one runs, the slot is given back (or, while the
+    // handler runs, once it returns).
     reply.raw.once('close', () => closed.emit('closed'));
     arrived.emit('arrived');
     await released;
@@ -85,7 +86,7 @@ describe('requests in flight per user', () => {
     expect((await bounded.call('ann', '/x')).status).toBe(200);
   });
 
-  it('gives a slot back when its caller hangs up before the answer', async () => {
+  it('gives the slot of a caller who hung up back once the handler returns, not before (review-161 F5)', async () => {
     const bounded = await boundedApp({ perSecond: 1000, burst: 1000, inFlight: 1 });
     cleanup = () => bounded.app.close();
     const abort = new AbortController();
@@ -95,8 +96,10 @@ describe('requests in flight per user', () => {
     abort.abort();
     expect(await gone).toBe('aborted');
     await closed;
-    expect((await bounded.call('ann', '/x')).status).toBe(200);
+    // The handler still works for the caller who left: hanging up and asking again must not start more at once.
+    expect((await bounded.call('ann', '/x')).status).toBe(429);
     bounded.releaseAll();
+    expect((await bounded.call('ann', '/x')).status).toBe(200);
   });
 
   it('does not count a route held open for minutes that bounds of its own count (a followed log)', async () => {
@@ -133,6 +136,37 @@ describe('InFlightLimit', () => {
     expect([users.hasRoom('ann'), projects.hasRoom('shop')]).toEqual([false, false]);
     response.emit('close');
     expect([users.hasRoom('ann'), projects.hasRoom('shop')]).toEqual([true, true]);
+  });
+
+  it('gives the slot back when a handler whose caller hung up fails, synchronously or not', async () => {
+    const users = new InFlightLimit(1);
+    const enterAndClose = (handler: RouteHandlerMethod) => {
+      const reply = { raw: new EventEmitter() } as unknown as FastifyReply;
+      users.enter('ann', reply);
+      let result: unknown;
+      const wrapped = countedWhileRunning(function (this: unknown, request, reply) {
+        (reply.raw as unknown as EventEmitter).emit('close');
+        return handler.call(this as never, request, reply);
+      });
+      try {
+        result = wrapped.call(undefined as never, {} as never, reply);
+      } catch (err) {
+        result = err;
+      }
+      return result;
+    };
+    let fail: (err: Error) => void = () => {};
+    const rejected = enterAndClose(() => new Promise((_resolve, reject) => (fail = reject))) as Promise<unknown>;
+    expect(users.hasRoom('ann')).toBe(false);
+    fail(new Error('the apiserver went away'));
+    await expect(rejected).rejects.toThrow('the apiserver went away');
+    expect(users.hasRoom('ann')).toBe(true);
+    expect(
+      enterAndClose(() => {
+        throw new Error('bad');
+      }),
+    ).toEqual(new Error('bad'));
+    expect(users.hasRoom('ann')).toBe(true);
   });
 });
 

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandle
 import { clientAddressKey } from '../../src/client-address.ts';
 import { sendProblem } from './problem-details.ts';
 import { appendOnRequest } from './route-hooks.ts';
-import { InFlightLimit } from './in-flight.ts';
+import { countedWhileRunning, InFlightLimit } from './in-flight.ts';
 import { describeRate, TokenBuckets, type RateLimitOptions } from './token-buckets.ts';
 
 export type { RateLimitOptions } from './token-buckets.ts';
@@ -106,6 +106,8 @@ export function rateLimit(app: FastifyInstance, shared: CallerRateLimiter): void
     const by = route.config?.rateLimitBy;
     const kind = { write: [route.method].flat().some((method) => !SAFE_METHODS.has(method)), countsInFlight: route.config?.countsInFlight !== false, inFlightBy: route.config?.inFlightBy };
     appendOnRequest(route, by ? limiter.limitRouteBy(by, kind) : limiter.limitRoute(kind));
+    // A caller who hangs up keeps the request's slot until its handler returns (a controller wait, a query).
+    if (kind.countsInFlight) route.handler = countedWhileRunning(route.handler);
   });
 }
 
