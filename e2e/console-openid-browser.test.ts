@@ -69,7 +69,7 @@ describe('console sign-in through OpenID Connect', () => {
 
     await page.waitForURL(`${api.url}/console/tokens`);
     await page.getByRole('heading', { name: 'Access tokens' }).waitFor();
-    await expect.poll(() => page.locator('.who').textContent()).toBe(email.split('@')[0]);
+    await expect.poll(() => page.locator('.who').textContent()).toMatch(new RegExp(`^${email.split('@')[0]}-[0-9a-f]{6}$`));
     expect(await page.evaluate('document.cookie')).toBe('');
     expect(errors).toEqual([]);
     await page.close();

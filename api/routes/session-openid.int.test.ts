@@ -112,7 +112,7 @@ describe('signing in through OpenID Connect', () => {
     expect(back.headers.location).toBe('/console/apps');
     const me = await p.app.inject({ method: 'GET', url: '/v1/user', headers: { cookie: api.header() } });
     expect(me.statusCode).toBe(200);
-    expect(me.json().user).toMatchObject({ user_id: email.split('@')[0], display_name: 'Ada Lovelace', email });
+    expect(me.json().user).toMatchObject({ user_id: expect.stringMatching(new RegExp(`^${email.split('@')[0]}-[0-9a-f]{6}$`)), display_name: 'Ada Lovelace', email });
     const user = await objectClient<User>(testConnection(), USERS).get('', me.json().user.user_id);
     expect(user?.spec.identities).toEqual([{ issuer, subject }]);
 
@@ -161,6 +161,27 @@ describe('signing in through OpenID Connect', () => {
     const recycled = await signInAs(strict, account({ email, email_verified: true }));
     expect(recycled.back.statusCode).toBe(403);
     expect(recycled.back.json().detail).toContain('linked to another account of this provider');
+  });
+
+  it('never gives a created user an id someone chose: an outsider cannot take the id an invitation was sent to (review-163 F1)', async () => {
+    // An owner invites the id a colleague will have once they sign in (dana-…, from dana-…@corp.example); an
+    // outsider whose provider account has that local part at another domain signs in first.
+    const owner = await p.createUser();
+    const project = await p.createProject(owner);
+    const expected = `dana-${randomBytes(3).toString('hex')}`;
+    const invited = await p.app.inject({
+      method: 'PUT',
+      url: `/v1/projects/${project}/members/${expected}`,
+      headers: { authorization: `Bearer ${await p.tokenFor(owner, ['projects:write'])}` },
+      payload: { role: 'member' },
+    });
+    expect(invited.statusCode, invited.body).toBe(202);
+    const outsider = await signInAs(p, account({ email: `${expected}@elsewhere.example`, email_verified: true }));
+    expect(outsider.back.statusCode, outsider.back.body).toBe(302);
+    const me = (await p.app.inject({ method: 'GET', url: '/v1/user', headers: { cookie: outsider.api.header() } })).json().user as { user_id: string };
+    expect(me.user_id).not.toBe(expected);
+    const theirs = await p.app.inject({ method: 'GET', url: '/v1/user/invitations', headers: { cookie: outsider.api.header() } });
+    expect(theirs.json().invitations).toEqual([]);
   });
 
   it('refuses a callback whose state does not match what the browser started with', async () => {

@@ -106,8 +106,8 @@ export class UserDirectory {
    *    linked yet and is not an administrator: the account is added to their identities, so later sign-ins
    *    match by rule 1 even if the email changes (an address the provider hands to someone new cannot take
    *    over a user already linked, and administrators are linked by hand);
-   * 3. else, with `createUsers`, a new user named after the verified email's local part (never after a name the
-   *    account chose), made unique with a short hash of the account, holding the account, its name and email.
+   * 3. else, with `createUsers`, a new user named after the verified email's local part and a short hash of the
+   *    account (never after a name the account chose alone), holding the account, its name and email.
    * An email the provider has not verified never matches anyone: anyone can claim any address at some providers.
    *
    * @throws ForbiddenError when no user matches and none may be created, or two users share the email.
@@ -135,22 +135,23 @@ export class UserDirectory {
     }
     if (!createUsers) throw new ForbiddenError('No Cloudwright user is linked to this account; ask an administrator to add you.');
     const suffix = createHash('sha256').update(`${account.issuer}\n${account.subject}`).digest('hex').slice(0, 6);
-    const base = account.email ? slug(account.email.split('@')[0] ?? '') : `oidc-${suffix}`;
+    // Always with the account's hash: a local part alone is anyone's to choose at another mail domain, and an id an
+    // owner invited before its person signed in (invitations are addressed to ids that may not exist yet) went to
+    // whoever signed in first with that local part (review-163 F1).
+    const userId = account.email ? `${slug(account.email.split('@')[0] ?? '')}-${suffix}` : `oidc-${suffix}`;
     const spec = {
       ...(displayName(account.name) ? { displayName: displayName(account.name) } : {}),
       ...(account.email ? { email: account.email } : {}),
       admin: false,
       identities: [{ issuer: account.issuer, subject: account.subject }],
     };
-    // One write, account included; a taken id gets the account's hash (and a race on that, the next sign-in).
-    for (const userId of base === `oidc-${suffix}` ? [base] : [base, `${base}-${suffix}`]) {
-      try {
-        const created = await this.#userClient.create({ metadata: { name: userId }, spec });
-        await this.#settle(userId, (cached) => cached?.metadata?.uid === created.metadata?.uid);
-        return userId;
-      } catch (err) {
-        if (!isAlreadyExists(err)) throw err;
-      }
+    // One write, account included (a race with the same account's other sign-in: the next one finds it linked).
+    try {
+      const created = await this.#userClient.create({ metadata: { name: userId }, spec });
+      await this.#settle(userId, (cached) => cached?.metadata?.uid === created.metadata?.uid);
+      return userId;
+    } catch (err) {
+      if (!isAlreadyExists(err)) throw err;
     }
     throw new ForbiddenError('No user id is free for this account; ask an administrator to add you.');
   }
