@@ -8,7 +8,7 @@ import type { Logger } from '../src/logging/log.ts';
 export interface ProjectsAccess {
   /** The Projects informer's `onError`. */
   onError: InformerErrorHandler;
-  /** Call once the Projects are listed: says so if a refusal was said. */
+  /** The informer's `onListed`: after each whole list of the Projects (a relist too), says so if a refusal was said. */
   listed(): void;
 }
 

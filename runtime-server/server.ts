@@ -447,7 +447,9 @@ export class RuntimeServer {
     // cluster-scoped Projects alone (as the operator does), its project its own account. Without the RBAC to list
     // them, the same: said once (projects-access.ts).
     const projectsAccess = projectsAccessLog(this.#log);
-    const projects = (this.#projects = config.watchNamespace ? undefined : createInformer<Project>(kube, PROJECTS, { project: projectAccountView, onError: projectsAccess.onError }));
+    const projects = (this.#projects = config.watchNamespace
+      ? undefined
+      : createInformer<Project>(kube, PROJECTS, { project: projectAccountView, onError: projectsAccess.onError, onListed: projectsAccess.listed }));
     // Subscribed before the serving controller: a change is pending for the mark before its reconcile can begin.
     informer.onChange((app) => this.#marks.changed(app));
     informer.onQuietChange((app) => this.#marks.changedQuietly(app));
@@ -505,11 +507,6 @@ export class RuntimeServer {
     const admissionCaches = [domains, domainClaims, databases, certificates];
     for (const i of [informer, hostnames, hostnameClaims, ...admissionCaches]) i.start();
     projects?.start();
-    // Rejected only by a stop, which has nothing to say.
-    projects?.waitForSync(this.#abort.signal).then(
-      () => projectsAccess.listed(),
-      () => {},
-    );
     await Promise.all(admissionCaches.map((i) => i.waitForSync(this.#abort.signal)));
     // Once the certificates are known, so the first handshakes find theirs.
     if (config.https) await tls.listen(config.https, store, (server) => engine.serveOn(server));

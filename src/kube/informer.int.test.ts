@@ -32,10 +32,12 @@ const cm = (name: string, data: Record<string, string> = {}): ConfigMap => ({ me
 function watchConfigMaps(connection: KubeConnection, errors: unknown[] = []) {
   const seen: string[] = [];
   const deleted: string[] = [];
+  const listed = { count: 0 };
   const informer = createInformer<ConfigMap>(connection, CONFIG_MAPS, {
     namespace: ns.name,
     backoff: { initialMs: 100, maxMs: 400 },
     onError: (err) => void errors.push(err),
+    onListed: () => listed.count++,
   });
   informer.onChange((obj) => {
     seen.push(`${obj.metadata?.name}@${obj.metadata?.resourceVersion}`);
@@ -44,7 +46,7 @@ function watchConfigMaps(connection: KubeConnection, errors: unknown[] = []) {
   });
   informers.push(informer);
   informer.start();
-  return { informer, seen, deleted, errors };
+  return { informer, seen, deleted, errors, listed };
 }
 
 describe('informer', () => {
@@ -132,7 +134,7 @@ describe('informer', () => {
 
     it('restarts after the connection breaks and the apiserver is unreachable for a while', async () => {
       await configMaps.create(cm('gone-while-down'));
-      const { informer, errors, deleted } = watchConfigMaps(proxy.connection);
+      const { informer, errors, deleted, listed } = watchConfigMaps(proxy.connection);
       await informer.waitForSync();
       expect(informer.get(`${ns.name}/gone-while-down`)).toBeDefined();
       const listsBefore = lists();
@@ -154,6 +156,7 @@ describe('informer', () => {
       );
       expect(deleted).toEqual(['gone-while-down']);
       expect(lists()).toBe(listsBefore); // resumed from its resourceVersion: the apiserver replayed the delete
+      expect(listed.count).toBe(1);
       await configMaps.create(cm('after-recovery'));
       await vi.waitFor(() => expect(informer.get(`${ns.name}/after-recovery`)).toBeDefined(), { timeout: 10_000 });
       informer.stop();
@@ -166,9 +169,10 @@ describe('informer', () => {
       ['an ERROR event with code 410 in the watch stream', (p: FaultProxy) => p.expireNextWatch()],
     ])('relists after %s, and notices deletes it missed', async (_, inject410) => {
       await configMaps.create(cm('old'));
-      const { informer, deleted } = watchConfigMaps(proxy.connection);
+      const { informer, deleted, listed } = watchConfigMaps(proxy.connection);
       await informer.waitForSync();
       const listsBefore = lists();
+      expect(listed.count).toBe(1);
 
       inject410(proxy);
       proxy.mode = 'reset'; // keep it away while the world changes
@@ -185,6 +189,7 @@ describe('informer', () => {
         { timeout: 15_000 },
       );
       expect(lists()).toBe(listsBefore + 1); // a relist, not a resumed watch
+      expect(listed.count).toBe(2); // and its end told, as the first list's was
       expect(deleted).toEqual(['old']); // the relist diffed the cache and reported the missed delete
       informer.stop();
       await configMaps.delete(ns.name, 'new');

@@ -16,6 +16,8 @@ export interface InformerOptions<T extends KubeObject = KubeObject> {
   labelSelector?: string;
   fieldSelector?: string;
   onError?: InformerErrorHandler;
+  /** Called each time a whole list has been read (the first and every relist): a failure reported before is over. */
+  onListed?: () => void;
   /** Restart backoff after a failed list or watch: doubles from `initialMs` up to `maxMs` (default 1 s → 30 s). */
   backoff?: { initialMs: number; maxMs: number };
   /** Objects per list request (`limit`) where lists are read in pages; 500 when omitted. */
@@ -109,6 +111,7 @@ export function createInformer<T extends KubeObject>(conn: KubeConnection, resou
     const result = (await streamed?.list()) ?? (await pages.list());
     listed = true;
     failures = 0;
+    options.onListed?.();
     return result;
   };
 
