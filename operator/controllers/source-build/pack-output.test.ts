@@ -74,6 +74,11 @@ describe('packOutput', () => {
     await expect(packOutput(outputTar())).rejects.toThrow(/Next.js app without an OpenNext build/);
   });
 
+  it('refuses a Next.js output whose cloudwright.json is a directory, as the output’s failure (a thrown file-system error kept the build running for ever)', async () => {
+    files({ '.next/BUILD_ID': 'x', '.open-next/assets/a.js': 'a', 'dist/worker.js': 'export default {}', 'cloudwright.json/x': '{}' });
+    await expect(packOutput(outputTar())).rejects.toThrow(new OutputInvalidError('cloudwright.json in the output is a directory, not a file'));
+  });
+
   it('refuses an output larger than an artifact may unpack to', async () => {
     files({ 'worker.js': 'x'.repeat(2000), 'big.bin': 'y'.repeat(5000) });
     const limits = { maxCompressedBytes: 1e6, maxUncompressedBytes: 4096, maxFileBytes: 1e6, maxFiles: 100, maxModuleBytes: 1e6 };

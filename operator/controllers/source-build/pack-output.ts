@@ -4,7 +4,7 @@
 // directory deployed with cw are the same build id. The CLI is a package of its own and cannot share this code;
 // pack-output.test.ts checks the two agree byte for byte.
 import { mkdir, mkdtemp, readdir, rm, stat, writeFile, cp } from 'node:fs/promises';
-import { createWriteStream, existsSync, readFileSync } from 'node:fs';
+import { createWriteStream, existsSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -53,8 +53,25 @@ export interface PackedOutput {
 
 const skipped = (path: string) => TOP_DOCUMENTS.test(path) || path.split('/').some((name) => SKIPPED.has(name) || SKIPPED_PREFIXES.some((p) => name.startsWith(p)));
 
+/**
+ * What the file system answers when the output's shape does not fit what packing expects (a directory where a file
+ * should be). The output is the tenant's: such a failure is the build's (OutputInvalid), never a platform failure
+ * retried for ever, which kept the build Building and its slots held (review-162 F1).
+ */
+const SHAPE_ERRORS = new Set(['EISDIR', 'ERR_FS_EISDIR', 'ENOTDIR', 'EEXIST', 'ENAMETOOLONG', 'ELOOP']);
+
 /** Reads the output tar (regular files only: a link or device is refused) and packs it as cw deploy would. */
 export async function packOutput(tar: ByteSource, limits = DEFAULT_ARTIFACT_LIMITS): Promise<PackedOutput> {
+  try {
+    return await packOutputIn(tar, limits);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException | undefined)?.code;
+    if (code !== undefined && SHAPE_ERRORS.has(code)) throw new OutputInvalidError(`the output directory cannot be packed (${code})`);
+    throw err;
+  }
+}
+
+async function packOutputIn(tar: ByteSource, limits: typeof DEFAULT_ARTIFACT_LIMITS): Promise<PackedOutput> {
   const work = await mkdtemp(join(tmpdir(), 'cw-build-output-'));
   try {
     const dir = join(work, 'out');
@@ -101,6 +118,7 @@ async function nextBuild(dir: string, stage: string): Promise<PackedOutput> {
   }
   await cp(join(dir, '.open-next', 'assets'), join(stage, 'assets'), { recursive: true });
   const own = join(dir, 'cloudwright.json');
+  if (existsSync(own) && !statSync(own).isFile()) throw new OutputInvalidError('cloudwright.json in the output is a directory, not a file');
   if (existsSync(own)) await cp(own, join(stage, 'cloudwright.json'));
   else await writeFile(join(stage, 'cloudwright.json'), `${JSON.stringify(NEXT_CONFIG)}\n`);
   const files = await walk(stage);
