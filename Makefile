@@ -25,12 +25,8 @@ CLI_OLDEST_NODE := $(shell sed -n 's/.*"node": ">=\([0-9.]*\)".*/\1/p' cli/packa
 .tools/bin/node-cli-oldest: cli/package.json scripts/setup/node.sh
 	@scripts/setup/node.sh $(CLI_OLDEST_NODE).0 node-cli-oldest
 
-node_modules/.installed: package-lock.json .tools/bin/node
-	@npm ci --no-audit --no-fund
-	@# workerd's binary ships in its platform package (the wrapper package's other platforms are not all on
-	@# every registry mirror, which breaks `npm ci`); expose it like the other tools.
-	@ln -sfn ../../node_modules/@cloudflare/workerd-linux-64/bin/workerd .tools/bin/workerd
-	@touch $@
+node_modules/.installed: package-lock.json .tools/bin/node scripts/setup/npm.sh
+	@scripts/setup/npm.sh
 
 .PHONY: tools
 tools: .tools/bin/node ## The toolchain alone (Node, the control plane, MinIO, Flux, Python tools, Debian packages)
