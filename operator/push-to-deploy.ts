@@ -95,6 +95,6 @@ export function addPushToDeploy(options: PushToDeployOptions): void {
       log: manager.log.child({ controller: 'sourcebuild' }),
     }),
   );
-  manager.add(new StagedObjectSweep({ builds, artifacts: options.artifacts, log: manager.log.child({ controller: 'sourcebuild-staged-objects' }) }));
+  manager.add(new StagedObjectSweep({ builds, ...scope, artifacts: options.artifacts, log: manager.log.child({ controller: 'sourcebuild-staged-objects' }) }));
   manager.log.info('push to deploy: building connected repositories', { runner: runner.kind, ...settings.limits, ...settings.concurrency });
 }

@@ -61,12 +61,18 @@ describe('the sweep of staged build objects', () => {
       await put(sourceKey(ns.name, build));
       await put(`${buildObjectsPrefix(ns.name, build)}00000000.txt`);
     }
+    // Another namespace's log, which this cache (of one namespace, as CW_WATCH_NAMESPACE scopes it) cannot see.
+    const elsewhere = `${buildObjectsPrefix(`${ns.name}-other`, 'web-1')}00000000.txt`;
+    await put(elsewhere);
     // Written a moment ago, so a SourceBuild the cache has not seen yet is not taken for one gone: not yet.
-    await new StagedObjectSweep({ builds, artifacts: bucket, log: silentLogger }).sweepOnce();
+    await new StagedObjectSweep({ builds, namespace: ns.name, artifacts: bucket, log: silentLogger }).sweepOnce();
     expect(await stored('web-deleted')).toHaveLength(3);
     // Later: the objects of the SourceBuild that is gone go, and the finished one's staged source and output.
-    await new StagedObjectSweep({ builds, artifacts: bucket, log: silentLogger, now: () => Date.now() + 10 * 60_000 }).sweepOnce();
+    await new StagedObjectSweep({ builds, namespace: ns.name, artifacts: bucket, log: silentLogger, now: () => Date.now() + 10 * 60_000 }).sweepOnce();
     expect(await stored('web-deleted')).toEqual([]);
+    // Not another namespace's: it swept every test's builds in the shared bucket, and would an operator confined to one namespace.
+    expect(await bucket.head(elsewhere)).toBeDefined();
+    await bucket.delete(elsewhere);
     expect(await stored('web-done')).toEqual(['00000000.txt']);
     expect(await stored('web-running')).toEqual(['00000000.txt', 'output.tar', 'source.tar.gz']);
   });

@@ -22,6 +22,11 @@ const BUILDS_PREFIX = 'source-builds/';
 
 export interface StagedObjectSweepDeps {
   readonly builds: Informer<SourceBuild>;
+  /**
+   * The one namespace `builds` watches (CW_WATCH_NAMESPACE), if any: only its objects are swept. The bucket is shared,
+   * and every other namespace's builds are missing from such a cache, so their logs were taken for strays (review-162 F6).
+   */
+  readonly namespace?: string;
   readonly artifacts: ObjectStore;
   readonly log: Logger;
   readonly intervalMs?: number;
@@ -62,7 +67,8 @@ export class StagedObjectSweep implements Runnable {
     const { builds, artifacts, log } = this.#deps;
     const now = (this.#deps.now ?? Date.now)();
     let deleted = 0;
-    for await (const object of listAll(artifacts, BUILDS_PREFIX)) {
+    const prefix = this.#deps.namespace === undefined ? BUILDS_PREFIX : `${BUILDS_PREFIX}${this.#deps.namespace}/`;
+    for await (const object of listAll(artifacts, prefix)) {
       const [namespace = '', name = ''] = object.key.slice(BUILDS_PREFIX.length).split('/');
       const build = builds.get(keyOf(namespace, name));
       const stray =
