@@ -6,7 +6,7 @@ import { GitCommandError } from '../../../src/git/run-git.ts';
 import { ScratchRepo } from '../../../src/git/testing/scratch-repo.ts';
 import { MemoryObjectStore } from '../../../src/object-store/memory-object-store.ts';
 import { RepoStore, zeroOid } from '../../../src/repo-store/index.ts';
-import { ArchiveTooLargeError } from './archive-file.ts';
+import { ArchiveTooLargeError, gitArchiveToFile } from './archive-file.ts';
 import { sourceError, SourceExporter, SourceUnavailableError } from './source-export.ts';
 
 describe('sourceError', () => {
@@ -19,6 +19,18 @@ describe('sourceError', () => {
   it('says what is missing when git cannot find the commit or the directory', () => {
     const err = sourceError(new GitCommandError('git archive', 128, 'exited with code 128', 'fatal: not a tree object: abc:nope'), 'nope is not a directory');
     expect(err).toEqual(new SourceUnavailableError('nope is not a directory'));
+  });
+
+  it('fails the build with SourceUnavailable for a file git cannot hold to archive it (an export-subst expansion), rather than retrying it for a day', async () => {
+    const work = await ScratchRepo.create('sha1');
+    try {
+      // 1.2 MB expanding to 960 MB: git gives up at its allocation limit (GIT_ALLOC_LIMIT, which runGit sets).
+      const commit = await work.commit('main', { '.gitattributes': '* export-subst\n', 'version.txt': '$Format:%>(16000)%H$'.repeat(60_000) });
+      const failure = await gitArchiveToFile(work.dir, commit, 'tar', join(work.dir, 'out.tar'), 1 << 30).catch((err: unknown) => err);
+      expect(sourceError(failure, 'missing')).toEqual(new SourceUnavailableError("a file of the commit is larger than git may hold in memory to archive it (git's allocation limit, 256m)"));
+    } finally {
+      await work.remove();
+    }
   });
 
   it('leaves any other failure as it is (retried)', () => {

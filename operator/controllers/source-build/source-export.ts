@@ -6,7 +6,7 @@ import { createReadStream } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { syncBareRepo } from '../../../src/git/bare-repo.ts';
-import { GitCommandError, runGit } from '../../../src/git/run-git.ts';
+import { GitCommandError, MAX_GIT_ALLOCATION, runGit } from '../../../src/git/run-git.ts';
 import { KeyedMutex } from '../../../src/collections/keyed-mutex.ts';
 import type { ObjectStore } from '../../../src/object-store/object-store.ts';
 import type { RepoStore } from '../../../src/repo-store/repo-store.ts';
@@ -93,6 +93,11 @@ export function sourceError(err: unknown, missing: string): unknown {
   if (err instanceof ArchiveTooLargeError) return new SourceUnavailableError(`${err.message} (${MAX_SOURCE_ARCHIVE_BYTES / 1024 / 1024} MiB at most)`);
   if (err instanceof GitCommandError && /not a valid object name|bad revision|unknown revision|not a tree object|bad object/i.test(err.message + err.stderr)) {
     return new SourceUnavailableError(missing);
+  }
+  // A file git would have to hold past GIT_ALLOC_LIMIT (one near the limit, or an export-subst expansion): the commit
+  // is never archived, so it is the source's failure, not one to retry for a day as the platform's (review-162 F4).
+  if (err instanceof GitCommandError && /attempting to allocate \d+ over limit/.test(err.stderr)) {
+    return new SourceUnavailableError(`a file of the commit is larger than git may hold in memory to archive it (git's allocation limit, ${MAX_GIT_ALLOCATION})`);
   }
   return err;
 }
