@@ -204,6 +204,17 @@ describe('parseArtifact: refused artifacts (400, ArtifactError)', () => {
     expect((error as ArtifactError).status).toBe(400);
     expect((error as Error).message).toMatch(message);
   });
+
+  it('directories its paths imply count with its files (review-165 F1: each of 20,000 files implied 500, 1.2 GB in the reader, 10 million mkdirs)', async () => {
+    const deep = 'a/'.repeat(505);
+    const files = Array.from({ length: 2000 }, (_, i) => ({ name: `${String(i).padStart(4, '0')}/${deep}x.txt`, content: '', pax: true }));
+    const error = await parseArtifact(artifactOf([{ name: 'worker.js', content: WORKER }, ...files])).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ArtifactError);
+    expect((error as Error).message).toMatch(/more than 40000 files and directories/);
+    // Directories files share count once; named ones are the same as implied ones.
+    const shared = Array.from({ length: 3000 }, (_, i) => ({ name: `assets/${deep}f${i}`, content: '', pax: true }));
+    expect((await parseArtifact(artifactOf([{ name: 'worker.js', content: WORKER }, { name: 'assets/a/', type: '5' }, ...shared]))).assets).toHaveLength(3000);
+  });
 });
 
 describe('parseArtifact: limits (413, ArtifactTooLargeError)', () => {
