@@ -19,6 +19,7 @@ import type { BuildLimits, BuildRunner, RunResult } from './build-runner.ts';
 import { OutputInvalidError, packOutput } from './pack-output.ts';
 import { outputKey, sourceKey, SourceUnavailableError, type SourceExporter } from './source-export.ts';
 import { BuildSlots, type BuildAccount, type BuildConcurrency } from './build-slots.ts';
+import { printable } from './printable.ts';
 import { runId } from './run-id.ts';
 import { urlLifetimeSeconds } from './url-lifetime.ts';
 import { projectRepository } from '../app-source/project-repository.ts';
@@ -307,11 +308,6 @@ function startFailure(err: unknown): string {
 
 function failed(build: SourceBuild, reason: string, message: string): SourceBuildStatus {
   return { ...build.status, state: 'Failed', reason, message: printable(message).slice(0, 1024) };
-}
-
-/** A message may name the output's files, which may hold control characters; the status refuses them. */
-function printable(text: string): string {
-  return Array.from(text, (c) => (c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f ? ' ' : c)).join('');
 }
 
 /** Ready: True once Succeeded; False with the reason otherwise (Queued, Building, the failure's). */

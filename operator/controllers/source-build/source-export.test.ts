@@ -46,13 +46,13 @@ describe('SourceExporter', () => {
   });
 
   /** A repository in a bucket with one commit on main, and an exporter working in a directory of its own. */
-  async function setUp(): Promise<{ exporter: SourceExporter; artifacts: MemoryObjectStore; repo: string; repoId: string; commit: string; copy: string }> {
+  async function setUp(message?: string): Promise<{ exporter: SourceExporter; artifacts: MemoryObjectStore; repo: string; repoId: string; commit: string; copy: string }> {
     const repos = new RepoStore({ store: new MemoryObjectStore() });
     const repo = 'acme/site';
     await repos.createRepo(repo);
     const work = await ScratchRepo.create('sha1');
     cleanups.push(() => work.remove());
-    const commit = await work.commit('main', { 'index.html': '<h1>hi</h1>\n' });
+    const commit = await work.commit('main', { 'index.html': '<h1>hi</h1>\n' }, message === undefined ? {} : { message });
     const { pack, idx } = await work.pack([commit]);
     const published = await repos.publish(repo, {
       kind: 'push',
@@ -69,6 +69,12 @@ describe('SourceExporter', () => {
     const { repoId } = await repos.readHead(repo);
     return { exporter: new SourceExporter({ repos, artifacts, workDir }), artifacts, repo, repoId, commit, copy: join(workDir, 'repos', 'acme', 'site.git') };
   }
+
+  it('gives the commit’s subject without control characters, which the build’s status refuses (its start was retried for a day)', async () => {
+    const { exporter, repo, repoId, commit } = await setUp('fix:\tthe \u001b[31mred\u001b[0m page');
+    const exported = await exporter.export(repo, repoId, commit, undefined, { key: 'source.tar', format: 'tar' });
+    expect(exported.commitMessage).toBe('fix: the  [31mred [0m page');
+  });
 
   it('makes again a copy whose first sync a kill cut short (git init left HEAD without objects, or a lock), rather than failing every build', async () => {
     for (const leftover of [{ HEAD: 'ref: refs/heads/main\n' }, { HEAD: 'ref: refs/heads/main\n', 'HEAD.lock': '', 'config.lock': '' }]) {

@@ -13,6 +13,7 @@ import type { RepoStore } from '../../../src/repo-store/repo-store.ts';
 import { parseRepoPath } from '../../../src/repo-store/repo-path.ts';
 import { buildObjectsPrefix } from '../../../src/platform/source-builds/build-log.ts';
 import { ArchiveTooLargeError, gitArchiveToFile } from './archive-file.ts';
+import { printable } from './printable.ts';
 
 /** In a repository's copy, the incarnation (`repoId`) the last sync that finished brought it to. */
 const SYNCED_FILE = 'cloudwright-repo-id';
@@ -83,7 +84,9 @@ export class SourceExporter {
     } finally {
       await rm(work, { recursive: true, force: true });
     }
-    return { key: to.key, commitMessage: subject.slice(0, 256), author: author.slice(0, 256) };
+    // Git allows a tab or an escape in both, which the status refuses: a refused status write at the build's start was
+    // taken for the platform's failure and retried for a day (review-162 F7).
+    return { key: to.key, commitMessage: printable(subject).slice(0, 256), author: printable(author).slice(0, 256) };
   }
 }
 
