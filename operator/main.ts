@@ -84,7 +84,7 @@ export async function main(config: OperatorConfig): Promise<void> {
   if (!artifacts) manager.log.info('runtime apps get no artifact finalizer: CW_S3_BUCKET is not set, so deleting an app leaves its build artifacts in the bucket');
   const replicas = runtimeReplicaView((resource, selector) => manager.informer(resource, { namespace: config.podNamespace, labelSelector: selector }), { reports: true });
   // Who created each project: one user's projects share what is bounded per account (migration runs' turns,
-  // cw-db's shares).
+  // cw-db's shares, the ProjectDomain controller's workers).
   const projects = watchNamespace ? undefined : manager.informer<Project>(PROJECTS);
   const accounts = projects ? { accounts: projectAccounts(projects) } : {};
   manager.add(
@@ -115,7 +115,7 @@ export async function main(config: OperatorConfig): Promise<void> {
     hostnames: manager.informer<AppHostname>(APP_HOSTNAMES, scope),
   };
   const tls = config.tls !== undefined && artifacts !== undefined;
-  manager.add(projectDomainController({ ...common, ...dnsInformers, settings: dns, tls, log: manager.log.child({ controller: 'projectdomain' }) }));
+  manager.add(projectDomainController({ ...common, ...dnsInformers, settings: dns, tls, ...accounts, log: manager.log.child({ controller: 'projectdomain' }) }));
   manager.add(
     appHostnameController({
       ...common,
