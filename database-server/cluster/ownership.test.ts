@@ -13,7 +13,12 @@ const LEASE_MS = 3000;
  * Replicas sharing one bucket and one hand-driven clock; each records what it opened and closed. `wrap` gives a
  * replica its own view of the bucket (a slow one, say).
  */
-function cluster(names: string[], tenants: string[], wrap?: (name: string, store: ObjectStore, clock: { now: number }) => ObjectStore) {
+function cluster(
+  names: string[],
+  tenants: string[],
+  wrap?: (name: string, store: ObjectStore, clock: { now: number }) => ObjectStore,
+  closing?: (name: string, tenant: string, reason: string) => Promise<void>,
+) {
   const store = new MemoryObjectStore();
   const clock = { now: 0 };
   const events: string[] = [];
@@ -34,6 +39,7 @@ function cluster(names: string[], tenants: string[], wrap?: (name: string, store
         },
         drop: async (tenant, reason) => {
           events.push(`${name} drops ${tenant} (${reason})`);
+          await closing?.(name, tenant, reason);
         },
       },
     });
@@ -342,6 +348,62 @@ describe('Ownership', () => {
     expect((await a.ownership.claimNew('fresh'))?.epoch).toBe(2);
     // Another live replica's claim is still refused.
     expect(await b.ownership.claimNew('fresh')).toBeUndefined();
+  });
+
+  it('gives up a database whose lease another process deleted, or whose metadata is gone for a whole lease (review-164 F3)', async () => {
+    // An owner paused in the middle of deleting a database, taken over meanwhile, resumes: it deletes the metadata
+    // and the new owner's lease. The new owner must not go on serving the deleted database with its old tokens.
+    const described = ['t', 'u'];
+    const c = cluster(['b'], described);
+    const [b] = c.replicas as [(typeof c.replicas)[0]];
+    await round(c, 0);
+    expect([...b.ownership.held().keys()].sort()).toEqual(['t', 'u']);
+    described.splice(0, 1);
+    await c.store.delete(`${LEASE_PREFIX}t.json`);
+    await round(c, 1000);
+    expect(b.ownership.held().has('t')).toBe(false);
+    expect(c.events.filter((e) => e.includes('drops'))).toEqual(['b drops t (lost)']);
+    // Metadata gone, lease left (a delete cut short before its lease went): given up once a lease has passed.
+    described.splice(0, 1);
+    for (let t = 2000; t < 2000 + LEASE_MS; t += LEASE_MS / 3) await round(c, t);
+    expect(b.ownership.held().has('u')).toBe(true);
+    await round(c, 2000 + LEASE_MS);
+    expect(b.ownership.held().has('u')).toBe(false);
+    expect(c.events.filter((e) => e.includes('drops'))).toEqual(['b drops t (lost)', 'b drops u (lost)']);
+    expect((await new LeaseStore(c.store).read('u'))?.lease.holder).toBeNull();
+  });
+
+  it('keeps a database it has just created though the listing of its round did not show it yet (review-164 F3)', async () => {
+    // Its metadata is written right after its claim; here the listings show it only a lease less a round later.
+    const tenants: string[] = [];
+    const c = cluster(['a'], tenants);
+    const [a] = c.replicas as [(typeof c.replicas)[0]];
+    await round(c, 0);
+    expect(await a.ownership.claimNew('created')).toBeDefined();
+    for (let t = LEASE_MS / 3; t <= 3 * LEASE_MS; t += LEASE_MS / 3) {
+      if (t >= LEASE_MS) tenants.splice(0, 1, 'created');
+      await round(c, t);
+    }
+    expect(a.ownership.held().has('created')).toBe(true);
+  });
+
+  it('waits, when stopping, for a handover under way: it leaves only once that lease is free (review-164 F4)', async () => {
+    let finish: () => void = () => {};
+    const shipping = new Promise<void>((resolve) => (finish = resolve));
+    // a's handovers ship until the test lets them finish.
+    const c = cluster(['a', 'b'], TENANTS, undefined, (name, _tenant, reason) => (name === 'a' && reason === 'handover' ? shipping : Promise.resolve()));
+    const [a, b] = c.replicas as [(typeof c.replicas)[0], (typeof c.replicas)[0]];
+    await round(c, 0, [a]);
+    for (let t = 1000; t <= 2 * LEASE_MS; t += LEASE_MS / 3) await round(c, t, [b, a]);
+    const tenant = c.events.find((e) => e.startsWith('a drops') && e.endsWith('(handover)'))?.split(' ')[2] ?? '';
+    expect(tenant).not.toBe('');
+    let stopped = false;
+    const stopping = a.ownership.stop().then(() => (stopped = true));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(stopped).toBe(false);
+    finish();
+    await stopping;
+    expect((await new LeaseStore(c.store).read(tenant))?.lease.holder).toBeNull();
   });
 
   it('lets exactly one of two replicas racing for a new database win it', async () => {

@@ -60,10 +60,11 @@ const HANDOVERS_PER_ROUND = 4;
  */
 const ACQUIRES_AT_ONCE = 16;
 
-/** A lease that names this process; `ready` settles when the database serves. */
+/** A lease that names this process; `ready` settles when the database serves; `since`: when its write had landed. */
 interface Held {
   version: LeaseVersion;
   ready: Promise<boolean>;
+  since: number;
 }
 
 /** The databases whose leases this replica holds, and the loop that keeps, takes and hands them over. */
@@ -73,8 +74,13 @@ export class Ownership {
   readonly #members: MemberStore;
   readonly #clock: () => number;
   readonly #held = new Map<string, Held>();
-  /** Held, but being closed to be released: its requests wait for the next owner (DATABASE_MOVING). */
-  readonly #releasing = new Set<string>();
+  /**
+   * Held, but being closed to be released, until its lease is free: its requests wait for the next owner
+   * (DATABASE_MOVING), and a stop waits for it (a handover under way is not left half done).
+   */
+  readonly #releases = new Map<string, Promise<void>>();
+  /** Held databases whose metadata the listings have not shown, since when (given up after a lease: deleted). */
+  readonly #undescribedSince = new Map<string, number>();
   /** The latest version read of every lease, and since when it was in sight. */
   readonly #known = new Map<string, LeaseVersion>();
   /** The databases with metadata or a lease in the bucket, as the last round listed them. */
@@ -172,7 +178,7 @@ export class Ownership {
    * not list at all, the rest waiting for the next listing.
    */
   async route(tenant: string, options: { budgeted?: boolean } = {}): Promise<Route> {
-    if (this.#releasing.has(tenant)) return { kind: 'unowned' };
+    if (this.#releases.has(tenant)) return { kind: 'unowned' };
     if (this.#held.has(tenant)) return { kind: 'local' };
     const known = this.#known.get(tenant);
     if (known?.lease.holder && known.lease.holder.nonce !== this.#options.self.nonce && this.#alive(known.lease.holder)) return { kind: 'forward', holder: known.lease.holder };
@@ -185,7 +191,7 @@ export class Ownership {
       return this.route(tenant);
     }
     const fresh = await this.#leases.read(tenant);
-    if (this.#held.has(tenant) && !this.#releasing.has(tenant)) return { kind: 'local' };
+    if (this.#held.has(tenant) && !this.#releases.has(tenant)) return { kind: 'local' };
     if (fresh === undefined) return { kind: 'unknown' };
     const holder = fresh.lease.holder;
     if (holder && holder.nonce !== this.#options.self.nonce && this.#alive(holder)) return { kind: 'forward', holder };
@@ -246,7 +252,7 @@ export class Ownership {
     if (current?.lease.holder && !mine && this.#alive(current.lease.holder)) return undefined;
     const won = await this.#write(tenant, current);
     if (!won) return undefined;
-    this.#held.set(tenant, { version: won, ready: Promise.resolve(true) });
+    this.#held.set(tenant, { version: won, ready: Promise.resolve(true), since: this.#clock() });
     return this.fencing(tenant, won.lease.epoch);
   }
 
@@ -268,7 +274,9 @@ export class Ownership {
     clearInterval(this.#roundTimer);
     for (const waiter of this.#listingWaiters) waiter.resolve(false);
     await this.#ticking?.catch(() => {});
-    await Promise.all([...this.#held.keys()].map((tenant) => this.#release(tenant, 'stop')));
+    // Those being released already (a handover in the background) are waited for, not left half done.
+    const tenants = new Set([...this.#held.keys(), ...this.#releases.keys()]);
+    await Promise.all([...tenants].map((tenant) => this.#release(tenant, 'stop')));
     for (const timer of this.#beatTimers) clearInterval(timer);
     await this.#beating?.catch(() => {});
     await this.#members.leave(this.#options.self.name).catch(() => {});
@@ -284,13 +292,17 @@ export class Ownership {
     for (const waiter of this.#listingWaiters) if (waiter.since < listedAt) waiter.resolve(true);
     await this.#readHeartbeats(memberEtags, listedAt);
     await this.#readLeases(leaseEtags);
+    this.#giveUpVanished(leaseEtags, new Set(tenants), listedAt);
     if (this.#stopped) return;
     const now = this.#clock();
     const live = this.#liveNames();
-    let handovers = 0;
+    // Those still under way count: a handover of a large database takes minutes, and never more than a few at once.
+    let handovers = this.#releases.size;
     const toTake: [string, LeaseVersion | undefined][] = [];
     for (const tenant of tenants) {
       const held = this.#held.get(tenant);
+      // Being released: its lease is freed at the end, and only then is it anyone's (this replica's too) to take.
+      if (this.#releases.has(tenant)) continue;
       if (held) {
         // A few handovers a round, to a replica seen alive for a whole lease: placement moves slowly and never flaps.
         const preferred = preferredReplica(tenant, live);
@@ -374,7 +386,7 @@ export class Ownership {
     if (!won) return;
     this.#freeSince.delete(tenant);
     const fencing = this.fencing(tenant, won.lease.epoch);
-    const held: Held = { version: won, ready: Promise.resolve(true) };
+    const held: Held = { version: won, ready: Promise.resolve(true), since: this.#clock() };
     this.#held.set(tenant, held);
     this.#options.log.info('took a database over', { tenant, epoch: won.lease.epoch, from: known?.lease.holder?.name ?? null });
     held.ready = this.#options.hooks.adopt(tenant, fencing).then(
@@ -398,16 +410,19 @@ export class Ownership {
     return won;
   }
 
-  /** Closes the database (shipping first, unless lost), then frees its lease for the next owner. */
-  async #release(tenant: string, reason: 'handover' | 'stop' | 'lost'): Promise<void> {
+  /** Closes the database (shipping first, unless lost), then frees its lease for the next owner; one under way is that one. */
+  #release(tenant: string, reason: 'handover' | 'stop' | 'lost'): Promise<void> {
+    const underWay = this.#releases.get(tenant);
+    if (underWay) return underWay;
     const held = this.#held.get(tenant);
-    if (!held || this.#releasing.has(tenant)) return;
-    this.#releasing.add(tenant);
-    try {
-      await this.#options.hooks.drop(tenant, reason).catch((err: unknown) => this.#options.log.warn('closing a database failed', { tenant, err }));
-    } finally {
-      this.#releasing.delete(tenant);
-    }
+    if (!held) return Promise.resolve();
+    const release = this.#closeAndFree(tenant, held, reason).finally(() => this.#releases.delete(tenant));
+    this.#releases.set(tenant, release);
+    return release;
+  }
+
+  async #closeAndFree(tenant: string, held: Held, reason: 'handover' | 'stop' | 'lost'): Promise<void> {
+    await this.#options.hooks.drop(tenant, reason).catch((err: unknown) => this.#options.log.warn('closing a database failed', { tenant, err }));
     // Lost meanwhile (the deadline passed while shipping): nothing is left to release.
     if (this.#held.get(tenant) !== held) return;
     this.#held.delete(tenant);
@@ -415,6 +430,31 @@ export class Ownership {
     const written = await this.#leases.write(released, held.version.etag).catch(() => undefined);
     if (written) this.#known.set(tenant, written);
     this.#options.log.info('released a database', { tenant, reason, epoch: held.version.lease.epoch });
+  }
+
+  /**
+   * Gives up what this replica holds but the bucket no longer describes: a lease missing from a listing made after
+   * its write (deleted by another process: an owner paused in the middle of deleting the database resumed), or a
+   * database whose metadata the listings have not shown for a whole lease (deleted, its lease left). Nothing else
+   * would: the rounds walk the databases with metadata, and a lease missing from a listing is only forgotten.
+   */
+  #giveUpVanished(leases: Map<string, string>, described: Set<string>, listedAt: number): void {
+    for (const tenant of this.#undescribedSince.keys()) if (!this.#held.has(tenant)) this.#undescribedSince.delete(tenant);
+    for (const [tenant, held] of this.#held) {
+      // A lease written after the listing began (a creation, a takeover) may not be in it yet.
+      if (held.since >= listedAt || this.#releases.has(tenant)) continue;
+      if (!leases.has(tenant)) {
+        this.#lose(tenant, 'its lease was deleted');
+        continue;
+      }
+      if (described.has(tenant)) {
+        this.#undescribedSince.delete(tenant);
+        continue;
+      }
+      const since = this.#undescribedSince.get(tenant) ?? listedAt;
+      this.#undescribedSince.set(tenant, since);
+      if (listedAt - since >= this.#options.leaseMs) void this.#release(tenant, 'lost');
+    }
   }
 
   #checkDeadline(): void {
