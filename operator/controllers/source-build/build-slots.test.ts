@@ -13,11 +13,41 @@ describe('BuildSlots', () => {
     expect(slots.take('c/1', own('c'))).toBe(false); // two running in all
     expect(slots.take('a/1', own('a'))).toBe(true); // held already
     slots.release('a/1');
-    // The freed slot is a/2's, which waited longest, whichever of the two is asked about first.
-    expect(slots.take('c/1', own('c'))).toBe(false);
-    expect(slots.take('a/2', own('a'))).toBe(true);
-    slots.release('b/1');
+    // The freed slot is c/1's, whose user has not had one yet (a/2 waited longer, but a's user just had one), whichever
+    // of the two is asked about first.
+    expect(slots.take('a/2', own('a'))).toBe(false);
     expect(slots.take('c/1', own('c'))).toBe(true);
+    slots.release('b/1');
+    expect(slots.take('a/2', own('a'))).toBe(true);
+  });
+
+  it('gives a free slot to the user served longest ago, so two people’s backlogs cannot keep a third waiting until they drain', () => {
+    let now = 0;
+    const slots = new BuildSlots(
+      { total: 2, perProject: 1, perUser: 1 },
+      () => {},
+      () => now,
+    );
+    const of = (user: string, project: string): BuildAccount => ({ project, user });
+    // Two users' backlogs of five projects each, queued before victor's push, all asked about again at every free in
+    // the cache's order (theirs first), minutes apart (builds run for minutes).
+    const queue = [...[0, 1, 2, 3, 4].flatMap((i) => [`h1p${i}/b`, `h2p${i}/b`]), 'v/b'];
+    const account = (key: string) => (key === 'v/b' ? own('v') : of(key.slice(0, 2), key.split('/')[0] ?? ''));
+    const started: string[] = [];
+    const askAll = () => {
+      slots.stillWaiting(new Set(queue.filter((k) => !slots.holds(k))));
+      for (const key of queue) if (!slots.holds(key) && slots.take(key, account(key))) started.push(key);
+    };
+    askAll();
+    for (let round = 0; round < 3; round++) {
+      now += 10 * 60_000;
+      const done = started[round] ?? '';
+      queue.splice(queue.indexOf(done), 1);
+      slots.release(done);
+      askAll();
+    }
+    // By waiting time alone victor started eleventh, after both backlogs; now at the first free.
+    expect(started.slice(0, 4)).toEqual(['h1p0/b', 'h2p0/b', 'v/b', 'h1p1/b']);
   });
 
   it('skips a waiting build whose project has no room, so a project queueing many builds never holds up another', () => {

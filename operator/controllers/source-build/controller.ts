@@ -69,7 +69,9 @@ export function sourceBuildController(deps: SourceBuildControllerDeps): Controll
   const client = objectClient<SourceBuild>(deps.kube, SOURCE_BUILDS);
   // A slot freed (a build finished, was deleted, or could not start): the builds waiting for one are looked at again.
   const slots = new BuildSlots(deps.concurrency ?? { total: 2, perProject: 1, perUser: 1 }, () => {
-    for (const waiting of deps.builds.list()) if (!waiting.status?.state || waiting.status.state === 'Queued') controller.enqueue(objectKey(waiting));
+    const queued = deps.builds.list().filter((b) => !b.status?.state || b.status.state === 'Queued');
+    slots.stillWaiting(new Set(queued.map((b) => objectKey(b))));
+    for (const waiting of queued) controller.enqueue(objectKey(waiting));
   });
   /** Runs that ended and await their reconcile (which packs, stores and writes the status), by object key. */
   const results = new Map<string, RunResult>();
