@@ -73,6 +73,15 @@ const artifacts = new MemoryArtifactSource()
   .put('never-loads', artifactFromFiles({ 'worker.js': 'while (true) {}\nexport default {};' }))
   .put('bad-flag', artifactFromFiles({ 'worker.js': worker('x'), 'cloudwright.json': '{"compatibility_flags":["no_such_flag_exists"]}' }))
   .put('not-an-artifact', new Uint8Array([1, 2, 3]))
+  // JSON modules are handed to workerd as their text: one holding the kinds of text a splice could get wrong.
+  .put(
+    'json-modules',
+    artifactFromFiles({
+      'worker.js': "import table from './table.json';\nimport odd from './odd.json';\nexport default { fetch: () => Response.json({ table, odd }) };",
+      'table.json': ' [ {"a": 1}, {"b": [true, null, 2.5e3]} ]\n',
+      'odd.json': JSON.stringify({ dollar: '$& $1 $$', nul: '\u0000cw-json-0123456789abcdef:0', quote: '"' }),
+    }),
+  )
   .put(
     'next-like',
     artifactFromFiles({
@@ -185,6 +194,14 @@ describe('RuntimeEngine with workerd', { timeout: 60_000 }, () => {
     expect(missing.status).toBe(404);
     expect(missing.headers['content-type']).toBe('application/problem+json');
     expect(JSON.parse(missing.body)).toEqual({ title: 'Not Found', status: 404, detail: 'No app is served at host "nope.apps.test".' });
+  });
+
+  it('loads JSON modules as their text says, the value built in workerd, not in this process (review-165 F2)', async () => {
+    await engine.deploy({ project: 'demo', appId: 'tables', buildId: 'json-modules', env: {}, hostnames: [] });
+    const answer = await send(port, 'tables.demo.apps.test');
+    expect(answer.status, answer.body).toBe(200);
+    expect(JSON.parse(answer.body)).toEqual({ table: [{ a: 1 }, { b: [true, null, 2500] }], odd: { dollar: '$& $1 $$', nul: '\u0000cw-json-0123456789abcdef:0', quote: '"' } });
+    await engine.remove('demo', 'tables');
   });
 
   it('coalesces concurrent deploys into few workerd restarts', async () => {

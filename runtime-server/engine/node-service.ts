@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import { rm } from 'node:fs/promises';
 import type { AppLogs } from '../../src/runtime-contract/app-logs.ts';
 import { ingestLogBatch } from './log-sink.ts';
-import type { WorkerCodeJson } from './worker-code.ts';
+import { workerCodeText, type WorkerCodeJson } from './worker-code.ts';
 import { GENERATION_HEADER } from './dispatcher/config.ts';
 import { refuse, type Refusal } from './entry-proxy.ts';
 
@@ -37,7 +37,7 @@ export async function startNodeService(socketPath: string, handlers: NodeService
       handlers.code(decodeURIComponent(url.slice('/code/'.length)), Number.isSafeInteger(generation) ? generation : undefined).then(
         (code) => {
           if (code && 'refusal' in code) refuse(res, code.refusal);
-          else if (code) res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(code));
+          else if (code) res.writeHead(200, { 'content-type': 'application/json' }).end(workerCodeText(code));
           else res.writeHead(404).end('unknown worker id');
         },
         (err: unknown) => res.writeHead(500).end(err instanceof Error ? err.message : String(err)),

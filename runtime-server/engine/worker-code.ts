@@ -50,6 +50,36 @@ export function workerFingerprint(live: LiveApp): string {
   return fingerprint;
 }
 
+/**
+ * A JSON module's text, handed on as it is: cw-runtime never builds a tenant's JSON value. The checks bound a JSON
+ * module as text (25 MiB), and a value can take twenty times its text (`[{},{},…]` of 25 MiB is some 520 MB of
+ * objects), past this process's heap: one such build crashed cw-runtime on every replica that prepared it (review-165
+ * F2). The value is built inside workerd, which the shards' memory bounds hold.
+ */
+export class JsonText {
+  readonly text: string;
+  constructor(text: string) {
+    this.text = text;
+  }
+}
+
+/** Stands in for a JSON module's text in the serialized code; random per process, so no tenant's string can be one. */
+const JSON_TEXT_MARK = `\u0000cw-json-${randomBytes(8).toString('hex')}:`;
+/** A mark as `JSON.stringify` writes it (a whole string value), with the module's index. */
+const SERIALIZED_MARK = new RegExp(
+  `${JSON.stringify(JSON_TEXT_MARK)
+    .slice(0, -1)
+    .replace(/[\\^$.*+?()[\]{}|]/g, '\\$&')}(\\d+)"`,
+  'g',
+);
+
+/** The code as the dispatcher reads it (`GET /code/{id}`): JSON, each JSON module's text in place as it is. */
+export function workerCodeText(code: WorkerCodeJson): string {
+  const texts: string[] = [];
+  const body = JSON.stringify(code, (_key, value: unknown) => (value instanceof JsonText ? `${JSON_TEXT_MARK}${texts.push(value.text) - 1}` : value));
+  return texts.length === 0 ? body : body.replace(SERIALIZED_MARK, (_mark, index: string) => texts[Number(index)] ?? 'null');
+}
+
 /** The worker's code and environment, read from the unpacked build. */
 export async function workerCode(live: LiveApp): Promise<WorkerCodeJson> {
   // Every module under a directory named for this code, which its scripts are named after: a stuck thread's code
@@ -59,7 +89,7 @@ export async function workerCode(live: LiveApp): Promise<WorkerCodeJson> {
   for (const m of live.build.modules) {
     const bytes = await readFile(m.file);
     const type = LOADER_TYPES[m.type];
-    modules[prefix + m.name] = { [type]: m.type === 'wasm' || m.type === 'data' ? bytes.toString('base64') : m.type === 'json' ? JSON.parse(bytes.toString('utf8')) : bytes.toString('utf8') };
+    modules[prefix + m.name] = { [type]: m.type === 'wasm' || m.type === 'data' ? bytes.toString('base64') : m.type === 'json' ? new JsonText(bytes.toString('utf8')) : bytes.toString('utf8') };
   }
   return {
     compatibilityDate: live.build.compatibilityDate,

@@ -1,0 +1,60 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { JsonText, workerCodeText, type WorkerCodeJson } from './worker-code.ts';
+
+const code = (modules: WorkerCodeJson['modules'], env: Record<string, string> = {}): WorkerCodeJson => ({
+  compatibilityDate: '2025-09-01',
+  compatibilityFlags: [],
+  mainModule: 'worker.js',
+  modules,
+  env,
+});
+
+describe('workerCodeText', () => {
+  it('puts each JSON module’s text in place as it is, and leaves every other string alone', () => {
+    const text = workerCodeText(
+      code(
+        {
+          'worker.js': { js: 'export default {}' },
+          'a.json': { json: new JsonText(' [ {"x": "$& $1"}, 2.5e3 ]\n') },
+          'b.json': { json: new JsonText('"\\u0000cw-json-0123456789abcdef:0"') },
+        },
+        // What a mark looks like without the process's own random part: a tenant's string, not a mark.
+        { MARK: '\u0000cw-json-0123456789abcdef:0' },
+      ),
+    );
+    expect(text).toContain(' [ {"x": "$& $1"}, 2.5e3 ]\n');
+    expect(JSON.parse(text)).toEqual(
+      code(
+        { 'worker.js': { js: 'export default {}' }, 'a.json': { json: [{ x: '$& $1' }, 2500] }, 'b.json': { json: '\u0000cw-json-0123456789abcdef:0' } },
+        { MARK: '\u0000cw-json-0123456789abcdef:0' },
+      ),
+    );
+  });
+
+  it('hands on a JSON module whose value would not fit this process’s heap without building it (review-165 F2)', () => {
+    // `[{},{},…]` of 25 MiB (the checks' bound for one JSON module) is some 8.7 million objects, about 520 MB of
+    // heap as a value: parsed here, it ended cw-runtime (heap 512 MiB) on every replica that prepared the build.
+    const dir = mkdtempSync(join(tmpdir(), 'cw-json-module-'));
+    try {
+      const file = join(dir, 'table.json');
+      writeFileSync(file, `[${'{},'.repeat(8_700_000)}{}]`);
+      const script = `
+        const { workerCode, workerCodeText } = await import(${JSON.stringify(new URL('./worker-code.ts', import.meta.url).href)});
+        const live = {
+          app: { project: 'p', appId: 'a', buildId: 'b', env: {}, hostnames: [] },
+          build: { buildId: 'b', digest: '', unpackedBytes: 0, modules: [{ name: 'table.json', type: 'json', file: ${JSON.stringify(file)} }], assetConfig: {}, compatibilityDate: '2025-09-01', compatibilityFlags: [] },
+        };
+        process.stdout.write(String(workerCodeText(await workerCode(live)).length));`;
+      const run = spawnSync(process.execPath, ['--max-old-space-size=256', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000 });
+      expect(run.stderr).not.toContain('heap out of memory');
+      expect(run.status, run.stderr).toBe(0);
+      expect(Number(run.stdout)).toBeGreaterThan(26_000_000);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
