@@ -73,7 +73,7 @@ describe('apiConfig', () => {
       CW_API_WRITE_RATE_BURST: '20',
       CW_API_IN_FLIGHT_PER_USER: '4',
       CW_LOG_LEVEL: 'warn',
-      CW_RUNTIME_BASE_DOMAIN: 'apps.example.com',
+      CW_RUNTIME_BASE_DOMAIN: 'Apps.Example.COM',
       CW_S3_BUCKET: 'builds',
       CW_S3_ENDPOINT: 'http://127.0.0.1:9000',
       POD_NAMESPACE: 'cloudwright',

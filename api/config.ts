@@ -54,7 +54,7 @@ export interface ApiConfig {
   readonly rateLimit: CallerLimits;
   /** CW_LOG_LEVEL (default info). */
   readonly logLevel: PinoLevel;
-  /** CW_RUNTIME_BASE_DOMAIN as given; absent: the platform's default. */
+  /** CW_RUNTIME_BASE_DOMAIN, lowercased; absent: the platform's default. */
   readonly runtimeBaseDomain?: string;
   /**
    * CW_AUDIT_RETENTION_DAYS (default 90), CW_AUDIT_MAX_ENTRIES (per project, default 10,000) and
@@ -111,7 +111,9 @@ export function apiConfig(env: Env): ApiConfig {
     inFlight: read.integer('CW_API_IN_FLIGHT_PER_USER', DEFAULT_CALLER_LIMITS.inFlight, { min: 1, max: 100_000 }),
   });
   const logLevel = read.oneOf('CW_LOG_LEVEL', PINO_LEVELS, 'info');
-  const runtimeBaseDomain = read.matching('CW_RUNTIME_BASE_DOMAIN', undefined, isHostname, 'a host name (such as apps.example.com)');
+  // Lowercased, as cw-runtime and the operator read it: the project ids reserved for the platform's own hosts are
+  // found by comparing them with it, and a base domain given in capitals reserved none (review-163 F2).
+  const runtimeBaseDomain = read.matching('CW_RUNTIME_BASE_DOMAIN', undefined, isHostname, 'a host name (such as apps.example.com)')?.toLowerCase();
   const bucket = read.optional('CW_S3_BUCKET');
   const audit = Object.freeze({
     retention: Object.freeze({
