@@ -1,7 +1,8 @@
 import { defaultConnectionLimits } from '../src/connection-guard.ts';
 import { describe, expect, it } from 'vitest';
 import { configFailure } from '../src/config/testing/config-failure.ts';
-import { apiConfig } from './config.ts';
+import { apiConfig, platformHostNames } from './config.ts';
+import { platformProjectIds } from '../src/platform/host-admission.ts';
 
 const TRUST_PROXY_EXPECTS = "a comma-separated list of the proxies' addresses and CIDR ranges (not true, nor a hop count: a client could then pick its own address)";
 
@@ -74,6 +75,7 @@ describe('apiConfig', () => {
       CW_API_IN_FLIGHT_PER_USER: '4',
       CW_LOG_LEVEL: 'warn',
       CW_RUNTIME_BASE_DOMAIN: 'Apps.Example.COM',
+      CW_DB_PUBLIC_URL: 'https://sql.eu.apps.example.com',
       CW_S3_BUCKET: 'builds',
       CW_S3_ENDPOINT: 'http://127.0.0.1:9000',
       POD_NAMESPACE: 'cloudwright',
@@ -108,6 +110,7 @@ describe('apiConfig', () => {
       rateLimit: { perSecond: 0.5, burst: 1e9, writes: { perSecond: 2, burst: 20 }, inFlight: 4 },
       logLevel: 'warn',
       runtimeBaseDomain: 'apps.example.com',
+      dbPublicUrl: 'https://sql.eu.apps.example.com',
       artifacts: { bucket: 'builds', s3: { endpoint: 'http://127.0.0.1:9000', region: 'us-east-1', forcePathStyle: true } },
       podNamespace: 'cloudwright',
       runtimeTargetEnv: { CW_RUNTIME_DNS_IPV4: '192.0.2.1' },
@@ -155,5 +158,15 @@ describe('apiConfig', () => {
     [{ CW_RUNTIME_DNS_IPV4: '192.0.2.300' }, 'CW_RUNTIME_DNS_IPV4 must be a comma-separated list of IPv4 addresses, got "192.0.2.300"'],
   ])('refuses %j in one line naming the variable', (env, message) => {
     expect(configFailure(() => apiConfig(env))).toBe(message);
+  });
+});
+
+describe('platformHostNames', () => {
+  it('names the SQL endpoint among the platform’s hosts, so no project may cover it (review-163 F3)', () => {
+    const config = apiConfig({ CW_API_PUBLIC_URL: 'https://api.example.com', CW_GIT_PUBLIC_URL: 'https://git.apps.example.com', CW_DB_PUBLIC_URL: 'https://sql.eu.apps.example.com' });
+    const hosts = platformHostNames(config, 'runtime.apps.example.com');
+    expect(hosts).toEqual(['runtime.apps.example.com', 'api.example.com', 'git.apps.example.com', 'sql.eu.apps.example.com']);
+    // A project `eu` would hold sql.eu.apps.example.com (its default wildcard covers it): reserved.
+    expect(platformProjectIds('apps.example.com', hosts)).toEqual(['runtime', 'git', 'eu']);
   });
 });

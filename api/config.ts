@@ -81,6 +81,11 @@ export interface ApiConfig {
   readonly dbUrl?: string;
   /** CW_GIT_PUBLIC_URL: the repository service (cw-git) as users reach it, named in git token answers; absent: they say null. */
   readonly gitPublicUrl?: string;
+  /**
+   * CW_DB_PUBLIC_URL: the SQL endpoint as clients reach it (the start of every database_url). Only its host is read: no
+   * project may take a name that would cover it (a project's default wildcard certificate), as for the API's and cw-git's.
+   */
+  readonly dbPublicUrl?: string;
   /** CW_RUNTIME_STATUS_TOKEN: presented on cw-runtime's status port to read apps' logs; absent: the replicas give none. */
   readonly runtimeStatusToken?: string;
 }
@@ -128,6 +133,7 @@ export function apiConfig(env: Env): ApiConfig {
   const workerdBinary = read.optional('CW_WORKERD_BIN');
   const dbUrl = read.url('CW_DB_URL');
   const gitPublicUrl = read.url('CW_GIT_PUBLIC_URL')?.replace(/\/+$/, '');
+  const dbPublicUrl = read.url('CW_DB_PUBLIC_URL');
   const statusToken = runtimeStatusToken(read);
   const sessionPolicy = Object.freeze({
     idleTimeoutSeconds: read.integer('CW_API_SESSION_IDLE_MINUTES', 60, { min: 1, max: 10_080 }) * 60,
@@ -172,6 +178,7 @@ export function apiConfig(env: Env): ApiConfig {
     ...(workerdBinary ? { workerdBinary } : {}),
     ...(dbUrl ? { dbUrl } : {}),
     ...(gitPublicUrl ? { gitPublicUrl } : {}),
+    ...(dbPublicUrl ? { dbPublicUrl } : {}),
     ...(statusToken ? { runtimeStatusToken: statusToken } : {}),
     projectUnpackedQuota,
     projectStoredBuildsQuota,
@@ -211,4 +218,10 @@ function trustProxyFromEnv(read: EnvReader): readonly string[] | undefined {
   const entries = addressList(text);
   if (entries && entries.length > 0) return entries;
   throw configError('CW_API_TRUST_PROXY', raw, "a comma-separated list of the proxies' addresses and CIDR ranges (not true, nor a hop count: a client could then pick its own address)");
+}
+
+/** The platform's own host names (the runtime's DNS target, the API's, cw-git's and the SQL endpoint's): no project may cover them. */
+export function platformHostNames(config: Pick<ApiConfig, 'publicUrl' | 'gitPublicUrl' | 'dbPublicUrl'>, runtimeTarget: string | undefined): string[] {
+  const urls = [config.publicUrl, config.gitPublicUrl, config.dbPublicUrl];
+  return [runtimeTarget, ...urls.map((url) => (url ? new URL(url).hostname : undefined))].filter((host): host is string => Boolean(host));
 }

@@ -20,7 +20,7 @@ import { UserDirectory } from './services/users.ts';
 import { KubeDeviceGrantStore, KubeTokenStore } from './stores/index.ts';
 import { KubePasswordStore } from './stores/kube-password-store.ts';
 import { OpenIdClient } from '../src/auth/openid.ts';
-import type { ApiConfig } from './config.ts';
+import { platformHostNames, type ApiConfig } from './config.ts';
 import { DependencyMonitor, type DependencyCheck } from './dependencies.ts';
 import { startMetricsServer } from './metrics-server.ts';
 import { collectDefaultMetrics, Registry } from 'prom-client';
@@ -56,8 +56,7 @@ export async function main(config: ApiConfig): Promise<void> {
   const tokens = new KubeTokenStore(kube, { informers });
   const baseDomain = config.runtimeBaseDomain ?? DEFAULT_RUNTIME_BASE_DOMAIN;
   const runtimeTarget = runtimeTargetFromEnv(config.runtimeTargetEnv, baseDomain);
-  const platformHosts = [runtimeTarget.hostname ?? '', new URL(config.publicUrl).hostname, config.gitPublicUrl ? new URL(config.gitPublicUrl).hostname : ''].filter(Boolean);
-  const projects = new ProjectDirectory(kube, informers.informer<Project>(PROJECTS), platformProjectIds(baseDomain, platformHosts));
+  const projects = new ProjectDirectory(kube, informers.informer<Project>(PROJECTS), platformProjectIds(baseDomain, platformHostNames(config, runtimeTarget.hostname)));
   const users = new UserDirectory(kube, informers.informer<User>(USERS), informers.informer<Project>(PROJECTS), tokens, { invitations: projects });
   const artifacts = config.artifacts ? new S3ObjectStore({ bucket: config.artifacts.bucket, config: config.artifacts.s3 }) : undefined;
   if (!artifacts) process.stderr.write('cw-api: CW_S3_BUCKET is not set: deploys and rollbacks will answer 503, and no audit trail is kept\n');
