@@ -79,6 +79,28 @@ describe('packOutput', () => {
     await expect(packOutput(outputTar())).rejects.toThrow(new OutputInvalidError('cloudwright.json in the output is a directory, not a file'));
   });
 
+  it('packs one output at a time, not reading the next one meanwhile (packing holds an artifact in memory: two at once pass the operator’s limit)', async () => {
+    files({ 'worker.js': 'export default {}' });
+    const whole = Buffer.concat(outputTar());
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    async function* first() {
+      yield whole.subarray(0, 512);
+      await held;
+      yield whole.subarray(512);
+    }
+    let secondRead = false;
+    async function* second() {
+      secondRead = true;
+      yield whole;
+    }
+    const packed = [packOutput(first()), packOutput(second())];
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(secondRead).toBe(false);
+    release();
+    expect((await Promise.all(packed)).map((p) => p.kind)).toEqual(['worker', 'worker']);
+  });
+
   it('refuses an output larger than an artifact may unpack to', async () => {
     files({ 'worker.js': 'x'.repeat(2000), 'big.bin': 'y'.repeat(5000) });
     const limits = { maxCompressedBytes: 1e6, maxUncompressedBytes: 4096, maxFileBytes: 1e6, maxFiles: 100, maxModuleBytes: 1e6 };

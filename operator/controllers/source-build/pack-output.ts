@@ -13,6 +13,7 @@ import { zstdCompressSync } from 'node:zlib';
 import { create as createTar } from 'tar';
 import { readTarStream, TarFormatError, type ByteSource } from '../../../src/app-artifacts/tar.ts';
 import { DEFAULT_ARTIFACT_LIMITS } from '../../../src/app-artifacts/artifact.ts';
+import { KeyedMutex } from '../../../src/collections/keyed-mutex.ts';
 
 /** Never packed, at any depth: dependencies, version control and editors' files, local secrets, macOS litter (as cw deploy). */
 const SKIPPED = new Set([
@@ -60,8 +61,22 @@ const skipped = (path: string) => TOP_DOCUMENTS.test(path) || path.split('/').so
  */
 const SHAPE_ERRORS = new Set(['EISDIR', 'ERR_FS_EISDIR', 'ENOTDIR', 'EEXIST', 'ENAMETOOLONG', 'ELOOP']);
 
-/** Reads the output tar (regular files only: a link or device is refused) and packs it as cw deploy would. */
-export async function packOutput(tar: ByteSource, limits = DEFAULT_ARTIFACT_LIMITS): Promise<PackedOutput> {
+/**
+ * One output is packed at a time in the operator: packing holds the artifact's tar (up to 256 MiB) and its compressed
+ * copy in memory (its process grew ~600 MiB for an output of 250 MiB of random bytes), so two at once pass the operator's
+ * 1 GiB, and the builds whose packing killed it are packed again after its restart (review-162 F10).
+ */
+const packing = new KeyedMutex();
+
+/**
+ * Reads the output tar (regular files only: a link or device is refused) and packs it as cw deploy would, once the
+ * outputs before it are packed (`tar` is not read meanwhile).
+ */
+export function packOutput(tar: ByteSource, limits = DEFAULT_ARTIFACT_LIMITS): Promise<PackedOutput> {
+  return packing.run('output', () => packOutputNow(tar, limits));
+}
+
+async function packOutputNow(tar: ByteSource, limits: typeof DEFAULT_ARTIFACT_LIMITS): Promise<PackedOutput> {
   try {
     return await packOutputIn(tar, limits);
   } catch (err) {
