@@ -14,6 +14,8 @@ let otherProject: string;
 let token: string;
 
 const sources = () => objectClient<AppSource>(platform.conn, APP_SOURCES);
+/** What connecting an app takes: it reads the repository, deploys every push, and its builds see the app's variables. */
+const CONNECT: Scope[] = ['apps:write', 'repositories:read', 'deploys:write', 'env:read'];
 const apps = () => objectClient<RuntimeApp>(platform.conn, RUNTIME_APPS);
 
 beforeAll(async () => {
@@ -22,7 +24,7 @@ beforeAll(async () => {
   project = await platform.createProject(owner, { namespace: true });
   // Another tenant, with a repository of its own.
   otherProject = await platform.createProject(await platform.createUser(), { namespace: true });
-  token = await platform.tokenFor(owner, ['apps:write', 'repositories:read', 'deploys:write', 'audit:read', 'env:write', 'databases:write']);
+  token = await platform.tokenFor(owner, ['apps:write', 'repositories:read', 'deploys:write', 'env:read', 'audit:read', 'env:write', 'databases:write']);
   const repositories = objectClient<Repository>(platform.conn, REPOSITORIES);
   await repositories.create({ metadata: { name: 'site', namespace: project }, spec: { owner: project, name: 'site' } });
   await repositories.create({ metadata: { name: 'docs', namespace: project }, spec: { owner: project, name: 'docs' } });
@@ -242,7 +244,7 @@ describe('connecting an app to a repository', () => {
     expect(await sources().get(project, appId)).toBeUndefined();
   });
 
-  it('needs apps:write and repositories:read to connect, apps:write to disconnect, apps:read to look', async () => {
+  it('needs apps:write, repositories:read, deploys:write and env:read to connect, apps:write to disconnect, apps:read to look', async () => {
     const appId = await createApp('src-scopes');
     const withScopes = (scopes: Scope[]) => platform.tokenFor(owner, scopes);
     const noRepositories = await call('PUT', `/apps/${appId}/source`, { repository: `${project}/site` }, await withScopes(['apps:write']));
@@ -251,15 +253,20 @@ describe('connecting an app to a repository', () => {
     const noApps = await call('PUT', `/apps/${appId}/source`, { repository: `${project}/site` }, await withScopes(['apps:read', 'repositories:write']));
     expect(noApps.statusCode).toBe(403);
     expect(noApps.json().detail).toContain('apps:write');
+    // A connection deploys every push, and its builds run with the app's variables (review-162 F3).
+    const noDeploys = await call('PUT', `/apps/${appId}/source`, { repository: `${project}/site` }, await withScopes(['apps:write', 'repositories:read', 'env:read']));
+    expect([noDeploys.statusCode, noDeploys.json().detail]).toEqual([403, 'This token lacks the scope deploys:write.']);
+    const noEnvRead = await call('PUT', `/apps/${appId}/source`, { repository: `${project}/site` }, await withScopes(['apps:write', 'repositories:read', 'deploys:write']));
+    expect([noEnvRead.statusCode, noEnvRead.json().detail]).toEqual([403, 'This token lacks the scope env:read.']);
     expect(await sources().get(project, appId)).toBeUndefined();
 
-    expect((await call('PUT', `/apps/${appId}/source`, { repository: `${project}/site` }, await withScopes(['apps:write', 'repositories:read']))).statusCode).toBe(201);
+    expect((await call('PUT', `/apps/${appId}/source`, { repository: `${project}/site` }, await withScopes(CONNECT))).statusCode).toBe(201);
     const reader = await withScopes(['apps:read']);
     expect((await call('GET', `/apps/${appId}/source`, undefined, reader)).statusCode).toBe(200);
     expect((await call('DELETE', `/apps/${appId}/source`, undefined, reader)).statusCode).toBe(403);
     expect(await sources().get(project, appId)).toBeDefined();
     // A member of another project only.
-    const stranger = await platform.tokenFor(await platform.createUser(), ['apps:write', 'repositories:read']);
+    const stranger = await platform.tokenFor(await platform.createUser(), CONNECT);
     expect((await call('GET', `/apps/${appId}/source`, undefined, stranger)).statusCode).toBe(403);
     expect((await call('DELETE', `/apps/${appId}/source`, undefined, stranger)).statusCode).toBe(403);
     expect(await sources().get(project, appId)).toBeDefined();
@@ -267,7 +274,7 @@ describe('connecting an app to a repository', () => {
 
   it("needs env:write to change the builds' variables and databases:write to fork databases; env:read to see the variables", async () => {
     const appId = await createApp('src-env-scopes');
-    const connector = await platform.tokenFor(owner, ['apps:write', 'repositories:read']);
+    const connector = await platform.tokenFor(owner, CONNECT);
     const withEnvironment = { repository: `${project}/site`, environment: { production: { API_KEY: 'k-1' } } };
     const noEnv = await call('PUT', `/apps/${appId}/source`, withEnvironment, connector);
     expect([noEnv.statusCode, noEnv.json().detail]).toEqual([403, 'This token lacks the scope env:write.']);
@@ -277,7 +284,7 @@ describe('connecting an app to a repository', () => {
 
     expect((await call('PUT', `/apps/${appId}/source`, { ...withEnvironment, preview_databases: 'fork' })).statusCode).toBe(201);
     // Without env:read the values are not shown, and leaving them out (which would clear them) is a change too.
-    const seen = await call('GET', `/apps/${appId}/source`, undefined, connector);
+    const seen = await call('GET', `/apps/${appId}/source`, undefined, await platform.tokenFor(owner, ['apps:read']));
     expect(seen.json().source).not.toHaveProperty('environment');
     expect(seen.json().source.preview_databases).toBe('fork');
     expect((await call('PUT', `/apps/${appId}/source`, { repository: `${project}/docs`, preview_databases: 'fork' }, connector)).statusCode).toBe(403);

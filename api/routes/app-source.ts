@@ -45,14 +45,16 @@ export function appSourceRoutes(app: FastifyInstance, sources: AppSources): void
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
 
   r.put('/v1/projects/:projectId/apps/:appId/source', {
-    // Connecting names a repository: the caller must be able to read it (its code is what the app will run).
-    config: { auth: { scope: 'apps:write', project: true, also: ['repositories:read'] } },
+    // Connecting names a repository: the caller must be able to read it (its code is what the app will run). It
+    // deploys every push to production, and every build's command runs with the app's variables and prints to a
+    // log `apps:read` reads: it takes what deploying and reading the variables take (review-162 F3).
+    config: { auth: { scope: 'apps:write', project: true, also: ['repositories:read', 'deploys:write', 'env:read'] } },
     schema: {
       tags,
       summary: 'Connect the app to one of the project’s repositories (push to deploy), or replace the connection’s settings',
       description:
         'Every push to the production branch is built and deployed to the app; each other branch matching `preview_branches` gets a preview app ' +
-        '`<branch-slug>--<app>` of its own (docs/push-to-deploy.md). Needs `apps:write` and `repositories:read`, and `env:write` to set or change `environment` (its values may hold credentials; a token without `env:read` is not shown them), `databases:write` to turn `preview_databases` to `fork`. 201 when connected, 200 when the ' +
+        '`<branch-slug>--<app>` of its own (docs/push-to-deploy.md). Needs `apps:write`, `repositories:read`, `deploys:write` (every push to production is deployed) and `env:read` (every build runs with the app’s variables), and `env:write` to set or change `environment` (its values may hold credentials), `databases:write` to turn `preview_databases` to `fork`. 201 when connected, 200 when the ' +
         'settings were replaced (PUT: what the body leaves out is reset to its default). 404: no such app, or the project has no such repository (a ' +
         'project’s repositories are `<project id>/<name>`: another project’s is not found, whatever names it). 409: the app is a preview app, or its connection is being removed.',
       params: AppParams,

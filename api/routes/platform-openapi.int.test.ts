@@ -96,7 +96,7 @@ const ROUTES: [string, string, string | null][] = [
   ['get', '/v1/projects/{projectId}/git-tokens', 'repositories:read'],
   ['delete', '/v1/projects/{projectId}/git-tokens/{tokenId}', 'tokens:write'],
   // Connecting a repository needs both: the app's and the repository's (space-separated, as OAuth writes scopes).
-  ['put', '/v1/projects/{projectId}/apps/{appId}/source', 'apps:write repositories:read'],
+  ['put', '/v1/projects/{projectId}/apps/{appId}/source', 'apps:write repositories:read deploys:write env:read'],
   ['get', '/v1/projects/{projectId}/apps/{appId}/source', 'apps:read'],
   ['delete', '/v1/projects/{projectId}/apps/{appId}/source', 'apps:write'],
   ['get', '/v1/projects/{projectId}/apps/{appId}/source-builds', 'apps:read'],

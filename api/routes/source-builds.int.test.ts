@@ -24,7 +24,7 @@ beforeAll(async () => {
   platform = await platformApp({ logStreamLimits: { total: 200, perUser: 8, recheckMs: 100 } });
   owner = await platform.createUser();
   project = await platform.createProject(owner, { namespace: true });
-  token = await platform.tokenFor(owner, ['apps:write', 'repositories:read', 'deploys:write']);
+  token = await platform.tokenFor(owner, ['apps:write', 'repositories:read', 'deploys:write', 'env:read']);
   await objectClient<Repository>(platform.conn, REPOSITORIES).create({ metadata: { name: 'site', namespace: project }, spec: { owner: project, name: 'site' } });
   for (const name of [APP, OTHER]) expect((await call('POST', '/apps', { name })).statusCode).toBe(201);
   expect((await call('PUT', `/apps/${APP}/source`, { repository: `${project}/site` })).statusCode).toBe(201);
