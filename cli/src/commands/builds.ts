@@ -4,7 +4,7 @@ import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { act, examples, withJson } from '../command-kit.ts';
 import type { Context } from '../context.ts';
 import { CliError } from '../errors.ts';
-import { ago, note, paint, printJson, printTable, success } from '../output.ts';
+import { ago, note, paint, printJson, printTable, success, terminalSafe } from '../output.ts';
 import { short } from './app-source.ts';
 
 export interface SourceBuildListOptions {
@@ -50,20 +50,29 @@ export async function listSourceBuilds(ctx: Context, appId: string, options: Sou
   if (answer.next) note(`More builds: pass --limit (up to 100).`);
 }
 
+/**
+ * A piece of a build's log as this terminal is given it. The build's command is whatever was pushed, so on a terminal
+ * its control characters are shown as text (`terminalSafe`: no escape sequence sets the title or rewrites what is on
+ * the screen); piped or redirected, the log is written as it is (review-162 F5).
+ */
+export function buildLogText(text: string, terminal = process.stdout.isTTY === true): string {
+  return terminal ? terminalSafe(text.replace(/\r\n/g, '\n'), '') : text;
+}
+
 async function logs(ctx: Context, appId: string, build: string, options: { follow?: boolean }): Promise<void> {
   const projectId = await ctx.project();
   const params = { path: { projectId, appId, build } };
   if (!options.follow) {
     const text = await ctx.ok(ctx.api.GET('/v1/projects/{projectId}/apps/{appId}/source-builds/{build}/logs', { params: { ...params, query: { follow: 'false' } }, parseAs: 'text' }));
     // An empty log is answered with Content-Length 0, which the client gives as no text at all.
-    if (text) process.stdout.write(text);
+    if (text) process.stdout.write(buildLogText(text));
     return;
   }
   const body = await ctx.ok(ctx.api.GET('/v1/projects/{projectId}/apps/{appId}/source-builds/{build}/logs', { params: { ...params, query: { follow: 'true' } }, parseAs: 'stream' }));
   if (!body) throw new CliError('the API answered without a log stream');
   const events = body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream());
   for await (const message of events) {
-    if (message.event === 'log') process.stdout.write((JSON.parse(message.data) as { text: string }).text);
+    if (message.event === 'log') process.stdout.write(buildLogText((JSON.parse(message.data) as { text: string }).text));
     else if (message.event === 'dropped') {
       const { count } = JSON.parse(message.data) as { count: number };
       note(`${paint('yellow', '!', process.stderr)} ${count} part${count === 1 ? '' : 's'} of the log skipped: this terminal read more slowly than the build wrote`);
