@@ -14,6 +14,9 @@ export interface ReplicaIdentity {
   readonly adminUrl: string;
 }
 
+/** One process of a replica: its name and the nonce of that process. */
+export type ReplicaProcess = Pick<ReplicaIdentity, 'name' | 'nonce'>;
+
 /** One database's lease. `holder` null: released on purpose (a graceful stop or a handover), free to take at once. */
 export interface Lease {
   readonly tenant: string;
@@ -24,6 +27,8 @@ export interface Lease {
   readonly renewedAt: string;
   /** Counts the writes of this epoch, so that every version's bytes (and so its etag) differ. */
   readonly renewals: number;
+  /** Processes that could not open the database: not given it again while they live (open-failures.ts). */
+  readonly failedToOpen?: readonly ReplicaProcess[];
 }
 
 /** A lease as read, with the etag the next compare-and-swap must name. */

@@ -6,6 +6,7 @@ import { ForwardingObjectStore } from '../../src/object-store/testing/forwarding
 import type { Fencing } from '../replication-port.ts';
 import { LEASE_PREFIX, LeaseStore } from './lease-store.ts';
 import { Ownership } from './ownership.ts';
+import { preferredReplica } from './placement.ts';
 
 const LEASE_MS = 3000;
 
@@ -17,7 +18,7 @@ function cluster(
   names: string[],
   tenants: string[],
   wrap?: (name: string, store: ObjectStore, clock: { now: number }) => ObjectStore,
-  closing?: (name: string, tenant: string, reason: string) => Promise<void>,
+  hooks: { closing?: (name: string, tenant: string, reason: string) => Promise<void>; opening?: (name: string, tenant: string) => void } = {},
 ) {
   const store = new MemoryObjectStore();
   const clock = { now: 0 };
@@ -35,11 +36,12 @@ function cluster(
         adopt: async (tenant, fencing) => {
           fenced.set(tenant, fencing);
           events.push(`${name} adopts ${tenant}@${fencing.epoch}`);
+          hooks.opening?.(name, tenant);
           return true;
         },
         drop: async (tenant, reason) => {
           events.push(`${name} drops ${tenant} (${reason})`);
-          await closing?.(name, tenant, reason);
+          await hooks.closing?.(name, tenant, reason);
         },
       },
     });
@@ -391,7 +393,7 @@ describe('Ownership', () => {
     let finish: () => void = () => {};
     const shipping = new Promise<void>((resolve) => (finish = resolve));
     // a's handovers ship until the test lets them finish.
-    const c = cluster(['a', 'b'], TENANTS, undefined, (name, _tenant, reason) => (name === 'a' && reason === 'handover' ? shipping : Promise.resolve()));
+    const c = cluster(['a', 'b'], TENANTS, undefined, { closing: (name, _tenant, reason) => (name === 'a' && reason === 'handover' ? shipping : Promise.resolve()) });
     const [a, b] = c.replicas as [(typeof c.replicas)[0], (typeof c.replicas)[0]];
     await round(c, 0, [a]);
     for (let t = 1000; t <= 2 * LEASE_MS; t += LEASE_MS / 3) await round(c, t, [b, a]);
@@ -404,6 +406,28 @@ describe('Ownership', () => {
     finish();
     await stopping;
     expect((await new LeaseStore(c.store).read(tenant))?.lease.holder).toBeNull();
+  });
+
+  it('passes over a replica that could not open a database: it is not retried there every round, and another serves it (review-164 F11)', async () => {
+    // Placed on b, which cannot open it (its shards' memory full, say): b took it back every round, restoring it
+    // each time, and a handed it back to b whenever it had it, so nobody served it.
+    const tenant = TENANTS.find((t) => preferredReplica(t, ['a', 'b']) === 'b') ?? '';
+    const c = cluster(['a', 'b'], [tenant], undefined, {
+      opening: (name) => {
+        if (name === 'b') throw new Error('SQLITE_NOMEM: no memory left to open another database in its shard');
+      },
+    });
+    const [a, b] = c.replicas as [(typeof c.replicas)[0], (typeof c.replicas)[0]];
+    await round(c, 0, [a]);
+    for (let t = 1000; t <= 20 * LEASE_MS; t += LEASE_MS / 3) {
+      await round(c, t, [b, a]);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(c.events.filter((e) => e.startsWith('b adopts')).length).toBeLessThanOrEqual(2);
+    expect(a.ownership.held().has(tenant)).toBe(true);
+    expect(b.ownership.held().has(tenant)).toBe(false);
+    // A restarted b (another process) is tried again.
+    expect((await new LeaseStore(c.store).read(tenant))?.lease.failedToOpen?.map((f) => f.nonce)).toEqual(['b-nonce']);
   });
 
   it('lets exactly one of two replicas racing for a new database win it', async () => {

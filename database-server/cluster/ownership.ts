@@ -7,7 +7,8 @@ import type { Logger } from '../../src/logging/log.ts';
 import type { ObjectStore } from '../../src/object-store/object-store.ts';
 import type { Fencing } from '../replication-port.ts';
 import { expired, holderDeadline, sight, type Sighting } from './lease-timing.ts';
-import { LeaseStore, type Lease, type LeaseVersion, type ReplicaIdentity } from './lease-store.ts';
+import { LeaseStore, type Lease, type LeaseVersion, type ReplicaIdentity, type ReplicaProcess } from './lease-store.ts';
+import { placeable, standingFailures, withOpenFailure } from './open-failures.ts';
 import { MemberStore, type Heartbeat } from './member-store.ts';
 import { preferredReplica } from './placement.ts';
 
@@ -303,9 +304,15 @@ export class Ownership {
       const held = this.#held.get(tenant);
       // Being released: its lease is freed at the end, and only then is it anyone's (this replica's too) to take.
       if (this.#releases.has(tenant)) continue;
+      const known = this.#known.get(tenant);
+      // Placed among the live replicas but those that could not open it.
+      const options = placeable(
+        live,
+        standingFailures(known?.lease, (p) => this.#alive(p)),
+      );
       if (held) {
         // A few handovers a round, to a replica seen alive for a whole lease: placement moves slowly and never flaps.
-        const preferred = preferredReplica(tenant, live);
+        const preferred = preferredReplica(tenant, options);
         if (handovers < HANDOVERS_PER_ROUND && preferred !== undefined && preferred !== this.#options.self.name && this.#settled(preferred)) {
           handovers++;
           // In the background: shipping a large database must not hold up the next round.
@@ -313,7 +320,6 @@ export class Ownership {
         }
         continue;
       }
-      const known = this.#known.get(tenant);
       const holder = known?.lease.holder;
       // A lease naming this very process that it does not hold was lost at its deadline and taken by nobody: it
       // is free (the same process takes it again at the next epoch, restoring from the bucket).
@@ -324,7 +330,7 @@ export class Ownership {
       }
       const freeSince = this.#freeSince.get(tenant) ?? now;
       this.#freeSince.set(tenant, freeSince);
-      const candidates = live.filter((name) => name !== holder?.name || name === this.#options.self.name);
+      const candidates = options.filter((name) => name !== holder?.name || name === this.#options.self.name);
       // The preferred replica takes it; anyone does once it has been free for a lease (views of who is alive differ for a moment).
       if (preferredReplica(tenant, candidates) === this.#options.self.name || now - freeSince >= this.#options.leaseMs) toTake.push([tenant, known]);
     }
@@ -396,7 +402,7 @@ export class Ownership {
       },
       async (err: unknown) => {
         this.#options.log.error('opening a database taken over failed; releasing it', { tenant, err });
-        if (this.#held.get(tenant) === held) await this.#release(tenant, 'lost');
+        if (this.#held.get(tenant) === held) await this.#release(tenant, 'lost', { openFailed: true });
         return false;
       },
     );
@@ -404,29 +410,39 @@ export class Ownership {
 
   /** Writes a lease naming this process at the next epoch over `current` (CAS); undefined when another write came first. */
   async #write(tenant: string, current: LeaseVersion | undefined): Promise<LeaseVersion | undefined> {
-    const lease: Lease = { tenant, epoch: (current?.lease.epoch ?? 0) + 1, holder: this.#options.self, renewedAt: new Date().toISOString(), renewals: 0 };
+    const failures = standingFailures(current?.lease, (p) => this.#alive(p));
+    const lease: Lease = {
+      tenant,
+      epoch: (current?.lease.epoch ?? 0) + 1,
+      holder: this.#options.self,
+      renewedAt: new Date().toISOString(),
+      renewals: 0,
+      ...(failures.length > 0 ? { failedToOpen: failures } : {}),
+    };
     const won = await this.#leases.write(lease, current?.etag);
     if (won) this.#known.set(tenant, won);
     return won;
   }
 
   /** Closes the database (shipping first, unless lost), then frees its lease for the next owner; one under way is that one. */
-  #release(tenant: string, reason: 'handover' | 'stop' | 'lost'): Promise<void> {
+  #release(tenant: string, reason: 'handover' | 'stop' | 'lost', options: { openFailed?: boolean } = {}): Promise<void> {
     const underWay = this.#releases.get(tenant);
     if (underWay) return underWay;
     const held = this.#held.get(tenant);
     if (!held) return Promise.resolve();
-    const release = this.#closeAndFree(tenant, held, reason).finally(() => this.#releases.delete(tenant));
+    const release = this.#closeAndFree(tenant, held, reason, options.openFailed ?? false).finally(() => this.#releases.delete(tenant));
     this.#releases.set(tenant, release);
     return release;
   }
 
-  async #closeAndFree(tenant: string, held: Held, reason: 'handover' | 'stop' | 'lost'): Promise<void> {
+  async #closeAndFree(tenant: string, held: Held, reason: 'handover' | 'stop' | 'lost', openFailed: boolean): Promise<void> {
     await this.#options.hooks.drop(tenant, reason).catch((err: unknown) => this.#options.log.warn('closing a database failed', { tenant, err }));
     // Lost meanwhile (the deadline passed while shipping): nothing is left to release.
     if (this.#held.get(tenant) !== held) return;
     this.#held.delete(tenant);
-    const released: Lease = { ...held.version.lease, holder: null, renewedAt: new Date().toISOString(), renewals: held.version.lease.renewals + 1 };
+    const free: Lease = { ...held.version.lease, holder: null, renewedAt: new Date().toISOString(), renewals: held.version.lease.renewals + 1 };
+    // Could not open it: noted in the lease, so that placement passes this process over for it.
+    const released = openFailed ? withOpenFailure(free, this.#options.self) : free;
     const written = await this.#leases.write(released, held.version.etag).catch(() => undefined);
     if (written) this.#known.set(tenant, written);
     this.#options.log.info('released a database', { tenant, reason, epoch: held.version.lease.epoch });
@@ -474,7 +490,7 @@ export class Ownership {
    * process of this replica's own name is not: a StatefulSet runs one pod of a name at a time, so that process is
    * gone, and a restarted pod takes its databases back without waiting out the lease.
    */
-  #alive(holder: ReplicaIdentity): boolean {
+  #alive(holder: ReplicaProcess): boolean {
     if (holder.nonce === this.#options.self.nonce) return true;
     if (holder.name === this.#options.self.name) return false;
     const seen = this.#heartbeats.get(holder.name);
