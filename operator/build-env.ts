@@ -5,6 +5,7 @@ import { DEFAULT_PROJECT_UNPACKED_QUOTA } from '../src/platform/build-quota.ts';
 import { DEFAULT_PREVIEW_GRACE_MS, DEFAULT_RESYNC_MS } from './controllers/app-source/controller.ts';
 import { DEFAULT_BUILD_LIMITS, type BuildLimits } from './controllers/source-build/build-runner.ts';
 import type { BuildConcurrency } from './controllers/source-build/build-slots.ts';
+import { DEFAULT_SOURCE_COPY_LIMITS, type SourceCopyLimits } from './controllers/source-build/source-export.ts';
 
 /** Push to deploy: how builds run (operator/config.ts's `builds`). */
 export interface BuildSettings {
@@ -12,6 +13,8 @@ export interface BuildSettings {
   readonly runner: 'local' | 'job';
   /** Where the operator keeps repositories' copies and local runs' workspaces. */
   readonly workDir: string;
+  /** How large a repository may be built, and how many bytes of copies are kept between builds. */
+  readonly sources: SourceCopyLimits;
   readonly limits: BuildLimits;
   readonly concurrency: BuildConcurrency;
   readonly previewGraceMs: number;
@@ -27,7 +30,8 @@ export interface BuildSettings {
  * CW_BUILD_CONCURRENCY (default 2), CW_BUILD_CONCURRENCY_PER_PROJECT (default 1) and CW_BUILD_CONCURRENCY_PER_USER
  * (over the projects a user created; default: the per-project value), CW_PREVIEW_GRACE (how long a
  * preview outlives its branch, default 1h), CW_BUILD_RESYNC (how often refs are read without a wake-up, default
- * 5m), CW_PROJECT_UNPACKED_QUOTA (as cw-api's).
+ * 5m), CW_PROJECT_UNPACKED_QUOTA (as cw-api's), CW_BUILD_MAX_REPOSITORY (the largest repository built, default
+ * 1Gi) and CW_BUILD_REPOSITORY_CACHE (the repositories' copies kept between builds, default 1Gi).
  *
  * @throws ConfigError naming the first variable with a bad value.
  */
@@ -49,10 +53,15 @@ export function buildSettingsFromEnv(read: EnvReader): BuildSettings | undefined
   const previewGraceMs = read.durationMs('CW_PREVIEW_GRACE', DEFAULT_PREVIEW_GRACE_MS, { min: 0, max: 30 * 24 * 3600 * 1000 });
   const resyncMs = read.durationMs('CW_BUILD_RESYNC', DEFAULT_RESYNC_MS, { min: 1000, max: 24 * 3600 * 1000 });
   const projectUnpackedQuota = read.bytes('CW_PROJECT_UNPACKED_QUOTA', DEFAULT_PROJECT_UNPACKED_QUOTA);
+  const sources: SourceCopyLimits = {
+    maxRepositoryBytes: read.bytes('CW_BUILD_MAX_REPOSITORY', DEFAULT_SOURCE_COPY_LIMITS.maxRepositoryBytes, { min: 1024 * 1024 }),
+    cacheBytes: read.bytes('CW_BUILD_REPOSITORY_CACHE', DEFAULT_SOURCE_COPY_LIMITS.cacheBytes),
+  };
   if (!runner) return undefined;
   return Object.freeze({
     runner: runner as 'local' | 'job',
     workDir,
+    sources: Object.freeze(sources),
     limits: Object.freeze(limits),
     concurrency: Object.freeze({ total, perProject, perUser }),
     previewGraceMs,

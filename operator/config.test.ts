@@ -47,6 +47,16 @@ describe('operatorConfig', () => {
     );
   });
 
+  it('bounds the repositories built and the copies kept between builds (review-162 F2)', () => {
+    const local = { CW_GIT_BUCKET: 'git', CW_S3_BUCKET: 'artifacts', CW_BUILD_RUNNER: 'local' };
+    expect(operatorConfig(local).builds?.sources).toEqual({ maxRepositoryBytes: 1024 ** 3, cacheBytes: 1024 ** 3 });
+    expect(operatorConfig({ ...local, CW_BUILD_MAX_REPOSITORY: '256Mi', CW_BUILD_REPOSITORY_CACHE: '64Mi' }).builds?.sources).toEqual({
+      maxRepositoryBytes: 256 * 1024 ** 2,
+      cacheBytes: 64 * 1024 ** 2,
+    });
+    expect(() => operatorConfig({ ...local, CW_BUILD_MAX_REPOSITORY: 'lots' })).toThrow(/CW_BUILD_MAX_REPOSITORY/);
+  });
+
   it("has today's defaults, frozen", () => {
     const config = operatorConfig({});
     expect(config).toEqual({

@@ -86,7 +86,7 @@ export function addPushToDeploy(options: PushToDeployOptions): void {
       repositories,
       projects: manager.informer<Project>(PROJECTS),
       runner,
-      exporter: new SourceExporter({ repos: options.repos, artifacts: options.artifacts, workDir: join(settings.workDir, 'sources') }),
+      exporter: new SourceExporter({ repos: options.repos, artifacts: options.artifacts, workDir: join(settings.workDir, 'sources'), limits: settings.sources }),
       artifacts: options.artifacts,
       urls: new S3UrlSigner({ config: options.artifactBucket.s3, bucket: options.artifactBucket.bucket }),
       catalog,

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +8,7 @@ import { ScratchRepo } from '../../../src/git/testing/scratch-repo.ts';
 import { MemoryObjectStore } from '../../../src/object-store/memory-object-store.ts';
 import { RepoStore, zeroOid } from '../../../src/repo-store/index.ts';
 import { ArchiveTooLargeError, gitArchiveToFile } from './archive-file.ts';
-import { sourceError, SourceExporter, SourceUnavailableError } from './source-export.ts';
+import { sourceError, SourceExporter, SourceUnavailableError, type SourceCopyLimits } from './source-export.ts';
 
 describe('sourceError', () => {
   it('fails the build with SourceUnavailable for an archive over the cap, rather than retrying it', () => {
@@ -39,20 +40,21 @@ describe('sourceError', () => {
   });
 });
 
+/** The file a finished sync leaves in a copy (source-export.ts). */
+const SYNCED_MARKER = 'cloudwright-repo-id';
+
 describe('SourceExporter', () => {
   const cleanups: (() => Promise<void>)[] = [];
   afterAll(async () => {
     for (const cleanup of cleanups) await cleanup();
   });
 
-  /** A repository in a bucket with one commit on main, and an exporter working in a directory of its own. */
-  async function setUp(message?: string): Promise<{ exporter: SourceExporter; artifacts: MemoryObjectStore; repo: string; repoId: string; commit: string; copy: string }> {
-    const repos = new RepoStore({ store: new MemoryObjectStore() });
-    const repo = 'acme/site';
+  /** `repo` made in `repos` with one commit on main (its files `files`); its incarnation and the commit. */
+  async function pushed(repos: RepoStore, repo: string, files: Record<string, string>, message?: string): Promise<{ repoId: string; commit: string }> {
     await repos.createRepo(repo);
     const work = await ScratchRepo.create('sha1');
     cleanups.push(() => work.remove());
-    const commit = await work.commit('main', { 'index.html': '<h1>hi</h1>\n' }, message === undefined ? {} : { message });
+    const commit = await work.commit('main', files, message === undefined ? {} : { message });
     const { pack, idx } = await work.pack([commit]);
     const published = await repos.publish(repo, {
       kind: 'push',
@@ -63,11 +65,19 @@ describe('SourceExporter', () => {
       pack: { body: pack, idx },
     });
     expect(published.outcome).toBe('published');
+    return { repoId: (await repos.readHead(repo)).repoId, commit };
+  }
+
+  /** A repository in a bucket with one commit on main, and an exporter working in a directory of its own. */
+  async function setUp(message?: string, limits?: SourceCopyLimits) {
+    const repos = new RepoStore({ store: new MemoryObjectStore() });
+    const repo = 'acme/site';
+    const { repoId, commit } = await pushed(repos, repo, { 'index.html': '<h1>hi</h1>\n' }, message);
     const workDir = await mkdtemp(join(tmpdir(), 'cw-export-'));
     cleanups.push(() => rm(workDir, { recursive: true, force: true }));
     const artifacts = new MemoryObjectStore();
-    const { repoId } = await repos.readHead(repo);
-    return { exporter: new SourceExporter({ repos, artifacts, workDir }), artifacts, repo, repoId, commit, copy: join(workDir, 'repos', 'acme', 'site.git') };
+    const exporter = new SourceExporter({ repos, artifacts, workDir, ...(limits ? { limits } : {}) });
+    return { exporter, repos, artifacts, repo, repoId, commit, workDir, copy: join(workDir, 'repos', 'acme', 'site.git') };
   }
 
   it('gives the commit’s subject without control characters, which the build’s status refuses (its start was retried for a day)', async () => {
@@ -79,6 +89,9 @@ describe('SourceExporter', () => {
   it('makes again a copy whose first sync a kill cut short (git init left HEAD without objects, or a lock), rather than failing every build', async () => {
     for (const leftover of [{ HEAD: 'ref: refs/heads/main\n' }, { HEAD: 'ref: refs/heads/main\n', 'HEAD.lock': '', 'config.lock': '' }]) {
       const { exporter, artifacts, repo, repoId, commit, copy } = await setUp();
+      // After the process's first export, which clears what an earlier process left: a sync cut short in this one.
+      await exporter.export(repo, repoId, commit, undefined, { key: 'first.tar', format: 'tar' });
+      await rm(copy, { recursive: true, force: true });
       await mkdir(copy, { recursive: true });
       for (const [name, content] of Object.entries(leftover)) await writeFile(join(copy, name), content);
       const exported = await exporter.export(repo, repoId, commit, undefined, { key: 'source.tar', format: 'tar' });
@@ -88,5 +101,35 @@ describe('SourceExporter', () => {
       await exporter.export(repo, repoId, commit, undefined, { key: 'again.tar', format: 'tar' });
       expect((await artifacts.get('again.tar'))?.kind).toBe('object');
     }
+  });
+  it('refuses a repository larger than the copies may be, before fetching any of it (review-162 F2)', async () => {
+    const { exporter, repo, repoId, commit, copy } = await setUp(undefined, { maxRepositoryBytes: 100, cacheBytes: 1024 ** 3 });
+    const refused = await exporter.export(repo, repoId, commit, undefined, { key: 'source.tar', format: 'tar' }).catch((err: unknown) => err);
+    expect(refused).toBeInstanceOf(SourceUnavailableError);
+    expect((refused as Error).message).toMatch(/^the repository is \d+ bytes; push to deploy builds repositories of at most 100 bytes$/);
+    expect(existsSync(copy)).toBe(false);
+  });
+
+  it('keeps the copies within their bytes, the least recently built removed first, and clears what an earlier process left (review-162 F2)', async () => {
+    const { exporter, repos, repo, repoId, commit, workDir, copy } = await setUp(undefined, { maxRepositoryBytes: 1024 ** 3, cacheBytes: 1 });
+    const other = await pushed(repos, 'acme/docs', { 'readme.md': 'docs\n' });
+    await mkdir(join(workDir, 'archive-left'), { recursive: true });
+    await writeFile(join(workDir, 'archive-left', 'source.tar'), 'an archive an OOM kill cut short');
+    await exporter.export(repo, repoId, commit, undefined, { key: 'a.tar', format: 'tar' });
+    expect(existsSync(join(workDir, 'archive-left'))).toBe(false);
+    // One byte of cache: a copy is removed once its export is done, unless another export of it waits.
+    expect(existsSync(copy)).toBe(false);
+    const [first, second] = await Promise.all([
+      exporter.export(repo, repoId, commit, undefined, { key: 'b.tar', format: 'tar' }),
+      exporter.export('acme/docs', other.repoId, other.commit, undefined, { key: 'c.tar', format: 'tar' }),
+    ]);
+    expect([first.key, second.key]).toEqual(['b.tar', 'c.tar']);
+    expect([existsSync(copy), existsSync(join(workDir, 'repos', 'acme', 'docs.git'))]).toEqual([false, false]);
+  });
+
+  it('keeps a copy that fits, so the next build fetches only what was pushed since', async () => {
+    const { exporter, repo, repoId, commit, copy } = await setUp(undefined, { maxRepositoryBytes: 1024 ** 3, cacheBytes: 1024 ** 2 });
+    await exporter.export(repo, repoId, commit, undefined, { key: 'a.tar', format: 'tar' });
+    expect(existsSync(join(copy, SYNCED_MARKER))).toBe(true);
   });
 });

@@ -11,6 +11,7 @@ import { KeyedMutex } from '../../../src/collections/keyed-mutex.ts';
 import type { ObjectStore } from '../../../src/object-store/object-store.ts';
 import type { RepoStore } from '../../../src/repo-store/repo-store.ts';
 import { parseRepoPath } from '../../../src/repo-store/repo-path.ts';
+import { packBytes } from '../../../src/repo-store/state.ts';
 import { buildObjectsPrefix } from '../../../src/platform/source-builds/build-log.ts';
 import { ArchiveTooLargeError, gitArchiveToFile } from './archive-file.ts';
 import { printable } from './printable.ts';
@@ -20,6 +21,19 @@ const SYNCED_FILE = 'cloudwright-repo-id';
 
 /** Most bytes a commit's source archive may take; a larger one fails the build (SourceUnavailable). */
 export const MAX_SOURCE_ARCHIVE_BYTES = 512 * 1024 * 1024;
+
+/**
+ * What the operator's work directory holds for sources: a repository's copy is made of its packs in the bucket, so a
+ * larger repository is refused before anything is fetched, and the copies kept between builds are bounded together.
+ */
+export interface SourceCopyLimits {
+  /** The largest repository (its packs' bytes) built; a larger one fails its builds SourceUnavailable (CW_BUILD_MAX_REPOSITORY). */
+  readonly maxRepositoryBytes: number;
+  /** Bytes of copies kept between builds; past it the least recently built are removed (CW_BUILD_REPOSITORY_CACHE). */
+  readonly cacheBytes: number;
+}
+
+export const DEFAULT_SOURCE_COPY_LIMITS: SourceCopyLimits = { maxRepositoryBytes: 1024 ** 3, cacheBytes: 1024 ** 3 };
 
 /** The source cannot be had: the commit is gone (a force-push and a collection), or the root directory is not in it. */
 export class SourceUnavailableError extends Error {
@@ -40,13 +54,21 @@ export class SourceExporter {
   readonly #repos: RepoStore;
   readonly #artifacts: ObjectStore;
   readonly #workDir: string;
-  /** One sync of a repository's copy at a time (a sync is safe beside readers, not beside another sync). */
-  readonly #syncs = new KeyedMutex();
+  readonly #limits: SourceCopyLimits;
+  /** One export of a repository's copy at a time: its sync, its archive, or its removal. */
+  readonly #exports = new KeyedMutex();
+  /** Each copy's bytes, least recently built first. */
+  readonly #copies = new Map<string, number>();
+  /** Repositories with an export waiting or under way: their copies are never removed to make room. */
+  readonly #inUse = new Map<string, number>();
+  /** What an earlier process left (copies of unknown size, archives an OOM kill cut short), removed before the first export. */
+  #leftovers: Promise<void> | undefined;
 
-  constructor(options: { repos: RepoStore; artifacts: ObjectStore; workDir: string }) {
+  constructor(options: { repos: RepoStore; artifacts: ObjectStore; workDir: string; limits?: SourceCopyLimits }) {
     this.#repos = options.repos;
     this.#artifacts = options.artifacts;
     this.#workDir = options.workDir;
+    this.#limits = options.limits ?? DEFAULT_SOURCE_COPY_LIMITS;
   }
 
   /**
@@ -55,20 +77,44 @@ export class SourceExporter {
    * incarnation the project's Repository holds; another one in the bucket is refused.
    */
   async export(repo: string, repoId: string | undefined, commit: string, path: string | undefined, to: { key: string; format: 'tar' | 'tar.gz' }): Promise<ExportedSource> {
+    this.#inUse.set(repo, (this.#inUse.get(repo) ?? 0) + 1);
+    try {
+      // Not fatal: what cannot be removed is written over, copy by copy, as before.
+      await (this.#leftovers ??= rm(this.#workDir, { recursive: true, force: true }).catch(() => undefined));
+      return await this.#exports.run(repo, () => this.#export(repo, repoId, commit, path, to));
+    } finally {
+      const left = (this.#inUse.get(repo) ?? 1) - 1;
+      if (left > 0) this.#inUse.set(repo, left);
+      else this.#inUse.delete(repo);
+      await this.#makeRoom();
+    }
+  }
+
+  #copyDir(repo: string): string {
     const repoPath = parseRepoPath(repo);
-    const dir = join(this.#workDir, 'repos', repoPath.owner, `${repoPath.name}.git`);
-    await this.#syncs.run(repo, async () => {
-      const head = await this.#repos.readHead(repo, { fresh: true });
-      if (head.repoId !== repoId) throw new SourceUnavailableError(`the repository ${repo} in the bucket is not the one this project's Repository holds`);
-      // The copy counts once a sync of this incarnation has finished in it (as cw-git's cache does): one whose first
-      // sync an operator's kill cut short (`git init` leaves HEAD without objects/, or a HEAD.lock) is made again,
-      // rather than failing every build of the repository on this operator for as long as its directory lasts.
-      const marker = join(dir, SYNCED_FILE);
-      const synced = await readFile(marker, 'utf8').catch(() => undefined);
-      if (synced !== head.repoId) await rm(dir, { recursive: true, force: true });
-      await syncBareRepo({ repos: this.#repos, repo, head, state: head, dir });
-      if (synced !== head.repoId) await writeFile(marker, head.repoId);
-    });
+    return join(this.#workDir, 'repos', repoPath.owner, `${repoPath.name}.git`);
+  }
+
+  async #export(repo: string, repoId: string | undefined, commit: string, path: string | undefined, to: { key: string; format: 'tar' | 'tar.gz' }): Promise<ExportedSource> {
+    const dir = this.#copyDir(repo);
+    const head = await this.#repos.readHead(repo, { fresh: true });
+    if (head.repoId !== repoId) throw new SourceUnavailableError(`the repository ${repo} in the bucket is not the one this project's Repository holds`);
+    // A copy is the repository whole (every pack), in the operator's work directory, which every project's builds
+    // share: one too large for it is refused before anything is fetched (review-162 F2).
+    const bytes = packBytes(head.packs);
+    if (bytes > this.#limits.maxRepositoryBytes) {
+      throw new SourceUnavailableError(`the repository is ${size(bytes)}; push to deploy builds repositories of at most ${size(this.#limits.maxRepositoryBytes)}`);
+    }
+    // The copy counts once a sync of this incarnation has finished in it (as cw-git's cache does): one whose first
+    // sync an operator's kill cut short (`git init` leaves HEAD without objects/, or a HEAD.lock) is made again,
+    // rather than failing every build of the repository on this operator for as long as its directory lasts.
+    const marker = join(dir, SYNCED_FILE);
+    const synced = await readFile(marker, 'utf8').catch(() => undefined);
+    if (synced !== head.repoId) await rm(dir, { recursive: true, force: true });
+    this.#copies.delete(repo);
+    this.#copies.set(repo, bytes);
+    await syncBareRepo({ repos: this.#repos, repo, head, state: head, dir });
+    if (synced !== head.repoId) await writeFile(marker, head.repoId);
     const missingCommit = `commit ${commit} is not in the repository (force-pushed away?)`;
     const describe = await runGit(['-C', dir, 'log', '-1', '--format=%an <%ae>%x00%s', commit]).catch((err: unknown) => Promise.reject(sourceError(err, missingCommit)));
     const [author = '', subject = ''] = describe.stdout.toString('utf8').trimEnd().split('\0');
@@ -88,7 +134,22 @@ export class SourceExporter {
     // taken for the platform's failure and retried for a day (review-162 F7).
     return { key: to.key, commitMessage: printable(subject).slice(0, 256), author: printable(author).slice(0, 256) };
   }
+
+  /** Removes the least recently built copies no export is using until the rest fit the cache's bytes. */
+  async #makeRoom(): Promise<void> {
+    let total = [...this.#copies.values()].reduce((sum, bytes) => sum + bytes, 0);
+    for (const [repo, bytes] of [...this.#copies]) {
+      if (total <= this.#limits.cacheBytes) return;
+      if (this.#inUse.has(repo)) continue;
+      this.#copies.delete(repo);
+      total -= bytes;
+      // Under the repository's turn: an export of it that starts meanwhile waits, then makes its copy again.
+      await this.#exports.run(repo, () => rm(this.#copyDir(repo), { recursive: true, force: true }));
+    }
+  }
 }
+
+const size = (bytes: number) => (bytes < 1024 ** 2 ? `${bytes} bytes` : `${Math.round(bytes / 1024 ** 2)} MiB`);
 
 /** A failure to read the source, as the build should fail: SourceUnavailable when it is the source's, else as it was. */
 export function sourceError(err: unknown, missing: string): unknown {
