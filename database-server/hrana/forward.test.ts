@@ -37,6 +37,18 @@ function rawRequest(base: string, text: string): Promise<string> {
 }
 
 describe('forwardRequest', () => {
+  it('gives a request up as lost once its owner, silent, no longer owns the database (review-164 F9)', async () => {
+    // An owner that takes the request and never answers (paused, its node cut off), taken over meanwhile.
+    const owner = await listening(createServer(() => {}));
+    let checks = 0;
+    const stillOwner = async () => ++checks < 3;
+    const front = await listening(createServer((request, response) => void forwardRequest(request, response, owner, stillOwner, 20)));
+    const answer = await fetch(`${front}/v1/t/v2/pipeline`, { method: 'POST', body: '{"baton":null,"requests":[]}' });
+    expect(answer.status).toBe(503);
+    expect(((await answer.json()) as { code: string }).code).toBe('DATABASE_RESTARTING');
+    expect(checks).toBe(3);
+  });
+
   it('passes the owner’s answer through', async () => {
     const owner = await listening(createServer((request, response) => request.resume().on('end', () => response.writeHead(200, { 'content-type': 'application/json' }).end('{"code":"ok"}'))));
     expect(await through(owner)).toEqual({ status: 200, retryAfter: null, body: { code: 'ok' } });

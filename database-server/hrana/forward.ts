@@ -51,14 +51,22 @@ export function onOwner(requestUrl: string | undefined, base: string): URL {
   return target;
 }
 
+/** How often a forwarded request still without an answer asks whether `base` still owns its database. */
+export const OWNER_RECHECK_MS = 2_000;
+
 /**
  * Sends the request to the same path on `base` and streams the answer back. An owner that cannot be reached answers
  * 503 DATABASE_MOVING (nothing ran: retry); one lost after it had the request, 503 DATABASE_RESTARTING (it may have).
+ * `stillOwner`, asked every {@link OWNER_RECHECK_MS} until the answer begins, tells an owner that stopped answering
+ * (paused, its node cut off: its kernel may still hold the connection open) and was taken over meanwhile: the request
+ * is given up as lost rather than waited on for ever (review-164 F9).
  */
-export function forwardRequest(request: IncomingMessage, response: ServerResponse, base: string): Promise<void> {
+export function forwardRequest(request: IncomingMessage, response: ServerResponse, base: string, stillOwner?: () => Promise<boolean>, recheckMs = OWNER_RECHECK_MS): Promise<void> {
   return new Promise((resolve) => {
     const target = onOwner(request.url, base);
+    let recheck: NodeJS.Timeout | undefined;
     const upstream = httpRequest(target, { method: request.method, agent, headers: { ...request.headers, host: target.host, [FORWARDED_HEADER]: '1' } }, (answer) => {
+      clearInterval(recheck);
       response.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.pipe(response);
       answer.once('end', () => resolve());
@@ -67,7 +75,19 @@ export function forwardRequest(request: IncomingMessage, response: ServerRespons
         resolve();
       });
     });
+    if (stillOwner) {
+      recheck = setInterval(() => {
+        stillOwner().then(
+          (owns) => {
+            if (!owns) upstream.destroy(new Error(`${base} no longer owns the database`));
+          },
+          () => {},
+        );
+      }, recheckMs);
+      recheck.unref();
+    }
     upstream.once('error', (error) => {
+      clearInterval(recheck);
       if (response.headersSent) response.destroy();
       else {
         const unsent = isUnsentRequest(error);

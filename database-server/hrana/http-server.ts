@@ -141,8 +141,16 @@ async function serve(request: IncomingMessage, response: ServerResponse, options
   const pathTenant = match[1] ?? null;
   if (pathTenant !== null && RESERVED.has(pathTenant)) return void send(response, error(404, 'NOT_FOUND', 'Not found'));
   if (options.route) {
-    const route = await options.route(pathTenant, bearerToken(request), wasForwarded(request));
-    if (route.kind === 'forward') return forwardRequest(request, response, route.url);
+    const token = bearerToken(request);
+    const route = await options.route(pathTenant, token, wasForwarded(request));
+    if (route.kind === 'forward') {
+      const router = options.route;
+      const stillOwner = async () => {
+        const now = await router(pathTenant, token, false);
+        return now.kind === 'forward' && now.url === route.url;
+      };
+      return forwardRequest(request, response, route.url, stillOwner);
+    }
     if (route.kind === 'unavailable') {
       request.resume();
       return void send(response, { status: 503, body: MOVING });
