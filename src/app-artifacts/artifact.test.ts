@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { constants, zstdCompressSync } from 'node:zlib';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseArtifact, readArtifact } from './artifact.ts';
+import { parseArtifact, readArtifact, type ReadArtifactOptions } from './artifact.ts';
 import { ArtifactError, ArtifactTooLargeError } from './errors.ts';
 import { artifactFromFiles, artifactOf, tarOf } from '../../runtime-server/engine/testing/artifact-builder.ts';
 
@@ -357,6 +357,29 @@ describe('readArtifact: streaming', () => {
     expect(asked).toEqual([WORKER.length, 10_000, 10_000]);
   });
 
+  it('lets the source go when it refuses the artifact part way (review-165 F10: a bucket response left unread held its connection)', async () => {
+    const noise = new Uint8Array(4 * 1024 * 1024).map(() => Math.floor(Math.random() * 256)); // incompressible: many chunks
+    const cases: [string, Uint8Array, ReadArtifactOptions][] = [
+      [
+        'a file of unknown type first',
+        artifactOf([
+          { name: 'logo.png', content: 'x' },
+          { name: 'assets/n', content: noise },
+        ]),
+        {},
+      ],
+      ['a budget refusal', artifactFromFiles({ 'worker.js': WORKER, 'assets/n': noise }), { budget: { spend: (bytes) => void (bytes > 1000 && raise()) } }],
+      ['a sink failure', artifactFromFiles({ 'worker.js': WORKER, 'assets/n': noise }), { sink: { file: async (kind) => void (kind === 'asset' && raise()) } }],
+    ];
+    for (const [name, bytes, options] of cases) {
+      const source = closable(bytes);
+      await expect(readArtifact(source, options), name).rejects.toThrow();
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(source.closed, name).toBe(true);
+      expect(source.sent, name).toBeLessThan(bytes.length);
+    }
+  });
+
   it('refuses a zstd window past 8 MiB (--long, --ultra), which would cost that much memory to decode', async () => {
     const tar = tarOf([
       { name: 'worker.js', content: WORKER },
@@ -374,4 +397,25 @@ function corruptChecksum(tar: Uint8Array): Uint8Array {
   const copy = Uint8Array.from(tar);
   copy[0] = (copy[0] ?? 0) ^ 1;
   return copy;
+}
+
+function raise(): never {
+  throw new Error('refused');
+}
+
+/** `bytes` in 64 KiB chunks, as a stream that says whether it was ended early (its `finally`) and how much it gave. */
+function closable(bytes: Uint8Array): AsyncIterable<Uint8Array> & { closed: boolean; sent: number } {
+  const state = { closed: false, sent: 0 };
+  async function* chunks(): AsyncGenerator<Uint8Array> {
+    try {
+      for (let at = 0; at < bytes.length; at += 65_536) {
+        const chunk = bytes.subarray(at, at + 65_536);
+        state.sent += chunk.length;
+        yield chunk;
+      }
+    } finally {
+      state.closed = true;
+    }
+  }
+  return Object.assign(state, { [Symbol.asyncIterator]: chunks });
 }

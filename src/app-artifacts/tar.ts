@@ -63,10 +63,22 @@ export async function readTar(archive: Uint8Array, limits: TarLimits): Promise<T
  * Reads the tar stream `source`, yielding its regular files in archive order (directories are checked and
  * dropped). Throws `TarFormatError` as soon as something is wrong, before the offending file's content is
  * handed on: a file that is also a directory of another one is found as the second of them arrives. What
- * follows the end-of-archive marker is read and discarded, so the whole of `source` is consumed.
+ * follows the end-of-archive marker is read and discarded, so the whole of `source` is consumed; one left part way
+ * (an error, or a caller that stops) has its `source` ended (`return`), so a stream from a server is closed.
  */
 export async function* readTarStream(source: ByteSource, limits: TarLimits): AsyncGenerator<TarEntry> {
   const input = new ByteReader(source);
+  try {
+    yield* entriesOf(input, limits);
+  } finally {
+    // Refused part way, or left by the caller: the rest of `source` is let go, not left unread. Unread, a response
+    // from the bucket held its connection for good: fifty refused preparations took every connection of cw-runtime's
+    // pool, and no other tenant's build could be fetched (review-165 F10).
+    input.close();
+  }
+}
+
+async function* entriesOf(input: ByteReader, limits: TarLimits): AsyncGenerator<TarEntry> {
   const files = new Set<string>();
   const dirs = new Set<string>();
   let entries = 0;
@@ -221,6 +233,14 @@ class ByteReader {
       if (!chunk) throw new TarFormatError('truncated tar archive');
       left -= chunk.length;
     }
+  }
+
+  /** Ends the source (its `return`: a stream is destroyed) unless it has ended; nothing is read after. Not awaited: a read in flight holds it back. */
+  close(): void {
+    if (this.#done) return;
+    this.#done = true;
+    this.#pending = new Uint8Array(0);
+    this.#source.return?.(undefined).catch(() => {});
   }
 
   /** Reads the rest of the stream and discards it. */
