@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { BuildStore, buildKey } from './build-store.ts';
+import { BuildStore, buildKey, DISK_BLOCK_BYTES } from './build-store.ts';
 import { ArtifactError, BuildQuotaError, InsufficientStorageError } from '../../src/app-artifacts/errors.ts';
 import { artifactFromFiles } from './testing/artifact-builder.ts';
 import { MemoryArtifactSource } from './testing/memory-artifacts.ts';
@@ -88,27 +88,30 @@ describe('BuildStore', () => {
 
   describe('room on disk', () => {
     const sized = (bytes: number) => artifactFromFiles({ 'worker.js': 'export default {};', 'assets/blob': new Uint8Array(bytes) });
-    const WORKER_BYTES = 'export default {};'.length;
+    // On disk (`onDisk`): worker.js a block, the blob its blocks, `modules/` and `assets/` a block each.
+    const onDiskOf = (blobBytes: number) => 3 * DISK_BLOCK_BYTES + Math.ceil(blobBytes / DISK_BLOCK_BYTES) * DISK_BLOCK_BYTES;
+    const [SMALL, BIG] = [onDiskOf(1000), onDiskOf(5000)];
     const roomy = new MemoryArtifactSource().put('small', sized(1000)).put('big', sized(5000)).put('bigger', sized(8000));
 
     it('refuses a build that would take the store past its capacity, keeps nothing of it, and takes it once room comes', async () => {
       const dir = mkdtempSync(join(tmpdir(), 'cw-builds-'));
       try {
-        const store = new BuildStore(dir, roomy, { capacityBytes: 7000 });
+        const store = new BuildStore(dir, roomy, { capacityBytes: 50_000 });
         await store.prepare({ project: 'p', appId: 'a', buildId: 'big' });
-        expect(store.usedBytes).toBe(5000 + WORKER_BYTES);
+        expect(store.usedBytes).toBe(BIG);
         const refused = await store.prepare({ project: 'q', appId: 'b', buildId: 'small' }).then(
           () => undefined,
           (err: unknown) => err,
         );
-        expect(refused).toBeUndefined(); // 1018 more fits in 7000
+        expect(refused).toBeUndefined(); // 16,384 more fits in 50,000
         const error = await store.prepare({ project: 'q', appId: 'c', buildId: 'big' }).catch((e: unknown) => e);
         expect(error).toBeInstanceOf(InsufficientStorageError);
+        // Refused at its blob, after its worker and its directory: what it would take at least by then.
         expect((error as Error).message).toBe(
-          `The runtime replica has no room for build big: the builds it serves take ${5000 + 1000 + 2 * WORKER_BYTES} bytes of the 7000 its data directory gives them, and this one unpacks to at least ${5000 + WORKER_BYTES}.`,
+          `The runtime replica has no room for build big: the builds it serves take ${BIG + SMALL} bytes of the 50000 its data directory gives them, and this one takes at least ${BIG - DISK_BLOCK_BYTES} on disk.`,
         );
         expect(readdirSync(dir).sort()).toEqual(['p.a.big', 'q.b.small']);
-        expect(store.usedBytes).toBe(5000 + 1000 + 2 * WORKER_BYTES);
+        expect(store.usedBytes).toBe(BIG + SMALL);
         // While nothing changes, it is refused again without being fetched again.
         const fetches = roomy.fetches;
         await expect(store.prepare({ project: 'q', appId: 'c', buildId: 'big' })).rejects.toBeInstanceOf(InsufficientStorageError);
@@ -125,7 +128,7 @@ describe('BuildStore', () => {
     it('refuses a build that would take its project past its quota; the app’s own other builds and other projects do not count', async () => {
       const dir = mkdtempSync(join(tmpdir(), 'cw-builds-'));
       try {
-        const store = new BuildStore(dir, roomy, { projectQuotaBytes: 10_000 });
+        const store = new BuildStore(dir, roomy, { projectQuotaBytes: 40_000 });
         await store.prepare({ project: 'p', appId: 'a', buildId: 'big' });
         await store.prepare({ project: 'p', appId: 'a', buildId: 'bigger' }); // the same app's: `big` does not count against it
         await store.prepare({ project: 'other', appId: 'x', buildId: 'bigger' });
@@ -134,9 +137,30 @@ describe('BuildStore', () => {
         const error = await store.prepare({ project: 'p', appId: 'c', buildId: 'big' }).catch((e: unknown) => e);
         expect(error).toBeInstanceOf(BuildQuotaError);
         expect((error as Error).message).toBe(
-          `Build big unpacks to at least ${5000 + WORKER_BYTES} bytes and the project's other apps' builds to ${8000 + 1000 + 2 * WORKER_BYTES}: more than the project's quota of 10000 bytes of unpacked builds.`,
+          `Build big takes at least ${DISK_BLOCK_BYTES} bytes on disk and the project's other apps' builds ${onDiskOf(8000) + SMALL}: more than the project's quota of 40000 bytes of unpacked builds.`,
         );
         expect(existsSync(join(dir, 'p.c.big'))).toBe(false);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    it('counts a build as the disk holds it: each file in whole blocks, each directory a block (review-165 F3)', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'cw-builds-'));
+      try {
+        // Twenty one-byte files three directories down: with worker.js 38 bytes of content, and on disk 26 blocks: 21
+        // files and 5 directories (modules/, assets/, a/, b/, c/).
+        const files = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`assets/a/b/c/${i}.txt`, 'x']));
+        const many = new MemoryArtifactSource().put('many', artifactFromFiles({ 'worker.js': 'export default {};', ...files }));
+        const store = new BuildStore(dir, many, { projectQuotaBytes: 25 * DISK_BLOCK_BYTES });
+        await expect(store.prepare({ project: 'p', appId: 'a', buildId: 'many' })).rejects.toBeInstanceOf(BuildQuotaError);
+        const roomier = new BuildStore(dir, many, { projectQuotaBytes: 26 * DISK_BLOCK_BYTES });
+        const build = await roomier.prepare({ project: 'p', appId: 'a', buildId: 'many' });
+        expect([build.unpackedBytes, build.diskBytes, roomier.usedBytes]).toEqual([20 + 18, 26 * DISK_BLOCK_BYTES, 26 * DISK_BLOCK_BYTES]);
+        // A store started again counts what is on disk as it was counted.
+        const again = new BuildStore(dir, many);
+        await again.prepare({ project: 'p', appId: 'a', buildId: 'many' });
+        expect(again.usedBytes).toBe(26 * DISK_BLOCK_BYTES);
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }

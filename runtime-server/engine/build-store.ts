@@ -10,12 +10,25 @@ import { ArtifactError, ArtifactTooLargeError, BuildQuotaError, InsufficientStor
 import type { ArtifactSource, BuildRef } from './ports.ts';
 import { Semaphore } from '../../src/collections/semaphore.ts';
 
+/** What a file or a directory takes on disk at least: a block of the file system (4 KiB on ext4 and xfs) and an inode. */
+export const DISK_BLOCK_BYTES = 4096;
+
+/**
+ * `bytes` of a file as the disk holds them: whole blocks, at least one. A build's files are counted so against the
+ * store's capacity and its project's quota, not by their bytes: 20,000 one-byte files are 20 KB of content and some
+ * 80 MB of blocks, and a replica's data directory filled past its bound gets the pod evicted with every tenant's apps
+ * (review-165 F3).
+ */
+export const onDisk = (bytes: number): number => Math.max(1, Math.ceil(bytes / DISK_BLOCK_BYTES)) * DISK_BLOCK_BYTES;
+
 /** A build unpacked on disk, ready for a workerd config. */
 export interface PreparedBuild {
   readonly buildId: string;
   readonly digest: string;
   /** The modules and assets together, in bytes. */
   readonly unpackedBytes: number;
+  /** What the store counted it to take on disk (`onDisk`: its files in whole blocks, its directories a block each). */
+  readonly diskBytes?: number;
   /** The entry point first; `file` is absolute. */
   readonly modules: readonly { readonly name: string; readonly type: ModuleType; readonly file: string }[];
   /** Absolute; absent when the build has no assets. */
@@ -149,7 +162,7 @@ export class BuildStore {
       () => undefined,
     );
     if (existing) {
-      this.#sizes.set(key, existing.unpackedBytes ?? 0);
+      this.#sizes.set(key, existing.diskBytes ?? existing.unpackedBytes ?? 0);
       return existing;
     }
     const release = await this.#slots.acquire();
@@ -161,13 +174,14 @@ export class BuildStore {
       this.#sizes.set(key, 0);
       const artifact = await readArtifact(await this.#artifacts.fetch(ref), {
         ...this.#options.parse,
-        sink: this.#writer(tmp),
-        budget: { spend: (bytes) => this.#reserve(ref, key, bytes) },
+        sink: this.#writer(tmp, (directories) => this.#reserve(ref, key, directories * DISK_BLOCK_BYTES)),
+        budget: { spend: (bytes) => this.#reserve(ref, key, onDisk(bytes)) },
       });
       const build: PreparedBuild = {
         buildId: ref.buildId,
         digest: artifact.digest,
         unpackedBytes: artifact.unpackedBytes,
+        diskBytes: this.#sizes.get(key) ?? 0,
         modules: artifact.modules.map((m) => ({ name: m.name, type: m.type, file: join(dir, 'modules', m.name) })),
         ...(artifact.assets.length > 0 ? { assetsDir: join(dir, 'assets') } : {}),
         assetConfig: artifact.assetConfig,
@@ -189,11 +203,18 @@ export class BuildStore {
     }
   }
 
-  /** Writes each file under `tmp` (`modules/…`, `assets/…`) as it streams. */
-  #writer(tmp: string): ArtifactSink {
+  /** Writes each file under `tmp` (`modules/…`, `assets/…`) as it streams; `directories` is told of each it makes first. */
+  #writer(tmp: string, directories: (count: number) => void): ArtifactSink {
+    const made = new Set<string>();
     return {
       async file(kind, path, _size, content) {
         const file = join(tmp, kind === 'module' ? 'modules' : 'assets', path);
+        let count = 0;
+        for (let dir = dirname(file); dir.length > tmp.length && !made.has(dir); dir = dirname(dir)) {
+          made.add(dir);
+          count++;
+        }
+        if (count > 0) directories(count);
         await mkdir(dirname(file), { recursive: true });
         await pipeline(Readable.from(content, { objectMode: false }), createWriteStream(file, { flags: 'wx' }));
       },
@@ -210,7 +231,7 @@ export class BuildStore {
         throw new InsufficientStorageError(
           ref.buildId,
           mine,
-          `The runtime replica has no room for build ${ref.buildId}: the builds it serves take ${others} bytes of the ${capacityBytes} its data directory gives them, and this one unpacks to at least ${mine}.`,
+          `The runtime replica has no room for build ${ref.buildId}: the builds it serves take ${others} bytes of the ${capacityBytes} its data directory gives them, and this one takes at least ${mine} on disk.`,
         );
       }
     }
@@ -223,7 +244,7 @@ export class BuildStore {
         throw new BuildQuotaError(
           ref.buildId,
           mine,
-          `Build ${ref.buildId} unpacks to at least ${mine} bytes and the project's other apps' builds to ${project}: more than the project's quota of ${projectQuotaBytes} bytes of unpacked builds.`,
+          `Build ${ref.buildId} takes at least ${mine} bytes on disk and the project's other apps' builds ${project}: more than the project's quota of ${projectQuotaBytes} bytes of unpacked builds.`,
         );
       }
     }
