@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { JsonText, workerCodeText, type WorkerCodeJson } from './worker-code.ts';
+import { JsonSyntaxError } from '../../src/app-artifacts/json-syntax.ts';
+import { JsonText, workerCode, workerCodeText, type LiveApp, type WorkerCodeJson } from './worker-code.ts';
 
 const code = (modules: WorkerCodeJson['modules'], env: Record<string, string> = {}): WorkerCodeJson => ({
   compatibilityDate: '2025-09-01',
@@ -33,6 +34,21 @@ describe('workerCodeText', () => {
         { MARK: '\u0000cw-json-0123456789abcdef:0' },
       ),
     );
+  });
+
+  it('checks a JSON module again as it reads it: text that is not one JSON value is never spliced into the code', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cw-json-module-'));
+    try {
+      const file = join(dir, 'd.json');
+      writeFileSync(file, '1, "mainModule": "evil.js"');
+      const live = {
+        app: { project: 'p', appId: 'a', buildId: 'b', env: {}, hostnames: [] },
+        build: { buildId: 'b', digest: '', unpackedBytes: 0, modules: [{ name: 'd.json', type: 'json' as const, file }], assetConfig: {}, compatibilityDate: '2025-09-01', compatibilityFlags: [] },
+      };
+      await expect(workerCode(live as unknown as LiveApp)).rejects.toBeInstanceOf(JsonSyntaxError);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('hands on a JSON module whose value would not fit this process’s heap without building it (review-165 F2)', () => {

@@ -4,6 +4,7 @@ import type { ModuleType } from '../../src/app-artifacts/artifact.ts';
 import type { PreparedBuild } from './build-store.ts';
 import type { AppDeployment } from './ports.ts';
 import { effectiveFlags } from '../../src/app-artifacts/compatibility.ts';
+import { JsonSyntax } from '../../src/app-artifacts/json-syntax.ts';
 import { appScriptDirectory } from './running-app.ts';
 
 /** An app as the runtime serves it: the deployment asked for and its unpacked build. */
@@ -63,6 +64,18 @@ export class JsonText {
   }
 }
 
+/**
+ * `text` checked again as one JSON value before it is spliced in: the preparation checked it as it unpacked, and the
+ * splice relies on it (anything more, `1, "mainModule": …`, would add to the code), so the file as read now is checked
+ * too, without building its value.
+ */
+function jsonText(text: string): JsonText {
+  const syntax = new JsonSyntax();
+  syntax.write(text);
+  syntax.end();
+  return new JsonText(text);
+}
+
 /** Stands in for a JSON module's text in the serialized code; random per process, so no tenant's string can be one. */
 const JSON_TEXT_MARK = `\u0000cw-json-${randomBytes(8).toString('hex')}:`;
 /** A mark as `JSON.stringify` writes it (a whole string value), with the module's index. */
@@ -89,7 +102,7 @@ export async function workerCode(live: LiveApp): Promise<WorkerCodeJson> {
   for (const m of live.build.modules) {
     const bytes = await readFile(m.file);
     const type = LOADER_TYPES[m.type];
-    modules[prefix + m.name] = { [type]: m.type === 'wasm' || m.type === 'data' ? bytes.toString('base64') : m.type === 'json' ? new JsonText(bytes.toString('utf8')) : bytes.toString('utf8') };
+    modules[prefix + m.name] = { [type]: m.type === 'wasm' || m.type === 'data' ? bytes.toString('base64') : m.type === 'json' ? jsonText(bytes.toString('utf8')) : bytes.toString('utf8') };
   }
   return {
     compatibilityDate: live.build.compatibilityDate,

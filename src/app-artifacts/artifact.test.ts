@@ -187,6 +187,8 @@ describe('parseArtifact: refused artifacts (400, ArtifactError)', () => {
     ['file of unknown type outside assets/', artifactFromFiles({ 'worker.js': WORKER, 'logo.png': 'x' }), /"logo.png" is not a module.*assets\//],
     ['module that is not UTF-8', artifactFromFiles({ 'worker.js': new Uint8Array([0xff, 0xfe]) }), /not valid UTF-8/],
     ['JSON module that does not parse', artifactFromFiles({ 'worker.js': WORKER, 'd.json': '{' }), /"d.json" is not valid JSON/],
+    // JSON.parse refuses a byte-order mark: one the check let through never loaded (review-165 F7).
+    ['JSON module with a byte-order mark', artifactFromFiles({ 'worker.js': WORKER, 'd.json': '\uFEFF{"a":1}' }), /"d.json" is not valid JSON/],
     ['cloudwright.json that does not parse', artifactFromFiles({ 'worker.js': WORKER, 'cloudwright.json': '{' }), /not valid JSON/],
     ['cloudwright.json with an unknown field', artifactFromFiles({ 'worker.js': WORKER, 'cloudwright.json': '{"compat_date":"x"}' }), /unknown field "compat_date"/],
     ['a bad compatibility date', artifactFromFiles({ 'worker.js': WORKER, 'cloudwright.json': '{"compatibility_date":"2025-02-30"}' }), /must be a date/],

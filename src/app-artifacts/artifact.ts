@@ -246,8 +246,10 @@ async function readConfigFile(entry: TarEntry): Promise<string> {
  */
 async function* checkedModule(entry: TarEntry, type: ModuleType, moduleBytes: ModuleBytes): AsyncGenerator<Uint8Array> {
   if (type === 'wasm' || type === 'data') return yield* entry.content;
-  const utf8 = new TextDecoder('utf-8', { fatal: true });
   const json = type === 'json' ? new JsonSyntax() : undefined;
+  // A JSON module's byte-order mark reaches the check (which refuses it, as JSON.parse does): dropped here, it passed,
+  // and the module never loaded (review-165 F7).
+  const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: json !== undefined });
   const shown = JSON.stringify(entry.path);
   try {
     for await (const chunk of entry.content) {
