@@ -166,6 +166,38 @@ describe('BuildStore', () => {
       }
     });
 
+    it("takes turns by account: another account's build waits one turn, not one account's whole queue (review-165 F4)", async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'cw-builds-'));
+      const gates: (() => void)[] = [];
+      const order: string[] = [];
+      const held = {
+        async fetch(ref: { project: string; appId: string; buildId: string }) {
+          order.push(`${ref.project}/${ref.appId}`);
+          const bytes = roomy.builds.get(ref.buildId)!;
+          return (async function* () {
+            await new Promise<void>((resolve) => gates.push(resolve));
+            yield bytes;
+          })();
+        },
+      };
+      try {
+        // Two projects of one user are one account; a third project is another's.
+        const store = new BuildStore(dir, held, { concurrency: 1, accountOf: (project) => (project === 'other' ? 'user:bob' : 'user:ann') });
+        const busy = ['a', 'b', 'c'].map((appId, i) => store.prepare({ project: i === 2 ? 'p2' : 'p', appId, buildId: 'small' }));
+        await vi.waitFor(() => expect(gates.length).toBe(1));
+        const other = store.prepare({ project: 'other', appId: 'x', buildId: 'small' });
+        for (let done = 0; done < 4; done++) {
+          await vi.waitFor(() => expect(gates.length).toBe(1));
+          gates.shift()!();
+        }
+        await Promise.all([...busy, other]);
+        // The account waiting first has its turn first (p/b), then the other's (other/x), before the first's next.
+        expect(order).toEqual(['p/a', 'p/b', 'other/x', 'p2/c']);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
     it('unpacks at most its concurrency at once', async () => {
       const dir = mkdtempSync(join(tmpdir(), 'cw-builds-'));
       // Each artifact's bytes wait for its gate: what is waiting is what is being unpacked.

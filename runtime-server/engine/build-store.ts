@@ -43,6 +43,12 @@ export interface BuildStoreOptions {
   /** Builds fetched and unpacked at once; the others wait their turn (default {@link DEFAULT_PREPARE_CONCURRENCY}). */
   readonly concurrency?: number;
   /**
+   * Whom a project's preparations take turns as (default: each project its own): the waiting builds take turns by
+   * account, so one tenant's many builds (thousands of files each, seconds to unpack) hold back another tenant's first
+   * by one turn, not by their whole queue (review-165 F4).
+   */
+  readonly accountOf?: (project: string) => string;
+  /**
    * Bytes the unpacked builds may take together (default: no bound). A build that would take them past it is
    * refused with `InsufficientStorageError`, as is any build while the file system has less than
    * {@link MIN_FREE_BYTES} available.
@@ -165,7 +171,7 @@ export class BuildStore {
       this.#sizes.set(key, existing.diskBytes ?? existing.unpackedBytes ?? 0);
       return existing;
     }
-    const release = await this.#slots.acquire();
+    const release = await this.#slots.acquire(this.#options.accountOf?.(ref.project) ?? ref.project);
     const tmp = join(this.#root, `.tmp-${key}-${randomBytes(4).toString('hex')}`);
     try {
       await this.#checkFreeSpace(ref);

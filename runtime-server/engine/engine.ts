@@ -271,6 +271,7 @@ export class RuntimeEngine {
     const maxCompatibilityDate = await workerdCompatibilityDate(binary);
     const dirs = await prepareDataDir(this.#o.dataDir);
     this.#builds = new BuildStore(dirs.builds, this.#o.artifacts, {
+      accountOf: (project) => this.#accountOf(project),
       ...this.#o.builds,
       parse: { limits: { ...DEFAULT_ARTIFACT_LIMITS, ...this.#o.artifactLimits }, maxCompatibilityDate },
     });

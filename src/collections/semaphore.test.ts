@@ -22,4 +22,18 @@ describe('Semaphore', () => {
     again();
     andAgain();
   });
+
+  it('takes turns by key: a key with many waiting gets the next permit no sooner than another key’s first (review-165 F4)', async () => {
+    const slots = new Semaphore(1);
+    const order: string[] = [];
+    const held = await slots.acquire('busy');
+    const waiting = ['busy-1', 'busy-2', 'busy-3'].map((name) => slots.acquire('busy').then((release) => (order.push(name), release)));
+    const other = slots.acquire('other').then((release) => (order.push('other'), release));
+    held();
+    (await waiting[0]!)();
+    (await other)();
+    (await waiting[1]!)();
+    (await waiting[2]!)();
+    expect(order).toEqual(['busy-1', 'other', 'busy-2', 'busy-3']);
+  });
 });
