@@ -449,7 +449,7 @@ export class RuntimeServer {
     const projectsAccess = projectsAccessLog(this.#log);
     const projects = (this.#projects = config.watchNamespace
       ? undefined
-      : createInformer<Project>(kube, PROJECTS, { project: projectAccountView, onError: projectsAccess.onError, onListed: projectsAccess.listed }));
+      : createInformer<Project>(kube, PROJECTS, { project: projectAccountView, onError: projectsAccess.onError, onListed: () => projectsAccess.listed() }));
     // Subscribed before the serving controller: a change is pending for the mark before its reconcile can begin.
     informer.onChange((app) => this.#marks.changed(app));
     informer.onQuietChange((app) => this.#marks.changedQuietly(app));

@@ -138,7 +138,7 @@ export class SourceExporter {
   /** Removes the least recently built copies no export is using until the rest fit the cache's bytes. */
   async #makeRoom(): Promise<void> {
     let total = [...this.#copies.values()].reduce((sum, bytes) => sum + bytes, 0);
-    for (const [repo, bytes] of [...this.#copies]) {
+    for (const [repo, bytes] of this.#copies) {
       if (total <= this.#limits.cacheBytes) return;
       if (this.#inUse.has(repo)) continue;
       this.#copies.delete(repo);
