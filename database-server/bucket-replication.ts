@@ -1,6 +1,6 @@
 import { Semaphore } from '../src/collections/semaphore.ts';
 import type { ObjectStore } from '../src/object-store/object-store.ts';
-import { deleteReplica, pruneReplica, recordTakeover, restoreDatabase, RestorePointUnavailableError, restoreWindow, TenantReplica } from './replication/index.ts';
+import { deleteReplica, historyEnd, pruneReplica, recordTakeover, restoreDatabase, RestorePointUnavailableError, restoreWindow, TenantReplica } from './replication/index.ts';
 import { tenantRoot } from './replication/bucket-layout.ts';
 import type { Replication } from './replication-port.ts';
 import { tenantKeys } from './tenant-meta.ts';
@@ -58,6 +58,7 @@ export function bucketReplication(store: ObjectStore, prefix = tenantKeys.replic
         release();
       }
     },
+    historyEnd: (tenant) => historyEnd(store, tenantRoot(prefix, tenant)),
     recordTakeover: (tenant, epoch, reached) => recordTakeover(store, tenantRoot(prefix, tenant), { epoch, follows: reached }),
     window: (tenant) => restoreWindow(at(tenant)),
     delete: (tenant) => deleteReplica(at(tenant)),

@@ -126,11 +126,12 @@ export async function startDatabaseServer(config: DatabaseServerConfig, log: Log
       log: log.child({ replica: cluster.name }),
       hooks: {
         tenants: () => metas.names(),
-        adopt: (tenant, fencing) => directory.adopt(tenant, fencing),
+        adopt: (tenant, fencing, resumed) => directory.adopt(tenant, fencing, resumed),
         drop: (tenant, reason) => {
           hrana?.closeSockets(tenant);
           return directory.release(tenant, reason);
         },
+        discard: (tenant) => directory.discard(tenant),
       },
     });
     await Promise.all([shardsStarted, ownership.start()]);

@@ -63,6 +63,8 @@ export interface Replication {
    * `asked`: a tenant asked for it (a copy, an in-place restore), not a database coming back to serve.
    */
   restore(tenant: string, targetPath: string, at?: number, options?: { asked?: boolean }): Promise<{ restoredTo: number; reached: RestoredPoint } | null>;
+  /** Where a restore of the latest state would stop, without restoring; null when the bucket has no snapshot. */
+  historyEnd(tenant: string): Promise<RestoredPoint | null>;
   /** Records that the owner of `epoch` took the tenant over from `reached` (null: from nothing), before it writes anything else. */
   recordTakeover(tenant: string, epoch: number, reached: RestoredPoint | null): Promise<void>;
   window(tenant: string): Promise<{ earliest: number; latest: number } | null>;

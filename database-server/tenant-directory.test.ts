@@ -812,6 +812,25 @@ function lease(replica: string, epoch: number) {
   return { fencing, cluster, lose: () => (held = false) };
 }
 
+/**
+ * Replica `a` creates `tenant` (async) at epoch 1 and ships a row; then the bucket is unreachable past its deadline:
+ * a second row is acknowledged, never shipped, and the lease expires (its files kept).
+ */
+async function expiredWithUnshipped(store: ObjectStore, tenant: string): Promise<Node> {
+  const first = lease('a', 1);
+  const a = await startNode(store, { cluster: first.cluster });
+  await a.directory.ensure(tenant, desired(['tok'], { durability: 'async' }));
+  const client = a.client(tenant, 'tok');
+  await client.execute('CREATE TABLE t (name TEXT)');
+  await client.execute("INSERT INTO t VALUES ('shipped')");
+  await a.directory.ship(tenant);
+  first.lose();
+  await client.execute("INSERT INTO t VALUES ('only on a')");
+  await a.directory.release(tenant, 'expired');
+  expect(existsSync(a.engine.databasePath(tenant))).toBe(true);
+  return a;
+}
+
 describe('TenantDirectory under leases (several replicas)', () => {
   it('acknowledges a sync commit only while the lease is held; the next owner restores every acknowledged one and nothing later', async () => {
     const store = new MemoryObjectStore();
@@ -862,6 +881,48 @@ describe('TenantDirectory under leases (several replicas)', () => {
     const b = await startNode(store, { cluster: second.cluster });
     expect(await b.directory.adopt('handed', second.fencing)).toBe(true);
     expect((await b.client('handed', 'tok').execute('SELECT count(*) AS n FROM t')).rows[0]?.n).toBe(121);
+  });
+
+  it('takes a database back from the files kept when its lease expired here: what it never shipped reaches the bucket (review-164 F1)', async () => {
+    const store = new MemoryObjectStore();
+    const a = await expiredWithUnshipped(store, 'kept');
+
+    // Taken back by the same process over its own lease (epoch 1, unwritten since): from the kept files.
+    const second = lease('a', 2);
+    expect(await a.directory.adopt('kept', second.fencing, 1)).toBe(true);
+    expect(await names(a.client('kept', 'tok'), 't')).toEqual(['shipped', 'only on a']);
+    await a.directory.ship('kept');
+    expect(await keys(store, 'replicas/kept/epochs/0000000002/')).toEqual([expect.stringMatching(/^replicas\/kept\/epochs\/0000000002\/follows\/e0000000001-\d{15}-[0-9a-f]{8}\/\d{10}$/)]);
+    // Another replica restoring it from the bucket finds both.
+    const third = lease('b', 3);
+    const b = await startNode(store, { cluster: third.cluster });
+    expect(await b.directory.adopt('kept', third.fencing)).toBe(true);
+    expect(await names(b.client('kept', 'tok'), 't')).toEqual(['shipped', 'only on a']);
+  });
+
+  it('never opens the files kept when its lease expired once another replica took the database, and discards them (review-164 F1)', async () => {
+    const store = new MemoryObjectStore();
+    const a = await expiredWithUnshipped(store, 'taken');
+
+    // b takes it over (epoch 2) from the bucket, writes, and hands it back.
+    const second = lease('b', 2);
+    const b = await startNode(store, { cluster: second.cluster });
+    expect(await b.directory.adopt('taken', second.fencing)).toBe(true);
+    await b.client('taken', 'tok').execute("INSERT INTO t VALUES ('b wrote')");
+    await b.directory.release('taken', 'handover');
+
+    // a takes it at epoch 3. Even told it resumes (it may not: the lease it wrote over is b's, epoch 2), the files
+    // it kept at epoch 1 are not those: it restores b's history.
+    const third = lease('a', 3);
+    expect(await a.directory.adopt('taken', third.fencing, 2)).toBe(true);
+    expect(await names(a.client('taken', 'tok'), 't')).toEqual(['shipped', 'b wrote']);
+
+    // Expired again, then seen taken by another replica: the kept files go.
+    third.lose();
+    await a.directory.release('taken', 'expired');
+    expect(existsSync(a.engine.databasePath('taken'))).toBe(true);
+    await a.directory.discard('taken');
+    expect(existsSync(a.engine.databasePath('taken'))).toBe(false);
   });
 
   it('creates a database only with its lease, and forgets a tenant adopted after its deletion', async () => {

@@ -105,6 +105,8 @@ export class TenantDirectory {
   readonly #tokens = new TokenIndex();
   readonly #changes = new KeyedMutex();
   readonly #opening = new Semaphore(OPENING_AT_ONCE);
+  /** Several replicas: databases whose lease expired here, their local files kept, with that lease's epoch. */
+  readonly #kept = new Map<string, number>();
 
   constructor(options: TenantDirectoryOptions) {
     this.#options = options;
@@ -348,6 +350,7 @@ export class TenantDirectory {
         await entry.baseUpload?.catch(() => {});
         await entry.snapshotUpload;
       }
+      this.#kept.delete(tenant);
       await this.#deleteEverywhere(tenant);
       await this.#options.cluster?.forget(tenant);
     });
@@ -355,14 +358,20 @@ export class TenantDirectory {
 
   /**
    * Several replicas: opens a tenant whose lease this replica just took, restored from the bucket (the local file,
-   * if any, may be older than what another replica wrote since). Answers false when the tenant no longer exists.
+   * if any, may be older than what another replica wrote since). `resumed` (cluster/ownership.ts says when): the
+   * lease continues this process's own of that epoch, unwritten since it expired, so the files that expiry kept
+   * are the latest state and are opened instead. Answers false when the tenant no longer exists.
    */
-  adopt(tenant: string, fencing: Fencing): Promise<boolean> {
+  adopt(tenant: string, fencing: Fencing, resumed?: number): Promise<boolean> {
     return this.#changes.run(tenant, async () => {
       const meta = await this.#options.metas.get(tenant);
-      if (meta === undefined) return false;
+      const kept = resumed !== undefined && this.#kept.get(tenant) === resumed;
+      if (meta === undefined) {
+        await this.#discardKept(tenant);
+        return false;
+      }
       const entry: Entry = { meta, ready: Promise.resolve(), fencing };
-      entry.ready = this.#open(entry, undefined, { rest: true });
+      entry.ready = this.#open(entry, undefined, { rest: true, kept });
       this.#tenants.set(tenant, entry);
       this.#tokens.set(meta);
       try {
@@ -371,18 +380,34 @@ export class TenantDirectory {
         this.#tenants.delete(tenant);
         this.#tokens.remove(tenant);
         await this.#options.engine.closeTenant(tenant).catch(() => {});
+        // The lease expired again before the files were taken up (the bucket still failing): they are still the
+        // latest state, now under this epoch's lease, which names this process.
+        if (kept && !this.#options.cluster?.surelyHeld(tenant, fencing.epoch)) this.#kept.set(tenant, fencing.epoch);
         throw err;
       }
       return true;
     });
   }
 
+  /** Several replicas: removes the files an expired lease kept, of no use now (another replica took the database). */
+  discard(tenant: string): Promise<void> {
+    return this.#changes.run(tenant, () => this.#discardKept(tenant));
+  }
+
+  async #discardKept(tenant: string): Promise<void> {
+    if (!this.#kept.delete(tenant) || this.#tenants.has(tenant)) return;
+    const path = this.#options.engine.databasePath(tenant);
+    await Promise.all([path, `${path}-wal`, `${path}-shm`].map((file) => rm(file, { force: true })));
+  }
+
   /**
    * Several replicas: closes a tenant this replica no longer owns. A `handover` or `stop` ships what is pending first
-   * (the lease is still held); `lost` ships nothing (a successor may already be writing). The local files go: the
-   * next owner here restores from the bucket.
+   * (the lease is still held); `lost` and `expired` ship nothing (a successor may already be writing). The local
+   * files go (the next owner here restores from the bucket), but for `expired`: the lease expired here with nobody
+   * known to have taken it (the bucket unreachable), and its files, holding what was not shipped, are kept for
+   * this process taking it back (`adopt` with `resumed`) until another replica is seen to have taken it (`discard`).
    */
-  release(tenant: string, reason: 'handover' | 'stop' | 'lost'): Promise<void> {
+  release(tenant: string, reason: 'handover' | 'stop' | 'lost' | 'expired'): Promise<void> {
     return this.#changes.run(tenant, async () => {
       const entry = this.#tenants.get(tenant);
       if (entry === undefined) return;
@@ -391,6 +416,7 @@ export class TenantDirectory {
       await entry.ready.catch(() => {});
       await this.#options.streams.closeTenants((t) => t === tenant);
       let closed = false;
+      const shipping = reason === 'handover' || reason === 'stop';
       try {
         // Shipped while the connection is open: closing it checkpoints and deletes the WAL that queued commits
         // are read from as they upload.
@@ -398,9 +424,9 @@ export class TenantDirectory {
           await entry.replica?.capture();
           await entry.replica?.flush();
         };
-        await this.#closeForGood(tenant, entry, reason === 'lost' ? undefined : ship);
+        await this.#closeForGood(tenant, entry, shipping ? ship : undefined);
         closed = true;
-        if (reason !== 'lost') {
+        if (shipping) {
           await entry.baseUpload;
           await this.#options.metas.putUsage(tenant, this.#options.meter.get(tenant));
         }
@@ -410,7 +436,8 @@ export class TenantDirectory {
         // with a lost disk (nothing acknowledged in sync mode, at most a flush interval in async mode). Never
         // under a connection still open: its writes would go to files no one reads, and a later adopt here would
         // be handed that connection.
-        if (closed) {
+        if (closed && reason === 'expired' && entry.fencing) this.#kept.set(tenant, entry.fencing.epoch);
+        else if (closed) {
           const path = this.#options.engine.databasePath(tenant);
           await Promise.all([path, `${path}-wal`, `${path}-shm`].map((file) => rm(file, { force: true })));
         }
@@ -580,13 +607,22 @@ export class TenantDirectory {
    * (a start, a takeover: no request is waiting) its connection is closed again right after, as an idle one is, at
    * most OPENING_AT_ONCE at a time: a replica may own more databases than its shards' memory could hold open at once.
    */
-  async #open(entry: Entry, restoreFrom: RestoreSource | undefined, options: { rest?: boolean } = {}): Promise<void> {
+  async #open(entry: Entry, restoreFrom: RestoreSource | undefined, options: { rest?: boolean; kept?: boolean } = {}): Promise<void> {
     const { engine, replication, metas, meter } = this.#options;
     const tenant = entry.meta.tenant;
     const path = engine.databasePath(tenant);
     const fencing = entry.fencing;
-    // Under a lease the local file is never trusted: another replica may have written the tenant since.
-    if (restoreFrom || fencing || !existsSync(path)) {
+    this.#kept.delete(tenant);
+    if (fencing && options.kept && existsSync(path)) {
+      // The files this process kept when its lease expired, taken back under the next epoch of that same lease
+      // (nobody else held it in between: `adopt`): what the bucket holds came from them, so they are the latest
+      // state. The takeover record follows the end of the bucket's history (all of it in these files), cutting what
+      // the expired epoch still uploads; the new generation's base snapshot ships what was never shipped.
+      fencing.guard();
+      await replication.recordTakeover(tenant, fencing.epoch, await replication.historyEnd(tenant));
+      this.#options.log.info('took a database back from the files kept when its lease expired', { tenant, epoch: fencing.epoch });
+    } else if (restoreFrom || fencing || !existsSync(path)) {
+      // Under a lease the local file is otherwise never trusted: another replica may have written the tenant since.
       await Promise.all([rm(`${path}-wal`, { force: true }), rm(`${path}-shm`, { force: true })]);
       if (fencing) await rm(path, { force: true });
       if (restoreFrom) {

@@ -35,6 +35,7 @@ function replica(name: string, tenants: string[], writes: { name: string; epoch:
         return true;
       },
       drop: async (tenant) => void fenced.delete(tenant),
+      discard: async () => {},
     },
   });
   /** Writes once for `tenant` if the guard lets it: the log is what "both wrote" would show. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/logging/log.ts';
 import { MemoryObjectStore } from '../../src/object-store/memory-object-store.ts';
-import type { ObjectStore, PutBody, PutOptions } from '../../src/object-store/object-store.ts';
+import type { GetOptions, ListOptions, ObjectStore, PutBody, PutOptions } from '../../src/object-store/object-store.ts';
 import { ForwardingObjectStore } from '../../src/object-store/testing/forwarding-object-store.ts';
 import type { Fencing } from '../replication-port.ts';
 import { LEASE_PREFIX, LeaseStore } from './lease-store.ts';
@@ -33,9 +33,9 @@ function cluster(
       clock: () => clock.now,
       hooks: {
         tenants: async () => tenants,
-        adopt: async (tenant, fencing) => {
+        adopt: async (tenant, fencing, resumed) => {
           fenced.set(tenant, fencing);
-          events.push(`${name} adopts ${tenant}@${fencing.epoch}`);
+          events.push(`${name} adopts ${tenant}@${fencing.epoch}${resumed === undefined ? '' : ` resuming ${resumed}`}`);
           hooks.opening?.(name, tenant);
           return true;
         },
@@ -43,6 +43,7 @@ function cluster(
           events.push(`${name} drops ${tenant} (${reason})`);
           await hooks.closing?.(name, tenant, reason);
         },
+        discard: async (tenant) => void events.push(`${name} discards ${tenant}`),
       },
     });
     return { name, ownership, fenced };
@@ -60,11 +61,15 @@ function owners(c: ReturnType<typeof cluster>, tenants: string[]): Record<string
   return Object.fromEntries(tenants.map((t) => [t, c.replicas.filter((r) => r.ownership.held().has(t)).map((r) => r.name)]));
 }
 
-/** One replica `a` on `store`, alone: the epoch of each database it opened, and each drop as "<tenant> <reason>". */
+/**
+ * One replica `a` on `store`, alone: the epoch of each database it opened (and the epoch it resumed, if it did), and
+ * each drop as "<tenant> <reason>".
+ */
 function alone(store: ObjectStore) {
   const clock = { now: 0 };
   const events: string[] = [];
   const epochs = new Map<string, number>();
+  const resumed = new Map<string, number | undefined>();
   const a = new Ownership({
     store,
     self: { name: 'a', nonce: 'a-nonce', url: 'http://a', adminUrl: 'http://a-admin' },
@@ -73,14 +78,16 @@ function alone(store: ObjectStore) {
     clock: () => clock.now,
     hooks: {
       tenants: async () => TENANTS,
-      adopt: async (tenant, fencing) => {
+      adopt: async (tenant, fencing, from) => {
         epochs.set(tenant, fencing.epoch);
+        resumed.set(tenant, from);
         return true;
       },
       drop: async (tenant, reason) => void events.push(`${tenant} ${reason}`),
+      discard: async (tenant) => void events.push(`${tenant} discarded`),
     },
   });
-  return { a, clock, events, epochs };
+  return { a, clock, events, epochs, resumed };
 }
 
 const TENANTS = Array.from({ length: 12 }, (_, i) => `db-${i}`);
@@ -144,14 +151,14 @@ describe('Ownership', () => {
       leaseMs: LEASE_MS,
       log: silentLogger,
       clock: () => c.clock.now,
-      hooks: { tenants: async () => TENANTS, adopt: async () => true, drop: async () => {} },
+      hooks: { tenants: async () => TENANTS, adopt: async () => true, drop: async () => {}, discard: async () => {} },
     });
     c.clock.now += 1;
     await again.tick();
     expect([...again.held().keys()].sort()).toEqual(before);
   });
 
-  it('takes back, at the next epoch, the databases it lost when its own heartbeat failed and nobody took', async () => {
+  it('takes back, at the next epoch and from the files it kept, the databases it lost when its own heartbeat failed and nobody took (review-164 F1)', async () => {
     const inner = new MemoryObjectStore();
     let beatsFail = false;
     const store = new (class extends ForwardingObjectStore {
@@ -160,22 +167,26 @@ describe('Ownership', () => {
         return super.put(key, body, options);
       }
     })(inner);
-    const { a, clock, events, epochs } = alone(store);
+    const { a, clock, events, epochs, resumed } = alone(store);
     await a.tick();
     expect(a.held().size).toBe(TENANTS.length);
+    expect(resumed.get('db-0')).toBeUndefined();
     const first = a.fencing('db-0', epochs.get('db-0') ?? 0);
-    // The heartbeat fails past the deadline: everything is dropped, nothing written.
+    // The heartbeat fails past the deadline: everything is dropped (its files kept), nothing written.
     beatsFail = true;
     clock.now = LEASE_MS;
     await a.tick();
     expect(events).toHaveLength(TENANTS.length);
-    expect(events.every((e) => e.endsWith(' lost'))).toBe(true);
+    expect(events.every((e) => e.endsWith(' expired'))).toBe(true);
     expect(a.held().size).toBe(0);
-    // The bucket answers again: the same process takes them back, at the next epoch.
+    // The bucket answers again: the same process takes them back, at the next epoch, over its own lease unwritten
+    // since: from the files it kept, which nothing is discarded of.
     beatsFail = false;
     await a.tick();
     expect(a.held().size).toBe(TENANTS.length);
     expect(epochs.get('db-0')).toBe(2);
+    expect(resumed.get('db-0')).toBe(1);
+    expect(events.filter((e) => e.endsWith(' discarded'))).toEqual([]);
     // What the first epoch was still uploading may not be written, nor its commit acknowledged: held again, but not
     // under that lease (the second epoch's takeover listed the bucket without it).
     expect(a.surelyHeld('db-0')).toBe(true);
@@ -203,6 +214,41 @@ describe('Ownership', () => {
     await a.tick();
     expect(a.held().size).toBe(TENANTS.length);
     expect(peak).toBeGreaterThan(1);
+  });
+
+  it('after a bucket outage, leaves each replica a lease to take back its own databases before taking them (review-164 F1)', async () => {
+    let down = false;
+    const failing = (_name: string, store: ObjectStore) =>
+      new (class extends ForwardingObjectStore {
+        override get(key: string, options?: GetOptions) {
+          return down ? Promise.reject(new Error('the bucket did not answer')) : super.get(key, options);
+        }
+        override put(key: string, body: PutBody, options?: PutOptions) {
+          return down ? Promise.reject(new Error('the bucket did not answer')) : super.put(key, body, options);
+        }
+        override list(prefix: string, options?: ListOptions) {
+          return down ? Promise.reject(new Error('the bucket did not answer')) : super.list(prefix, options);
+        }
+      })(store);
+    const c = cluster(['a', 'b'], TENANTS, failing);
+    const [a, b] = c.replicas as [(typeof c.replicas)[0], (typeof c.replicas)[0]];
+    let t = 0;
+    for (; t <= 6 * LEASE_MS; t += LEASE_MS / 3) await round(c, t);
+    const ofA = [...a.ownership.held().keys()];
+    expect(ofA.length).toBeGreaterThan(0);
+    // The bucket is down for three leases: both drop everything, keeping the files.
+    down = true;
+    for (const end = t + 3 * LEASE_MS; t <= end; t += LEASE_MS / 3) {
+      c.clock.now = t;
+      for (const r of c.replicas) await r.ownership.tick().catch(() => {});
+    }
+    expect(a.ownership.held().size + b.ownership.held().size).toBe(0);
+    // Back: b looks first, before a has beaten again. It takes none of a's; a then takes them back, resuming.
+    down = false;
+    await round(c, t, [b]);
+    for (const tenant of ofA) expect(b.ownership.held().has(tenant), tenant).toBe(false);
+    await round(c, t + 1, [a]);
+    for (const tenant of ofA) expect(c.events).toContain(`a adopts ${tenant}@2 resuming 1`);
   });
 
   it('keeps nothing a heartbeat renews only after the deadline passed: the databases are lost, not held on', async () => {
@@ -235,7 +281,41 @@ describe('Ownership', () => {
     clock.now = 3200;
     release();
     await ticking;
-    expect(events.filter((e) => e.endsWith(' lost'))).toHaveLength(TENANTS.length);
+    expect(events.filter((e) => e.endsWith(' expired'))).toHaveLength(TENANTS.length);
+  });
+
+  it('never resumes from the kept files a database another replica took meanwhile, and discards them once it sees that (review-164 F1)', async () => {
+    let cut = false;
+    const c = cluster(['a', 'b'], ['t'], (name, store) =>
+      name !== 'a'
+        ? store
+        : new (class extends ForwardingObjectStore {
+            override put(key: string, body: PutBody, options?: PutOptions) {
+              if (cut && key.startsWith('cluster/members/')) return Promise.reject(new Error('the bucket did not answer'));
+              return super.put(key, body, options);
+            }
+          })(store),
+    );
+    const [a, b] = c.replicas as [(typeof c.replicas)[0], (typeof c.replicas)[0]];
+    await round(c, 0, [a]);
+    expect(a.ownership.held().has('t')).toBe(true);
+    // a's heartbeat fails: past its deadline it drops t, keeping its files; b, seeing a silent for a lease, takes t.
+    cut = true;
+    await round(c, LEASE_MS, [a]);
+    expect(c.events.filter((e) => e.startsWith('a drops'))).toEqual(['a drops t (expired)']);
+    let t = LEASE_MS;
+    for (; !b.ownership.held().has('t'); t += LEASE_MS / 3) await round(c, t, [b]);
+    expect(c.events).toContain('b adopts t@2');
+    // a is back: it sees b's lease and discards its files.
+    cut = false;
+    await round(c, t + 1, [a]);
+    expect(c.events.at(-1)).toBe('a discards t');
+    expect(a.ownership.held().has('t')).toBe(false);
+    // b stops (its lease free, written by b): a takes t back from the bucket, not resuming anything.
+    await b.ownership.stop();
+    await round(c, t + 2, [a]);
+    expect(a.ownership.held().has('t')).toBe(true);
+    expect(c.events.filter((e) => e.startsWith('a adopts'))).toEqual(['a adopts t@1', 'a adopts t@3']);
   });
 
   it('never takes a lease whose holder it has not seen beat before a whole lease has passed', async () => {

@@ -16,13 +16,20 @@ import { preferredReplica } from './placement.ts';
 export interface OwnershipHooks {
   /** The databases that exist (their metadata in the bucket). */
   tenants(): Promise<string[]>;
-  /** Opens a database this replica now owns under `fencing` (restored from the bucket); false: it no longer exists. */
-  adopt(tenant: string, fencing: Fencing): Promise<boolean>;
+  /**
+   * Opens a database this replica now owns under `fencing`, restored from the bucket; false: it no longer exists.
+   * `resumed`: the new lease was written over this very process's lease of that epoch, which it let expire and
+   * nobody wrote since, so the local files `drop(…, 'expired')` kept are the database's latest state: opened from them.
+   */
+  adopt(tenant: string, fencing: Fencing, resumed?: number): Promise<boolean>;
   /**
    * Closes a database this replica no longer owns: `handover` and `stop` ship what is pending first (the lease is
-   * still held); `lost` ships nothing (the deadline passed: a successor may already be writing).
+   * still held); `lost` and `expired` ship nothing (a successor may already be writing). `expired` (the deadline
+   * passed, nobody known to have taken it) keeps the local files for a `resumed` adopt; the others remove them.
    */
-  drop(tenant: string, reason: 'handover' | 'stop' | 'lost'): Promise<void>;
+  drop(tenant: string, reason: 'handover' | 'stop' | 'lost' | 'expired'): Promise<void>;
+  /** The files an `expired` drop kept are of no use any more: another process wrote the lease, or it is gone. */
+  discard(tenant: string): Promise<void>;
 }
 
 export interface OwnershipOptions {
@@ -80,6 +87,11 @@ export class Ownership {
    * (DATABASE_MOVING), and a stop waits for it (a handover under way is not left half done).
    */
   readonly #releases = new Map<string, Promise<void>>();
+  /**
+   * Databases this process held until its deadline passed (their files kept), with the etag of the lease it held
+   * (while the lease still has that etag, nobody else has taken them) and when that write had landed.
+   */
+  readonly #expired = new Map<string, { etag: string; since: number }>();
   /** Held databases whose metadata the listings have not shown, since when (given up after a lease: deleted). */
   readonly #undescribedSince = new Map<string, number>();
   /** The latest version read of every lease, and since when it was in sight. */
@@ -102,6 +114,8 @@ export class Ownership {
   readonly #unseenHolders = new Map<string, number>();
   /** Since when a database was seen without a live holder (a fallback lets anyone take it after a lease). */
   readonly #freeSince = new Map<string, number>();
+  /** A round could not list the bucket since the last one that did: what was seen before proves nothing now. */
+  #blind = false;
   #deadline = -Infinity;
   #beats = 0;
   #ticking: Promise<void> | undefined;
@@ -260,6 +274,7 @@ export class Ownership {
   /** The database was deleted: its lease goes too. */
   async forget(tenant: string): Promise<void> {
     this.#held.delete(tenant);
+    this.#expired.delete(tenant);
     this.#known.delete(tenant);
     await this.#leases.remove(tenant);
   }
@@ -286,13 +301,17 @@ export class Ownership {
   async #round(): Promise<void> {
     if (this.#stopped) return;
     const listedAt = this.#clock();
-    const [memberEtags, leaseEtags, tenants] = await Promise.all([this.#members.etags(), this.#leases.etags(), this.#options.hooks.tenants()]);
+    const [memberEtags, leaseEtags, tenants] = await Promise.all([this.#members.etags(), this.#leases.etags(), this.#options.hooks.tenants()]).catch((err: unknown) => {
+      this.#blind = true;
+      throw err;
+    });
     // Every database with metadata or a lease, as listed: requests waiting on a listing made after they asked are
     // answered before the leases that changed are read (a round taking many over can take long).
     this.#listed = new Set([...tenants, ...leaseEtags.keys()]);
     for (const waiter of this.#listingWaiters) if (waiter.since < listedAt) waiter.resolve(true);
     await this.#readHeartbeats(memberEtags, listedAt);
     await this.#readLeases(leaseEtags);
+    this.#discardOvertaken(leaseEtags, listedAt);
     this.#giveUpVanished(leaseEtags, new Set(tenants), listedAt);
     if (this.#stopped) return;
     const now = this.#clock();
@@ -322,7 +341,7 @@ export class Ownership {
       }
       const holder = known?.lease.holder;
       // A lease naming this very process that it does not hold was lost at its deadline and taken by nobody: it
-      // is free (the same process takes it again at the next epoch, restoring from the bucket).
+      // is free (the same process takes it again at the next epoch, from the files it kept: #acquire).
       const mineLost = holder?.nonce === this.#options.self.nonce;
       if (holder && !mineLost && this.#alive(holder)) {
         this.#freeSince.delete(tenant);
@@ -353,6 +372,17 @@ export class Ownership {
 
   async #readHeartbeats(etags: Map<string, string>, listedAt: number): Promise<void> {
     this.#listedAt = listedAt;
+    // Back from listings that failed (the bucket unreachable from here, so most likely from the others too): every
+    // replica gets a whole lease from now to beat again before anything of it is taken, as if seen for the first
+    // time. A replica that kept its databases' files when its leases expired in the same outage then takes them
+    // back itself, with what it committed meanwhile, instead of this one restoring them without it. Only later
+    // takeovers: never two holders (that is the holder's deadline, on its own clock).
+    if (this.#blind) {
+      this.#blind = false;
+      for (const seen of this.#heartbeats.values()) seen.sighting = { etag: seen.sighting.etag, since: listedAt };
+      this.#unseenHolders.clear();
+      this.#freeSince.clear();
+    }
     for (const name of this.#heartbeats.keys()) if (!etags.has(name)) this.#heartbeats.delete(name);
     for (const [name, etag] of etags) {
       const previous = this.#heartbeats.get(name);
@@ -388,14 +418,21 @@ export class Ownership {
   /** Takes the lease (CAS on the version read, epoch + 1) and opens the database in the background. */
   async #acquire(tenant: string, known: LeaseVersion | undefined): Promise<void> {
     if (this.#clock() >= this.#deadline) return;
+    // Resumed from the local files only when the CAS goes over the very lease version this process wrote and let
+    // expire (an etag names one write: any other process's takeover, release or deletion since changed it, and
+    // every takeover bumps the epoch, so the local file never outranks what another owner wrote). Nobody else
+    // uploaded under another epoch meanwhile, so the bucket holds nothing newer than those files: what this process
+    // shipped came from them. Its own stale uploads at the old epoch are cut by the takeover record, as any.
+    const resumed = known !== undefined && this.#expired.get(tenant)?.etag === known.etag ? known.lease.epoch : undefined;
     const won = await this.#write(tenant, known);
     if (!won) return;
+    this.#expired.delete(tenant);
     this.#freeSince.delete(tenant);
     const fencing = this.fencing(tenant, won.lease.epoch);
     const held: Held = { version: won, ready: Promise.resolve(true), since: this.#clock() };
     this.#held.set(tenant, held);
     this.#options.log.info('took a database over', { tenant, epoch: won.lease.epoch, from: known?.lease.holder?.name ?? null });
-    held.ready = this.#options.hooks.adopt(tenant, fencing).then(
+    held.ready = this.#options.hooks.adopt(tenant, fencing, resumed).then(
       async (exists) => {
         if (!exists && this.#held.get(tenant) === held) await this.forget(tenant);
         return exists;
@@ -475,14 +512,28 @@ export class Ownership {
 
   #checkDeadline(): void {
     if (this.#held.size === 0 || this.#clock() < this.#deadline) return;
-    for (const tenant of this.#held.keys()) this.#lose(tenant, 'the heartbeat could not be renewed in time');
+    for (const [tenant, held] of this.#held) {
+      // Being released (a handover, a stop): its lease is not left naming this process, so nothing is kept.
+      if (!this.#releases.has(tenant)) this.#expired.set(tenant, { etag: held.version.etag, since: held.since });
+      this.#lose(tenant, 'the heartbeat could not be renewed in time', this.#releases.has(tenant) ? 'lost' : 'expired');
+    }
+  }
+
+  /** Forgets the files an expiry kept once the lease was written by another process (or by nobody: deleted). */
+  #discardOvertaken(leases: Map<string, string>, listedAt: number): void {
+    for (const [tenant, expired] of this.#expired) {
+      // A lease written after the listing began (a creation) may not be in it yet.
+      if (leases.get(tenant) === expired.etag || expired.since >= listedAt) continue;
+      this.#expired.delete(tenant);
+      this.#options.hooks.discard(tenant).catch((err: unknown) => this.#options.log.warn('removing the files of a database taken elsewhere failed', { tenant, err }));
+    }
   }
 
   /** Stops serving at once, shipping nothing: a successor may take over from now on. */
-  #lose(tenant: string, why: string): void {
+  #lose(tenant: string, why: string, reason: 'lost' | 'expired' = 'lost'): void {
     if (!this.#held.delete(tenant)) return;
     this.#options.log.warn('lost a database', { tenant, why });
-    this.#options.hooks.drop(tenant, 'lost').catch((err: unknown) => this.#options.log.warn('closing a lost database failed', { tenant, err }));
+    this.#options.hooks.drop(tenant, reason).catch((err: unknown) => this.#options.log.warn('closing a lost database failed', { tenant, err }));
   }
 
   /**

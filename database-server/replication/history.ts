@@ -3,7 +3,8 @@
 // where it took the tenant over: the generation and the first segment its restore did not apply (`follows`).
 // Whatever an older owner wrote past that point (it may have gone on for a moment, not knowing it had lost the
 // lease) is not history: never restored, never merged. Pure, so restore, window and prune agree on it.
-import { followsKey, readListing, type FollowsMarker, type Generation, type TenantListing } from './bucket-layout.ts';
+import { followsKey, readListing, type FollowsMarker, type Generation, type HistoryPoint, type TenantListing } from './bucket-layout.ts';
+import { planRestore } from './restore-plan.ts';
 import type { ObjectStore } from '../../src/object-store/object-store.ts';
 
 /**
@@ -35,6 +36,15 @@ export function tenantHistory(listing: TenantListing): Generation[] {
 /** The tenant's history in the bucket under `root` (see {@link tenantHistory}). */
 export async function readHistory(store: ObjectStore, root: string): Promise<Generation[]> {
   return tenantHistory(await readListing(store, root));
+}
+
+/**
+ * Where a restore of the latest state would stop (the generation and the first of its segments it would not apply),
+ * without restoring: what an owner that kept its own local file records as the point it took the tenant over from.
+ */
+export async function historyEnd(store: ObjectStore, root: string): Promise<HistoryPoint | null> {
+  const plan = planRestore(await readHistory(store, root));
+  return plan && { generation: plan.snapshot.generation, nextSeq: plan.snapshot.seq + plan.segments.length };
 }
 
 /** Records, before the owner of `marker.epoch` writes anything else, where it took the tenant over. */
