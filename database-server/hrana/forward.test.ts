@@ -37,6 +37,28 @@ function rawRequest(base: string, text: string): Promise<string> {
 }
 
 describe('forwardRequest', () => {
+  it('lets an answer begun while an owner check was under way finish, whatever the check then says (review-167 F1)', async () => {
+    let release: () => void = () => {};
+    const asked = new Promise<void>((resolve) => (release = resolve));
+    // Its answer begins once the check is under way, and ends after the check said no.
+    const owner = await listening(
+      createServer((request, response) => request.resume().on('end', () => void asked.then(() => (response.writeHead(200).write('{"code":'), setTimeout(() => response.end('"done"}'), 300))))),
+    );
+    let checked: () => void = () => {};
+    const checking = new Promise<void>((resolve) => (checked = resolve));
+    // The check is under way when the answer comes, and says "no longer the owner" only after it began.
+    const stillOwner = () => {
+      checked();
+      return new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 100));
+    };
+    const front = await listening(createServer((request, response) => void forwardRequest(request, response, owner, stillOwner, 20)));
+    const answer = fetch(`${front}/v1/t/v2/pipeline`, { method: 'POST', body: '{}' });
+    await checking;
+    release();
+    const res = await answer;
+    expect([res.status, await res.json()]).toEqual([200, { code: 'done' }]);
+  });
+
   it('gives a request up as lost once its owner, silent, no longer owns the database (review-164 F9)', async () => {
     // An owner that takes the request and never answers (paused, its node cut off), taken over meanwhile.
     const owner = await listening(createServer(() => {}));

@@ -65,7 +65,9 @@ export function forwardRequest(request: IncomingMessage, response: ServerRespons
   return new Promise((resolve) => {
     const target = onOwner(request.url, base);
     let recheck: NodeJS.Timeout | undefined;
+    let answered = false;
     const upstream = httpRequest(target, { method: request.method, agent, headers: { ...request.headers, host: target.host, [FORWARDED_HEADER]: '1' } }, (answer) => {
+      answered = true;
       clearInterval(recheck);
       response.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.pipe(response);
@@ -76,12 +78,20 @@ export function forwardRequest(request: IncomingMessage, response: ServerRespons
       });
     });
     if (stillOwner) {
+      let asking = false;
       recheck = setInterval(() => {
+        // One question at a time (the router may read the bucket, slowly when it fails), and an answer begun by then
+        // is the owner's to finish: only a request still without one is given up.
+        if (asking) return;
+        asking = true;
         stillOwner().then(
           (owns) => {
-            if (!owns) upstream.destroy(new Error(`${base} no longer owns the database`));
+            asking = false;
+            if (!owns && !answered) upstream.destroy(new Error(`${base} no longer owns the database`));
           },
-          () => {},
+          () => {
+            asking = false;
+          },
         );
       }, recheckMs);
       recheck.unref();
