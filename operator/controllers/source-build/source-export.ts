@@ -135,17 +135,23 @@ export class SourceExporter {
     return { key: to.key, commitMessage: printable(subject).slice(0, 256), author: printable(author).slice(0, 256) };
   }
 
-  /** Removes the least recently built copies no export is using until the rest fit the cache's bytes. */
+  /**
+   * Removes the least recently built copies no export is using until the rest fit the cache's bytes. The total is
+   * counted again before each removal: two exports ending together trim at once, and each removal awaits.
+   */
   async #makeRoom(): Promise<void> {
-    let total = [...this.#copies.values()].reduce((sum, bytes) => sum + bytes, 0);
-    for (const [repo, bytes] of this.#copies) {
-      if (total <= this.#limits.cacheBytes) return;
-      if (this.#inUse.has(repo)) continue;
-      this.#copies.delete(repo);
-      total -= bytes;
+    for (const repo of Array.from(this.#copies.keys())) {
+      if (this.#copiesBytes() <= this.#limits.cacheBytes) return;
+      if (this.#inUse.has(repo) || !this.#copies.delete(repo)) continue;
       // Under the repository's turn: an export of it that starts meanwhile waits, then makes its copy again.
       await this.#exports.run(repo, () => rm(this.#copyDir(repo), { recursive: true, force: true }));
     }
+  }
+
+  #copiesBytes(): number {
+    let total = 0;
+    for (const bytes of this.#copies.values()) total += bytes;
+    return total;
   }
 }
 
