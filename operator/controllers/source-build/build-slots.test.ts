@@ -120,4 +120,24 @@ describe('BuildSlots', () => {
     slots.release('a/1'); // released already
     expect(freed).toBe(1);
   });
+
+  it('wakes the waiting builds when one that held the turn goes while a slot is free (review-167 F3)', () => {
+    let freed = 0;
+    const slots = new BuildSlots({ total: 1, perProject: 1, perUser: 1 }, () => (freed += 1));
+    expect(slots.take('w/1', own('w'))).toBe(true);
+    expect(slots.take('w/2', own('w'))).toBe(false);
+    expect(slots.take('x/1', own('x'))).toBe(false);
+    slots.release('w/1');
+    expect(freed).toBe(1);
+    // x has not had a slot yet: its build has the turn, and w's waits behind it.
+    expect(slots.take('w/2', own('w'))).toBe(false);
+    // x's build is cancelled before it asks: w's must be asked again, or the slot stays idle.
+    slots.release('x/1');
+    expect(freed).toBe(2);
+    expect(slots.take('w/2', own('w'))).toBe(true);
+    // A waiter going while every slot is held wakes nobody: there is nothing to take.
+    expect(slots.take('y/1', own('y'))).toBe(false);
+    slots.release('y/1');
+    expect(freed).toBe(2);
+  });
 });

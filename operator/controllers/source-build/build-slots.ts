@@ -36,7 +36,7 @@ export class BuildSlots {
   readonly #freed: () => void;
   readonly #now: () => number;
 
-  /** `freed`: called on every release of a held slot, so the builds waiting for one are looked at now, not at the next resync. */
+  /** `freed`: called on every release of a held slot (and of a waiter while one is free), so the builds waiting for one are looked at now, not at the next resync. */
   constructor(limits: BuildConcurrency, freed: () => void = () => {}, now: () => number = Date.now) {
     this.#limits = limits;
     this.#freed = freed;
@@ -74,10 +74,13 @@ export class BuildSlots {
     }
   }
 
-  /** Frees the build's slot, or its place in the queue (a build deleted or cancelled while it waited). */
+  /**
+   * Frees the build's slot, or its place in the queue (a build deleted or cancelled while it waited). A waiter going
+   * while a slot is free wakes the others too: it may have held the turn a refused one waited behind (review-167 F3).
+   */
   release(key: string): void {
-    this.#waiting.delete(key);
-    if (this.#held.delete(key)) this.#freed();
+    const waited = this.#waiting.delete(key);
+    if (this.#held.delete(key) || (waited && this.#held.size < this.#limits.total)) this.#freed();
   }
 
   #hasRoom(account: BuildAccount): boolean {
