@@ -2,8 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { JsonSyntaxError } from '../../src/app-artifacts/json-syntax.ts';
+import { describe, expect, it, vi } from 'vitest';
+import { JsonSyntax, JsonSyntaxError } from '../../src/app-artifacts/json-syntax.ts';
 import { JsonText, workerCode, workerCodeText, type LiveApp, type WorkerCodeJson } from './worker-code.ts';
 
 const code = (modules: WorkerCodeJson['modules'], env: Record<string, string> = {}): WorkerCodeJson => ({
@@ -47,6 +47,27 @@ describe('workerCodeText', () => {
       };
       await expect(workerCode(live as unknown as LiveApp)).rejects.toBeInstanceOf(JsonSyntaxError);
     } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('checks a JSON module file once in the process, not at every load of its isolate (review-167 F11)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cw-json-module-'));
+    const ends = vi.spyOn(JsonSyntax.prototype, 'end');
+    try {
+      const file = join(dir, 'd.json');
+      writeFileSync(file, '{"a": [1, 2, 3]}');
+      const live = {
+        app: { project: 'p', appId: 'a', buildId: 'b', env: {}, hostnames: [] },
+        build: { buildId: 'b', digest: '', unpackedBytes: 0, modules: [{ name: 'd.json', type: 'json' as const, file }], assetConfig: {}, compatibilityDate: '2025-09-01', compatibilityFlags: [] },
+      };
+      for (let load = 0; load < 3; load++) {
+        const modules = (JSON.parse(workerCodeText(await workerCode(live as unknown as LiveApp))) as WorkerCodeJson).modules;
+        expect(Object.values(modules)).toEqual([{ json: { a: [1, 2, 3] } }]);
+      }
+      expect(ends).toHaveBeenCalledTimes(1);
+    } finally {
+      ends.mockRestore();
       rmSync(dir, { recursive: true, force: true });
     }
   });

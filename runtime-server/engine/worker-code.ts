@@ -5,6 +5,7 @@ import type { PreparedBuild } from './build-store.ts';
 import type { AppDeployment } from './ports.ts';
 import { effectiveFlags } from '../../src/app-artifacts/compatibility.ts';
 import { JsonSyntax } from '../../src/app-artifacts/json-syntax.ts';
+import { RecentMap } from '../../src/collections/recent-map.ts';
 import { appScriptDirectory } from './running-app.ts';
 
 /** An app as the runtime serves it: the deployment asked for and its unpacked build. */
@@ -69,12 +70,22 @@ export class JsonText {
  * splice relies on it (anything more, `1, "mainModule": …`, would add to the code), so the file as read now is checked
  * too, without building its value.
  */
-function jsonText(text: string): JsonText {
-  const syntax = new JsonSyntax();
-  syntax.write(text);
-  syntax.end();
+function jsonText(file: string, text: string): JsonText {
+  // Once per file and size in this process: a 25 MiB module takes half a second of the thread every tenant's requests
+  // go through, and its code is asked for at every load of its isolate (review-167 F11). A prepared build's files do
+  // not change (its directory is made whole, from an artifact whose digest was checked, and replaced whole).
+  const seen = `${file}\n${text.length}`;
+  if (!checkedJsonFiles.get(seen)) {
+    const syntax = new JsonSyntax();
+    syntax.write(text);
+    syntax.end();
+    checkedJsonFiles.set(seen, true);
+  }
   return new JsonText(text);
 }
+
+/** The JSON module files checked already (`jsonText`). */
+const checkedJsonFiles = new RecentMap<boolean>(4096);
 
 /** Stands in for a JSON module's text in the serialized code; random per process, so no tenant's string can be one. */
 const JSON_TEXT_MARK = `\u0000cw-json-${randomBytes(8).toString('hex')}:`;
@@ -102,7 +113,7 @@ export async function workerCode(live: LiveApp): Promise<WorkerCodeJson> {
   for (const m of live.build.modules) {
     const bytes = await readFile(m.file);
     const type = LOADER_TYPES[m.type];
-    modules[prefix + m.name] = { [type]: m.type === 'wasm' || m.type === 'data' ? bytes.toString('base64') : m.type === 'json' ? jsonText(bytes.toString('utf8')) : bytes.toString('utf8') };
+    modules[prefix + m.name] = { [type]: m.type === 'wasm' || m.type === 'data' ? bytes.toString('base64') : m.type === 'json' ? jsonText(m.file, bytes.toString('utf8')) : bytes.toString('utf8') };
   }
   return {
     compatibilityDate: live.build.compatibilityDate,
