@@ -2,8 +2,8 @@ import Fastify, { type FastifyReply, type RouteHandlerMethod } from 'fastify';
 import './auth.ts';
 import { EventEmitter, once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
-import { countedWhileRunning, InFlightLimit } from './in-flight.ts';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { countedWhileRunning, HELD_AFTER_HANG_UP_MS, InFlightLimit } from './in-flight.ts';
 import { problemDetails } from './problem-details.ts';
 import { callerRateLimiter, rateLimit, type CallerLimits } from './rate-limit.ts';
 
@@ -167,6 +167,35 @@ describe('InFlightLimit', () => {
       }),
     ).toEqual(new Error('bad'));
     expect(users.hasRoom('ann')).toBe(true);
+  });
+
+  it('gives the slot of a caller who hung up back at the ceiling if the handler never settles, and once only (review-167 F2)', async () => {
+    vi.useFakeTimers();
+    try {
+      const users = new InFlightLimit(2);
+      const open = () => {
+        const reply = { raw: new EventEmitter() } as unknown as FastifyReply;
+        users.enter('ann', reply);
+        return reply;
+      };
+      open(); // another request of ann's, still running
+      const hung = open();
+      let settle: () => void = () => {};
+      const wrapped = countedWhileRunning(() => new Promise<void>((resolve) => (settle = resolve)));
+      const running = wrapped.call(undefined as never, {} as never, hung) as Promise<unknown>;
+      (hung.raw as unknown as EventEmitter).emit('close');
+      await vi.advanceTimersByTimeAsync(HELD_AFTER_HANG_UP_MS - 1);
+      expect(users.hasRoom('ann')).toBe(false);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(users.hasRoom('ann')).toBe(true);
+      // Settling later gives nothing back twice: ann's other request still counts.
+      settle();
+      await running;
+      open();
+      expect(users.hasRoom('ann')).toBe(false);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 

@@ -7,6 +7,9 @@ const handlerRunning = Symbol('handler running');
 const leavesAfterHandler = Symbol('leaves after the handler');
 
 type Leave = (this: Counted) => void;
+
+/** The longest a slot stays held for a caller who hung up while its handler runs (every wait of the API is shorter). */
+export const HELD_AFTER_HANG_UP_MS = 5 * 60_000;
 /** A response counted for a caller: the caller's key under the limit's own symbol (one listener, no closure each). */
 type Counted = ServerResponse & { [handlerRunning]?: boolean; [leavesAfterHandler]?: Leave[] } & Record<symbol, unknown>;
 
@@ -34,8 +37,19 @@ export class InFlightLimit {
       if (typeof key === 'string') leaveKey(key);
     };
     this.#leaveOnClose = function (this: Counted) {
-      if (this[handlerRunning] === true) (this[leavesAfterHandler] ??= []).push(leave);
-      else leave.call(this);
+      if (this[handlerRunning] !== true) return leave.call(this);
+      // Once, at the handler's return or at the ceiling, whichever comes first: a handler that never settled (a wait
+      // with no bound of its own) would otherwise hold its caller's slot until the process restarts.
+      let left = false;
+      const leaveOnce = function (this: Counted) {
+        if (left) return;
+        left = true;
+        clearTimeout(ceiling);
+        leave.call(this);
+      };
+      const ceiling = setTimeout(() => leaveOnce.call(this), HELD_AFTER_HANG_UP_MS);
+      ceiling.unref();
+      (this[leavesAfterHandler] ??= []).push(leaveOnce);
     };
   }
 
