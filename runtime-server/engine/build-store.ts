@@ -108,6 +108,11 @@ export class BuildStore {
     this.#slots = new Semaphore(options.concurrency ?? DEFAULT_PREPARE_CONCURRENCY);
   }
 
+  /** Builds waiting for a preparation slot. */
+  get waitingToPrepare(): number {
+    return this.#slots.waiting;
+  }
+
   /** Bytes the builds this store knows of take on disk. */
   get usedBytes(): number {
     let total = 0;

@@ -13,6 +13,13 @@ export class Semaphore {
     this.#free = permits;
   }
 
+  /** Holders waiting for a permit, every key's. */
+  get waiting(): number {
+    let count = 0;
+    for (const queue of this.#waiting.values()) count += queue.length;
+    return count;
+  }
+
   /** Resolves with the release function once a permit is held; call it exactly once. */
   async acquire(key = ''): Promise<() => void> {
     if (this.#free > 0) this.#free -= 1;
