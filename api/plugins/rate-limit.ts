@@ -106,7 +106,7 @@ export function rateLimit(app: FastifyInstance, shared: CallerRateLimiter): void
     const by = route.config?.rateLimitBy;
     const kind = { write: [route.method].flat().some((method) => !SAFE_METHODS.has(method)), countsInFlight: route.config?.countsInFlight !== false, inFlightBy: route.config?.inFlightBy };
     appendOnRequest(route, by ? limiter.limitRouteBy(by, kind) : limiter.limitRoute(kind));
-    // A caller who hangs up keeps the request's slot until its handler returns (a controller wait, a query).
+    // A caller who hangs up keeps the request's slot until its handler returns (a controller wait, say).
     if (kind.countsInFlight) route.handler = countedWhileRunning(route.handler);
   });
 }

@@ -19,7 +19,7 @@ export const DISK_BLOCK_BYTES = 4096;
  * 80 MB of blocks, and a replica's data directory filled past its bound gets the pod evicted with every tenant's apps
  * (review-165 F3).
  */
-export const onDisk = (bytes: number): number => Math.max(1, Math.ceil(bytes / DISK_BLOCK_BYTES)) * DISK_BLOCK_BYTES;
+const onDisk = (bytes: number): number => Math.max(1, Math.ceil(bytes / DISK_BLOCK_BYTES)) * DISK_BLOCK_BYTES;
 
 /** A build unpacked on disk, ready for a workerd config. */
 export interface PreparedBuild {
