@@ -86,6 +86,18 @@ describe('parseArtifact: accepted layouts', () => {
     expect(artifact.modules.map((m) => m.name)).toContain(name);
   });
 
+  it('a directory named without its slash, and pax records that only describe an entry', async () => {
+    const artifact = await parseArtifact(
+      artifactOf([
+        { name: 'worker.js', content: WORKER, paxRecords: { mtime: '1764000000.5', uid: '1000', uname: 'ada', 'SCHILY.xattr.user.note': 'x', 'LIBARCHIVE.creationtime': '1764000000' } },
+        { name: 'assets/lib', type: '5' },
+        { name: 'assets/li', content: 'x' },
+        { name: 'assets/lib/a.css', content: 'a{}' },
+      ]),
+    );
+    expect(artifact.assets.map((a) => a.path).sort()).toEqual(['li', 'lib/a.css']);
+  });
+
   describe('archives written by the tar and zstd command-line tools', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cw-artifact-'));
     afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -100,6 +112,15 @@ describe('parseArtifact: accepted layouts', () => {
       const artifact = await parseArtifact(execFileSync('zstd', ['-q', '-c'], { input: tar }));
       expect(artifact.modules.map((m) => m.name).sort()).toEqual(['chunks/x.js', 'worker.js']);
       if (format !== 'ustar') expect(artifact.assets.map((a) => a.path)).toEqual([longAsset.slice('assets/'.length)]);
+    });
+    it('tar --sparse --format=posix of a file with holes is refused, not served as its sparse map', async () => {
+      const sparse = mkdtempSync(join(dir, 'sparse-'));
+      writeFileSync(join(sparse, 'worker.js'), WORKER);
+      mkdirSync(join(sparse, 'assets'));
+      execFileSync('truncate', ['-s', '1M', join(sparse, 'assets', 'big.bin')]);
+      execFileSync('sh', ['-c', 'printf data >> "$1"', 'sh', join(sparse, 'assets', 'big.bin')]);
+      const tar = execFileSync('tar', ['--sparse', '--format=posix', '-C', sparse, '-cf', '-', '.']);
+      await expect(parseArtifact(execFileSync('zstd', ['-q', '-c'], { input: tar }))).rejects.toThrow(/pax record "GNU\.sparse\.[a-z]+" is not supported \(sparse files/);
     });
   });
 });
@@ -181,6 +202,32 @@ describe('parseArtifact: refused artifacts (400, ArtifactError)', () => {
     ],
     ['a file that is also a directory', artifactFromFiles({ 'worker.js': WORKER, 'assets/lib': 'x', 'assets/lib/a.css': '' }), /"assets\/lib" is both a file and a directory/],
     ['a directory that is also a file', artifactFromFiles({ 'worker.js': WORKER, 'assets/lib/a.css': '', 'assets/lib': 'x' }), /"assets\/lib" is both a file and a directory/],
+    // The type flag makes the directory, with or without the trailing slash (review-165 F6).
+    [
+      'a directory named without its slash that is also a file',
+      artifactOf([
+        { name: 'worker.js', content: WORKER },
+        { name: 'assets/lib', type: '5' },
+        { name: 'assets/lib', content: 'x' },
+      ]),
+      /"assets\/lib" is both a file and a directory/,
+    ],
+    // GNU's sparse files keep their map and data as the content, under another name: refused, not served as that (F8).
+    [
+      'a GNU sparse file',
+      artifactOf([
+        { name: 'worker.js', content: WORKER },
+        {
+          name: 'assets/GNUSparseFile.1/big.bin',
+          content: 'map and data',
+          paxRecords: { 'GNU.sparse.major': '1', 'GNU.sparse.minor': '0', 'GNU.sparse.name': 'assets/big.bin', 'GNU.sparse.realsize': '1048576' },
+        },
+      ]),
+      /pax record "GNU.sparse.major" is not supported \(sparse files/,
+    ],
+    ['an unknown pax record', artifactOf([{ name: 'worker.js', content: WORKER, paxRecords: { 'VENDOR.meaning': 'x' } }]), /pax record "VENDOR.meaning" is not supported/],
+    // Read without a 64 Ki-argument spread (a stack overflow under a smaller stack, review-165 F9).
+    ['a pax record length without an end', artifactOf([{ name: 'worker.js', content: WORKER, paxRaw: new Uint8Array(60_000).fill(0x31) }]), /bad pax record length/],
     ['no entry point', artifactFromFiles({ 'server.js': WORKER }), /no entry point: add worker.js/],
     ['main names a missing module', artifactFromFiles({ 'worker.js': WORKER, 'cloudwright.json': '{"main":"dist/w.js"}' }), /names main "dist\/w.js"/],
     ['entry point that is not an ES module', artifactFromFiles({ 'w.cjs': '', 'cloudwright.json': '{"main":"w.cjs"}' }), /must be an ES module/],

@@ -120,7 +120,8 @@ async function* entriesOf(input: ByteReader, limits: TarLimits): AsyncGenerator<
     const path = normalizePath(rawName, limits.maxPathBytes);
     if (type === '5') {
       if (size !== 0) throw new TarFormatError(`directory ${JSON.stringify(rawName)} has content`);
-      if (path !== './') addDirectory(path.slice(0, -1), files, dirs, limits.maxEntries);
+      // The type flag makes it a directory: a pax `path` or some tools name one without the trailing slash.
+      if (path !== './') addDirectory(path.endsWith('/') ? path.slice(0, -1) : path, files, dirs, limits.maxEntries);
       continue;
     }
     if (type !== '0' && type !== '\0') throw new TarFormatError(`${JSON.stringify(rawName)} is ${describeType(type)}; only regular files and directories are allowed`);
@@ -279,14 +280,25 @@ function parseDecimal(value: string, what: string): number {
   return Number(value);
 }
 
+/**
+ * pax keys that only describe an entry (times, owners, extended attributes): read past. Any other key may change
+ * what the entry holds (GNU's sparse files keep their map and data in the content, under another name), so it is
+ * refused rather than served as something else.
+ */
+const METADATA_PAX_KEYS = new Set(['atime', 'ctime', 'mtime', 'uid', 'gid', 'uname', 'gname', 'comment', 'charset', 'hdrcharset', 'dev', 'ino', 'nlink', 'mode']);
+const METADATA_PAX_PREFIXES = ['RHT.security.', 'SCHILY.xattr.', 'SCHILY.acl.', 'SCHILY.fflags', 'SCHILY.dev', 'SCHILY.ino', 'SCHILY.nlink', 'LIBARCHIVE.'];
+/** A pax record's length has at most 15 digits (`parseDecimal`): a longer field is refused before it is read. */
+const MAX_LENGTH_DIGITS = 15;
+
 /** pax records: `<length> <key>=<value>\n`, the length counting the whole record. */
 function parsePax(data: Uint8Array): Record<string, string> {
   const records: Record<string, string> = {};
   let at = 0;
   while (at < data.length) {
     let space = at;
-    while (space < data.length && data[space] !== 0x20) space++;
-    const length = parseDecimal(String.fromCharCode(...data.subarray(at, space)), 'pax record length');
+    while (space < data.length && space - at <= MAX_LENGTH_DIGITS && data[space] !== 0x20) space++;
+    if (data[space] !== 0x20) throw new TarFormatError('corrupt tar archive: bad pax record length');
+    const length = parseDecimal(Buffer.from(data.buffer, data.byteOffset + at, space - at).toString('latin1'), 'pax record length');
     if (length <= space - at || at + length > data.length || data[at + length - 1] !== 0x0a) {
       throw new TarFormatError('corrupt tar archive: bad pax record');
     }
@@ -295,6 +307,9 @@ function parsePax(data: Uint8Array): Record<string, string> {
     if (eq <= 0) throw new TarFormatError('corrupt tar archive: bad pax record');
     const key = record.slice(0, eq);
     if (key === 'path' || key === 'size' || key === 'linkpath') records[key] = record.slice(eq + 1);
+    else if (!METADATA_PAX_KEYS.has(key) && !METADATA_PAX_PREFIXES.some((prefix) => key.startsWith(prefix))) {
+      throw new TarFormatError(`the pax record ${JSON.stringify(key.slice(0, 64))} is not supported${key.startsWith('GNU.sparse.') ? ' (sparse files: archive them without --sparse)' : ''}`);
+    }
     at += length;
   }
   return records;

@@ -11,6 +11,10 @@ export interface TarEntrySpec {
   linkname?: string;
   /** Write the name in a pax extended header (as `tar --format=posix` does for long names). */
   pax?: boolean;
+  /** More records for the entry's pax extended header (`mtime`, `GNU.sparse.size`, …). */
+  paxRecords?: Record<string, string>;
+  /** The entry's pax extended header as these bytes, well formed or not (wins over `pax` and `paxRecords`). */
+  paxRaw?: Uint8Array;
 }
 
 const BLOCK = 512;
@@ -60,10 +64,9 @@ export function tarOf(entries: TarEntrySpec[]): Uint8Array {
   const parts: Uint8Array[] = [];
   for (const entry of entries) {
     const data = typeof entry.content === 'string' ? encoder.encode(entry.content) : (entry.content ?? new Uint8Array());
-    if (entry.pax) {
-      const records = encoder.encode(paxRecord('path', entry.name));
-      parts.push(header('PaxHeaders/x', records.length, 'x'), padded(records));
-    }
+    const records = Object.entries({ ...(entry.pax ? { path: entry.name } : {}), ...entry.paxRecords }).map(([key, value]) => paxRecord(key, value));
+    const pax = entry.paxRaw ?? (records.length > 0 ? encoder.encode(records.join('')) : undefined);
+    if (pax) parts.push(header('PaxHeaders/x', pax.length, 'x'), padded(pax));
     parts.push(header(entry.pax ? 'placeholder' : entry.name, data.length, entry.type ?? '0', entry.linkname), padded(data));
   }
   parts.push(new Uint8Array(BLOCK * 2));
