@@ -1,4 +1,3 @@
-import { Registry } from 'prom-client';
 import { createLogger, type Logger } from '../src/logging/log.ts';
 import { startHranaServer, type HranaServer } from './hrana/http-server.ts';
 import { ShardPool } from './shards/shard-pool.ts';
@@ -7,7 +6,7 @@ import { OpenDatabases, trackOpenDatabases } from './open-databases.ts';
 import { shardIndex } from './shards/shard-index.ts';
 import { ProjectMemory } from './hrana/project-memory.ts';
 import { UsageMeter } from './sql/usage-meter.ts';
-import { S3ObjectStore } from '../src/object-store/s3-object-store.ts';
+import { bucketStores } from './bucket-stores.ts';
 import { adminServer } from './admin-server.ts';
 import { bucketReplication } from './bucket-replication.ts';
 import type { DatabaseServerConfig } from './config.ts';
@@ -53,7 +52,8 @@ export async function startDatabaseServer(config: DatabaseServerConfig, log: Log
   // Copies and restores a process that died left behind, each the size of a database, never counted anywhere.
   const leftovers = await removeLeftoverFiles(config.dataDir);
   if (leftovers > 0) log.info('removed files an earlier process left behind', { files: leftovers });
-  const store = new S3ObjectStore({ config: config.s3, bucket: config.bucket, registry: new Registry() });
+  const stores = bucketStores(config);
+  const store = stores.data;
   // A database's project, from its metadata: the shards' slots and open databases are shared out by project. Asked
   // only once requests run, after the directory below exists.
   let directory: TenantDirectory | undefined;
@@ -120,7 +120,8 @@ export async function startDatabaseServer(config: DatabaseServerConfig, log: Log
   });
   if (cluster) {
     ownership = new Ownership({
-      store,
+      // Its own connections: the heartbeat never waits behind the uploads and restores of `store` (bucket-stores.ts).
+      store: stores.leases,
       self: { name: cluster.name, nonce: randomBytes(8).toString('hex'), url: cluster.url, adminUrl: cluster.adminUrl },
       leaseMs: cluster.leaseMs,
       log: log.child({ replica: cluster.name }),
@@ -209,7 +210,7 @@ export async function startDatabaseServer(config: DatabaseServerConfig, log: Log
       await ownership?.stop();
       await directory.close();
       await directory.saveUsage(savedUsage);
-      store.destroy();
+      stores.destroy();
     },
   };
 

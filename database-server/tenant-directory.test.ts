@@ -58,7 +58,7 @@ function tempDir(): string {
 
 async function startNode(
   store: ObjectStore,
-  options: { now?: () => number; load?: boolean; cluster?: DirectoryCluster; openDatabases?: OpenDatabases; meter?: UsageMeter; maxWalBytes?: number } = {},
+  options: { now?: () => number; load?: boolean; cluster?: DirectoryCluster; openDatabases?: OpenDatabases; meter?: UsageMeter; maxWalBytes?: number; shippingAtOnce?: number } = {},
 ): Promise<Node> {
   const local = new LocalEngine({ directory: tempDir(), manualCheckpoints: true });
   const engine = options.openDatabases ? trackOpenDatabases(local, options.openDatabases) : local;
@@ -78,6 +78,7 @@ async function startNode(
     ...(options.now ? { now: options.now } : {}),
     ...(options.cluster ? { cluster: options.cluster } : {}),
     ...(options.openDatabases ? { openDatabases: options.openDatabases } : {}),
+    ...(options.shippingAtOnce === undefined ? {} : { shippingAtOnce: options.shippingAtOnce }),
   });
   if (options.load) {
     await directory.load();
@@ -518,6 +519,37 @@ describe('TenantDirectory behind the Hrana server', () => {
     }
   });
 
+  it('ships at most its cap of tenants at once, however many have commits pending (review-164 F8)', async () => {
+    const bucket = new HeldSegments(new MemoryObjectStore());
+    const node = await startNode(bucket, { shippingAtOnce: 2 });
+    const tenants = await written(node, 5);
+    bucket.reset();
+    await node.directory.flushAll();
+    expect(bucket.mostAtOnce).toBe(2);
+    expect(new Set(bucket.arrivals)).toEqual(new Set(tenants));
+  });
+
+  it('begins each round with the tenants the cap left over: those shipped first are not served first again (review-164 F8)', async () => {
+    const bucket = new HeldSegments(new MemoryObjectStore());
+    const node = await startNode(bucket, { shippingAtOnce: 2 });
+    const tenants = await written(node, 5);
+    bucket.reset();
+    bucket.hold = true;
+    const rounds = node.directory.shipEvery(10);
+    try {
+      await expect.poll(() => bucket.arrivals.length, { timeout: 5_000 }).toBe(2);
+      // The two shipping first have commits pending again by the time theirs land.
+      for (const tenant of bucket.arrivals) await node.client(tenant, `tok-${tenant}`).execute("INSERT INTO t VALUES ('again')");
+      bucket.release();
+      await expect.poll(() => bucket.arrivals.length, { timeout: 5_000 }).toBe(7);
+      expect(new Set(bucket.arrivals.slice(0, 5))).toEqual(new Set(tenants));
+      expect(bucket.mostAtOnce).toBe(2);
+    } finally {
+      rounds.stop();
+      bucket.release();
+    }
+  });
+
   it('goes on shipping a tenant while its snapshot uploads (found by a hostile run: a minute for 1 GiB, its WAL grew meanwhile)', async () => {
     const bucket = new MemoryObjectStore();
     // Held: the first snapshot after the generation's base (segment numbers from 1 on).
@@ -789,6 +821,55 @@ describe('TenantDirectory behind the Hrana server', () => {
     expect(after).toMatchObject({ rowsRead: 2, rowsWritten: 2, lastWriteAt: before?.lastWriteAt });
   });
 });
+
+/**
+ * Counts the segment uploads under way at once and notes whose each was, in the order they arrived; while `hold`,
+ * they wait for `release()`.
+ */
+class HeldSegments extends ForwardingObjectStore {
+  hold = false;
+  readonly arrivals: string[] = [];
+  mostAtOnce = 0;
+  #atOnce = 0;
+  #release!: () => void;
+  readonly #released = new Promise<void>((resolve) => (this.#release = resolve));
+
+  release(): void {
+    this.hold = false;
+    this.#release();
+  }
+
+  /** A new measurement. */
+  reset(): void {
+    this.arrivals.length = 0;
+    this.mostAtOnce = 0;
+  }
+
+  override async put(key: string, body: PutBody, options?: PutOptions): Promise<PutResult> {
+    if (!key.includes('/segments/')) return super.put(key, body, options);
+    this.arrivals.push(key.split('/')[1] ?? '');
+    this.mostAtOnce = Math.max(this.mostAtOnce, ++this.#atOnce);
+    try {
+      // A turn of the event loop at least: uploads started in one round overlap, as over a network.
+      await (this.hold ? this.#released : new Promise((resolve) => setTimeout(resolve, 5)));
+      return await super.put(key, body, options);
+    } finally {
+      this.#atOnce--;
+    }
+  }
+}
+
+/** `count` async tenants on `node`, each with everything shipped and then one commit pending (token `tok-<tenant>`). */
+async function written(node: Node, count: number): Promise<string[]> {
+  const tenants = Array.from({ length: count }, (_, i) => `t${i}`);
+  for (const tenant of tenants) {
+    await node.directory.ensure(tenant, desired([`tok-${tenant}`]));
+    await node.client(tenant, `tok-${tenant}`).execute('CREATE TABLE t (v TEXT)');
+  }
+  await copied(node, tenants);
+  for (const tenant of tenants) await node.client(tenant, `tok-${tenant}`).execute("INSERT INTO t VALUES ('pending')");
+  return tenants;
+}
 
 /** A store whose writes take `delayMs` longer. */
 class SlowPuts extends ForwardingObjectStore {

@@ -21,6 +21,7 @@ import { cappedLimits, effectiveLimits, engineLimits, type LimitPolicy } from '.
 import type { Fencing, Replication, TenantReplicaPort } from './replication-port.ts';
 import type { RequestedLimits, RestoreSource, TenantMeta, TenantMetaStore } from './tenant-meta.ts';
 import { TokenIndex } from './token-index.ts';
+import { Turns } from './turns.ts';
 import { clockPassed, restoreEntryInPlace } from './in-place-restore.ts';
 import type { OpenDatabases } from './open-databases.ts';
 import { NoCapacityError, RestorePointUnavailableError, TenantNotFoundError, type DesiredTenant, type InPlaceRestore, type TenantDescription } from './tenant-admin-types.ts';
@@ -37,6 +38,13 @@ export interface IdlePolicy {
 
 /** Databases opened at once without a request (a start, a takeover, a shard's restart): each is closed again after. */
 const OPENING_AT_ONCE = 32;
+
+/**
+ * Tenants the shipping rounds upload at once (review-164 F8): well below the data store's connections
+ * (bucket-stores.ts), which synchronous commits' uploads, snapshots and restores use too. The rest wait for the next
+ * round, which begins with them.
+ */
+export const SHIPPING_AT_ONCE = 16;
 
 /** A tenant this cw-db serves, with what is going on with it. */
 export interface Entry {
@@ -91,6 +99,8 @@ export interface TenantDirectoryOptions {
   openDatabases?: OpenDatabases;
   /** What each project holds on this replica, when databases stop growing at its bounds (storage-budget.ts). */
   storage?: Pick<StorageBudget, 'freezeOf' | 'touched'>;
+  /** Tenants shipping at once on the rounds (default {@link SHIPPING_AT_ONCE}). */
+  shippingAtOnce?: number;
 }
 
 /**
@@ -105,12 +115,16 @@ export class TenantDirectory {
   readonly #tokens = new TokenIndex();
   readonly #changes = new KeyedMutex();
   readonly #opening = new Semaphore(OPENING_AT_ONCE);
+  readonly #shippingAtOnce: number;
+  /** Whose turn it is to ship first when the cap leaves some for the next round. */
+  readonly #turns = new Turns();
   /** Several replicas: databases whose lease expired here, their local files kept, with that lease's epoch. */
   readonly #kept = new Map<string, number>();
 
   constructor(options: TenantDirectoryOptions) {
     this.#options = options;
     this.#now = options.now ?? (() => Date.now());
+    this.#shippingAtOnce = options.shippingAtOnce ?? SHIPPING_AT_ONCE;
     options.engine.onRestart((affected) => this.#restarted(affected));
   }
 
@@ -489,43 +503,67 @@ export class TenantDirectory {
   }
 
   /**
-   * Ships every `ms` (cw-db's flush interval): each round starts the tenants not shipping already and does not wait
-   * for those that are. A timer that waited for the whole round held every tenant back behind one long upload (a
-   * hostile tenant's gigabytes, written faster than they upload): no other tenant's commits went to the bucket and
-   * no WAL was checkpointed for minutes.
+   * Ships every `ms` (cw-db's flush interval): each round starts tenants not shipping already, at most
+   * {@link SHIPPING_AT_ONCE} shipping at a time, and does not wait for them. A timer that waited for the whole round
+   * held every tenant back behind one long upload (a hostile tenant's gigabytes, written faster than they upload):
+   * no other tenant's commits went to the bucket and no WAL was checkpointed for minutes.
    */
   shipEvery(ms: number): { stop(): void } {
-    const timer = setInterval(() => void this.flushAll(), ms);
+    const timer = setInterval(() => void this.#shipRound(), ms);
     timer.unref();
     return { stop: () => clearInterval(timer) };
   }
 
   /**
-   * Ships every tenant's pending commits, then lets its replica checkpoint or snapshot. Each tenant
-   * ships on its own: one whose checkpoint waits for a long transaction does not hold back the others, and a tenant
-   * still shipping from the last round is not started again. Resolves when the work of every tenant is done.
+   * Ships every tenant's pending commits, then lets its replica checkpoint or snapshot: each tenant once, in rounds
+   * of at most {@link SHIPPING_AT_ONCE}. Each tenant ships on its own: one whose checkpoint waits for a long
+   * transaction does not hold back the others, and a tenant still shipping is waited for, not started again.
+   * Resolves when the work of every tenant is done.
    */
-  flushAll(): Promise<void> {
+  async flushAll(): Promise<void> {
+    const waiting = new Set(this.#tenants.values());
+    while (waiting.size > 0) {
+      const running = this.#shipRound((entry) => waiting.has(entry));
+      for (const entry of waiting) if (entry.shipping || !this.#due(entry) || this.#tenants.get(entry.meta.tenant) !== entry) waiting.delete(entry);
+      await running;
+    }
+  }
+
+  /**
+   * Starts shipping the tenants with commits pending that `mayStart`, as many as the cap leaves room for, from where
+   * the last round left off. Resolves once every tenant's shipping and snapshot upload under way has settled.
+   */
+  #shipRound(mayStart: (entry: Entry) => boolean = () => true): Promise<void> {
+    const entries = [...this.#tenants.values()];
+    const free = this.#shippingAtOnce - entries.filter((entry) => entry.shipping !== undefined).length;
+    for (const entry of this.#turns.take(entries, free, (e) => mayStart(e) && this.#due(e))) this.#ship(entry);
     const running: Promise<void>[] = [];
-    for (const entry of this.#tenants.values()) {
-      const replica = entry.replica;
-      if (replica && !entry.shipping && !entry.restoring && replica.pendingBytes > 0) {
-        entry.shipping = replica
-          .flush()
-          .then(() => replica.maintain())
-          .then(({ snapshot }) => {
-            if (!snapshot) return;
-            entry.snapshotUpload = snapshot
-              .catch((err: unknown) => this.#options.log.warn('uploading a snapshot failed; another is taken later', { tenant: entry.meta.tenant, err }))
-              .finally(() => (entry.snapshotUpload = undefined));
-          })
-          .catch((err: unknown) => this.#options.log.warn('shipping to the bucket failed; retrying', { tenant: entry.meta.tenant, err }))
-          .finally(() => (entry.shipping = undefined));
-      }
+    for (const entry of entries) {
       if (entry.shipping) running.push(entry.shipping.then(() => entry.snapshotUpload));
       else if (entry.snapshotUpload) running.push(entry.snapshotUpload);
     }
     return Promise.all(running).then(() => undefined);
+  }
+
+  /** Whether a round should start shipping the tenant: commits pending, nothing of it shipping, no restore replacing it. */
+  #due(entry: Entry): boolean {
+    return entry.replica !== undefined && !entry.shipping && !entry.restoring && entry.replica.pendingBytes > 0;
+  }
+
+  #ship(entry: Entry): void {
+    const replica = entry.replica;
+    if (!replica) return;
+    entry.shipping = replica
+      .flush()
+      .then(() => replica.maintain())
+      .then(({ snapshot }) => {
+        if (!snapshot) return;
+        entry.snapshotUpload = snapshot
+          .catch((err: unknown) => this.#options.log.warn('uploading a snapshot failed; another is taken later', { tenant: entry.meta.tenant, err }))
+          .finally(() => (entry.snapshotUpload = undefined));
+      })
+      .catch((err: unknown) => this.#options.log.warn('shipping to the bucket failed; retrying', { tenant: entry.meta.tenant, err }))
+      .finally(() => (entry.shipping = undefined));
   }
 
   /**

@@ -37,6 +37,11 @@ export interface S3ObjectStoreOptions {
    * size from the response headers and extends its deadline then). Default 30 s.
    */
   requestTimeoutMs?: number;
+  /**
+   * Connections the client opens at once (the SDK's default: 50); requests beyond them queue. Each store has a pool
+   * of its own: writes that must not wait behind big transfers go through another store.
+   */
+  maxSockets?: number;
 }
 
 const MIB = 1024 * 1024;
@@ -57,7 +62,8 @@ export class S3ObjectStore implements ObjectStore {
 
   constructor(options: S3ObjectStoreOptions) {
     const { config } = options;
-    this.#client = new S3Client({ ...s3ClientSettings(config), maxAttempts: 1 });
+    const pool = options.maxSockets === undefined ? {} : { requestHandler: { httpAgent: { maxSockets: options.maxSockets }, httpsAgent: { maxSockets: options.maxSockets } } };
+    this.#client = new S3Client({ ...s3ClientSettings(config), ...pool, maxAttempts: 1 });
     this.#bucket = options.bucket;
     this.#metrics = storeMetrics(options.registry ?? defaultRegistry);
     this.#retry = options.retry ?? DEFAULT_RETRY_POLICY;
