@@ -72,6 +72,38 @@ describe('workerCodeText', () => {
     }
   });
 
+  it('checks a large JSON module a slice at a time, the event loop turning between (review-167 F11)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cw-json-module-'));
+    try {
+      const file = join(dir, 'table.json');
+      writeFileSync(file, `[${'[],'.repeat(2_800_000)}[]]`); // 8 MiB: a quarter of a second of the thread in one piece here
+      const live = {
+        app: { project: 'p', appId: 'a', buildId: 'b', env: {}, hostnames: [] },
+        build: { buildId: 'b', digest: '', unpackedBytes: 0, modules: [{ name: 'table.json', type: 'json' as const, file }], assetConfig: {}, compatibilityDate: '2025-09-01', compatibilityFlags: [] },
+      };
+      // What another tenant's request needs: turns of the event loop while the check runs, none far from the last.
+      let last = performance.now();
+      let longestGap = 0;
+      let checking = true;
+      const turn = () => {
+        const now = performance.now();
+        longestGap = Math.max(longestGap, now - last);
+        last = now;
+        if (checking) setImmediate(turn);
+      };
+      setImmediate(turn);
+      const started = performance.now();
+      await workerCode(live as unknown as LiveApp);
+      checking = false;
+      const took = performance.now() - started;
+      longestGap = Math.max(longestGap, performance.now() - last); // up to the end: the check may have been the last piece
+      // In one piece the longest gap is the whole check, most of the time taken; in slices a small part of it.
+      expect(longestGap, `the longest gap between turns ${longestGap.toFixed(0)} ms of ${took.toFixed(0)} ms`).toBeLessThan(took / 5);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('hands on a JSON module whose value would not fit this process’s heap without building it (review-165 F2)', () => {
     // `[{},{},…]` of 25 MiB (the checks' bound for one JSON module) is some 8.7 million objects, about 520 MB of
     // heap as a value: parsed here, it ended cw-runtime (heap 512 MiB) on every replica that prepared the build.

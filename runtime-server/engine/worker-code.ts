@@ -70,19 +70,26 @@ export class JsonText {
  * splice relies on it (anything more, `1, "mainModule": …`, would add to the code), so the file as read now is checked
  * too, without building its value.
  */
-function jsonText(file: string, text: string): JsonText {
-  // Once per file and size in this process: a 25 MiB module takes half a second of the thread every tenant's requests
-  // go through, and its code is asked for at every load of its isolate (review-167 F11). A prepared build's files do
-  // not change (its directory is made whole, from an artifact whose digest was checked, and replaced whole).
+async function jsonText(file: string, text: string): Promise<JsonText> {
+  // Once per file and size in this process: its code is asked for at every load of its isolate. A prepared build's
+  // files do not change (its directory is made whole, from an artifact whose digest was checked, and replaced whole).
   const seen = `${file}\n${text.length}`;
   if (!checkedJsonFiles.get(seen)) {
+    // A slice at a time, the event loop turning between: a 25 MiB module takes half a second or more of the thread
+    // every tenant's requests go through, which in one piece stalled them all for as long (review-167 F11).
     const syntax = new JsonSyntax();
-    syntax.write(text);
+    for (let at = 0; at < text.length; at += JSON_CHECK_SLICE) {
+      if (at > 0) await new Promise((resolve) => setImmediate(resolve));
+      syntax.write(text.slice(at, at + JSON_CHECK_SLICE));
+    }
     syntax.end();
     checkedJsonFiles.set(seen, true);
   }
   return new JsonText(text);
 }
+
+/** Characters of a JSON module checked between two turns of the event loop: some milliseconds' work. */
+const JSON_CHECK_SLICE = 256 * 1024;
 
 /** The JSON module files checked already (`jsonText`). */
 const checkedJsonFiles = new RecentMap<boolean>(4096);
@@ -113,7 +120,9 @@ export async function workerCode(live: LiveApp): Promise<WorkerCodeJson> {
   for (const m of live.build.modules) {
     const bytes = await readFile(m.file);
     const type = LOADER_TYPES[m.type];
-    modules[prefix + m.name] = { [type]: m.type === 'wasm' || m.type === 'data' ? bytes.toString('base64') : m.type === 'json' ? jsonText(m.file, bytes.toString('utf8')) : bytes.toString('utf8') };
+    modules[prefix + m.name] = {
+      [type]: m.type === 'wasm' || m.type === 'data' ? bytes.toString('base64') : m.type === 'json' ? await jsonText(m.file, bytes.toString('utf8')) : bytes.toString('utf8'),
+    };
   }
   return {
     compatibilityDate: live.build.compatibilityDate,
