@@ -63,13 +63,20 @@ import { JobRunner } from './controllers/source-build/job-runner.ts';
  * controller deletes. CW_ACME_* with CW_TLS_SEALING_KEY (operator/acme-env.ts): the TlsCertificate controller,
  * which seals certificate keys in that bucket.
  */
+/**
+ * The operator's Lease, twice client-go's timings: a leader gives up after 20 s of failed renewals, not 10, as a new
+ * leader starved of CPU on a busy node (a standby taking over while a pod starts and builds run beside it) lost its
+ * lease and restarted. A handover on a graceful stop is at once (the Lease is released); after a leader dies, 30 s.
+ */
+const OPERATOR_LEASE = { leaseDurationMs: 30_000, renewDeadlineMs: 20_000, retryPeriodMs: 2_000 };
+
 export async function main(config: OperatorConfig): Promise<void> {
   const kube = loadKubeConnection(config.kubeconfig, 'cw-operator');
   const manager = new Manager({
     kube,
     port: config.port,
     ...(config.host ? { host: config.host } : {}),
-    leaderElection: config.leaderElection && { namespace: config.leaderElection.namespace, name: 'cloudwright-operator' },
+    leaderElection: config.leaderElection && { namespace: config.leaderElection.namespace, name: 'cloudwright-operator', ...OPERATOR_LEASE },
     log: createLogger({ level: config.logLevel }),
   });
   const events = new EventRecorder({ writer: eventWriter(kube), component: 'cloudwright-operator', instance: config.instance, log: manager.log });
