@@ -105,6 +105,7 @@ export async function startDatabaseServer(config: DatabaseServerConfig, log: Log
           cluster: {
             replica: cluster.name,
             surelyHeld: (tenant: string, epoch?: number) => ownership?.surelyHeld(tenant, epoch) ?? false,
+            confirm: async (tenant: string, epoch?: number) => (await ownership?.confirm(tenant, epoch)) ?? false,
             claim: async (tenant: string) => ownership?.claimNew(tenant),
             forget: async (tenant: string) => ownership?.forget(tenant),
             // Through this replica's own admin API, which routes it to the owner.
@@ -122,6 +123,7 @@ export async function startDatabaseServer(config: DatabaseServerConfig, log: Log
     ownership = new Ownership({
       // Its own connections: the heartbeat never waits behind the uploads and restores of `store` (bucket-stores.ts).
       store: stores.leases,
+      confirmStore: store,
       self: { name: cluster.name, nonce: randomBytes(8).toString('hex'), url: cluster.url, adminUrl: cluster.adminUrl },
       leaseMs: cluster.leaseMs,
       log: log.child({ replica: cluster.name }),

@@ -21,6 +21,7 @@ import { bucketReplication } from './bucket-replication.ts';
 import { RestorePointUnavailableError, TenantNotFoundError, type DesiredTenant } from './tenant-admin-types.ts';
 import { TenantDirectory, type DirectoryCluster } from './tenant-directory.ts';
 import type { Fencing } from './replication-port.ts';
+import { Ownership, type OwnershipHooks } from './cluster/ownership.ts';
 import { TenantMetaStore } from './tenant-meta.ts';
 import { tokenSha256 } from './token-index.ts';
 import { OpenDatabases, trackOpenDatabases } from './open-databases.ts';
@@ -889,7 +890,14 @@ function lease(replica: string, epoch: number) {
       if (!held) throw new Error(`${replica} lost the lease`);
     },
   };
-  const cluster: DirectoryCluster = { replica, surelyHeld: () => held, claim: async () => (held ? fencing : undefined), forget: async () => {}, shipElsewhere: async () => false };
+  const cluster: DirectoryCluster = {
+    replica,
+    surelyHeld: () => held,
+    confirm: async () => held,
+    claim: async () => (held ? fencing : undefined),
+    forget: async () => {},
+    shipElsewhere: async () => false,
+  };
   return { fencing, cluster, lose: () => (held = false) };
 }
 
@@ -939,6 +947,39 @@ describe('TenantDirectory under leases (several replicas)', () => {
       expect.stringMatching(/^replicas\/moving\/epochs\/0000000002\/follows\/e0000000001-\d{15}-[0-9a-f]{8}\/\d{10}$/),
     ]);
     await expect.poll(async () => (await keys(store, 'replicas/moving/generations/')).some((k) => k.includes('/e0000000002-')), { timeout: 5000 }).toBe(true);
+  });
+
+  it("refuses a sync commit once another replica took the database while this one's clock stood still (a paused VM): the lease read after the upload says so (review-164 F5)", async () => {
+    const store = new MemoryObjectStore();
+    const clocks = { a: 0, b: 0 };
+    const owner = (name: 'a' | 'b', hooks: OwnershipHooks) =>
+      new Ownership({ store, self: { name, nonce: `${name}-nonce`, url: `http://${name}`, adminUrl: `http://${name}` }, leaseMs: 3000, log: silentLogger, clock: () => clocks[name], hooks });
+    let ownership: Ownership | undefined;
+    const a = await startNode(store, {
+      cluster: {
+        replica: 'a',
+        surelyHeld: (tenant, epoch) => ownership?.surelyHeld(tenant, epoch) ?? false,
+        confirm: async (tenant, epoch) => (await ownership?.confirm(tenant, epoch)) ?? false,
+        claim: async (tenant) => ownership?.claimNew(tenant),
+        forget: async (tenant) => ownership?.forget(tenant),
+        shipElsewhere: async () => false,
+      },
+    });
+    ownership = owner('a', { tenants: async () => [], adopt: async () => false, drop: (tenant, reason) => a.directory.release(tenant, reason), discard: async () => {} });
+    await ownership.tick();
+    await a.directory.ensure('paused', desired(['tok'], { durability: 'sync' }));
+    const client = a.client('paused', 'tok');
+    await client.execute('CREATE TABLE t (v TEXT)');
+    await client.execute("INSERT INTO t VALUES ('acknowledged')");
+
+    // a's VM is paused: b's clock runs for 10 s, a's stands still, and b takes the database at epoch 2.
+    const b = owner('b', { tenants: async () => ['paused'], adopt: async () => true, drop: async () => {}, discard: async () => {} });
+    for (clocks.b = 0; clocks.b <= 10_000; clocks.b += 1000) await b.tick();
+    expect(b.held().get('paused')).toBe(2);
+    // By a's clock the lease still holds; the commit's segment lands, and the lease read after it shows b's.
+    expect(ownership.surelyHeld('paused', 1)).toBe(true);
+    await expect(client.execute("INSERT INTO t VALUES ('after the takeover')")).rejects.toThrow(/DURABILITY_UNAVAILABLE|copied to the object store/);
+    expect(ownership.held().has('paused')).toBe(false);
   });
 
   it('ships what a handover leaves before the connection closes: nothing acknowledged is lost (found in review)', async () => {

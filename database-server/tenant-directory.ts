@@ -68,8 +68,13 @@ export interface Entry {
 export interface DirectoryCluster {
   /** This replica's name, shown as the database's owner. */
   readonly replica: string;
-  /** Whether a synchronous commit of `tenant` may still be acknowledged (the lease is surely held, under `epoch`). */
+  /** Whether the lease of `tenant` is surely held (under `epoch`), by this process's clock. */
   surelyHeld(tenant: string, epoch?: number): boolean;
+  /**
+   * Whether a synchronous commit of `tenant` whose segment landed may be acknowledged: surely held, and the lease,
+   * read after the segment landed, still the one this process wrote (one read for the commits waiting together).
+   */
+  confirm(tenant: string, epoch?: number): Promise<boolean>;
   /** Takes the lease of a database being created here; undefined when another replica holds it. */
   claim(tenant: string): Promise<Fencing | undefined>;
   /** The database was deleted: its lease goes too. */
@@ -490,14 +495,13 @@ export class TenantDirectory {
     const walFull = after.inTransaction === true && replica.pastWalBound;
     if (entry.meta.durability !== 'sync') return walFull ? { walFull } : {};
     const cluster = this.#options.cluster;
-    // Acknowledged only while the lease is surely held: a successor lists the bucket after that, so it restores
-    // every segment acknowledged (cluster/README.md).
+    // Acknowledged only if the lease, read once the segment landed, is still this process's: a successor lists the
+    // bucket after its takeover, so after that read, and restores every segment acknowledged (cluster/README.md).
     // Under the lease it was captured under: lost and taken back meanwhile, the new epoch's owner (this process, at
     // a new epoch) listed the bucket without this commit's segment, which is then never restored.
-    const durable = replica.flush().then(() => {
-      if (cluster && (this.#tenants.get(tenant) !== entry || !cluster.surelyHeld(tenant, entry.fencing?.epoch))) {
-        throw new NotOwnerError(`The lease of ${tenant} was lost before the commit was acknowledged`);
-      }
+    const durable = replica.flush().then(async () => {
+      const confirmed = cluster === undefined || (await cluster.confirm(tenant, entry.fencing?.epoch));
+      if (!confirmed || this.#tenants.get(tenant) !== entry) throw new NotOwnerError(`The lease of ${tenant} was lost before the commit was acknowledged`);
     });
     return walFull ? { durable, walFull } : { durable };
   }

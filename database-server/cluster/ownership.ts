@@ -7,6 +7,7 @@ import type { Logger } from '../../src/logging/log.ts';
 import type { ObjectStore } from '../../src/object-store/object-store.ts';
 import type { Fencing } from '../replication-port.ts';
 import { expired, holderDeadline, sight, type Sighting } from './lease-timing.ts';
+import { LeaseConfirmations } from './lease-confirmations.ts';
 import { LeaseStore, type Lease, type LeaseVersion, type ReplicaIdentity, type ReplicaProcess } from './lease-store.ts';
 import { placeable, standingFailures, withOpenFailure } from './open-failures.ts';
 import { MemberStore, type Heartbeat } from './member-store.ts';
@@ -41,6 +42,11 @@ export interface OwnershipOptions {
   log: Logger;
   /** Monotonic milliseconds (default `performance.now`). */
   clock?: () => number;
+  /**
+   * Where {@link Ownership.confirm} reads leases (default `store`): main.ts passes the data path's store, so that a
+   * synchronous write load's reads, one per batch, queue with its uploads and never ahead of the heartbeat.
+   */
+  confirmStore?: ObjectStore;
 }
 
 /**
@@ -80,6 +86,7 @@ export class Ownership {
   readonly #options: OwnershipOptions;
   readonly #leases: LeaseStore;
   readonly #members: MemberStore;
+  readonly #confirmations: LeaseConfirmations;
   readonly #clock: () => number;
   readonly #held = new Map<string, Held>();
   /**
@@ -128,6 +135,7 @@ export class Ownership {
     this.#options = options;
     this.#leases = new LeaseStore(options.store);
     this.#members = new MemberStore(options.store);
+    this.#confirmations = new LeaseConfirmations(options.confirmStore ?? options.store);
     this.#clock = options.clock ?? (() => performance.now());
     this.#listedAt = this.#clock();
   }
@@ -174,6 +182,24 @@ export class Ownership {
   surelyHeld(tenant: string, epoch?: number): boolean {
     const held = this.#held.get(tenant);
     return held !== undefined && (epoch === undefined || held.version.lease.epoch === epoch) && this.#clock() < this.#deadline;
+  }
+
+  /**
+   * Whether a synchronous commit of `tenant` whose segment has landed may be acknowledged: surely held (under
+   * `epoch`), and the lease, read after that, still the very version this process wrote (lease-confirmations.ts:
+   * the deadline alone trusts a clock that stood still while the VM was paused, review-164 F5). Seen written by
+   * another, the database is lost at once, as a round would.
+   */
+  async confirm(tenant: string, epoch?: number): Promise<boolean> {
+    const held = this.#held.get(tenant);
+    if (held === undefined || !this.surelyHeld(tenant, epoch)) return false;
+    const read = await this.#confirmations.read(tenant);
+    if (this.#held.get(tenant) !== held) return false;
+    if (read?.etag !== held.version.etag) {
+      this.#lose(tenant, read ? 'its lease was taken' : 'its lease was deleted');
+      return false;
+    }
+    return this.surelyHeld(tenant, epoch);
   }
 
   /** What the owner of `tenant` writes under (its lease epoch, and the check before every upload: that epoch's lease). */
