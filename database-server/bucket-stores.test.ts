@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { afterEach, expect, it } from 'vitest';
 import { bucketStores, DATA_SOCKETS, type BucketStores } from './bucket-stores.ts';
+import { SHIPPING_AT_ONCE } from './tenant-directory.ts';
 
 const cleanups: (() => void | Promise<void>)[] = [];
 afterEach(async () => {
@@ -41,4 +42,8 @@ it('writes a heartbeat at once while every connection of the data path waits on 
 
   const beat = leases.put('cluster/members/a.json', '{}');
   await expect(Promise.race([beat, new Promise((resolve) => setTimeout(() => resolve('still queued'), 2_000))])).resolves.toEqual({ kind: 'written', etag: '"e"' });
+});
+
+it("keeps the shipping rounds' uploads well below the data path's connections: sync commits, snapshots and restores use them too", () => {
+  expect(SHIPPING_AT_ONCE).toBeLessThanOrEqual(DATA_SOCKETS / 2);
 });

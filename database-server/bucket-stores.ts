@@ -8,7 +8,7 @@ import type { DatabaseServerConfig } from './config.ts';
 /** Connections of the data path's client (the SDK's default, said here: the shipping rounds stay below it). */
 export const DATA_SOCKETS = 50;
 /** Connections of the leases' client: a heartbeat, a round's lease writes (16 at once) and requests' lease reads. */
-export const LEASE_SOCKETS = 50;
+const LEASE_SOCKETS = 50;
 
 export interface BucketStores {
   /** Databases' replicas, metadata and usage. */

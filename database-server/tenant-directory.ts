@@ -500,8 +500,9 @@ export class TenantDirectory {
     // Under the lease it was captured under: lost and taken back meanwhile, the new epoch's owner (this process, at
     // a new epoch) listed the bucket without this commit's segment, which is then never restored.
     const durable = replica.flush().then(async () => {
-      const confirmed = cluster === undefined || (await cluster.confirm(tenant, entry.fencing?.epoch));
-      if (!confirmed || this.#tenants.get(tenant) !== entry) throw new NotOwnerError(`The lease of ${tenant} was lost before the commit was acknowledged`);
+      if (cluster && (!(await cluster.confirm(tenant, entry.fencing?.epoch)) || this.#tenants.get(tenant) !== entry)) {
+        throw new NotOwnerError(`The lease of ${tenant} was lost before the commit was acknowledged`);
+      }
     });
     return walFull ? { durable, walFull } : { durable };
   }
