@@ -7,6 +7,7 @@ import type { ObjectStore } from '../../src/object-store/object-store.ts';
 import type { AppSources } from '../../src/platform/app-sources/app-sources.ts';
 import { isFinished } from '../../src/platform/app-sources/source-view.ts';
 import type { LogEnd } from '../../src/platform/source-builds/build-log.ts';
+import { FULL_LOGS_PER_APP, TRIMMED_LOG_BYTES } from '../../src/platform/source-builds/log-retention.ts';
 import { followBuildLog, readWholeBuildLog } from '../../src/platform/source-builds/follow-build-log.ts';
 import { BuildLogQuery, SourceBuildParams } from '../schemas/app-source.ts';
 import { errorResponses } from '../schemas/problem.ts';
@@ -14,7 +15,14 @@ import { DEFAULT_LOG_STREAM_LIMITS, type LogStreamLimits } from './app-logs.ts';
 import { openLogStream } from './log-stream.ts';
 
 const LOG_CONTENT = {
-  'text/plain': { schema: { type: 'string', description: 'The log written so far (the build’s output, at most 4 MiB).' } },
+  'text/plain': {
+    schema: {
+      type: 'string',
+      description:
+        `The log written so far (the build’s output, at most 4 MiB). Of a build past its app’s ${FULL_LOGS_PER_APP} newest finished ones, only the last ` +
+        `${TRIMMED_LOG_BYTES / 1024} KiB, after a first line saying the earlier part was removed (also in the first \`log\` event when followed).`,
+    },
+  },
   'text/event-stream': {
     schema: {
       type: 'string',

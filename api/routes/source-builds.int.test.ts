@@ -7,6 +7,8 @@ import { hashToken, type PlaintextToken } from '../../src/auth/index.ts';
 import { objectClient } from '../../src/kube/index.ts';
 import { REPOSITORIES, SOURCE_BUILDS } from '../../src/platform/resources.ts';
 import { BuildLogWriter } from '../../src/platform/source-builds/build-log.ts';
+import { TRIMMED_LOG_BYTES, TRIMMED_LOG_NOTICE } from '../../src/platform/source-builds/log-retention.ts';
+import { trimBuildLog } from '../../src/platform/source-builds/log-trim.ts';
 import { platformApp, type PlatformApp } from './testing/platform-app.ts';
 
 let platform: PlatformApp;
@@ -198,6 +200,24 @@ describe('source builds', () => {
       text += message.data.text;
     }
     expect(text).toBe(line.repeat(1024));
+  });
+
+  it('says so where the start of an older build’s log was removed, as text and as events', async () => {
+    const name = await build(APP, 'trimmed', { state: 'Building' });
+    const log = new BuildLogWriter(platform.artifacts, project, name);
+    for (let i = 0; i < 1024; i++) log.write(`${String(i).padStart(6, '0')} ${'x'.repeat(1016)}\n`);
+    await log.finish({ state: 'Failed', message: 'exit 1' });
+    await trimBuildLog(platform.artifacts, project, name); // as the operator does once the app has newer builds
+    const res = await call('GET', `/apps/${APP}/source-builds/${name}/logs`);
+    expect(res.statusCode).toBe(200);
+    expect(res.body.startsWith(TRIMMED_LOG_NOTICE)).toBe(true);
+    expect(res.body.length).toBeLessThanOrEqual(TRIMMED_LOG_NOTICE.length + TRIMMED_LOG_BYTES);
+    expect(res.body).toMatch(/\n\d{6} x+\n001023 x+\n$/);
+    const stream = await EventStream.open(`${url}/apps/${APP}/source-builds/${name}/logs`, { headers: { authorization: `Bearer ${token}` } });
+    const first = (await stream.next({ events: true })) as { event: string; data: { text: string } };
+    expect(first.event).toBe('log');
+    expect(first.data.text.startsWith(TRIMMED_LOG_NOTICE)).toBe(true);
+    stream.close();
   });
 
   it('follows with ?follow=true too, and ends a build that finished without a log by its own state', async () => {

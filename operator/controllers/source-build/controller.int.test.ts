@@ -1,7 +1,8 @@
 // The SourceBuild controller in this process against the real apiserver and MinIO, with a switch that makes the
 // artifact bucket unreachable: a build whose start keeps failing for the platform's sake says why while it is
 // retried, resumes when the bucket is back, and fails once it could not start within its deadline from its push (a
-// day; seconds here), where it stayed "building" for ever.
+// day; seconds here), where it stayed "building" for ever. And an app's older finished builds keep only the end of
+// their logs, also when the operator restarted before trimming them.
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -26,6 +27,9 @@ import { AppStore } from '../../../src/platform/app-store.ts';
 import { BuildCatalog } from '../../../src/platform/builds.ts';
 import { BUILDS, PROJECTS, REPOSITORIES, RUNTIME_APPS, SOURCE_BUILDS } from '../../../src/platform/resources.ts';
 import { RepoStore } from '../../../src/repo-store/index.ts';
+import { BuildLogWriter, deleteBuildLog } from '../../../src/platform/source-builds/build-log.ts';
+import { readWholeBuildLog } from '../../../src/platform/source-builds/follow-build-log.ts';
+import { FULL_LOGS_PER_APP, TRIMMED_LOG_BYTES, TRIMMED_LOG_NOTICE } from '../../../src/platform/source-builds/log-retention.ts';
 import { DEFAULT_BUILD_LIMITS } from './build-runner.ts';
 import { sourceBuildController } from './controller.ts';
 import { LocalBuildRunner } from './local-runner.ts';
@@ -42,6 +46,8 @@ let workDir: string;
 const informers: Array<Informer<never>> = [];
 let controller: Controller<SourceBuild>;
 let builds: Informer<SourceBuild>;
+/** A SourceBuild controller as the operator starts one (a restart: another, with nothing in memory). */
+let newController: () => Controller<SourceBuild>;
 
 beforeAll(async () => {
   ns = await testNamespace(conn, 'srcbuild');
@@ -53,22 +59,24 @@ beforeAll(async () => {
   const stored = createInformer<Build>(conn, BUILDS, scope);
   const projects = createInformer<Project>(conn, PROJECTS);
   informers.push(...([builds, repositories, apps, stored, projects] as Array<Informer<never>>));
-  controller = sourceBuildController({
-    kube: conn,
-    builds,
-    repositories,
-    projects,
-    runner: new LocalBuildRunner({ workDir: join(workDir, 'runs') }),
-    exporter: new SourceExporter({ repos: new RepoStore({ store: bucket }), artifacts: bucket, workDir: join(workDir, 'sources') }),
-    artifacts: bucket,
-    urls: new S3UrlSigner({ config: inject('s3'), bucket: inject('bucket') }),
-    catalog: new BuildCatalog(new AppStore(conn, apps, stored), { baseDomain: 'apps.test', artifacts: bucket }),
-    limits: DEFAULT_BUILD_LIMITS,
-    startDeadlineMs: START_DEADLINE_MS,
-    events: new EventRecorder({ writer: eventWriter(conn), component: 'sourcebuild-test' }),
-    registry: new Registry(),
-    log: silentLogger,
-  });
+  newController = () =>
+    sourceBuildController({
+      kube: conn,
+      builds,
+      repositories,
+      projects,
+      runner: new LocalBuildRunner({ workDir: join(workDir, 'runs') }),
+      exporter: new SourceExporter({ repos: new RepoStore({ store: bucket }), artifacts: bucket, workDir: join(workDir, 'sources') }),
+      artifacts: bucket,
+      urls: new S3UrlSigner({ config: inject('s3'), bucket: inject('bucket') }),
+      catalog: new BuildCatalog(new AppStore(conn, apps, stored), { baseDomain: 'apps.test', artifacts: bucket }),
+      limits: DEFAULT_BUILD_LIMITS,
+      startDeadlineMs: START_DEADLINE_MS,
+      events: new EventRecorder({ writer: eventWriter(conn), component: 'sourcebuild-test' }),
+      registry: new Registry(),
+      log: silentLogger,
+    });
+  controller = newController();
   for (const informer of informers) informer.start();
   await controller.start();
 });
@@ -81,11 +89,11 @@ afterAll(async () => {
   if (workDir) await rm(workDir, { recursive: true, force: true });
 });
 
-function newBuild(): Promise<SourceBuild> {
+function newBuild(app = 'web'): Promise<SourceBuild> {
   const commit = randomBytes(20).toString('hex');
   return client.create({
-    metadata: { name: `web-${commit.slice(0, 12)}`, namespace: ns.name },
-    spec: { app: 'web', source: 'web', context: 'production', repository: 'acme/web', branch: 'main', commit, build: { command: 'true' } },
+    metadata: { name: `${app}-${commit.slice(0, 12)}`, namespace: ns.name },
+    spec: { app, source: app, context: 'production', repository: 'acme/web', branch: 'main', commit, build: { command: 'true' } },
   });
 }
 
@@ -125,5 +133,54 @@ describe('a SourceBuild whose start keeps failing', { timeout: 60_000 }, () => {
     expect(findCondition(failed.status?.conditions, 'Ready')).toMatchObject({ status: 'False', reason: 'RunnerFailed' });
     // Not before its deadline (the creation time is in whole seconds).
     expect(Date.parse(failed.status?.finishedAt ?? '') - Date.parse(failed.metadata?.creationTimestamp ?? '')).toBeGreaterThanOrEqual(START_DEADLINE_MS - 1000);
+  });
+});
+
+describe('the logs of an app’s older finished builds', { timeout: 90_000 }, () => {
+  beforeAll(() => {
+    bucket.down = false; // the cases above leave it down
+  });
+  const failedBuild = async (app: string) => until(await newBuild(app), 'the build ends', (b) => b.status?.state === 'Failed');
+  /** As if the build had printed 1 MiB: its log written again, whole. */
+  const bigLog = async (build: SourceBuild) => {
+    await deleteBuildLog(bucket, ns.name, build.metadata?.name ?? '');
+    const log = new BuildLogWriter(bucket, ns.name, build.metadata?.name ?? '');
+    for (let i = 0; i < 1024; i++) log.write(`${String(i).padStart(6, '0')} ${'x'.repeat(1016)}\n`);
+    await log.finish({ state: 'Failed', message: 'the source is unavailable' });
+  };
+  const storedBytes = async (build: SourceBuild) =>
+    (await bucket.list(`source-builds/${ns.name}/${build.metadata?.name}/log/`)).items.filter((i) => i.key.endsWith('.txt')).reduce((sum, i) => sum + i.size, 0);
+  const trimmed = async (build: SourceBuild) => {
+    await expect.poll(() => storedBytes(build), { timeout: 20_000, interval: 200 }).toBeLessThanOrEqual(TRIMMED_LOG_BYTES);
+    const read = await readWholeBuildLog(bucket, ns.name, build.metadata?.name ?? '');
+    expect(read.text.startsWith(TRIMMED_LOG_NOTICE)).toBe(true);
+    expect(read.text).toMatch(/001023 x+\n$/);
+    expect(read.end?.state).toBe('Failed');
+  };
+
+  it(`keep only their end once the app has ${FULL_LOGS_PER_APP} newer finished builds, and a reader is told`, async () => {
+    const oldest = await failedBuild('logs');
+    await bigLog(oldest);
+    await new Promise((resolve) => setTimeout(resolve, 1_100)); // creation times have whole seconds
+    const newer: SourceBuild[] = [];
+    for (let i = 0; i < FULL_LOGS_PER_APP; i++) newer.push(await failedBuild('logs'));
+    await trimmed(oldest);
+    // The newest five keep theirs whole.
+    const next = newer[0] ?? oldest;
+    await bigLog(next);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(await storedBytes(next)).toBe(1024 * 1024);
+  });
+
+  it('are trimmed after an operator restart, whatever the last process did', async () => {
+    const oldest = await failedBuild('restart');
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    for (let i = 0; i < FULL_LOGS_PER_APP; i++) await failedBuild('restart');
+    await controller.stop();
+    // Its log whole again while no operator runs: as if the last one had stopped before trimming it.
+    await bigLog(oldest);
+    controller = newController();
+    await controller.start();
+    await trimmed(oldest);
   });
 });

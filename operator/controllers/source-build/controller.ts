@@ -14,6 +14,8 @@ import type { ObjectUrlSigner } from '../../../src/object-store/presigned-urls.t
 import type { BuildCatalog } from '../../../src/platform/builds.ts';
 import { SOURCE_BUILDS } from '../../../src/platform/resources.ts';
 import { BuildLogWriter, deleteBuildLog, deleteBuildObjects } from '../../../src/platform/source-builds/build-log.ts';
+import { trimBuildLog } from '../../../src/platform/source-builds/log-trim.ts';
+import { buildsWithTrimmedLogs } from './trimmed-logs.ts';
 import { PublicError } from '../../../src/errors.ts';
 import type { BuildLimits, BuildRunner, RunResult } from './build-runner.ts';
 import { OutputInvalidError, packOutput } from './pack-output.ts';
@@ -61,7 +63,8 @@ export const START_DEADLINE_MS = 24 * 3600 * 1000;
  * their status: Queued until a slot is free, Building while it runs (the run is followed again after an operator
  * restart, by its id), then Succeeded (the output packed as `cw deploy` packs it and stored as a Build of the app,
  * not yet active: the AppSource controller activates the branch's newest) or Failed with a reason, or Cancelled
- * when a newer push superseded it. Deleting one stops its run and removes its objects from the bucket.
+ * when a newer push superseded it. Deleting one stops its run and removes its objects from the bucket. A finished
+ * build past its app's newest few keeps only the end of its log (trimmed-logs.ts).
  */
 export function sourceBuildController(deps: SourceBuildControllerDeps): Controller<SourceBuild> {
   const now = deps.now ?? (() => new Date());
@@ -76,6 +79,22 @@ export function sourceBuildController(deps: SourceBuildControllerDeps): Controll
   /** Runs that ended and await their reconcile (which packs, stores and writes the status), by object key. */
   const results = new Map<string, RunResult>();
   const logs = new Map<string, BuildLogWriter>();
+  /**
+   * Builds whose log this process has trimmed or found small (key to uid): a finished build's log is listed once; a
+   * restart reconciles every build again, and so finishes a trimming a crash cut short.
+   */
+  const trimmed = new Map<string, string>();
+
+  /** A finished build: its log is trimmed once it is past its app's newest, and so are those of its app that are. */
+  const trimLogs = async (key: string, build: SourceBuild): Promise<void> => {
+    const [namespace, uid] = [build.metadata?.namespace ?? '', build.metadata?.uid ?? ''];
+    const past = buildsWithTrimmedLogs(deps.builds.list(namespace), build.spec.app);
+    for (const other of past) if (objectKey(other) !== key && trimmed.get(objectKey(other)) !== other.metadata?.uid) controller.enqueue(objectKey(other));
+    if (trimmed.get(key) === uid || !past.some((b) => b.metadata?.uid === uid)) return;
+    const removed = await trimBuildLog(deps.artifacts, namespace, build.metadata?.name ?? '');
+    trimmed.set(key, uid);
+    if (removed > 0) deps.log.info('the log of an older build trimmed to its end', { build: key, bytes: removed });
+  };
 
   // Merge patches: this controller is the status's one writer, and its reconciles may read a cache behind its own writes.
   // A reconcile starts from the status the last write left, so a later write (the whole status) never puts back an older field.
@@ -188,6 +207,7 @@ export function sourceBuildController(deps: SourceBuildControllerDeps): Controll
         // Gone without the finalizer's cleanup (a cluster admin let it go): its slot, or its place in the queue,
         // would otherwise be held until the operator restarts, and every project's builds wait behind it.
         written.forget(key);
+        trimmed.delete(key);
         slots.release(key);
         void logs.get(key)?.abandon();
         logs.delete(key);
@@ -201,9 +221,10 @@ export function sourceBuildController(deps: SourceBuildControllerDeps): Controll
         logs.delete(key);
         await writing; // a chunk being uploaded lands before the log is deleted, not after
         await deleteBuildObjects(deps.artifacts, namespace, b.metadata?.name ?? '');
+        trimmed.delete(key);
       };
       if (await runFinalizer(client, build, SOURCE_BUILD_FINALIZER, cleanup)) return;
-      if (isFinished(build.status?.state)) return;
+      if (isFinished(build.status?.state)) return trimLogs(key, build);
       build = await addFinalizer(client, build, SOURCE_BUILD_FINALIZER);
       const state = build.status?.state;
 

@@ -1,7 +1,9 @@
 // A build's log in the artifact bucket: numbered chunks written as the build runs (the operator), read and
 // followed by the API. S3 has no append, so a live log is a series of small objects; `end.json` says the build
-// is over, so a follower knows when to stop. Kept as long as the SourceBuild is (deleted with it).
+// is over, so a follower knows when to stop. Kept as long as the SourceBuild is (deleted with it), whole while the
+// build is one of its app's newest few, then its end only (log-retention.ts).
 import type { ObjectStore } from '../../object-store/object-store.ts';
+import { TRIMMED_LOG_NOTICE } from './log-retention.ts';
 
 /** Most bytes one build logs; beyond, one line says the rest was left out. */
 export const MAX_BUILD_LOG_BYTES = 4 * 1024 * 1024;
@@ -20,6 +22,8 @@ export function buildObjectsPrefix(namespace: string, build: string): string {
 }
 
 const chunkKey = (prefix: string, index: number) => `${prefix}${String(index).padStart(8, '0')}.txt`;
+/** A chunk's number, from its key. */
+const chunkIndex = (key: string) => Number(key.slice(-12, -4));
 const endKey = (prefix: string) => `${prefix}end.json`;
 
 /** How a log ended, as its last object says. */
@@ -144,7 +148,7 @@ export class BuildLogWriter {
 
 /** A part of a log read from `after` on. */
 export interface LogRead {
-  /** The text of the chunks read, in order. */
+  /** The text of the chunks read, in order, with {@link TRIMMED_LOG_NOTICE} where chunks were removed. */
   readonly text: string;
   /** Pass it back as `after` to read on. */
   readonly cursor: string | undefined;
@@ -152,7 +156,11 @@ export interface LogRead {
   readonly end: LogEnd | undefined;
 }
 
-/** Reads the chunks after `cursor` (a chunk key; none: from the start), at most `maxChunks` of them. */
+/**
+ * Reads the chunks after `cursor` (a chunk key; none: from the start), at most `maxChunks` of them. Chunks are
+ * numbered from 0 with no gap as written, so a missing number is a part removed by the log's trimming: the reader
+ * is told there, also while a trimming is under way.
+ */
 export async function readBuildLog(store: ObjectStore, namespace: string, build: string, cursor?: string, maxChunks = 64): Promise<LogRead> {
   const prefix = buildLogPrefix(namespace, build);
   const page = await store.list(prefix, { ...(cursor ? { startAfter: cursor } : {}), limit: maxChunks + 1 });
@@ -160,7 +168,17 @@ export async function readBuildLog(store: ObjectStore, namespace: string, build:
   const hasEnd = page.items.some((i) => i.key === endKey(prefix));
   const read = chunks.slice(0, maxChunks);
   const texts = await Promise.all(read.map(async (key) => store.get(key)));
-  const text = texts.map((got) => (got?.kind === 'object' ? Buffer.from(got.body).toString('utf8') : '')).join('');
+  let expected = cursor ? chunkIndex(cursor) + 1 : 0;
+  const parts: string[] = [];
+  read.forEach((key, i) => {
+    const got = texts[i];
+    // A chunk gone between the listing and its read was removed as well.
+    const removed = chunkIndex(key) > expected || got?.kind !== 'object';
+    if (removed && parts.at(-1) !== TRIMMED_LOG_NOTICE) parts.push(TRIMMED_LOG_NOTICE);
+    if (got?.kind === 'object') parts.push(Buffer.from(got.body).toString('utf8'));
+    expected = chunkIndex(key) + 1;
+  });
+  const text = parts.join('');
   const complete = hasEnd && read.length === chunks.length;
   let end: LogEnd | undefined;
   if (complete) {
