@@ -12,6 +12,7 @@ import { BASE_DOMAIN, memoryDns, type MemoryDns } from './testing/memory-dns.ts'
 import { platformApp, type PlatformApp } from './testing/platform-app.ts';
 import { MAX_DELETED_DOMAINS_KEPT, MAX_DOMAINS_PER_PROJECT, MAX_PENDING_DOMAINS_PER_USER } from '../../src/platform/domains/project-domains.ts';
 import { byAge } from '../../src/platform/domains/domain-store.ts';
+import { backdateDelegated } from '../../src/platform/domains/testing/backdate-delegation.ts';
 
 let dns: MemoryDns;
 let platform: PlatformApp;
@@ -202,6 +203,36 @@ describe('a domain another project holds without having proved its delegation', 
     // Deleted and added again there, it takes nothing back from the domain that proved its delegation.
     expect([200, 202]).toContain((await call('DELETE', `/domains/${domain}`, undefined, rival)).statusCode);
     expect(await refused(409, 'POST', '/domains', { domain }, rival)).toContain('already a domain of another project');
+  });
+});
+
+describe('a domain whose holder was found delegated elsewhere for a day (review-163 F4)', () => {
+  it('is refused (409) within the day, then added with a zone of its own, taken over once delegated, the former holder saying so', async () => {
+    const domain = dns.domain('lapsed');
+    const theirs = await ok(201, 'POST', '/domains', { domain }, rival);
+    dns.parent.delegate(domain, theirs.nameservers);
+    expect(await ok(200, 'POST', `/domains/${domain}/delegation-check`, undefined, rival)).toMatchObject({ status: 'managed' });
+    // The registrar points elsewhere: within the grace, the holder still holds.
+    dns.parent.delegate(domain, ['ns1.elsewhere.example', 'ns2.elsewhere.example']);
+    expect(await ok(200, 'POST', `/domains/${domain}/delegation-check`, undefined, rival)).toMatchObject({ status: 'pending_delegation' });
+    expect(await refused(409, 'POST', '/domains', { domain })).toContain('already a domain of another project');
+
+    // Found so for more than a day: the add stands, with a zone of its own to delegate to.
+    const [held] = await domainObjects(rival.project, domain);
+    await backdateDelegated(objectClient<ProjectDomain>(platform.conn, PROJECT_DOMAINS), held!, 25);
+    const challenge = await vi.waitFor(
+      async () => {
+        const res = await call('POST', '/domains', { domain });
+        expect(res.statusCode, res.body).toBe(201);
+        return res.json().domain as DomainView;
+      },
+      { timeout: 15_000, interval: 200 },
+    );
+    expect(challenge).toMatchObject({ domain, status: 'pending_delegation', status_reason: 'DomainTaken' });
+    expect(challenge.status_message).toContain(`whose delegation of it has lapsed for a day; delegate ${domain} to ${challenge.nameservers.join(', ')}`);
+    dns.parent.delegate(domain, challenge.nameservers);
+    expect(await ok(200, 'POST', `/domains/${domain}/delegation-check`)).toMatchObject({ status: 'managed', status_reason: 'Managed' });
+    await vi.waitFor(async () => expect((await ok(200, 'GET', `/domains/${domain}`, undefined, rival)).status_reason).toBe('DomainTakenOver'), { timeout: 15_000 });
   });
 });
 

@@ -38,7 +38,7 @@ export function domainRoutes(app: FastifyInstance, dns: DomainServices): void {
     schema: {
       tags,
       summary:
-        'Add a domain: its hosted zone is created and its nameservers answered (201, status pending_delegation); 202 with the domain as it stands (pending_delegation, status_reason Creating, no nameservers yet) and a Location to GET it when the zone has not been created within 10 s. 400 for a name that cannot be a project domain (the platform’s base domain, names in or above it); 409 when this or another project holds it, when it is under another project’s domain, or when the caller has 10 domains waiting for their delegation; 502/503 when the DNS provider fails (the domain stays added and the platform retries)',
+        'Add a domain: its hosted zone is created and its nameservers answered (201, status pending_delegation); 202 with the domain as it stands (pending_delegation, status_reason Creating, no nameservers yet) and a Location to GET it when the zone has not been created within 10 s. 400 for a name that cannot be a project domain (the platform’s base domain, names in or above it); 409 when this project has it or another project holds it by a delegation that has not lapsed for a day (a holder that never delegated it, or whose delegation lapsed, is challenged: the domain is added with a zone of its own, status_reason DomainTaken, and takes the name over once delegated to it), when it is under another project’s domain, or when the caller has 10 domains waiting for their delegation; 502/503 when the DNS provider fails (the domain stays added and the platform retries)',
       params: ProjectParams,
       body: DomainBody,
       response: { 201: one, 202: one, ...errorResponses(409, 502, 503) },

@@ -6,7 +6,7 @@
 local reasons = {
   RuntimeApp = { degraded = { BuildFailed = true, BuildNotFound = true, CPULimitExceeded = true, MemoryLimitExceeded = true, DatabaseNotFound = true, QuotaExceeded = true, RolloutAborted = true, HostnamesRefused = true, InsufficientStorage = true }, suspended = { NoBuild = true } },
   Database = { degraded = { RestoreSourceNotFound = true, RestorePointUnavailable = true, TokenSecretConflict = true, TokenSecretForbidden = true, TokenInUse = true, LimitOutOfRange = true }, suspended = {} },
-  ProjectDomain = { degraded = { InvalidDomain = true, DomainTaken = true, ReservedDomain = true, UnderAnotherProject = true, TooManyDomains = true, ZoneDeletionFailed = true, ProviderNotOwned = true, ProviderRejected = true, ProviderLimitExceeded = true, ProviderAccessDenied = true, ProviderInvalid = true }, suspended = {} },
+  ProjectDomain = { degraded = { InvalidDomain = true, DomainTaken = true, DomainTakenOver = true, ReservedDomain = true, UnderAnotherProject = true, TooManyDomains = true, ZoneDeletionFailed = true, ProviderNotOwned = true, ProviderRejected = true, ProviderLimitExceeded = true, ProviderAccessDenied = true, ProviderInvalid = true }, suspended = {} },
   DnsRecord = { degraded = { RecordConflicts = true, ProviderNotOwned = true, ProviderRejected = true, ProviderLimitExceeded = true, ProviderAccessDenied = true, ProviderInvalid = true }, suspended = {} },
   AppHostname = { degraded = { AppNotFound = true, TooManyHostnames = true, HostnameTaken = true, NoRuntimeTarget = true }, suspended = { AwaitingFinalize = true } },
   RepositoryWebhook = { degraded = { SecretNotFound = true, InvalidSecret = true, TargetRefused = true }, suspended = { Inactive = true } },

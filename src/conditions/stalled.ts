@@ -12,6 +12,7 @@ export const STALLED_REASONS: Readonly<Record<string, readonly string[]>> = {
   ProjectDomain: [
     'InvalidDomain',
     'DomainTaken',
+    'DomainTakenOver',
     'ReservedDomain',
     'UnderAnotherProject',
     'TooManyDomains',

@@ -18,6 +18,7 @@ import type { ParentZoneRecordType } from '../../../src/dns/parent-zone.ts';
 import { createInformer, eventWriter, objectClient, type Informer } from '../../../src/kube/index.ts';
 import { testConnection, testNamespace } from '../../../src/kube/testing/test-kube.ts';
 import { askDelegationCheck } from '../../../src/platform/domains/testing/delegation-check.ts';
+import { backdateDelegated } from '../../../src/platform/domains/testing/backdate-delegation.ts';
 import { testDnsSettings } from '../../testing/test-dns-settings.ts';
 import { eventually } from '../../../e2e/harness/runtime-stack.ts';
 import { challengeToken } from '../../../src/platform/domains/hostname-records.ts';
@@ -343,6 +344,51 @@ describe('an active binding', () => {
     } finally {
       for (const o of (await hostnames.list(former.name)).items) await hostnames.delete(former.name, o.metadata?.name ?? '').catch(() => {});
       await former.remove();
+    }
+  });
+
+  it('stops being served, freeing its name, once another project takes its lapsed domain over (review-163 F4)', async () => {
+    const next = await testNamespace(conn, 'hostctl-n');
+    try {
+      await createApp('lapsing', { activeBuildId: 'b-1' });
+      const domain = newDomain('lapsing');
+      const d = await addDomain(domain, true);
+      const h = await attach(`www.${domain}`, 'lapsing', 'managed_project_domain');
+      const host = h.spec.hostname;
+      await hostnames.patch(ns, host, { spec: { finalize: true } });
+      await until(live(h), (o) => o.status?.state === 'active', 'active');
+
+      // The registrar points elsewhere for more than a day (the time the verdict dates from moved back).
+      parent.delegate(domain, ['ns1.elsewhere.example', 'ns2.elsewhere.example']);
+      await askDelegationCheck(domainClient, d);
+      await backdateDelegated(domainClient, d, 25);
+      // Still its claim's holder until the name's new owner proves its delegation: still served.
+      expect((await hostnames.get(ns, host))?.status?.state).toBe('active');
+
+      // The new owner's domain (labelled for this test's informers) gets a zone, is delegated to it and takes the name.
+      const theirs = await domainClient.create({
+        apiVersion: API_VERSION,
+        kind: 'ProjectDomain',
+        metadata: { name: domain.replaceAll('.', '-'), namespace: next.name, labels: labels() },
+        spec: { domain },
+      });
+      const zoned = await until(
+        () => domainClient.get(next.name, theirs.metadata?.name ?? ''),
+        (o) => !!o.status?.hostedZoneId,
+        'a zone to prove delegation with',
+      );
+      parent.delegate(domain, zoned.status?.nameservers ?? []);
+      expect((await askDelegationCheck(domainClient, zoned)).status?.state).toBe('managed');
+
+      // Its finalize still asked for, it says why at every pass (not to set the domain's nameservers again).
+      const why = (o: AppHostname) => condition(o, 'Ready')?.message ?? '';
+      const lost = await until(live(h), (o) => o.status?.state === 'pending' && why(o).includes('was taken over by another project'), 'no longer served, saying why');
+      expect(condition(lost, 'Ready')).toMatchObject({ status: 'False', reason: 'DomainNotManaged' });
+      expect(await claims.get('', host)).toBeUndefined();
+    } finally {
+      for (const o of (await domainClient.list(next.name)).items) await domainClient.delete(next.name, o.metadata?.name ?? '').catch(() => {});
+      await vi.waitFor(async () => expect((await domainClient.list(next.name)).items).toEqual([]), { timeout: 15_000 }).catch(() => {});
+      await next.remove();
     }
   });
 

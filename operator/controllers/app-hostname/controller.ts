@@ -1,14 +1,14 @@
 import type { Registry } from 'prom-client';
 import { HostnameReasons, VERIFY_ANNOTATION, type AppHostname, type RequiredDnsRecord } from '../../../src/apis/v1alpha1/app-hostname.ts';
 import type { DnsRecord } from '../../../src/apis/v1alpha1/dns-record.ts';
-import type { ProjectDomain } from '../../../src/apis/v1alpha1/project-domain.ts';
+import { ProjectDomainReasons, type ProjectDomain } from '../../../src/apis/v1alpha1/project-domain.ts';
 import { MAX_APP_HOSTNAMES, type RuntimeApp } from '../../../src/apis/v1alpha1/runtime-app.ts';
-import { statusChanged } from '../../../src/conditions/index.ts';
-import type { HostnameClaim } from '../../../src/apis/v1alpha1/domain-claim.ts';
+import { findCondition, statusChanged } from '../../../src/conditions/index.ts';
+import type { DomainClaim, HostnameClaim } from '../../../src/apis/v1alpha1/domain-claim.ts';
 import { UnroutableError } from '../../../src/dns/app-records.ts';
 import { isInZone } from '../../../src/dns/names.ts';
 import { objectClient, type Informer, type KubeConnection, type KubeObject } from '../../../src/kube/index.ts';
-import { HOSTNAME_CLAIMS, TLS_CERTIFICATES } from '../../../src/platform/resources.ts';
+import { DOMAIN_CLAIMS, HOSTNAME_CLAIMS, TLS_CERTIFICATES } from '../../../src/platform/resources.ts';
 import type { TlsCertificate } from '../../../src/apis/v1alpha1/tls-certificate.ts';
 import { ensureHostnameCertificate } from './certificate.ts';
 import { NameClaims } from '../name-claims.ts';
@@ -60,6 +60,7 @@ export function appHostnameController(deps: AppHostnameControllerDeps): Controll
   const now = deps.now ?? (() => new Date());
   const recheck = { minMs: deps.settings.pendingRecheckMinMs, intervalMs: deps.settings.recheckIntervalMs };
   const certificates = objectClient<TlsCertificate>(deps.kube, TLS_CERTIFICATES);
+  const domainClaims = objectClient<DomainClaim>(deps.kube, DOMAIN_CLAIMS);
   const store = new DomainStore(deps.kube, { domains: deps.domains, records: deps.records, hostnames: deps.hostnames });
   // A hostname is claimed when it is activated: several projects may attach one, the first to verify it serves it.
   const claims = new NameClaims(objectClient<HostnameClaim>(deps.kube, HOSTNAME_CLAIMS), 'AppHostname', async (holder, hostname) => {
@@ -79,6 +80,9 @@ export function appHostnameController(deps: AppHostnameControllerDeps): Controll
     const domain = store.activeDomains(namespace).find((d) => d.metadata?.name === h.status?.projectDomain);
     if (!domain)
       return { ok: false, reason: HostnameReasons.DomainGone, message: `The project domain holding ${hostname} was deleted; add it again and repeat the attach request, then finalize again.` };
+    if (findCondition(domain.status?.conditions, 'Ready')?.reason === ProjectDomainReasons.DomainTakenOver) {
+      return { ok: false, reason: HostnameReasons.DomainNotManaged, message: takenOverMessage(hostname) };
+    }
     if (domain.status?.state !== 'managed') {
       // Its zone is not what the internet asks (never delegated, or the re-check demoted it): records in it prove nothing.
       return {
@@ -193,10 +197,14 @@ export function appHostnameController(deps: AppHostnameControllerDeps): Controll
     return taken.held;
   }
 
-  /** Whether an external binding holding `hostname` no longer publishes its ownership challenge (a definite answer). */
+  /**
+   * Whether the binding holding `hostname` no longer proves it: an external one no longer publishes its ownership
+   * challenge (a definite answer), a managed one's project domain was taken over by another project.
+   */
   async function proofGone(holder: { namespace: string; name: string; uid: string }, hostname: string): Promise<boolean> {
     const held = await store.hostnameClient.get(holder.namespace, holder.name);
-    if (held?.metadata?.uid !== holder.uid || held.spec.dnsMode === 'managed_project_domain') return false;
+    if (held?.metadata?.uid !== holder.uid) return false;
+    if (held.spec.dnsMode === 'managed_project_domain') return domainTakenOver(holder.namespace, hostname);
     const result = await verifyExternalRecords(withChallenge([], hostname, challengeToken(held)), deps.settings.resolver, deps.settings.timeoutMs);
     return !result.ok && result.inconclusive === undefined;
   }
@@ -221,8 +229,8 @@ export function appHostnameController(deps: AppHostnameControllerDeps): Controll
 
   /**
    * An active hostname stays the project's to serve until no project domain with a zone holds a managed
-   * hostname any more (the domain was deleted, and may be another project's next), or another project holds
-   * its claim. A domain briefly pending delegation still holds it. Undefined: still served here.
+   * hostname any more (the domain was deleted, and may be another project's next, or taken over by another project),
+   * or another project holds its claim. A domain briefly pending delegation still holds it. Undefined: still served here.
    */
   async function stillServed(h: AppHostname, namespace: string, holder: { namespace: string; name: string; uid: string }): Promise<Failure | undefined> {
     const hostname = h.spec.hostname;
@@ -236,9 +244,34 @@ export function appHostnameController(deps: AppHostnameControllerDeps): Controll
         message: `No project domain of this project holds ${hostname} any more, so the app is no longer served on it. Add the domain again; the hostname is activated again once its records are applied.`,
       };
     }
+    if (managed && (await domainTakenOver(namespace, hostname))) {
+      // Its records are in a zone nobody asks any more: whoever holds the domain now may serve the name.
+      await claims.release(hostname, holder.uid);
+      return { ok: false, reason: HostnameReasons.DomainNotManaged, message: takenOverMessage(hostname) };
+    }
     if ((await claims.claim(hostname, holder)).held) return undefined;
     return { ok: false, reason: HostnameReasons.HostnameTaken, message: `${hostname} is verified and served by another project; it is not served here.` };
   }
+
+  /**
+   * Whether every project domain of `namespace` with a zone holding `hostname` lost its DomainClaim to another
+   * project (which proved a delegation of the name after theirs lapsed, review-163 F4): read from the claims, the
+   * record of who holds a domain. False when the project has none (the caller says so otherwise).
+   */
+  async function domainTakenOver(namespace: string, hostname: string): Promise<boolean> {
+    const holding = store.activeDomains(namespace).filter((d) => d.status?.hostedZoneId && !d.metadata?.deletionTimestamp && isInZone(hostname, d.spec.domain));
+    if (holding.length === 0) return false;
+    for (const d of holding) {
+      const holder = (await domainClaims.get('', d.spec.domain))?.spec.holder;
+      if (!holder || holder.namespace === namespace) return false;
+    }
+    return true;
+  }
+}
+
+/** Why a managed hostname is not served once its project domain was taken over (review-163 F4). */
+function takenOverMessage(hostname: string): string {
+  return `The project domain holding ${hostname} was taken over by another project, to whose zone the parent zone delegates it now, so the app is no longer served on it.`;
 }
 
 /** The verdict on a hostname the runtime cannot route (an apex, and no runtime addresses): never activated. */

@@ -18,6 +18,7 @@ import { createInformer, EVENTS, eventWriter, objectClient, type Informer, type 
 import { testConnection, testNamespace } from '../../../src/kube/testing/test-kube.ts';
 import { DELEGATION_CHECK_ANNOTATION, ZONE_FINALIZER } from '../../../src/apis/v1alpha1/project-domain.ts';
 import { askDelegationCheck } from '../../../src/platform/domains/testing/delegation-check.ts';
+import { backdateDelegated } from '../../../src/platform/domains/testing/backdate-delegation.ts';
 import { testDnsSettings } from '../../testing/test-dns-settings.ts';
 import { eventually } from '../../../e2e/harness/runtime-stack.ts';
 import { APP_HOSTNAMES, DNS_RECORDS, DOMAIN_CLAIMS, PROJECT_DOMAINS, PROJECT_LABEL, TLS_CERTIFICATES } from '../../../src/platform/resources.ts';
@@ -300,6 +301,47 @@ describe('what the controller refuses', () => {
     expect([...provider.backend.zones.values()].filter((z) => z.domain === domain)).toHaveLength(1);
   });
 
+  it('lets a project that proves its delegation take over a domain whose holder was found delegated elsewhere for a day, and not sooner (review-163 F4)', async () => {
+    const domain = newDomain('lapsed');
+    const former = await delegate(await apply(domain, { namespace: other, deleteAfterTest: true }));
+    // The registrar points elsewhere (a lapsed registration, bought again by someone else).
+    parent.delegate(domain, ['ns1.elsewhere.example', 'ns2.elsewhere.example']);
+    const lapsing = await askDelegationCheck(domainClient, former);
+    expect(condition(lapsing, 'Delegated')).toMatchObject({ status: 'False', reason: 'NameserversMismatch' });
+
+    // Within the day's grace the holder still holds: the new owner gets no zone, as against a delegated holder.
+    const owner = await apply(domain, { deleteAfterTest: true });
+    const refused = await until(live(owner), (o) => condition(o, 'Ready')?.reason === 'DomainTaken', 'refused within the grace');
+    expect(refused.status?.hostedZoneId).toBeUndefined();
+    expect(condition(refused, 'Ready')?.message).toContain('a domain can belong to one project only');
+
+    // Found not delegated for more than a day: the new owner gets a zone of its own to delegate to, nothing served.
+    await backdateDelegated(domainClient, former, 25);
+    const challenging = await until(live(owner), (o) => !!o.status?.hostedZoneId && condition(o, 'Ready')?.reason === 'DomainTaken', 'a zone to prove delegation with');
+    expect(condition(challenging, 'Ready')?.message).toBe(
+      `${domain} is held by another project whose delegation of it has lapsed for a day; delegate ${domain} to ${challenging.status?.nameservers?.join(', ')} and run the delegation check to take it over.`,
+    );
+    expect(challenging.status?.nameservers).not.toEqual(former.status?.nameservers);
+    expect((await claimClient.get('', domain))?.spec.holder.uid).toBe(former.metadata?.uid);
+    parent.delegate(domain, challenging.status?.nameservers ?? []);
+    const taken = await askDelegationCheck(domainClient, challenging);
+    expect(taken.status?.state).toBe('managed');
+    expect(condition(taken, 'Ready')).toMatchObject({ status: 'True', reason: 'Managed' });
+    expect((await claimClient.get('', domain))?.spec.holder.uid).toBe(owner.metadata?.uid);
+
+    // The former holder says so, its zone (delegated once) kept until it is deleted.
+    const lost = await until(live(former), (o) => condition(o, 'Ready')?.reason === 'DomainTakenOver', 'the former holder told');
+    expect(condition(lost, 'Ready')).toMatchObject({ status: 'False', message: expect.stringContaining(`${domain} was taken over by another project`) });
+    expect(condition(lost, 'Stalled')).toMatchObject({ status: 'True', reason: 'DomainTakenOver' });
+    expect(lost.status?.hostedZoneId).toBe(former.status?.hostedZoneId);
+
+    // Delegated to its own zone again, it does not take the name back while the new holder's delegation is recent.
+    parent.delegate(domain, former.status?.nameservers ?? []);
+    const again = await askDelegationCheck(domainClient, lost);
+    expect(condition(again, 'Ready')?.reason).toBe('DomainTakenOver');
+    expect((await claimClient.get('', domain))?.spec.holder.uid).toBe(owner.metadata?.uid);
+  });
+
   it("refuses a parent added above another project's delegated domain (DomainTaken), which keeps its zone and records", async () => {
     const domain = newDomain('above');
     const child = await apply(`dev.${domain}`, { namespace: other, deleteAfterTest: true });
@@ -357,7 +399,7 @@ describe('what the controller refuses', () => {
     const lost = await askDelegationCheck(domainClient, managed);
     expect(condition(lost, 'Ready')).toMatchObject({
       status: 'False',
-      reason: 'DomainTaken',
+      reason: 'DomainTakenOver',
       message: expect.stringContaining(`Its hosted zone, delegated once, is kept until ${domain} is deleted.`),
     });
     expect(lost.status?.hostedZoneId).toBe(managed.status?.hostedZoneId);

@@ -132,6 +132,8 @@ export function projectDomainController(deps: ProjectDomainControllerDeps): Cont
       const pass = await reconciler.reconcile(domain, { checkDelegation: due, ...(request !== undefined ? { answersRequest: request } : {}) });
       await report(domain, pass.domain);
       if (domain.status?.delegatedAt === undefined && pass.domain.status?.delegatedAt !== undefined) lookAgainAround(pass.domain);
+      // The former holder says at once that it lost the name (nothing it watches changed).
+      if (pass.tookOverFrom) controller.enqueue(`${pass.tookOverFrom.namespace}/${pass.tookOverFrom.name}`);
       stuckSince.delete(key);
       if (deps.tls && pass.domain.status?.state === 'managed') await ensureDomainCertificate(certificates, pass.domain);
       if (pass.failure) {
@@ -143,7 +145,7 @@ export function projectDomainController(deps: ProjectDomainControllerDeps): Cont
       // Another project's domain going away enqueues only that one: look again after a while. Likewise a domain
       // past the project's limit, once an older one goes, and one under another project's domain.
       const reason = findCondition(pass.domain.status?.conditions, 'Ready')?.reason;
-      if (reason === R.DomainTaken || reason === R.TooManyDomains || reason === R.UnderAnotherProject) return { requeueAfter: deps.takenRecheckMs ?? TAKEN_RECHECK_MS };
+      if (reason === R.DomainTaken || reason === R.DomainTakenOver || reason === R.TooManyDomains || reason === R.UnderAnotherProject) return { requeueAfter: deps.takenRecheckMs ?? TAKEN_RECHECK_MS };
       const next = checkIn(pass.domain);
       return next === undefined ? undefined : { requeueAfter: Math.max(1000, next) };
     },

@@ -22,6 +22,7 @@ import { oldestBeyond } from '../../../src/collections/retention.ts';
 import { domainStatus, type DomainObservation, type ProviderFailure } from '../../../src/platform/domains/domain-status.ts';
 import { ancestorDomains, domainRefusal, type DomainRefusal, type Overlap, type OverlapBelow } from '../../../src/platform/domains/domain-admission.ts';
 import type { ClaimHolder } from '../../../src/apis/v1alpha1/domain-claim.ts';
+import { delegationLapsed } from '../../../src/platform/domains/delegation-lapse.ts';
 import { syncDomainRecords } from './record-sync.ts';
 import type { NameClaims } from '../name-claims.ts';
 import { withStalled } from '../../../src/conditions/stalled.ts';
@@ -42,6 +43,8 @@ export interface DomainPass {
   readonly delegation?: DelegationResult;
   /** The provider failed on the way (already in the status conditions). */
   readonly failure?: DnsProviderError;
+  /** The holder this pass took the name over from: nothing it watches changed, so it is told. */
+  readonly tookOverFrom?: ClaimHolder;
 }
 
 function failureOf(err: unknown): { failure: ProviderFailure; error: DnsProviderError } {
@@ -79,7 +82,8 @@ export class DomainReconciler {
     const over = valid && !refused ? this.#overLimit(domain) : undefined;
     if (refused || over !== undefined) await this.#claims.release(domain.spec.domain, uid);
     let claim = valid && !refused && over === undefined ? await this.#claims.claim(domain.spec.domain, { namespace, name: objectName, uid }) : undefined;
-    const unproven = claim && !claim.held ? await this.#unprovenHolder(claim.holder) : undefined;
+    const unproven = claim && !claim.held ? await this.#challengeable(claim.holder) : undefined;
+    let tookOverFrom: ClaimHolder | undefined;
     if (!valid) {
       seen.invalid = { message: name.ok ? `${domain.spec.domain} is not in normal form; use ${name.domain}.` : name.message };
     } else if (refused) {
@@ -100,11 +104,14 @@ export class DomainReconciler {
           seen.delegation = delegation;
         }
         if (claim && !claim.held && unproven) {
-          // The holder never proved its delegation: delegated to this zone, the name is ours.
+          // The holder does not prove its delegation (never did, or lapsed): delegated to this zone, the name is ours.
+          const from = claim.holder;
           if (delegation?.delegated) claim = await this.#claims.takeOver(domain.spec.domain, unproven.uid, { namespace, name: objectName, uid });
-          if (!claim.held) {
+          if (claim.held) tookOverFrom = from;
+          else {
             seen.takenBy = claim.holder.namespace;
             seen.unproven = true;
+            if (unproven.lapsed) seen.lapsedHolder = true;
           }
         }
       }
@@ -155,7 +162,7 @@ export class DomainReconciler {
       if (options.answersRequest !== undefined) status.lastHandledDelegationCheck = options.answersRequest;
       return statusChanged(live.status, status) ? status : undefined;
     });
-    return { domain: written, ...(delegation ? { delegation } : {}), ...(failure ? { failure } : {}) };
+    return { domain: written, ...(delegation ? { delegation } : {}), ...(failure ? { failure } : {}), ...(tookOverFrom ? { tookOverFrom } : {}) };
   }
 
   /**
@@ -233,14 +240,17 @@ export class DomainReconciler {
   }
 
   /**
-   * The holder of a name when it never proved its delegation: a project that proves it takes the name over. A claim
-   * proves nothing until then, however old (found in review: a squatter renewed a pending claim for good by
-   * deleting its domain and adding it again).
+   * The holder of a name when it does not prove its delegation now: it never did, or it did once and the parent zone
+   * has delegated the name elsewhere for a day (`delegationLapsed`). A project that proves its own delegation then
+   * takes the name over. A claim proves nothing until then, however old (found in review: a squatter renewed a
+   * pending claim for good by deleting its domain and adding it again), nor after (review-163 F4: a lapsed
+   * registration kept the name's next owner out for good).
    */
-  async #unprovenHolder(holder: { namespace: string; name: string; uid: string }): Promise<{ uid: string } | undefined> {
+  async #challengeable(holder: { namespace: string; name: string; uid: string }): Promise<{ uid: string; lapsed: boolean } | undefined> {
     const live = await this.#store.domainClient.get(holder.namespace, holder.name);
     if (!live || live.metadata?.uid !== holder.uid) return undefined;
-    return live.status?.delegatedAt === undefined ? { uid: holder.uid } : undefined;
+    if (live.status?.delegatedAt === undefined) return { uid: holder.uid, lapsed: false };
+    return delegationLapsed(live, this.#now()) ? { uid: holder.uid, lapsed: true } : undefined;
   }
 
   /**

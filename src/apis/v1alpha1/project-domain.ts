@@ -110,6 +110,8 @@ export const ProjectDomainReasons = {
   ZoneDeletionFailed: 'ZoneDeletionFailed',
   InvalidDomain: 'InvalidDomain',
   DomainTaken: 'DomainTaken',
+  /** Delegated once, then taken over by another project that proved a delegation to its zone after this one's lapsed. */
+  DomainTakenOver: 'DomainTakenOver',
   /** The platform's base domain, or a name in or above it: never a project domain. */
   ReservedDomain: 'ReservedDomain',
   /** Under a domain another project holds: only that project may add names under it. */

@@ -32,7 +32,7 @@ export interface OverlapBelow extends Overlap {
  * Ready reasons of a domain that does not hold its name: refused it, another project's, past the project's
  * limit or not a valid name. Its claim is not (or no longer) its own, whatever objects of that name exist.
  */
-export const NOT_HELD_REASONS: ReadonlySet<string> = new Set(['DomainTaken', 'UnderAnotherProject', 'ReservedDomain', 'TooManyDomains', 'InvalidDomain']);
+export const NOT_HELD_REASONS: ReadonlySet<string> = new Set(['DomainTaken', 'DomainTakenOver', 'UnderAnotherProject', 'ReservedDomain', 'TooManyDomains', 'InvalidDomain']);
 
 /** Whether a domain's claim holds, as its status tells it: not deleted, and not refused its name. */
 export function holdsName(d: ProjectDomain): boolean {

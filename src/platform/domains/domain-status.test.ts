@@ -108,6 +108,19 @@ describe('domainStatus', () => {
     expect(cond(kept, 'Ready')).toMatchObject({ status: 'False', reason: 'DomainTaken', message: `${refused.message} Its hosted zone, delegated once, is kept until shop.test is deleted.` });
   });
 
+  it('a domain delegated once whose name another project holds now says it was taken over; a challenger says whose delegation lapsed (review-163 F4)', () => {
+    const managed = withStatus(domainStatus(withStatus(domainStatus(fresh, { zone }, now)), { zone, delegation: compareDelegation('shop.test', zone.nameservers, zone.nameservers) }, now));
+    const over = domainStatus(managed, { takenBy: 'other', zoneKept: true }, later);
+    expect(over).toMatchObject({ state: 'pending_delegation', hostedZoneId: 'Z123' });
+    expect(cond(over, 'Ready')).toMatchObject({ status: 'False', reason: 'DomainTakenOver', message: expect.stringContaining('shop.test was taken over by another project') });
+    const challenger = domainStatus(fresh, { takenBy: 'other', unproven: true, lapsedHolder: true, zone }, now);
+    expect(cond(challenger, 'Ready')).toMatchObject({
+      reason: 'DomainTaken',
+      message:
+        'shop.test is held by another project whose delegation of it has lapsed for a day; delegate shop.test to ns-1.example.net, ns-2.example.org and run the delegation check to take it over.',
+    });
+  });
+
   it('keeps lastTransitionTime when nothing flips', () => {
     const first = domainStatus(fresh, { zone }, now);
     const again = domainStatus(withStatus(first), { zone }, later);

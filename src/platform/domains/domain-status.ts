@@ -19,6 +19,8 @@ export interface DomainObservation {
    */
   readonly takenBy?: string;
   readonly unproven?: boolean;
+  /** The unproven holder did prove its delegation once, but the parent zone has delegated the name elsewhere for a day. */
+  readonly lapsedHolder?: boolean;
   /** Refused or taken, but its zone was delegated once: it is kept (with its id and nameservers) until the domain is deleted. */
   readonly zoneKept?: boolean;
   /** Refused or taken, its zone was deleted in this pass: counted, so the next zone gets a caller reference of its own. */
@@ -109,13 +111,17 @@ export function domainStatus(domain: ProjectDomain, seen: DomainObservation, now
     return { ...status, conditions };
   }
   if (seen.invalid || seen.refused || (seen.takenBy && !seen.unproven) || seen.overLimit !== undefined) {
-    const reason = seen.invalid ? R.InvalidDomain : seen.refused ? seen.refused.reason : seen.takenBy ? R.DomainTaken : R.TooManyDomains;
+    // Delegated once and another project's now: it took the name over by proving a delegation to its own zone.
+    const takenOver = seen.takenBy !== undefined && prev.delegatedAt !== undefined;
+    const reason = seen.invalid ? R.InvalidDomain : seen.refused ? seen.refused.reason : takenOver ? R.DomainTakenOver : seen.takenBy ? R.DomainTaken : R.TooManyDomains;
     const message =
       seen.invalid?.message ??
       seen.refused?.message ??
-      (seen.takenBy
-        ? `${name} is already a domain of another project; a domain can belong to one project only. It must be deleted there first.`
-        : `The project has ${seen.overLimit} domains, the most it may have: no hosted zone is created for ${name}. Delete one; this one then gets its zone.`);
+      (takenOver
+        ? `${name} was taken over by another project, to whose zone the parent zone delegates it, after the delegation of ${name} to this domain's zone had lapsed; its apps are not served under it here. Delete it here; a delegation to this zone again takes the name back only once the other project's has lapsed for a day.`
+        : seen.takenBy
+          ? `${name} is already a domain of another project; a domain can belong to one project only. It must be deleted there first.`
+          : `The project has ${seen.overLimit} domains, the most it may have: no hosted zone is created for ${name}. Delete one; this one then gets its zone.`);
     const kept = seen.zoneKept ? ` Its hosted zone, delegated once, is kept until ${name} is deleted.` : '';
     set({ type: 'ZoneReady', status: 'False', reason, message: message + kept });
     set({ type: 'Ready', status: 'False', reason, message: message + kept });
@@ -205,7 +211,8 @@ export function domainStatus(domain: ProjectDomain, seen: DomainObservation, now
   if (zone?.status !== 'True') {
     set({ type: 'Ready', status: 'False', reason: zone?.reason ?? R.ZoneNotReady, message: zone?.message ?? `The hosted zone of ${name} is being created.` });
   } else if (seen.takenBy && seen.unproven) {
-    const message = `${name} is held by another project that never proved its delegation; delegate ${name} to ${status.nameservers?.join(', ') ?? 'this zone'} and run the delegation check to take it over.`;
+    const holder = seen.lapsedHolder ? 'whose delegation of it has lapsed for a day' : 'that never proved its delegation';
+    const message = `${name} is held by another project ${holder}; delegate ${name} to ${status.nameservers?.join(', ') ?? 'this zone'} and run the delegation check to take it over.`;
     set({ type: 'Ready', status: 'False', reason: R.DomainTaken, message });
   } else if (state !== 'managed') {
     set({ type: 'Ready', status: 'False', reason: R.PendingDelegation, message: delegated?.message ?? `${name} is not delegated to its zone yet.` });

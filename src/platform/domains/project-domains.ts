@@ -11,6 +11,7 @@ import { PROJECT_LABEL } from '../resources.ts';
 import { CONTROLLER_ANSWER_MS } from './controller-answer.ts';
 import { domainRefusal, type DomainRefusal, type Overlap } from './domain-admission.ts';
 import type { DomainStore } from './domain-store.ts';
+import { delegationLapsed } from './delegation-lapse.ts';
 import { providerFailureOf } from './domain-status.ts';
 import type { TlsCertificates } from './tls-certificates.ts';
 import { tlsView } from './tls-view.ts';
@@ -82,9 +83,10 @@ export class ProjectDomains {
   /**
    * Adds `input` to the project: 400 for a name that cannot be a project domain, 409 when this project has it,
    * or when another project holds it, a name above it or one inside it: at once when that project proved its
-   * delegation (nothing can take the name from it), else once the controller, deciding from the DomainClaims, has
-   * refused it. A name another project holds without having proved its delegation is added with a zone of its own,
-   * its view saying to delegate it to take the name over. Answered once
+   * delegation and it has not lapsed (nothing can take the name from it), else once the controller, deciding from
+   * the DomainClaims, has refused it. A name another project holds without having proved its delegation, or whose
+   * delegation there has lapsed for a day, is added with a zone of its own, its view saying to delegate it to take
+   * the name over. Answered once
    * the zone exists (`zoneReady`), else, past the bound, as it stands (no zone nor nameservers yet); when the
    * provider fails the domain stays added (the controller retries) and the error says so.
    */
@@ -210,12 +212,14 @@ export class ProjectDomains {
   }
 
   /**
-   * 409 when the project has the domain already (in any state), or another project holds it and proved its
-   * delegation. Another project's claim that has not proves nothing: the add challenges it (the controller).
+   * 409 when the project has the domain already (in any state), or another project holds it and proves its
+   * delegation. Another project's claim that never proved it, or whose delegation has lapsed for a day, proves
+   * nothing: the add challenges it (the controller).
    */
   #refuseHeld(project: string, domain: string): void {
     if (this.#ownOther(project, domain)) throw new ConflictError(`${domain} is already a domain of project ${project}.`);
-    if (this.#store.holders(domain).some((d) => d.metadata?.namespace !== project && holdsFirmly(d))) {
+    const now = new Date();
+    if (this.#store.holders(domain).some((d) => d.metadata?.namespace !== project && holdsFirmly(d) && !delegationLapsed(d, now))) {
       throw new ConflictError(`${domain} is already a domain of another project; a domain can belong to one project only.`);
     }
   }
@@ -226,7 +230,7 @@ export class ProjectDomains {
   }
 }
 
-/** Whether a holder keeps its name against any add, as its status says: it proved its delegation. */
+/** Whether a holder keeps names above and below it from other projects, as its status says: it proved its delegation. */
 function holdsFirmly(d: ProjectDomain): boolean {
   return d.status?.delegatedAt !== undefined;
 }
