@@ -5,6 +5,13 @@ import { CliError } from './errors.ts';
 import { paint } from './output.ts';
 import { buildProgram } from './program.ts';
 
+// A reader that stops early (`cw apps list | head -1`) closes the pipe: the rest is not wanted, and cw ends quietly
+// as the shell's own tools do, not with a stack trace of the failed write.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code !== 'EPIPE') throw err;
+  process.exit(0);
+});
+
 const program = buildProgram();
 try {
   await program.parseAsync(process.argv);
