@@ -18,7 +18,7 @@ import { trimBuildLog } from '../../../src/platform/source-builds/log-trim.ts';
 import { buildsWithTrimmedLogs } from './trimmed-logs.ts';
 import { PublicError } from '../../../src/errors.ts';
 import type { BuildLimits, BuildRunner, RunResult } from './build-runner.ts';
-import { OutputInvalidError, packOutput } from './pack-output.ts';
+import { OutputInvalidError, packOpenedOutput } from './pack-output.ts';
 import { outputKey, sourceKey, SourceUnavailableError, type SourceExporter } from './source-export.ts';
 import { BuildSlots, type BuildAccount, type BuildConcurrency } from './build-slots.ts';
 import { printable } from './printable.ts';
@@ -174,10 +174,9 @@ export function sourceBuildController(deps: SourceBuildControllerDeps): Controll
   /** The run succeeded: its output, packed, becomes a stored Build of the app. */
   const store = async (build: SourceBuild): Promise<SourceBuildStatus> => {
     const [namespace, name] = [build.metadata?.namespace ?? '', build.metadata?.name ?? ''];
-    const output = await deps.artifacts.getStream(outputKey(namespace, name));
-    if (!output) return failed(build, 'RunnerFailed', 'the build succeeded but its output is not in the bucket');
     try {
-      const packed = await packOutput(output.body);
+      const packed = await packOpenedOutput(async () => (await deps.artifacts.getStream(outputKey(namespace, name)))?.body);
+      if (!packed) return failed(build, 'RunnerFailed', 'the build succeeded but its output is not in the bucket');
       const buildId = await deps.catalog.store(namespace, build.spec.app, Readable.from([packed.bytes]), packed.bytes.length);
       return {
         ...build.status,

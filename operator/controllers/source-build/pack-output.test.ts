@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { artifactFrom } from '../../../cli/src/artifact/pack.ts';
-import { OutputInvalidError, packOutput } from './pack-output.ts';
+import { OutputInvalidError, packOpenedOutput, packOutput } from './pack-output.ts';
 
 let dir: string;
 beforeEach(() => {
@@ -99,6 +99,34 @@ describe('packOutput', () => {
     expect(secondRead).toBe(false);
     release();
     expect((await Promise.all(packed)).map((p) => p.kind)).toEqual(['worker', 'worker']);
+  });
+
+  it('opens an output only when its turn to be packed comes, not to wait unread meanwhile (review-167 F6)', async () => {
+    files({ 'worker.js': 'export default {}' });
+    const whole = Buffer.concat(outputTar());
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let reading = () => {};
+    const firstRead = new Promise<void>((resolve) => (reading = resolve));
+    async function* first() {
+      reading();
+      await held;
+      yield whole;
+    }
+    let secondOpened = false;
+    const packed = [
+      packOpenedOutput(() => Promise.resolve(first())),
+      packOpenedOutput(() => {
+        secondOpened = true;
+        return Promise.resolve([whole]);
+      }),
+      packOpenedOutput(() => Promise.resolve(undefined)),
+    ];
+    await firstRead;
+    expect(secondOpened).toBe(false);
+    release();
+    expect((await Promise.all(packed)).map((p) => p?.kind)).toEqual(['worker', 'worker', undefined]);
+    expect(secondOpened).toBe(true);
   });
 
   it('refuses an output larger than an artifact may unpack to', async () => {

@@ -76,6 +76,18 @@ export function packOutput(tar: ByteSource, limits = DEFAULT_ARTIFACT_LIMITS): P
   return packing.run('output', () => packOutputNow(tar, limits));
 }
 
+/**
+ * `packOutput` of the tar `open` answers (undefined when there is none), opened once this output's turn comes: a
+ * bucket's response opened before would wait unread, holding one of its client's connections (and its server's
+ * patience), for as long as the outputs before it take.
+ */
+export function packOpenedOutput(open: () => Promise<ByteSource | undefined>, limits = DEFAULT_ARTIFACT_LIMITS): Promise<PackedOutput | undefined> {
+  return packing.run('output', async () => {
+    const tar = await open();
+    return tar && (await packOutputNow(tar, limits));
+  });
+}
+
 async function packOutputNow(tar: ByteSource, limits: typeof DEFAULT_ARTIFACT_LIMITS): Promise<PackedOutput> {
   try {
     return await packOutputIn(tar, limits);
