@@ -176,9 +176,12 @@ describe('the logs of an app’s older finished builds', { timeout: 90_000 }, ()
     const oldest = await failedBuild('restart');
     await new Promise((resolve) => setTimeout(resolve, 1_100));
     for (let i = 0; i < FULL_LOGS_PER_APP; i++) await failedBuild('restart');
+    // Trimmed and recorded: a restart lists its log no more.
+    await expect.poll(async () => (await client.get(ns.name, oldest.metadata?.name ?? ''))?.status?.logTrimmedAt, { timeout: 20_000, interval: 200 }).toBeTruthy();
     await controller.stop();
-    // Its log whole again while no operator runs: as if the last one had stopped before trimming it.
+    // Its log whole again and the record gone while no operator runs: as if the last one had stopped between the two.
     await bigLog(oldest);
+    await client.patchStatus(ns.name, oldest.metadata?.name ?? '', { status: { logTrimmedAt: null } });
     controller = newController();
     await controller.start();
     await trimmed(oldest);

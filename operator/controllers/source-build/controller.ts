@@ -79,23 +79,6 @@ export function sourceBuildController(deps: SourceBuildControllerDeps): Controll
   /** Runs that ended and await their reconcile (which packs, stores and writes the status), by object key. */
   const results = new Map<string, RunResult>();
   const logs = new Map<string, BuildLogWriter>();
-  /**
-   * Builds whose log this process has trimmed or found small (key to uid): a finished build's log is listed once; a
-   * restart reconciles every build again, and so finishes a trimming a crash cut short.
-   */
-  const trimmed = new Map<string, string>();
-
-  /** A finished build: its log is trimmed once it is past its app's newest, and so are those of its app that are. */
-  const trimLogs = async (key: string, build: SourceBuild): Promise<void> => {
-    const [namespace, uid] = [build.metadata?.namespace ?? '', build.metadata?.uid ?? ''];
-    const past = buildsWithTrimmedLogs(deps.builds.list(namespace), build.spec.app);
-    for (const other of past) if (objectKey(other) !== key && trimmed.get(objectKey(other)) !== other.metadata?.uid) controller.enqueue(objectKey(other));
-    if (trimmed.get(key) === uid || !past.some((b) => b.metadata?.uid === uid)) return;
-    const removed = await trimBuildLog(deps.artifacts, namespace, build.metadata?.name ?? '');
-    trimmed.set(key, uid);
-    if (removed > 0) deps.log.info('the log of an older build trimmed to its end', { build: key, bytes: removed });
-  };
-
   // Merge patches: this controller is the status's one writer, and its reconciles may read a cache behind its own writes.
   // A reconcile starts from the status the last write left, so a later write (the whole status) never puts back an older field.
   const written = new WrittenStatus<SourceBuildStatus>();
@@ -120,6 +103,21 @@ export function sourceBuildController(deps: SourceBuildControllerDeps): Controll
     // The staged source and output served their purpose; the log stays with the build.
     await Promise.all([deps.artifacts.delete(outputKey(namespace, name)), deps.artifacts.delete(sourceKey(namespace, name))]);
     if (status.state === 'Failed') void deps.events.warning(build, status.reason ?? 'BuildFailed', status.message ?? 'the build failed');
+  };
+
+  /**
+   * A finished build: its log is trimmed once it is past its app's newest, and so are those of its app that are. The
+   * status records it (`logTrimmedAt`), so a restart lists no trimmed log again; a crash before that write trims again,
+   * finishing what it cut short.
+   */
+  const trimLogs = async (key: string, build: SourceBuild): Promise<void> => {
+    const [namespace, uid] = [build.metadata?.namespace ?? '', build.metadata?.uid ?? ''];
+    const past = buildsWithTrimmedLogs(deps.builds.list(namespace), build.spec.app);
+    for (const other of past) if (objectKey(other) !== key && !other.status?.logTrimmedAt) controller.enqueue(objectKey(other));
+    if (build.status?.logTrimmedAt || !past.some((b) => b.metadata?.uid === uid)) return;
+    const removed = await trimBuildLog(deps.artifacts, namespace, build.metadata?.name ?? '');
+    await write(build, { ...build.status, logTrimmedAt: now().toISOString() });
+    if (removed > 0) deps.log.info('the log of an older build trimmed to its end', { build: key, bytes: removed });
   };
 
   /** `resumed`: the build was Building already (an operator restart, or a retry): its run may be going, or over. */
@@ -206,7 +204,6 @@ export function sourceBuildController(deps: SourceBuildControllerDeps): Controll
         // Gone without the finalizer's cleanup (a cluster admin let it go): its slot, or its place in the queue,
         // would otherwise be held until the operator restarts, and every project's builds wait behind it.
         written.forget(key);
-        trimmed.delete(key);
         slots.release(key);
         void logs.get(key)?.abandon();
         logs.delete(key);
@@ -220,7 +217,6 @@ export function sourceBuildController(deps: SourceBuildControllerDeps): Controll
         logs.delete(key);
         await writing; // a chunk being uploaded lands before the log is deleted, not after
         await deleteBuildObjects(deps.artifacts, namespace, b.metadata?.name ?? '');
-        trimmed.delete(key);
       };
       if (await runFinalizer(client, build, SOURCE_BUILD_FINALIZER, cleanup)) return;
       if (isFinished(build.status?.state)) return trimLogs(key, build);

@@ -49,6 +49,7 @@ export const SourceBuildStatus = Type.Object({
   author: Type.Optional(Text({ maxLength: 256, description: 'The commit’s author.' })),
   startedAt: Type.Optional(Timestamp({ description: 'When the build started.' })),
   finishedAt: Type.Optional(Timestamp({ description: 'When it ended.' })),
+  logTrimmedAt: Type.Optional(Timestamp({ description: 'When its log was cut to its end: past its app’s newest finished builds, a build keeps only the last part of its log.' })),
   buildId: Type.Optional(DnsLabel({ description: 'The Build the artifact was stored as (Succeeded).' })),
   runner: Type.Optional(Type.String({ maxLength: 253, description: 'Where it ran: a Job’s name, or local.' })),
   attempts: Type.Optional(Type.Integer({ minimum: 0, maximum: 100, description: 'Runs started (a run lost with its runner is started again).' })),
