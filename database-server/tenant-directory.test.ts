@@ -183,6 +183,34 @@ async function createdWithBaseHeld(tenant: string, token: string): Promise<{ buc
   return { bucket, gate, node };
 }
 
+/**
+ * Runs `body` on a node serving `tenant` (shipping every 10 ms) once some 70 MiB of WAL made a snapshot due (every
+ * 64 MiB) and that snapshot's upload is held; released after `body` if it did not release it.
+ */
+async function whileSnapshotHeld(
+  tenant: string,
+  token: string,
+  cluster: DirectoryCluster | undefined,
+  body: (held: { bucket: MemoryObjectStore; gate: GateStore; node: Node }) => Promise<void>,
+): Promise<void> {
+  const bucket = new MemoryObjectStore();
+  // Held: the first snapshot after the generation's base (segment numbers from 1 on).
+  const gate = new GateStore(bucket, (key) => key.startsWith(`replicas/${tenant}/`) && key.includes('/snapshots/') && !key.includes('/snapshots/0000000000-'));
+  const node = await startNode(gate, cluster ? { cluster } : {});
+  await node.directory.ensure(tenant, desired([token]));
+  const rounds = node.directory.shipEvery(10);
+  try {
+    const client = node.client(tenant, token);
+    await client.execute('CREATE TABLE t (v BLOB)');
+    for (let i = 0; i < 7; i++) await client.execute('INSERT INTO t SELECT zeroblob(100000) FROM generate_series(1, 100)');
+    await gate.reached;
+    await body({ bucket, gate, node });
+  } finally {
+    rounds.stop();
+    gate.release();
+  }
+}
+
 async function names(client: Client, table = 't'): Promise<unknown[]> {
   return (await client.execute(`SELECT name FROM ${table} ORDER BY rowid`)).rows.map((r) => r.name);
 }
@@ -552,26 +580,13 @@ describe('TenantDirectory behind the Hrana server', () => {
   });
 
   it('goes on shipping a tenant while its snapshot uploads (found by a hostile run: a minute for 1 GiB, its WAL grew meanwhile)', async () => {
-    const bucket = new MemoryObjectStore();
-    // Held: the first snapshot after the generation's base (segment numbers from 1 on).
-    const gate = new GateStore(bucket, (key) => key.startsWith('replicas/alpha/') && key.includes('/snapshots/') && !key.includes('/snapshots/0000000000-'));
-    const node = await startNode(gate);
-    await node.directory.ensure('alpha', desired(['tok-alpha']));
-    const rounds = node.directory.shipEvery(10);
-    const alpha = node.client('alpha', 'tok-alpha');
-    try {
-      await alpha.execute('CREATE TABLE t (v BLOB)');
-      // Some 70 MiB of WAL: a snapshot is due (every 64 MiB).
-      for (let i = 0; i < 7; i++) await alpha.execute('INSERT INTO t SELECT zeroblob(100000) FROM generate_series(1, 100)');
-      await gate.reached;
+    await whileSnapshotHeld('alpha', 'tok-alpha', undefined, async ({ bucket, node }) => {
+      const alpha = node.client('alpha', 'tok-alpha');
       const segments = async () => (await keys(bucket, 'replicas/alpha/')).filter((k) => k.includes('/segments/')).length;
       const before = await segments();
       await alpha.execute("INSERT INTO t VALUES (x'00')");
       await expect.poll(segments, { timeout: 5_000 }).toBeGreaterThan(before);
-    } finally {
-      rounds.stop();
-      gate.release();
-    }
+    });
   }, 20_000);
 
   it("ships a sync tenant's commit before acknowledging it: restorable without flushAll", async () => {
@@ -1045,6 +1060,46 @@ describe('TenantDirectory under leases (several replicas)', () => {
     expect(existsSync(a.engine.databasePath('taken'))).toBe(true);
     await a.directory.discard('taken');
     expect(existsSync(a.engine.databasePath('taken'))).toBe(false);
+  });
+
+  it("creates a database empty under its lease, following nothing, though a deleted one's leftovers of the same id are in the bucket (review-164 F2)", async () => {
+    const store = new MemoryObjectStore();
+    const a = await startNode(store, { cluster: lease('a', 1).cluster });
+    await a.directory.ensure('reused', desired(['old-tok'], { durability: 'async' }));
+    await a.client('reused', 'old-tok').batch(['CREATE TABLE t (name TEXT)', "INSERT INTO t VALUES ('deleted')"]);
+    await a.directory.ship('reused');
+    // The deleted database's generations land again after its deletion (a snapshot still uploading somewhere).
+    const leftovers = await Promise.all((await keys(store, 'replicas/reused/generations/')).map(async (key) => [key, await store.get(key)] as const));
+    await a.directory.delete('reused');
+    for (const [key, got] of leftovers) if (got?.kind === 'object') await store.put(key, got.body);
+
+    const b = await startNode(store, { cluster: lease('b', 2).cluster });
+    await b.directory.ensure('reused', desired(['new-tok'], { durability: 'async' }));
+    expect((await b.client('reused', 'new-tok').execute("SELECT name FROM sqlite_master WHERE type = 'table'")).rows).toEqual([]);
+    expect(await keys(store, 'replicas/reused/epochs/0000000002/')).toEqual(['replicas/reused/epochs/0000000002/follows/none']);
+  });
+
+  it('hands a database over only once the snapshot it is uploading has landed: none lands after the lease is freed (review-164 F2)', async () => {
+    await whileSnapshotHeld('big', 'tok', lease('a', 1).cluster, async ({ bucket, gate, node: a }) => {
+      let released = false;
+      const release = a.directory.release('big', 'handover').then(() => (released = true));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(released).toBe(false);
+      gate.release();
+      await release;
+      expect((await keys(bucket, 'replicas/big/')).filter((k) => k.includes('/snapshots/') && !k.includes('/snapshots/0000000000-'))).toHaveLength(1);
+    });
+  }, 20_000);
+
+  it('restores a database created while its metadata is in the bucket (handed over from here while the creation waited), not empty', async () => {
+    const store = new MemoryObjectStore();
+    const a = await startNode(store, { cluster: lease('a', 1).cluster });
+    await a.directory.ensure('handed', desired(['tok'], { durability: 'async' }));
+    await a.client('handed', 'tok').batch(['CREATE TABLE t (name TEXT)', "INSERT INTO t VALUES ('kept')"]);
+    await a.directory.release('handed', 'handover');
+    // The creation took the lease the handover freed (review-164 F6): the database is restored as by a takeover.
+    await a.directory.ensure('handed', desired(['tok'], { durability: 'async' }));
+    expect(await names(a.client('handed', 'tok'), 't')).toEqual(['kept']);
   });
 
   it('creates a database only with its lease, and forgets a tenant adopted after its deletion', async () => {

@@ -210,6 +210,10 @@ export class TenantDirectory {
       if (desired.restoreFrom) await this.#checkRestorePoint(desired.restoreFrom);
       const fencing = this.#options.cluster ? await this.#options.cluster.claim(tenant) : undefined;
       if (this.#options.cluster && !fencing) throw new NotOwnerError(`Another replica owns ${tenant}`);
+      // Under its lease a new database starts empty, following nothing in the bucket: what is there under its id
+      // was left by a deleted one (review-164 F2). Unless its metadata is there: it exists, handed over from here a
+      // moment ago while this request waited (review-164 F6), and is restored as any takeover.
+      const fresh = fencing !== undefined && desired.restoreFrom === undefined && (await this.#options.metas.get(tenant)) === undefined;
       const meta: TenantMeta = {
         tenant,
         createdAt: this.#now(),
@@ -226,7 +230,7 @@ export class TenantDirectory {
         throw err;
       });
       const entry: Entry = { meta, ready: Promise.resolve(), ...(fencing ? { fencing } : {}) };
-      entry.ready = this.#open(entry, desired.restoreFrom);
+      entry.ready = this.#open(entry, desired.restoreFrom, { fresh });
       this.#tenants.set(tenant, entry);
       try {
         await entry.ready;
@@ -367,6 +371,7 @@ export class TenantDirectory {
         // lands after the deletion.
         await entry.replica?.flush().catch(() => {});
         await entry.baseUpload?.catch(() => {});
+        await entry.shipping;
         await entry.snapshotUpload;
       }
       this.#kept.delete(tenant);
@@ -447,6 +452,10 @@ export class TenantDirectory {
         closed = true;
         if (shipping) {
           await entry.baseUpload;
+          // Landed before the lease is freed, never after the database is deleted elsewhere (review-164 F2); a
+          // round's shipping still going may start one yet.
+          await entry.shipping;
+          await entry.snapshotUpload;
           await this.#options.metas.putUsage(tenant, this.#options.meter.get(tenant));
         }
       } finally {
@@ -650,7 +659,7 @@ export class TenantDirectory {
    * (a start, a takeover: no request is waiting) its connection is closed again right after, as an idle one is, at
    * most OPENING_AT_ONCE at a time: a replica may own more databases than its shards' memory could hold open at once.
    */
-  async #open(entry: Entry, restoreFrom: RestoreSource | undefined, options: { rest?: boolean; kept?: boolean } = {}): Promise<void> {
+  async #open(entry: Entry, restoreFrom: RestoreSource | undefined, options: { rest?: boolean; kept?: boolean; fresh?: boolean } = {}): Promise<void> {
     const { engine, replication, metas, meter } = this.#options;
     const tenant = entry.meta.tenant;
     const path = engine.databasePath(tenant);
@@ -673,6 +682,10 @@ export class TenantDirectory {
         const restored = await replication.restore(restoreFrom.tenant, path, restoreFrom.at, { asked: true });
         if (restored === null) throw new RestorePointUnavailableError(`Nothing of ${restoreFrom.tenant} is in the bucket`);
         if (fencing) await replication.recordTakeover(tenant, fencing.epoch, null);
+      } else if (fencing && options.fresh) {
+        // A creation: every generation of a lower epoch (a deleted database's leftovers, landing even later) is cut.
+        fencing.guard();
+        await replication.recordTakeover(tenant, fencing.epoch, null);
       } else {
         const restored = await replication.restore(tenant, path);
         if (restored) this.#options.log.info('restored a tenant from the bucket', { tenant, restoredTo: new Date(restored.restoredTo).toISOString(), ...(fencing ? { epoch: fencing.epoch } : {}) });

@@ -6,6 +6,7 @@ import { inParallel } from '../../src/collections/in-parallel.ts';
 import type { Logger } from '../../src/logging/log.ts';
 import type { ObjectStore } from '../../src/object-store/object-store.ts';
 import type { Fencing } from '../replication-port.ts';
+import { EpochFloors } from './epoch-floors.ts';
 import { expired, holderDeadline, sight, type Sighting } from './lease-timing.ts';
 import { LeaseConfirmations } from './lease-confirmations.ts';
 import { LeaseStore, type Lease, type LeaseVersion, type ReplicaIdentity, type ReplicaProcess } from './lease-store.ts';
@@ -85,6 +86,7 @@ interface Held {
 export class Ownership {
   readonly #options: OwnershipOptions;
   readonly #leases: LeaseStore;
+  readonly #floors: EpochFloors;
   readonly #members: MemberStore;
   readonly #confirmations: LeaseConfirmations;
   readonly #clock: () => number;
@@ -134,6 +136,7 @@ export class Ownership {
   constructor(options: OwnershipOptions) {
     this.#options = options;
     this.#leases = new LeaseStore(options.store);
+    this.#floors = new EpochFloors(options.store);
     this.#members = new MemberStore(options.store);
     this.#confirmations = new LeaseConfirmations(options.confirmStore ?? options.store);
     this.#clock = options.clock ?? (() => performance.now());
@@ -278,8 +281,8 @@ export class Ownership {
   }
 
   /**
-   * Takes the lease of a database being created here: absent (epoch 1), or left by a deleted database of the same
-   * name and not held by a live replica (its epoch + 1). Answers the fencing, or undefined when another holds it.
+   * Takes the lease of a database being created here: absent (above the floor a deleted database of the same name
+   * left, epoch-floors.ts), or released and not held by a live replica (its epoch + 1). Answers the fencing, or undefined when another holds it.
    */
   async claimNew(tenant: string): Promise<Fencing | undefined> {
     if (this.#clock() >= this.#deadline) return undefined;
@@ -297,11 +300,16 @@ export class Ownership {
     return this.fencing(tenant, won.lease.epoch);
   }
 
-  /** The database was deleted: its lease goes too. */
+  /**
+   * The database was deleted: its lease goes too, its epoch kept as the id's floor (epoch-floors.ts), so that the
+   * epochs of an id never go back: a database created again with it outranks what the deleted one's owners upload.
+   */
   async forget(tenant: string): Promise<void> {
     this.#held.delete(tenant);
     this.#expired.delete(tenant);
     this.#known.delete(tenant);
+    const current = await this.#leases.read(tenant);
+    if (current) await this.#floors.raise(tenant, current.lease.epoch);
     await this.#leases.remove(tenant);
   }
 
@@ -476,7 +484,8 @@ export class Ownership {
     const failures = standingFailures(current?.lease, (p) => this.#alive(p));
     const lease: Lease = {
       tenant,
-      epoch: (current?.lease.epoch ?? 0) + 1,
+      // No lease: a creation, above the epochs of a deleted database of the same id.
+      epoch: (current?.lease.epoch ?? (await this.#floors.read(tenant))) + 1,
       holder: this.#options.self,
       renewedAt: new Date().toISOString(),
       renewals: 0,
