@@ -19,4 +19,13 @@ describe('removeLeftoverFiles', () => {
     expect(readdirSync(dir).sort()).toEqual([...kept].sort());
     expect(await removeLeftoverFiles(path.join(dir, 'missing'))).toBe(0);
   });
+
+  it("with several replicas, removes the databases' own files too, none of which a new process opens (review-164 F12)", async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'cw-leftovers-'));
+    const kept = ['snapshot-notes.txt', 'db-notes', 't1.dbx'];
+    const removed = ['t1.db', 't1.db-wal', 't1.db-shm', 't2.db', 't2.db.restore-deadbeef.tmp'];
+    for (const name of [...kept, ...removed]) writeFileSync(path.join(dir, name), 'x');
+    expect(await removeLeftoverFiles(dir, { databases: true })).toBe(removed.length);
+    expect(readdirSync(dir).sort()).toEqual([...kept].sort());
+  });
 });

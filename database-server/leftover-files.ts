@@ -8,16 +8,23 @@ import path from 'node:path';
  */
 const LEFTOVER = /\.db\.(?:snapshot-[0-9a-f]+\.tmp(?:\.gz)?|restore-[0-9a-f]+\.tmp|in-place-[0-9a-f]+(?:-wal|-shm)?)$/;
 
+/** A database's own files: `<id>.db`, its WAL and its shared memory. */
+const DATABASE = /\.db(?:-wal|-shm)?$/;
+
 /**
  * Removes the leftovers of an earlier process from the data directory: call at start, before any database opens
- * (nothing of this process is at work on them then). Answers how many it removed.
+ * (nothing of this process is at work on them then). With `databases` (several replicas), the databases' own files
+ * go too: a process takes a database from its files only when it kept them itself when its lease expired (a new
+ * process never does: the lease it resumes names its nonce), and restores every other from the bucket, so those of
+ * databases deleted or placed elsewhere since would stay on the disk for good, counted nowhere (review-164 F12).
+ * Answers how many it removed.
  */
-export async function removeLeftoverFiles(dataDir: string): Promise<number> {
+export async function removeLeftoverFiles(dataDir: string, options: { databases?: boolean } = {}): Promise<number> {
   const names = await readdir(dataDir).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return [];
     throw error;
   });
-  const leftovers = names.filter((name) => LEFTOVER.test(name));
+  const leftovers = names.filter((name) => LEFTOVER.test(name) || (options.databases === true && DATABASE.test(name)));
   await Promise.all(leftovers.map((name) => rm(path.join(dataDir, name), { force: true })));
   return leftovers.length;
 }

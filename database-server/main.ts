@@ -49,8 +49,9 @@ const hangMs = (maxStatementMs: number) => 2 * maxStatementMs + 2000;
  * every `flushIntervalMs`; usage counters are saved every 10 s; copies past the retention are pruned hourly.
  */
 export async function startDatabaseServer(config: DatabaseServerConfig, log: Logger = createLogger({ level: config.logLevel })): Promise<DatabaseServer> {
-  // Copies and restores a process that died left behind, each the size of a database, never counted anywhere.
-  const leftovers = await removeLeftoverFiles(config.dataDir);
+  // Copies and restores a process that died left behind, each the size of a database, never counted anywhere; with
+  // several replicas, the databases' files too (none is opened again: each is restored as its lease is taken).
+  const leftovers = await removeLeftoverFiles(config.dataDir, { databases: config.cluster !== undefined });
   if (leftovers > 0) log.info('removed files an earlier process left behind', { files: leftovers });
   const stores = bucketStores(config);
   const store = stores.data;

@@ -1102,6 +1102,18 @@ describe('TenantDirectory under leases (several replicas)', () => {
     expect(await names(a.client('handed', 'tok'), 't')).toEqual(['kept']);
   });
 
+  it('removes what an adopt that failed after its restore left on the disk (review-164 F12)', async () => {
+    const bucket = new MemoryObjectStore();
+    const a = await startNode(bucket, { cluster: lease('a', 1).cluster });
+    await a.directory.ensure('failing', desired(['tok']));
+    await a.client('failing', 'tok').execute('CREATE TABLE t (name TEXT)');
+    await a.directory.release('failing', 'handover');
+    // Restored, then its usage cannot be read: the opening fails, and a next owner here restores again.
+    const b = await startNode(new FirstReadFails(bucket, 'tenants/failing.usage.json'), { cluster: lease('b', 2).cluster });
+    await expect(b.directory.adopt('failing', lease('b', 2).fencing)).rejects.toThrow(/did not answer/);
+    expect(existsSync(b.engine.databasePath('failing'))).toBe(false);
+  });
+
   it('creates a database only with its lease, and forgets a tenant adopted after its deletion', async () => {
     const store = new MemoryObjectStore();
     const taken = lease('a', 1);

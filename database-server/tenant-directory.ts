@@ -403,10 +403,16 @@ export class TenantDirectory {
       } catch (err) {
         this.#tenants.delete(tenant);
         this.#tokens.remove(tenant);
-        await this.#options.engine.closeTenant(tenant).catch(() => {});
+        const closed = await this.#options.engine.closeTenant(tenant).then(
+          () => true,
+          () => false,
+        );
         // The lease expired again before the files were taken up (the bucket still failing): they are still the
         // latest state, now under this epoch's lease, which names this process.
         if (kept && !this.#options.cluster?.surelyHeld(tenant, fencing.epoch)) this.#kept.set(tenant, fencing.epoch);
+        // Otherwise nothing will open what the failed opening left (a whole restore, perhaps): a later owner here
+        // restores again, so it would stay on the disk, counted nowhere (review-164 F12).
+        else if (closed) await this.#removeLocalFiles(tenant);
         throw err;
       }
       return true;
@@ -420,6 +426,11 @@ export class TenantDirectory {
 
   async #discardKept(tenant: string): Promise<void> {
     if (!this.#kept.delete(tenant) || this.#tenants.has(tenant)) return;
+    await this.#removeLocalFiles(tenant);
+  }
+
+  /** Removes the tenant's database file and its WAL and shared memory; never while a connection has them open. */
+  async #removeLocalFiles(tenant: string): Promise<void> {
     const path = this.#options.engine.databasePath(tenant);
     await Promise.all([path, `${path}-wal`, `${path}-shm`].map((file) => rm(file, { force: true })));
   }
@@ -465,10 +476,7 @@ export class TenantDirectory {
         // under a connection still open: its writes would go to files no one reads, and a later adopt here would
         // be handed that connection.
         if (closed && reason === 'expired' && entry.fencing) this.#kept.set(tenant, entry.fencing.epoch);
-        else if (closed) {
-          const path = this.#options.engine.databasePath(tenant);
-          await Promise.all([path, `${path}-wal`, `${path}-shm`].map((file) => rm(file, { force: true })));
-        }
+        else if (closed) await this.#removeLocalFiles(tenant);
       }
     });
   }
@@ -796,8 +804,7 @@ export class TenantDirectory {
   }
 
   async #deleteEverywhere(tenant: string): Promise<void> {
-    const path = this.#options.engine.databasePath(tenant);
-    await Promise.all([path, `${path}-wal`, `${path}-shm`].map((file) => rm(file, { force: true })));
+    await this.#removeLocalFiles(tenant);
     await this.#options.replication.delete(tenant);
     await this.#options.metas.delete(tenant);
     this.#options.meter.forget(tenant);
