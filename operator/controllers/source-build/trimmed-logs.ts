@@ -1,6 +1,7 @@
-// Which finished builds keep only the end of their log: those of an app past its newest FULL_LOGS_PER_APP, newest
-// by push as the AppSource controller's pruning counts them, so a build's log is whole for as long as it is among
-// the builds a user is most likely to read, and bounded after.
+// Which finished builds keep only the end of their log: those of an app past its FULL_LOGS_PER_APP newest that ran,
+// newest by end, so a build's log is whole for as long as it is among those a user most likely reads (the one that
+// just ended among them, however long it was queued), and bounded after. A build cancelled before it started (a push
+// superseded in the queue) logged a line or two: it takes no place among them and is left as it is.
 import type { SourceBuild } from '../../../src/apis/v1alpha1/source-build.ts';
 import { isFinished } from '../../../src/platform/app-sources/source-view.ts';
 import { FULL_LOGS_PER_APP } from '../../../src/platform/source-builds/log-retention.ts';
@@ -8,13 +9,13 @@ import { FULL_LOGS_PER_APP } from '../../../src/platform/source-builds/log-reten
 /** The finished builds of `app` (among `builds`, one namespace's) whose logs are to be trimmed. */
 export function buildsWithTrimmedLogs(builds: readonly SourceBuild[], app: string): SourceBuild[] {
   return builds
-    .filter((b) => b.spec.app === app && isFinished(b.status?.state) && !b.metadata?.deletionTimestamp)
+    .filter((b) => b.spec.app === app && isFinished(b.status?.state) && b.status?.startedAt !== undefined && !b.metadata?.deletionTimestamp)
     .sort((a, b) => newer(b, a))
     .slice(FULL_LOGS_PER_APP);
 }
 
-/** By push (creation), then by end, then by name: the same order whatever the informer's. */
+/** By end, then by push (creation), then by name: the same order whatever the informer's. */
 function newer(a: SourceBuild, b: SourceBuild): number {
   const at = (x: string | undefined) => Date.parse(x ?? '') || 0;
-  return at(a.metadata?.creationTimestamp) - at(b.metadata?.creationTimestamp) || at(a.status?.finishedAt) - at(b.status?.finishedAt) || (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? '');
+  return at(a.status?.finishedAt) - at(b.status?.finishedAt) || at(a.metadata?.creationTimestamp) - at(b.metadata?.creationTimestamp) || (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? '');
 }
