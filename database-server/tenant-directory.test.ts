@@ -579,6 +579,40 @@ describe('TenantDirectory behind the Hrana server', () => {
     }
   });
 
+  it("counts a tenant against the cap while it uploads, not while its checkpoint waits for a transaction's lock (review-171 F1)", async () => {
+    const bucket = new HeldSegments(new MemoryObjectStore());
+    const node = await startNode(bucket, { shippingAtOnce: 2 });
+    await written(node, 3);
+    // t0 and t1 commit again and leave a transaction open: their checkpoints wait for the lock the stream holds.
+    const batons = new Map<string, string | null>();
+    for (const tenant of ['t0', 't1']) batons.set(tenant, (await pipeline(node, tenant, `tok-${tenant}`, null, ["INSERT INTO t VALUES ('x')", 'BEGIN', "INSERT INTO t VALUES ('y')"])).baton ?? null);
+    bucket.reset();
+    const rounds = node.directory.shipEvery(20);
+    try {
+      await expect.poll(() => bucket.arrivals, { timeout: 5_000 }).toEqual(expect.arrayContaining(['t0', 't1', 't2']));
+    } finally {
+      rounds.stop();
+      for (const [tenant, baton] of batons) await pipeline(node, tenant, `tok-${tenant}`, baton, ['ROLLBACK']);
+    }
+  });
+
+  it('flushes every tenant, the next starting as soon as any upload ends, not once the whole batch has (review-171 F4)', async () => {
+    const bucket = new HeldSegments(new MemoryObjectStore());
+    const node = await startNode(bucket, { shippingAtOnce: 2 });
+    const tenants = await written(node, 3);
+    bucket.reset();
+    bucket.hold = true;
+    bucket.holdOnly = 't0';
+    const flushing = node.directory.flushAll();
+    try {
+      await expect.poll(() => bucket.arrivals, { timeout: 5_000 }).toEqual(expect.arrayContaining(['t1', 't2']));
+    } finally {
+      bucket.release();
+    }
+    await flushing;
+    expect(new Set(bucket.arrivals)).toEqual(new Set(tenants));
+  });
+
   it('goes on shipping a tenant while its snapshot uploads (found by a hostile run: a minute for 1 GiB, its WAL grew meanwhile)', async () => {
     await whileSnapshotHeld('alpha', 'tok-alpha', undefined, async ({ bucket, node }) => {
       const alpha = node.client('alpha', 'tok-alpha');
@@ -844,6 +878,8 @@ describe('TenantDirectory behind the Hrana server', () => {
  */
 class HeldSegments extends ForwardingObjectStore {
   hold = false;
+  /** With `hold`, the one tenant whose uploads wait (none: every tenant's). */
+  holdOnly: string | undefined;
   readonly arrivals: string[] = [];
   mostAtOnce = 0;
   #atOnce = 0;
@@ -863,11 +899,12 @@ class HeldSegments extends ForwardingObjectStore {
 
   override async put(key: string, body: PutBody, options?: PutOptions): Promise<PutResult> {
     if (!key.includes('/segments/')) return super.put(key, body, options);
-    this.arrivals.push(key.split('/')[1] ?? '');
+    const tenant = key.split('/')[1] ?? '';
+    this.arrivals.push(tenant);
     this.mostAtOnce = Math.max(this.mostAtOnce, ++this.#atOnce);
     try {
       // A turn of the event loop at least: uploads started in one round overlap, as over a network.
-      await (this.hold ? this.#released : new Promise((resolve) => setTimeout(resolve, 5)));
+      await (this.hold && (this.holdOnly ?? tenant) === tenant ? this.#released : new Promise((resolve) => setTimeout(resolve, 5)));
       return await super.put(key, body, options);
     } finally {
       this.#atOnce--;
@@ -995,6 +1032,47 @@ describe('TenantDirectory under leases (several replicas)', () => {
     expect(ownership.surelyHeld('paused', 1)).toBe(true);
     await expect(client.execute("INSERT INTO t VALUES ('after the takeover')")).rejects.toThrow(/DURABILITY_UNAVAILABLE|copied to the object store/);
     expect(ownership.held().has('paused')).toBe(false);
+  });
+
+  it('tells the client a sync commit whose lease it could not read after the upload is unconfirmed, not "not copied" (review-171 F6)', async () => {
+    const store = new MemoryObjectStore();
+    let failing = false;
+    const reads = new (class extends ForwardingObjectStore {
+      override async get(key: string, options?: GetOptions) {
+        if (failing && key.startsWith('cluster/leases/')) throw new Error('503 SlowDown');
+        return super.get(key, options);
+      }
+    })(store);
+    let ownership: Ownership | undefined;
+    const a = await startNode(store, {
+      cluster: {
+        replica: 'a',
+        surelyHeld: (tenant, epoch) => ownership?.surelyHeld(tenant, epoch) ?? false,
+        confirm: async (tenant, epoch) => (await ownership?.confirm(tenant, epoch)) ?? false,
+        claim: async (tenant) => ownership?.claimNew(tenant),
+        forget: async (tenant) => ownership?.forget(tenant),
+        shipElsewhere: async () => false,
+      },
+    });
+    ownership = new Ownership({
+      store,
+      confirmStore: reads,
+      self: { name: 'a', nonce: 'a-nonce', url: 'http://a', adminUrl: 'http://a' },
+      leaseMs: 3000,
+      log: silentLogger,
+      clock: () => 0,
+      hooks: { tenants: async () => [], adopt: async () => false, drop: (tenant, reason) => a.directory.release(tenant, reason), discard: async () => {} },
+    });
+    await ownership.tick();
+    await a.directory.ensure('unread', desired(['tok'], { durability: 'sync' }));
+    const client = a.client('unread', 'tok');
+    await client.execute('CREATE TABLE t (v TEXT)');
+    failing = true;
+    await expect(client.execute("INSERT INTO t VALUES ('landed')")).rejects.toThrow(/could not confirm it still owns the database/);
+    failing = false;
+    expect(ownership.surelyHeld('unread', 1)).toBe(true);
+    // It stands here, as the answer says.
+    expect((await a.client('unread', 'tok').execute('SELECT v FROM t')).rows.map((r) => r.v)).toEqual(['landed']);
   });
 
   it('ships what a handover leaves before the connection closes: nothing acknowledged is lost (found in review)', async () => {

@@ -56,6 +56,12 @@ export interface Entry {
   baseUpload?: Promise<void>;
   /** The timer's flush and maintain of this tenant, while it runs. */
   shipping?: Promise<void> | undefined;
+  /**
+   * The flush of `shipping`, while it uploads: what counts against the rounds' cap. Its maintain after may wait for
+   * the tenant's lock (up to a minute behind an open transaction), and counted, a project's transactions held every
+   * place and no other tenant shipped (review-171 F1).
+   */
+  uploading?: Promise<void> | undefined;
   /** A snapshot maintain took, while it uploads (the tenant's next rounds go on meanwhile); a deletion waits for it. */
   snapshotUpload?: Promise<void> | undefined;
   /** While an in-place restore replaces the file: the timer leaves the tenant alone (the restore ships it itself). */
@@ -544,11 +550,16 @@ export class TenantDirectory {
    */
   async flushAll(): Promise<void> {
     const waiting = new Set(this.#tenants.values());
-    while (waiting.size > 0) {
-      const running = this.#shipRound((entry) => waiting.has(entry));
+    let running = Promise.resolve();
+    for (;;) {
+      running = this.#shipRound((entry) => waiting.has(entry));
       for (const entry of waiting) if (entry.shipping || !this.#due(entry) || this.#tenants.get(entry.meta.tenant) !== entry) waiting.delete(entry);
-      await running;
+      // Those left wait for a place: the next as soon as any upload ends, not once the whole batch has (review-171 F4).
+      const uploads = [...this.#tenants.values()].flatMap((entry) => (entry.uploading ? [entry.uploading] : []));
+      if (waiting.size === 0 || uploads.length === 0) break;
+      await Promise.race(uploads);
     }
+    await running;
   }
 
   /**
@@ -557,7 +568,7 @@ export class TenantDirectory {
    */
   #shipRound(mayStart: (entry: Entry) => boolean = () => true): Promise<void> {
     const entries = [...this.#tenants.values()];
-    const free = this.#shippingAtOnce - entries.filter((entry) => entry.shipping !== undefined).length;
+    const free = this.#shippingAtOnce - entries.filter((entry) => entry.uploading !== undefined).length;
     for (const entry of this.#turns.take(entries, free, (e) => mayStart(e) && this.#due(e))) this.#ship(entry);
     const running: Promise<void>[] = [];
     for (const entry of entries) {
@@ -575,8 +586,13 @@ export class TenantDirectory {
   #ship(entry: Entry): void {
     const replica = entry.replica;
     if (!replica) return;
-    entry.shipping = replica
-      .flush()
+    const uploading = replica.flush();
+    entry.uploading = uploading.then(
+      () => {},
+      () => {},
+    );
+    void entry.uploading.then(() => (entry.uploading = undefined));
+    entry.shipping = uploading
       .then(() => replica.maintain())
       .then(({ snapshot }) => {
         if (!snapshot) return;
