@@ -5,6 +5,7 @@ import type { GetOptions, ObjectStore } from '../../src/object-store/object-stor
 import { ForwardingObjectStore } from '../../src/object-store/testing/forwarding-object-store.ts';
 import { LEASE_PREFIX } from './lease-store.ts';
 import { Ownership } from './ownership.ts';
+import { DurabilityUnconfirmedError } from '../durability-unconfirmed.ts';
 
 /** Replica `name` owning database `t` (or not) on `store`, by the clock `clocks[name]`; its drops noted in `drops`. */
 function replica(name: string, store: ObjectStore, clocks: Record<string, number>, drops: string[], confirmStore?: ObjectStore): Ownership {
@@ -84,4 +85,23 @@ it('reads the lease once for the commits that ask together, and again, after it,
   reads.release();
   expect(await Promise.all([first, ...later])).toEqual([true, true, true]);
   expect(reads.sent).toBe(3);
+});
+
+/** Lease reads that fail while `failing` (a bucket answering 503 SlowDown on the prefix). */
+class FailingLeaseReads extends ForwardingObjectStore {
+  failing = false;
+  override async get(key: string, options?: GetOptions) {
+    if (this.failing && key.startsWith(LEASE_PREFIX)) throw new Error('503 SlowDown');
+    return super.get(key, options);
+  }
+}
+
+it('answers a lease it could not read after the upload as unconfirmed, not as a commit not copied; still the owner (review-171 F6)', async () => {
+  const store = new MemoryObjectStore();
+  const reads = new FailingLeaseReads(store);
+  const a = replica('a', store, { a: 0 }, [], reads);
+  await a.tick();
+  reads.failing = true;
+  await expect(a.confirm('t', 1)).rejects.toBeInstanceOf(DurabilityUnconfirmedError);
+  expect(a.surelyHeld('t', 1)).toBe(true);
 });

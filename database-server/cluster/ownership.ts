@@ -13,6 +13,7 @@ import { LeaseStore, type Lease, type LeaseVersion, type ReplicaIdentity, type R
 import { placeable, standingFailures, withOpenFailure } from './open-failures.ts';
 import { MemberStore, type Heartbeat } from './member-store.ts';
 import { preferredReplica } from './placement.ts';
+import { DurabilityUnconfirmedError } from '../durability-unconfirmed.ts';
 
 /** What the ownership drives: the databases that exist, and opening and closing the ones this replica owns. */
 export interface OwnershipHooks {
@@ -196,7 +197,9 @@ export class Ownership {
   async confirm(tenant: string, epoch?: number): Promise<boolean> {
     const held = this.#held.get(tenant);
     if (held === undefined || !this.surelyHeld(tenant, epoch)) return false;
-    const read = await this.#confirmations.read(tenant);
+    const read = await this.#confirmations.read(tenant).catch((err: unknown) => {
+      throw new DurabilityUnconfirmedError(`the lease of ${tenant} could not be read after the commit's upload`, { cause: err });
+    });
     if (this.#held.get(tenant) !== held) return false;
     if (read?.etag !== held.version.etag) {
       this.#lose(tenant, read ? 'its lease was taken' : 'its lease was deleted');

@@ -1,5 +1,6 @@
 import type { HranaPipelineRequest, HranaPipelineResponse, HranaStreamResult } from './hrana-types.ts';
 import { SqlError } from '../sql/sql-error.ts';
+import { DurabilityUnconfirmedError } from '../durability-unconfirmed.ts';
 import type { UsageMeter } from '../sql/usage-meter.ts';
 import type { GrowthFreeze } from '../sql/growth-freeze.ts';
 import type { QuotaRefusal } from '../sql/quota-refusal.ts';
@@ -293,10 +294,14 @@ export async function runOnStream(stream: StreamHandle, caller: PipelineCaller, 
   if (durable) {
     try {
       await durable;
-    } catch {
-      // Committed on the local disk (and shipped later), but not yet in the bucket as the synchronous mode promised.
+    } catch (err) {
+      // Committed on the local disk (and shipped later), but not yet known to be in the bucket as the synchronous mode promised.
       await streams.close(stream);
-      return { kind: 'failed', error: { message: 'The commit could not be copied to the object store yet; it is kept locally and shipped later', code: 'DURABILITY_UNAVAILABLE' } };
+      const message =
+        err instanceof DurabilityUnconfirmedError
+          ? 'The commit reached the object store, but this replica could not confirm it still owns the database; it stands here and is kept if it does (retrying a write may apply it twice)'
+          : 'The commit could not be copied to the object store yet; it is kept locally and shipped later';
+      return { kind: 'failed', error: { message, code: 'DURABILITY_UNAVAILABLE' } };
     }
   }
   return { kind: 'ran', results: outcome.results };
