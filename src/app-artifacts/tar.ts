@@ -308,7 +308,9 @@ function parsePax(data: Uint8Array): Record<string, string> {
     const key = record.slice(0, eq);
     if (key === 'path' || key === 'size' || key === 'linkpath') records[key] = record.slice(eq + 1);
     else if (!METADATA_PAX_KEYS.has(key) && !METADATA_PAX_PREFIXES.some((prefix) => key.startsWith(prefix))) {
-      throw new TarFormatError(`the pax record ${JSON.stringify(key.slice(0, 64))} is not supported${key.startsWith('GNU.sparse.') ? ' (sparse files: archive them without --sparse)' : ''}`);
+      throw new TarFormatError(
+        `the pax record ${JSON.stringify(key.slice(0, 64))} is not supported${key.startsWith('GNU.sparse.') ? ' (a sparse file: archive it whole, as cw deploy does, not as GNU tar --sparse or bsdtar write one with holes)' : ''}`,
+      );
     }
     at += length;
   }
