@@ -342,6 +342,22 @@ describe('what the controller refuses', () => {
     expect((await claimClient.get('', domain))?.spec.holder.uid).toBe(owner.metadata?.uid);
   });
 
+  it('records when the parent zone first answered that it delegates the name elsewhere, keeps it through later answers, clears it once delegated (review-171 F2)', async () => {
+    const domain = newDomain('clock');
+    const d = await delegate(await apply(domain, { deleteAfterTest: true }));
+    expect(d.status?.notDelegatedSince).toBeUndefined();
+    parent.delegate(domain, ['ns1.elsewhere.example', 'ns2.elsewhere.example']);
+    const first = await askDelegationCheck(domainClient, d);
+    expect(first.status).toMatchObject({ lastCheckOutcome: 'NameserversMismatch', notDelegatedSince: first.status?.lastCheckedAt });
+    parent.undelegate(domain);
+    const second = await askDelegationCheck(domainClient, first);
+    expect(second.status).toMatchObject({ lastCheckOutcome: 'NotDelegated', notDelegatedSince: first.status?.notDelegatedSince });
+    parent.delegate(domain, d.status?.nameservers ?? []);
+    const back = await askDelegationCheck(domainClient, second);
+    expect(back.status).toMatchObject({ state: 'managed', lastCheckOutcome: 'Delegated' });
+    expect(back.status?.notDelegatedSince).toBeUndefined();
+  });
+
   it("refuses a parent added above another project's delegated domain (DomainTaken), which keeps its zone and records", async () => {
     const domain = newDomain('above');
     const child = await apply(`dev.${domain}`, { namespace: other, deleteAfterTest: true });

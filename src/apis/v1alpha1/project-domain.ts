@@ -61,6 +61,20 @@ export const ProjectDomainStatus = Type.Object({
         'When a delegation check first found the domain delegated to its zone: from then on it holds its name. Until then it proves nothing: another project may add the name and takes it over by proving delegation to its own zone.',
     }),
   ),
+  notDelegatedSince: Type.Optional(
+    Timestamp({
+      description:
+        'When a delegation check first found the parent zone delegating the domain elsewhere (NotDelegated or NameserversMismatch) since it was last found delegated; unanswered checks leave it, a delegated answer clears it. Once a day old, with the last check answering so too, a domain delegated once no longer holds its name against another project.',
+    }),
+  ),
+  lastCheckOutcome: Type.Optional(
+    Type.String({
+      maxLength: 64,
+      pattern: '^[A-Z][A-Za-z]*$',
+      description:
+        'The outcome of the delegation check at lastCheckedAt (Delegated, NotDelegated, NameserversMismatch, Timeout …): unlike the Delegated condition, which an unanswered check leaves as it was.',
+    }),
+  ),
   zonesDeleted: Type.Optional(
     Type.Integer({
       minimum: 0,

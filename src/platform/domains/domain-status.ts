@@ -6,6 +6,7 @@ import { findCondition, formatTime, setCondition, type ConditionUpdate } from '.
 import type { DelegationResult } from '../../dns/delegation.ts';
 import { DnsProviderError, type DnsProviderErrorCode } from '../../dns/provider.ts';
 import type { DomainRefusal } from './domain-admission.ts';
+import { lapseClock } from './delegation-lapse.ts';
 
 /** What a reconciliation saw; an absent part was not looked at this time and keeps its previous status. */
 export interface DomainObservation {
@@ -144,6 +145,8 @@ export function domainStatus(domain: ProjectDomain, seen: DomainObservation, now
   const d = seen.delegation;
   if (d) {
     status.lastCheckedAt = formatTime(now);
+    delete status.notDelegatedSince;
+    Object.assign(status, lapseClock(prev, d, now));
     if (INCONCLUSIVE.has(d.reason)) {
       // A domain found not delegated stays so (its demotion grace runs from then, domainServes): an unanswered
       // check, which the parent's servers can cause at will, must not make it served again, nor start a new grace.
