@@ -207,6 +207,17 @@ describe('a domain another project holds without having proved its delegation', 
 });
 
 describe('a domain whose holder was found delegated elsewhere for a day (review-163 F4)', () => {
+  /** The add of `domain`, retried until the API's cache shows its holder's delegation lapsed (the backdating). */
+  const addedOnceLapsed = (domain: string) =>
+    vi.waitFor(
+      async () => {
+        const res = await call('POST', '/domains', { domain });
+        expect(res.statusCode, res.body).toBe(201);
+        return res.json().domain as DomainView;
+      },
+      { timeout: 15_000, interval: 200 },
+    );
+
   it('is refused (409) within the day, then added with a zone of its own, taken over once delegated, the former holder saying so', async () => {
     const domain = dns.domain('lapsed');
     const theirs = await ok(201, 'POST', '/domains', { domain }, rival);
@@ -220,19 +231,34 @@ describe('a domain whose holder was found delegated elsewhere for a day (review-
     // Found so for more than a day: the add stands, with a zone of its own to delegate to.
     const [held] = await domainObjects(rival.project, domain);
     await backdateDelegated(objectClient<ProjectDomain>(platform.conn, PROJECT_DOMAINS), held!, 25);
-    const challenge = await vi.waitFor(
-      async () => {
-        const res = await call('POST', '/domains', { domain });
-        expect(res.statusCode, res.body).toBe(201);
-        return res.json().domain as DomainView;
-      },
-      { timeout: 15_000, interval: 200 },
-    );
+    const challenge = await addedOnceLapsed(domain);
     expect(challenge).toMatchObject({ domain, status: 'pending_delegation', status_reason: 'DomainTaken' });
     expect(challenge.status_message).toContain(`whose delegation of it has lapsed for a day; delegate ${domain} to ${challenge.nameservers.join(', ')}`);
     dns.parent.delegate(domain, challenge.nameservers);
     expect(await ok(200, 'POST', `/domains/${domain}/delegation-check`)).toMatchObject({ status: 'managed', status_reason: 'Managed' });
     await vi.waitFor(async () => expect((await ok(200, 'GET', `/domains/${domain}`, undefined, rival)).status_reason).toBe('DomainTakenOver'), { timeout: 15_000 });
+  });
+
+  it('is added, with a zone of its own, when the lapsed holder holds a name inside it too (review-171 F3)', async () => {
+    const domain = dns.domain('apex');
+    const delegated = async (name: string) => {
+      const held = await ok(201, 'POST', '/domains', { domain: name }, rival);
+      dns.parent.delegate(name, held.nameservers);
+      expect(await ok(200, 'POST', `/domains/${name}/delegation-check`, undefined, rival)).toMatchObject({ status: 'managed' });
+    };
+    await delegated(`eu.${domain}`);
+    await delegated(domain);
+    // The registrar points the name elsewhere, hiding both former zones; found so for more than a day.
+    dns.parent.delegate(domain, ['ns1.elsewhere.example', 'ns2.elsewhere.example']);
+    for (const name of [domain, `eu.${domain}`]) {
+      expect(await ok(200, 'POST', `/domains/${name}/delegation-check`, undefined, rival)).toMatchObject({ status: 'pending_delegation' });
+      const [held] = await domainObjects(rival.project, name);
+      await backdateDelegated(objectClient<ProjectDomain>(platform.conn, PROJECT_DOMAINS), held!, 25);
+    }
+    const challenge = await addedOnceLapsed(domain);
+    expect(challenge).toMatchObject({ domain, status: 'pending_delegation', status_reason: 'DomainTaken' });
+    dns.parent.delegate(domain, challenge.nameservers);
+    expect(await ok(200, 'POST', `/domains/${domain}/delegation-check`)).toMatchObject({ status: 'managed', status_reason: 'Managed' });
   });
 });
 

@@ -342,6 +342,29 @@ describe('what the controller refuses', () => {
     expect((await claimClient.get('', domain))?.spec.holder.uid).toBe(owner.metadata?.uid);
   });
 
+  it('lets the new owner of a name take it over from a project whose delegations of it and of a name inside it both lapsed (review-171 F3)', async () => {
+    const domain = newDomain('apex');
+    const child = await delegate(await apply(`eu.${domain}`, { namespace: other, deleteAfterTest: true }));
+    const apex = await delegate(await apply(domain, { namespace: other, deleteAfterTest: true }));
+    // The registrar points the name elsewhere (its new owner's servers), which hides the former zones of both.
+    parent.delegate(domain, ['ns1.elsewhere.example', 'ns2.elsewhere.example']);
+    for (const d of [apex, child]) {
+      const lapsing = await askDelegationCheck(domainClient, d);
+      expect(lapsing.status?.state).toBe('pending_delegation');
+      await backdateDelegated(domainClient, lapsing, 25);
+    }
+
+    // Neither the lapsed name inside it nor the lapsed holder itself keeps the new owner out: a zone to delegate to.
+    const owner = await apply(domain, { deleteAfterTest: true });
+    const challenging = await until(live(owner), (o) => !!o.status?.hostedZoneId && condition(o, 'Ready')?.reason === 'DomainTaken', 'a zone to prove delegation with');
+    expect(condition(challenging, 'Ready')?.message).toContain('whose delegation of it has lapsed for a day');
+    parent.delegate(domain, challenging.status?.nameservers ?? []);
+    const taken = await askDelegationCheck(domainClient, challenging);
+    expect(taken.status?.state).toBe('managed');
+    expect((await claimClient.get('', domain))?.spec.holder.uid).toBe(owner.metadata?.uid);
+    await until(live(apex), (o) => condition(o, 'Ready')?.reason === 'DomainTakenOver', 'the former holder told');
+  });
+
   it('records when the parent zone first answered that it delegates the name elsewhere, keeps it through later answers, clears it once delegated (review-171 F2)', async () => {
     const domain = newDomain('clock');
     const d = await delegate(await apply(domain, { deleteAfterTest: true }));

@@ -217,7 +217,7 @@ export class DomainReconciler {
   async #overlap(holder: ClaimHolder, domain: ProjectDomain): Promise<Overlap> {
     const live = await this.#store.domainClient.get(holder.namespace, holder.name);
     if (!live || live.metadata?.uid !== holder.uid) return { project: holder.namespace, firm: true, older: true };
-    return { project: holder.namespace, firm: this.#firm(live), older: byAge(live, domain) < 0 };
+    return { project: holder.namespace, firm: this.#firmAgainstOthers(live), older: byAge(live, domain) < 0 };
   }
 
   /**
@@ -227,7 +227,7 @@ export class DomainReconciler {
   async #firmBelow(domain: ProjectDomain): Promise<OverlapBelow[]> {
     const project = domain.metadata?.namespace ?? '';
     for (const d of this.#store.holdersBelow(domain.spec.domain)) {
-      if (d.metadata?.namespace === project || !this.#firm(d)) continue;
+      if (d.metadata?.namespace === project || !this.#firmAgainstOthers(d)) continue;
       if ((await this.#claims.holderOf(d.spec.domain))?.uid !== d.metadata?.uid) continue;
       return [{ domain: d.spec.domain, project: d.metadata?.namespace ?? '', firm: true, older: byAge(d, domain) < 0 }];
     }
@@ -237,6 +237,14 @@ export class DomainReconciler {
   /** Holds its name firmly: it has its zone and proved its delegation. Until then it proves nothing against another project. */
   #firm(domain: ProjectDomain): boolean {
     return domain.status?.hostedZoneId !== undefined && domain.status.delegatedAt !== undefined;
+  }
+
+  /**
+   * Another project's domain above or below the one decided keeps it out only while its delegation holds: a lapsed
+   * holder of a parent and a child name locked the name's new owner out of both for good (review-171 F3).
+   */
+  #firmAgainstOthers(other: ProjectDomain): boolean {
+    return this.#firm(other) && !delegationLapsed(other, this.#now());
   }
 
   /**

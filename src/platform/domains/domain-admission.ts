@@ -1,9 +1,10 @@
 // Which domains a project may hold, decided alike by the API (at once, from its caches) and the ProjectDomain
 // controller (from the DomainClaims, for every object however it was written): never the platform's base domain
 // or anything in or above it, and never a name overlapping a domain another project holds firmly: a name under it, or
-// a name above it. A domain holds firmly once it proved its delegation; until then it proves nothing (anyone can
-// add a name), so two overlapping domains that never proved theirs stand side by side, and the first to prove its
-// delegation decides. Between two that proved theirs, the older keeps its name.
+// a name above it. A domain holds firmly once it proved its delegation, and no longer once that lapsed
+// (delegation-lapse.ts); until then it proves nothing (anyone can add a name), so two overlapping domains that never
+// proved theirs stand side by side, and the first to prove its delegation decides. Between two that proved theirs,
+// the older keeps its name.
 import type { ProjectDomain } from '../../apis/v1alpha1/project-domain.ts';
 import { findCondition } from '../../conditions/index.ts';
 import { isInZone, parentName } from '../../dns/names.ts';
@@ -17,7 +18,10 @@ export interface DomainRefusal {
 /** A domain of another project overlapping the one decided, whose claim holds, as the rule weighs it. */
 export interface Overlap {
   readonly project: string;
-  /** It holds its name firmly: it has its zone and proved its delegation, as a claim that cannot be taken over. */
+  /**
+   * It holds its name firmly: it has its zone and proved its delegation, as a claim that cannot be taken over, and
+   * that delegation has not lapsed (a lapsed holder keeps no name above or below it from the name's new owner).
+   */
   readonly firm: boolean;
   /** It was created before the domain decided. */
   readonly older: boolean;

@@ -92,13 +92,14 @@ export class ProjectDomains {
    */
   async create(project: string, input: string, userId?: string): Promise<{ zoneReady: boolean; view: DomainView }> {
     const domain = parseDomainName(input);
+    const now = new Date();
     const refusal = domainRefusal(domain, project, {
       baseDomain: this.#baseDomain,
-      holderOf: (name) => overlapOf(this.#store.holders(name)[0]),
+      holderOf: (name) => overlapOf(this.#store.holders(name)[0], now),
       // Only those that hold firmly as their status says: anything else is the controller's to decide.
       below: this.#store
         .holdersBelow(domain)
-        .filter(holdsFirmly)
+        .filter((d) => holdsFirmly(d, now))
         .map((d) => ({ domain: d.spec.domain, project: d.metadata?.namespace ?? '', firm: true, older: true })),
     });
     if (refusal) throw refusalError(refusal);
@@ -218,8 +219,7 @@ export class ProjectDomains {
    */
   #refuseHeld(project: string, domain: string): void {
     if (this.#ownOther(project, domain)) throw new ConflictError(`${domain} is already a domain of project ${project}.`);
-    const now = new Date();
-    if (this.#store.holders(domain).some((d) => d.metadata?.namespace !== project && holdsFirmly(d) && !delegationLapsed(d, now))) {
+    if (this.#store.holders(domain).some((d) => d.metadata?.namespace !== project && holdsFirmly(d, new Date()))) {
       throw new ConflictError(`${domain} is already a domain of another project; a domain can belong to one project only.`);
     }
   }
@@ -230,14 +230,17 @@ export class ProjectDomains {
   }
 }
 
-/** Whether a holder keeps names above and below it from other projects, as its status says: it proved its delegation. */
-function holdsFirmly(d: ProjectDomain): boolean {
-  return d.status?.delegatedAt !== undefined;
+/**
+ * Whether a holder keeps its name, and names above and below it, from other projects, as its status says: it proved
+ * its delegation, and that has not lapsed (review-163 F4 for the name, review-171 F3 for names above and below).
+ */
+function holdsFirmly(d: ProjectDomain, now: Date): boolean {
+  return d.status?.delegatedAt !== undefined && !delegationLapsed(d, now);
 }
 
 /** A holder as the admission rule weighs it from the API's cache, older than an add. */
-function overlapOf(d: ProjectDomain | undefined): Overlap | undefined {
-  return d && { project: d.metadata?.namespace ?? '', firm: holdsFirmly(d), older: true };
+function overlapOf(d: ProjectDomain | undefined, now: Date): Overlap | undefined {
+  return d && { project: d.metadata?.namespace ?? '', firm: holdsFirmly(d, now), older: true };
 }
 
 /** A refused name as the API answers it: one no project may have is a bad request; one under another project's domain a conflict. */
