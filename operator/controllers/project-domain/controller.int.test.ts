@@ -354,6 +354,11 @@ describe('what the controller refuses', () => {
       await backdateDelegated(domainClient, lapsing, 25);
     }
 
+    // Nor does the lapsed parent keep it out of the name inside: challenged like the name's own lapsed holder.
+    const inside = await apply(`eu.${domain}`, { deleteAfterTest: true });
+    const under = await until(live(inside), (o) => !!o.status?.hostedZoneId && condition(o, 'Ready')?.reason === 'DomainTaken', 'a zone for the name inside');
+    expect(condition(under, 'Ready')?.message).toContain('whose delegation of it has lapsed for a day');
+
     // Neither the lapsed name inside it nor the lapsed holder itself keeps the new owner out: a zone to delegate to.
     const owner = await apply(domain, { deleteAfterTest: true });
     const challenging = await until(live(owner), (o) => !!o.status?.hostedZoneId && condition(o, 'Ready')?.reason === 'DomainTaken', 'a zone to prove delegation with');
