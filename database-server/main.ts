@@ -109,6 +109,7 @@ export async function startDatabaseServer(config: DatabaseServerConfig, log: Log
             confirm: async (tenant: string, epoch?: number) => (await ownership?.confirm(tenant, epoch)) ?? false,
             claim: async (tenant: string) => ownership?.claimNew(tenant),
             forget: async (tenant: string) => ownership?.forget(tenant),
+            giveUp: async (tenant: string) => ownership?.giveUp(tenant),
             // Through this replica's own admin API, which routes it to the owner.
             shipElsewhere: async (tenant: string) => {
               const answer = await fetch(`${cluster.adminUrl}/v1/tenants/${tenant}/ship`, { method: 'POST', headers: { authorization: `Bearer ${config.adminToken}` } });

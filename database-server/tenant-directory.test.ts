@@ -20,6 +20,7 @@ import { GateStore } from '../src/object-store/testing/gate-object-store.ts';
 import { bucketReplication } from './bucket-replication.ts';
 import { RestorePointUnavailableError, TenantNotFoundError, type DesiredTenant } from './tenant-admin-types.ts';
 import { TenantDirectory, type DirectoryCluster } from './tenant-directory.ts';
+import { DurabilityUnconfirmedError, LEASE_TAKEN } from './durability-unconfirmed.ts';
 import type { Fencing } from './replication-port.ts';
 import { Ownership, type OwnershipHooks } from './cluster/ownership.ts';
 import { TenantMetaStore } from './tenant-meta.ts';
@@ -59,7 +60,16 @@ function tempDir(): string {
 
 async function startNode(
   store: ObjectStore,
-  options: { now?: () => number; load?: boolean; cluster?: DirectoryCluster; openDatabases?: OpenDatabases; meter?: UsageMeter; maxWalBytes?: number; shippingAtOnce?: number } = {},
+  options: {
+    now?: () => number;
+    load?: boolean;
+    cluster?: DirectoryCluster;
+    openDatabases?: OpenDatabases;
+    meter?: UsageMeter;
+    maxWalBytes?: number;
+    shippingAtOnce?: number;
+    snapshotWaitOnReleaseMs?: number;
+  } = {},
 ): Promise<Node> {
   const local = new LocalEngine({ directory: tempDir(), manualCheckpoints: true });
   const engine = options.openDatabases ? trackOpenDatabases(local, options.openDatabases) : local;
@@ -80,6 +90,7 @@ async function startNode(
     ...(options.cluster ? { cluster: options.cluster } : {}),
     ...(options.openDatabases ? { openDatabases: options.openDatabases } : {}),
     ...(options.shippingAtOnce === undefined ? {} : { shippingAtOnce: options.shippingAtOnce }),
+    ...(options.snapshotWaitOnReleaseMs === undefined ? {} : { snapshotWaitOnReleaseMs: options.snapshotWaitOnReleaseMs }),
   });
   if (options.load) {
     await directory.load();
@@ -156,10 +167,10 @@ async function keys(store: ObjectStore, prefix = ''): Promise<string[]> {
   return found;
 }
 
-/** Fails the first read of `key`, as a store that did not answer for a moment. */
-class FirstReadFails extends ForwardingObjectStore {
+/** Fails the next read of `key` while `armed` (from the first, unless disarmed), as a store that did not answer for a moment. */
+class ReadFails extends ForwardingObjectStore {
   readonly #key: string;
-  #failed = false;
+  armed = true;
 
   constructor(inner: ObjectStore, key: string) {
     super(inner);
@@ -167,8 +178,8 @@ class FirstReadFails extends ForwardingObjectStore {
   }
 
   override async get(key: string, options?: GetOptions) {
-    if (key !== this.#key || this.#failed) return super.get(key, options);
-    this.#failed = true;
+    if (key !== this.#key || !this.armed) return super.get(key, options);
+    this.armed = false;
     throw new Error('the store did not answer');
   }
 }
@@ -779,7 +790,7 @@ describe('TenantDirectory behind the Hrana server', () => {
   it('creates a tenant afresh after an attempt that failed once its file was open: the retry serves and ships its own file', async () => {
     const bucket = new MemoryObjectStore();
     // The creation's last step (reading the saved usage) fails the first time, after the file was opened.
-    const node = await startNode(new FirstReadFails(bucket, 'tenants/alpha.usage.json'));
+    const node = await startNode(new ReadFails(bucket, 'tenants/alpha.usage.json'));
     await expect(node.directory.ensure('alpha', desired(['tok-alpha']))).rejects.toThrow(/did not answer/);
     expect((await keys(bucket)).filter((k) => k.includes('alpha'))).toEqual([]);
 
@@ -924,6 +935,34 @@ async function written(node: Node, count: number): Promise<string[]> {
   return tenants;
 }
 
+/** The process ends (every later call fails) right after `key` was written: a crash, as the bucket sees it. */
+class EndsAfterPut extends ForwardingObjectStore {
+  readonly #key: string;
+  #ended = false;
+
+  constructor(inner: ObjectStore, key: string) {
+    super(inner);
+    this.#key = key;
+  }
+
+  override async put(key: string, body: PutBody, options?: PutOptions): Promise<PutResult> {
+    if (this.#ended) throw new Error('process gone');
+    const result = await super.put(key, body, options);
+    if (key === this.#key) this.#ended = true;
+    return result;
+  }
+
+  override async get(key: string, options?: GetOptions) {
+    if (this.#ended) throw new Error('process gone');
+    return super.get(key, options);
+  }
+
+  override async delete(key: string) {
+    if (this.#ended) throw new Error('process gone');
+    return super.delete(key);
+  }
+}
+
 /** A store whose writes take `delayMs` longer. */
 class SlowPuts extends ForwardingObjectStore {
   delayMs = 0;
@@ -948,6 +987,7 @@ function lease(replica: string, epoch: number) {
     confirm: async () => held,
     claim: async () => (held ? fencing : undefined),
     forget: async () => {},
+    giveUp: async () => {},
     shipElsewhere: async () => false,
   };
   return { fencing, cluster, lose: () => (held = false) };
@@ -973,6 +1013,86 @@ async function expiredWithUnshipped(store: ObjectStore, tenant: string): Promise
 }
 
 describe('TenantDirectory under leases (several replicas)', () => {
+  it('leaves a database that exists whole when a creation routed before its handover fails to open it after (review-174 R5)', async () => {
+    const store = new MemoryObjectStore();
+    const flaky = new ReadFails(store, 'tenants/handed.usage.json');
+    flaky.armed = false;
+    const a = await startNode(flaky, { cluster: lease('a', 1).cluster });
+    await a.directory.ensure('handed', desired(['tok']));
+    await a.client('handed', 'tok').batch(['CREATE TABLE t (name TEXT)', "INSERT INTO t VALUES ('kept')"]);
+    await a.directory.release('handed', 'handover');
+    // The PUT that waited behind the handover takes the creation path (its metadata is there: restored, not fresh);
+    // the opening fails once after the restore.
+    flaky.armed = true;
+    await expect(a.directory.ensure('handed', desired(['tok']))).rejects.toThrow(/did not answer/);
+    expect(await store.get('tenants/handed.json')).toMatchObject({ kind: 'object' });
+    const b = await startNode(store, { cluster: lease('b', 2).cluster });
+    expect(await b.directory.adopt('handed', lease('b', 2).fencing)).toBe(true);
+    expect(await names(b.client('handed', 'tok'))).toEqual(['kept']);
+  });
+
+  it("cuts a deleted database's leftovers before its creation again is recorded: a crash between the two restores nothing of them (review-174 R1)", async () => {
+    const store = new MemoryObjectStore();
+    const a = await startNode(store, { cluster: lease('a', 1).cluster });
+    await a.directory.ensure('reused', desired(['old']));
+    await a.client('reused', 'old').batch(['CREATE TABLE t (name TEXT)', "INSERT INTO t VALUES ('deleted')"]);
+    await a.directory.ship('reused');
+    const leftovers = await Promise.all((await keys(store, 'replicas/reused/generations/')).map(async (key) => [key, await store.get(key)] as const));
+    await a.directory.delete('reused');
+    for (const [key, got] of leftovers) if (got?.kind === 'object') await store.put(key, got.body);
+    // b creates the id again and its process ends right after the metadata is written.
+    const dying = new EndsAfterPut(store, 'tenants/reused.json');
+    const b = await startNode(dying, { cluster: lease('b', 2).cluster });
+    await expect(b.directory.ensure('reused', desired(['new']))).rejects.toThrow(/process gone/);
+    // The creation is asked again on c: the metadata is there, so it restores, and finds only what b's creation cut.
+    const c = await startNode(store, { cluster: lease('c', 3).cluster });
+    await c.directory.ensure('reused', desired(['new']));
+    expect((await c.client('reused', 'new').execute("SELECT name FROM sqlite_master WHERE type = 'table'")).rows).toEqual([]);
+  });
+
+  it("frees a database at a stop after a bounded wait for a snapshot still uploading, not the upload's whole time (review-174 R3)", async () => {
+    const bucket = new MemoryObjectStore();
+    const gate = new GateStore(bucket, (key) => key.startsWith('replicas/big/') && key.includes('/snapshots/') && !key.includes('/snapshots/0000000000-'));
+    const node = await startNode(gate, { cluster: lease('a', 1).cluster, snapshotWaitOnReleaseMs: 300 });
+    await node.directory.ensure('big', desired(['tok']));
+    const rounds = node.directory.shipEvery(10);
+    try {
+      const client = node.client('big', 'tok');
+      await client.execute('CREATE TABLE t (v BLOB)');
+      for (let i = 0; i < 7; i++) await client.execute('INSERT INTO t SELECT zeroblob(100000) FROM generate_series(1, 100)');
+      await gate.reached;
+      // The snapshot's upload stays held: the stop goes on without it.
+      const stop = node.directory.release('big', 'stop').then(() => 'stopped');
+      expect(await Promise.race([stop, new Promise((resolve) => setTimeout(() => resolve('still waiting'), 4_000))])).toBe('stopped');
+    } finally {
+      rounds.stop();
+      gate.release();
+    }
+  });
+
+  it('tells the client a sync commit is maybe lost when the lease read after its upload shows another replica took the database (review-174 R6)', async () => {
+    const store = new MemoryObjectStore();
+    let taken = false;
+    const node = await startNode(store, {
+      cluster: {
+        ...lease('a', 1).cluster,
+        confirm: async () => {
+          if (taken) throw new DurabilityUnconfirmedError(LEASE_TAKEN);
+          return true;
+        },
+      },
+    });
+    await node.directory.ensure('s', desired(['tok'], { durability: 'sync' }));
+    const client = node.client('s', 'tok');
+    await client.execute('CREATE TABLE t (name TEXT)');
+    taken = true;
+    const err = await client.execute("INSERT INTO t VALUES ('x')").then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(String(err)).toMatch(/Another replica took the database over before the commit was confirmed; it may be lost/);
+  });
+
   it('acknowledges a sync commit only while the lease is held; the next owner restores every acknowledged one and nothing later', async () => {
     const store = new MemoryObjectStore();
     const first = lease('a', 1);
@@ -1014,6 +1134,7 @@ describe('TenantDirectory under leases (several replicas)', () => {
         confirm: async (tenant, epoch) => (await ownership?.confirm(tenant, epoch)) ?? false,
         claim: async (tenant) => ownership?.claimNew(tenant),
         forget: async (tenant) => ownership?.forget(tenant),
+        giveUp: async (tenant) => ownership?.giveUp(tenant),
         shipElsewhere: async () => false,
       },
     });
@@ -1051,6 +1172,7 @@ describe('TenantDirectory under leases (several replicas)', () => {
         confirm: async (tenant, epoch) => (await ownership?.confirm(tenant, epoch)) ?? false,
         claim: async (tenant) => ownership?.claimNew(tenant),
         forget: async (tenant) => ownership?.forget(tenant),
+        giveUp: async (tenant) => ownership?.giveUp(tenant),
         shipElsewhere: async () => false,
       },
     });
@@ -1187,7 +1309,7 @@ describe('TenantDirectory under leases (several replicas)', () => {
     await a.client('failing', 'tok').execute('CREATE TABLE t (name TEXT)');
     await a.directory.release('failing', 'handover');
     // Restored, then its usage cannot be read: the opening fails, and a next owner here restores again.
-    const b = await startNode(new FirstReadFails(bucket, 'tenants/failing.usage.json'), { cluster: lease('b', 2).cluster });
+    const b = await startNode(new ReadFails(bucket, 'tenants/failing.usage.json'), { cluster: lease('b', 2).cluster });
     await expect(b.directory.adopt('failing', lease('b', 2).fencing)).rejects.toThrow(/did not answer/);
     expect(existsSync(b.engine.databasePath('failing'))).toBe(false);
   });

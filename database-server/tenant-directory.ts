@@ -46,6 +46,22 @@ const OPENING_AT_ONCE = 32;
  */
 export const SHIPPING_AT_ONCE = 16;
 
+/** `meta` without its limits (a change sets them anew: what is not given goes back to the default). */
+function omitLimits(meta: TenantMeta): Omit<TenantMeta, 'limits'> {
+  const { limits: _limits, ...rest } = meta;
+  return rest;
+}
+
+/** How long a handover or a stop waits for a snapshot upload under way before it frees the lease regardless. */
+const SNAPSHOT_WAIT_ON_RELEASE_MS = 5_000;
+
+/** Waits for `work` to settle, either way, for at most `ms`. */
+async function settledWithin(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([work.catch(() => {}), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
+
 /** A tenant this cw-db serves, with what is going on with it. */
 export interface Entry {
   meta: TenantMeta;
@@ -85,6 +101,8 @@ export interface DirectoryCluster {
   claim(tenant: string): Promise<Fencing | undefined>;
   /** The database was deleted: its lease goes too. */
   forget(tenant: string): Promise<void>;
+  /** A database that exists could not be opened here: its lease is released for another replica, its data kept. */
+  giveUp(tenant: string): Promise<void>;
   /** Has the replica that owns `tenant` ship its commits (a copy of it as of now is made here); false: no such database. */
   shipElsewhere(tenant: string): Promise<boolean>;
 }
@@ -112,6 +130,8 @@ export interface TenantDirectoryOptions {
   storage?: Pick<StorageBudget, 'freezeOf' | 'touched'>;
   /** Tenants shipping at once on the rounds (default {@link SHIPPING_AT_ONCE}). */
   shippingAtOnce?: number;
+  /** How long a handover or stop waits for a snapshot under way (default {@link SNAPSHOT_WAIT_ON_RELEASE_MS}). */
+  snapshotWaitOnReleaseMs?: number;
 }
 
 /**
@@ -218,21 +238,31 @@ export class TenantDirectory {
       if (this.#options.cluster && !fencing) throw new NotOwnerError(`Another replica owns ${tenant}`);
       // Under its lease a new database starts empty, following nothing in the bucket: what is there under its id
       // was left by a deleted one (review-164 F2). Unless its metadata is there: it exists, handed over from here a
-      // moment ago while this request waited (review-164 F6), and is restored as any takeover.
-      const fresh = fencing !== undefined && desired.restoreFrom === undefined && (await this.#options.metas.get(tenant)) === undefined;
-      const meta: TenantMeta = {
-        tenant,
-        createdAt: this.#now(),
-        durability: desired.durability,
-        tokens: desired.tokens,
-        ...projectField(desired.project),
-        ...(desired.restoreFrom ? { restoredFrom: desired.restoreFrom } : {}),
-        ...limitsField(desired.limits),
-      };
+      // moment ago while this request waited (review-164 F6), and is restored as any takeover, and a failure to open
+      // it here must leave it whole for another replica (review-174 R5).
+      const stored = fencing !== undefined && desired.restoreFrom === undefined ? await this.#options.metas.get(tenant) : undefined;
+      const fresh = fencing !== undefined && desired.restoreFrom === undefined && stored === undefined;
+      const meta: TenantMeta = stored
+        ? { ...omitLimits(stored), tokens: desired.tokens, durability: desired.durability, ...projectField(desired.project ?? stored.project), ...limitsField(desired.limits) }
+        : {
+            tenant,
+            createdAt: this.#now(),
+            durability: desired.durability,
+            tokens: desired.tokens,
+            ...projectField(desired.project),
+            ...(desired.restoreFrom ? { restoredFrom: desired.restoreFrom } : {}),
+            ...limitsField(desired.limits),
+          };
+      // A creation cuts every lower epoch before its metadata says it exists: written after, a crash between the two
+      // left a retry restoring the deleted database's leftovers (review-174 R1).
+      if (fresh && fencing) {
+        fencing.guard();
+        await this.#options.replication.recordTakeover(tenant, fencing.epoch, null);
+      }
       // The metadata first: from here on a restart knows the tenant (and restores or re-creates it). Not written,
       // the lease goes (no round walks a tenant without metadata, so nothing else would give it up).
       await this.#options.metas.put(meta).catch(async (err: unknown) => {
-        if (fencing) await this.#options.cluster?.forget(tenant).catch(() => undefined);
+        if (fencing) await (stored ? this.#options.cluster?.giveUp(tenant) : this.#options.cluster?.forget(tenant))?.catch(() => undefined);
         throw err;
       });
       const entry: Entry = { meta, ready: Promise.resolve(), ...(fencing ? { fencing } : {}) };
@@ -250,8 +280,14 @@ export class TenantDirectory {
         // after the deletion.
         await this.#options.engine.closeTenant(tenant).catch(() => {});
         await entry.baseUpload?.catch(() => {});
-        await this.#deleteEverywhere(tenant);
-        await this.#options.cluster?.forget(tenant);
+        if (stored) {
+          // It was there before this request: its data stays, and its lease goes to a replica that can open it.
+          await this.#removeLocalFiles(tenant).catch(() => {});
+          await this.#options.cluster?.giveUp(tenant);
+        } else {
+          await this.#deleteEverywhere(tenant);
+          await this.#options.cluster?.forget(tenant);
+        }
         // The engine's own report of it (a code, or the package's JSON in the message) as from any statement.
         if (engineFailure(err).code === 'SQLITE_NOMEM') {
           throw new NoCapacityError('This cw-db has no memory left to open another database in its shard (CW_DB_SHARD_MEMORY_MIB); give it more shards, memory or replicas');
@@ -469,10 +505,16 @@ export class TenantDirectory {
         closed = true;
         if (shipping) {
           await entry.baseUpload;
-          // Landed before the lease is freed, never after the database is deleted elsewhere (review-164 F2); a
-          // round's shipping still going may start one yet.
-          await entry.shipping;
-          await entry.snapshotUpload;
+          // A snapshot under way lands before the lease is freed, as a rule (review-164 F2; a round's shipping still
+          // going may start one yet), but for a bounded time: a large one takes minutes, past a pod's grace period, and
+          // the next owner's higher epoch cuts it if it lands later (review-174 R3).
+          await settledWithin(
+            (async () => {
+              await entry.shipping;
+              await entry.snapshotUpload;
+            })(),
+            this.#options.snapshotWaitOnReleaseMs ?? SNAPSHOT_WAIT_ON_RELEASE_MS,
+          );
           await this.#options.metas.putUsage(tenant, this.#options.meter.get(tenant));
         }
       } finally {

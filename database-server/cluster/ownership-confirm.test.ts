@@ -36,7 +36,7 @@ it('confirms a commit only while the lease read after it is still its own: an ow
   expect(b.held().get('t')).toBe(2);
   // a resumes: by its clock the lease holds until its next round reads it; the read after the upload says otherwise.
   expect(a.surelyHeld('t', 1)).toBe(true);
-  expect(await a.confirm('t', 1)).toBe(false);
+  await expect(a.confirm('t', 1)).rejects.toThrow(/Another replica took the database over/);
   expect(a.held().has('t')).toBe(false);
   expect(drops).toEqual(['a drops t (lost)']);
 });

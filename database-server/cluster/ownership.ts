@@ -13,7 +13,7 @@ import { LeaseStore, type Lease, type LeaseVersion, type ReplicaIdentity, type R
 import { placeable, standingFailures, withOpenFailure } from './open-failures.ts';
 import { MemberStore, type Heartbeat } from './member-store.ts';
 import { preferredReplica } from './placement.ts';
-import { DurabilityUnconfirmedError } from '../durability-unconfirmed.ts';
+import { DurabilityUnconfirmedError, LEASE_TAKEN, LEASE_UNREAD } from '../durability-unconfirmed.ts';
 
 /** What the ownership drives: the databases that exist, and opening and closing the ones this replica owns. */
 export interface OwnershipHooks {
@@ -192,18 +192,19 @@ export class Ownership {
    * Whether a synchronous commit of `tenant` whose segment has landed may be acknowledged: surely held (under
    * `epoch`), and the lease, read after that, still the very version this process wrote (lease-confirmations.ts:
    * the deadline alone trusts a clock that stood still while the VM was paused, review-164 F5). Seen written by
-   * another, the database is lost at once, as a round would.
+   * another, the database is lost at once, as a round would, and the commit refused as maybe lost
+   * (`DurabilityUnconfirmedError`, as when the lease cannot be read).
    */
   async confirm(tenant: string, epoch?: number): Promise<boolean> {
     const held = this.#held.get(tenant);
     if (held === undefined || !this.surelyHeld(tenant, epoch)) return false;
     const read = await this.#confirmations.read(tenant).catch((err: unknown) => {
-      throw new DurabilityUnconfirmedError(`the lease of ${tenant} could not be read after the commit's upload`, { cause: err });
+      throw new DurabilityUnconfirmedError(LEASE_UNREAD, { cause: err });
     });
     if (this.#held.get(tenant) !== held) return false;
     if (read?.etag !== held.version.etag) {
       this.#lose(tenant, read ? 'its lease was taken' : 'its lease was deleted');
-      return false;
+      throw new DurabilityUnconfirmedError(LEASE_TAKEN);
     }
     return this.surelyHeld(tenant, epoch);
   }
@@ -314,6 +315,14 @@ export class Ownership {
     const current = await this.#leases.read(tenant);
     if (current) await this.#floors.raise(tenant, current.lease.epoch);
     await this.#leases.remove(tenant);
+  }
+
+  /**
+   * A database that exists could not be opened here (a creation that found it handed over from here meanwhile):
+   * its lease is released, noted as not opened here, for another replica to take it with its data.
+   */
+  async giveUp(tenant: string): Promise<void> {
+    await this.#release(tenant, 'lost', { openFailed: true });
   }
 
   /** Every database whose lease this process holds, with its epoch. */

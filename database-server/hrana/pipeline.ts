@@ -297,10 +297,7 @@ export async function runOnStream(stream: StreamHandle, caller: PipelineCaller, 
     } catch (err) {
       // Committed on the local disk (and shipped later), but not yet known to be in the bucket as the synchronous mode promised.
       await streams.close(stream);
-      const message =
-        err instanceof DurabilityUnconfirmedError
-          ? 'The commit reached the object store, but this replica could not confirm it still owns the database; it stands here and is kept if it does (retrying a write may apply it twice)'
-          : 'The commit could not be copied to the object store yet; it is kept locally and shipped later';
+      const message = err instanceof DurabilityUnconfirmedError ? err.message : 'The commit could not be copied to the object store yet; it is kept locally and shipped later';
       return { kind: 'failed', error: { message, code: 'DURABILITY_UNAVAILABLE' } };
     }
   }
