@@ -53,6 +53,11 @@ describe('buildsWithTrimmedLogs', () => {
     expect(names(buildsWithTrimmedLogs(builds, 'web'))).toEqual(['fast0', 'live']);
   });
 
+  it('keeps the newest build that succeeded whole past any number of pushes cancelled while they ran (review-174 R4)', () => {
+    const builds = [build('live', 0, 'Succeeded'), ...Array.from({ length: FULL_LOGS_PER_APP + 2 }, (_, i) => build(`cancelled${i}`, 1 + i, 'Cancelled'))];
+    expect(names(buildsWithTrimmedLogs(builds, 'web'))).toEqual(['cancelled1', 'cancelled0']);
+  });
+
   it('orders builds pushed in the same second by name, whatever the informer’s order', () => {
     const same = Array.from({ length: FULL_LOGS_PER_APP + 1 }, (_, i) => build(`s${i}`, 0, 'Succeeded'));
     expect(names(buildsWithTrimmedLogs(same, 'web'))).toEqual(['s0']);

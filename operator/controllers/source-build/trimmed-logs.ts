@@ -1,5 +1,5 @@
-// Which finished builds keep only the end of their log: those of an app past its FULL_LOGS_PER_APP newest that ran,
-// newest by end, so a build's log is whole for as long as it is among those a user most likely reads (the one that
+// Which finished builds keep only the end of their log: those of an app past its FULL_LOGS_PER_APP newest that ran
+// (and its newest that succeeded), newest by end, so a build's log is whole for as long as it is among those a user most likely reads (the one that
 // just ended among them, however long it was queued), and bounded after. A build cancelled before it started (a push
 // superseded in the queue) logged a line or two: it takes no place among them and is left as it is.
 import type { SourceBuild } from '../../../src/apis/v1alpha1/source-build.ts';
@@ -8,10 +8,11 @@ import { FULL_LOGS_PER_APP } from '../../../src/platform/source-builds/log-reten
 
 /** The finished builds of `app` (among `builds`, one namespace's) whose logs are to be trimmed. */
 export function buildsWithTrimmedLogs(builds: readonly SourceBuild[], app: string): SourceBuild[] {
-  return builds
-    .filter((b) => b.spec.app === app && isFinished(b.status?.state) && b.status?.startedAt !== undefined && !b.metadata?.deletionTimestamp)
-    .sort((a, b) => newer(b, a))
-    .slice(FULL_LOGS_PER_APP);
+  const ran = builds.filter((b) => b.spec.app === app && isFinished(b.status?.state) && b.status?.startedAt !== undefined && !b.metadata?.deletionTimestamp).sort((a, b) => newer(b, a));
+  // The newest that succeeded keeps its log too, past any number of pushes cancelled while they ran: it is most
+  // likely the one serving (review-174 R4).
+  const serving = ran.find((b) => b.status?.state === 'Succeeded');
+  return ran.slice(FULL_LOGS_PER_APP).filter((b) => b !== serving);
 }
 
 /** By end, then by push (creation), then by name: the same order whatever the informer's. */
