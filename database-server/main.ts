@@ -19,6 +19,7 @@ import { adminRouter, hranaRouter } from './cluster/routes.ts';
 import { peerTokenHolders } from './cluster/peer-token-holders.ts';
 import { TokenLocator } from './cluster/token-locator.ts';
 import { StorageBudget } from './storage-budget.ts';
+import { ownershipCluster } from './ownership-cluster.ts';
 
 const USAGE_SAVE_MS = 10_000;
 const PRUNE_MS = 3_600_000;
@@ -103,21 +104,17 @@ export async function startDatabaseServer(config: DatabaseServerConfig, log: Log
     storage,
     ...(cluster
       ? {
-          cluster: {
-            replica: cluster.name,
-            surelyHeld: (tenant: string, epoch?: number) => ownership?.surelyHeld(tenant, epoch) ?? false,
-            confirm: async (tenant: string, epoch?: number) => (await ownership?.confirm(tenant, epoch)) ?? false,
-            claim: async (tenant: string) => ownership?.claimNew(tenant),
-            forget: async (tenant: string) => ownership?.forget(tenant),
-            giveUp: async (tenant: string) => ownership?.giveUp(tenant),
-            // Through this replica's own admin API, which routes it to the owner.
-            shipElsewhere: async (tenant: string) => {
+          // Shipped elsewhere through this replica's own admin API, which routes it to the owner.
+          cluster: ownershipCluster(
+            cluster.name,
+            () => ownership,
+            async (tenant: string) => {
               const answer = await fetch(`${cluster.adminUrl}/v1/tenants/${tenant}/ship`, { method: 'POST', headers: { authorization: `Bearer ${config.adminToken}` } });
               if (answer.status === 404) return false;
               if (!answer.ok) throw new Error(`shipping ${tenant} on its replica answered ${answer.status}`);
               return true;
             },
-          },
+          ),
         }
       : {}),
   });

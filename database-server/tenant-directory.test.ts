@@ -21,6 +21,8 @@ import { bucketReplication } from './bucket-replication.ts';
 import { RestorePointUnavailableError, TenantNotFoundError, type DesiredTenant } from './tenant-admin-types.ts';
 import { TenantDirectory, type DirectoryCluster } from './tenant-directory.ts';
 import { DurabilityUnconfirmedError, LEASE_TAKEN } from './durability-unconfirmed.ts';
+import { ownershipCluster } from './ownership-cluster.ts';
+import { LeaseReads } from './cluster/testing/lease-reads.ts';
 import type { Fencing } from './replication-port.ts';
 import { Ownership, type OwnershipHooks } from './cluster/ownership.ts';
 import { TenantMetaStore } from './tenant-meta.ts';
@@ -1128,15 +1130,11 @@ describe('TenantDirectory under leases (several replicas)', () => {
       new Ownership({ store, self: { name, nonce: `${name}-nonce`, url: `http://${name}`, adminUrl: `http://${name}` }, leaseMs: 3000, log: silentLogger, clock: () => clocks[name], hooks });
     let ownership: Ownership | undefined;
     const a = await startNode(store, {
-      cluster: {
-        replica: 'a',
-        surelyHeld: (tenant, epoch) => ownership?.surelyHeld(tenant, epoch) ?? false,
-        confirm: async (tenant, epoch) => (await ownership?.confirm(tenant, epoch)) ?? false,
-        claim: async (tenant) => ownership?.claimNew(tenant),
-        forget: async (tenant) => ownership?.forget(tenant),
-        giveUp: async (tenant) => ownership?.giveUp(tenant),
-        shipElsewhere: async () => false,
-      },
+      cluster: ownershipCluster(
+        'a',
+        () => ownership,
+        async () => false,
+      ),
     });
     ownership = owner('a', { tenants: async () => [], adopt: async () => false, drop: (tenant, reason) => a.directory.release(tenant, reason), discard: async () => {} });
     await ownership.tick();
@@ -1157,24 +1155,14 @@ describe('TenantDirectory under leases (several replicas)', () => {
 
   it('tells the client a sync commit whose lease it could not read after the upload is unconfirmed, not "not copied" (review-171 F6)', async () => {
     const store = new MemoryObjectStore();
-    let failing = false;
-    const reads = new (class extends ForwardingObjectStore {
-      override async get(key: string, options?: GetOptions) {
-        if (failing && key.startsWith('cluster/leases/')) throw new Error('503 SlowDown');
-        return super.get(key, options);
-      }
-    })(store);
+    const reads = new LeaseReads(store);
     let ownership: Ownership | undefined;
     const a = await startNode(store, {
-      cluster: {
-        replica: 'a',
-        surelyHeld: (tenant, epoch) => ownership?.surelyHeld(tenant, epoch) ?? false,
-        confirm: async (tenant, epoch) => (await ownership?.confirm(tenant, epoch)) ?? false,
-        claim: async (tenant) => ownership?.claimNew(tenant),
-        forget: async (tenant) => ownership?.forget(tenant),
-        giveUp: async (tenant) => ownership?.giveUp(tenant),
-        shipElsewhere: async () => false,
-      },
+      cluster: ownershipCluster(
+        'a',
+        () => ownership,
+        async () => false,
+      ),
     });
     ownership = new Ownership({
       store,
@@ -1189,9 +1177,9 @@ describe('TenantDirectory under leases (several replicas)', () => {
     await a.directory.ensure('unread', desired(['tok'], { durability: 'sync' }));
     const client = a.client('unread', 'tok');
     await client.execute('CREATE TABLE t (v TEXT)');
-    failing = true;
+    reads.failing = true;
     await expect(client.execute("INSERT INTO t VALUES ('landed')")).rejects.toThrow(/could not confirm it still owns the database/);
-    failing = false;
+    reads.failing = false;
     expect(ownership.surelyHeld('unread', 1)).toBe(true);
     // It stands here, as the answer says.
     expect((await a.client('unread', 'tok').execute('SELECT v FROM t')).rows.map((r) => r.v)).toEqual(['landed']);

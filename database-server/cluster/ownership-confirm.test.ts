@@ -1,10 +1,9 @@
 import { expect, it } from 'vitest';
 import { silentLogger } from '../../src/logging/log.ts';
 import { MemoryObjectStore } from '../../src/object-store/memory-object-store.ts';
-import type { GetOptions, ObjectStore } from '../../src/object-store/object-store.ts';
-import { ForwardingObjectStore } from '../../src/object-store/testing/forwarding-object-store.ts';
-import { LEASE_PREFIX } from './lease-store.ts';
+import type { ObjectStore } from '../../src/object-store/object-store.ts';
 import { Ownership } from './ownership.ts';
+import { LeaseReads } from './testing/lease-reads.ts';
 import { DurabilityUnconfirmedError } from '../durability-unconfirmed.ts';
 
 /** Replica `name` owning database `t` (or not) on `store`, by the clock `clocks[name]`; its drops noted in `drops`. */
@@ -41,33 +40,9 @@ it('confirms a commit only while the lease read after it is still its own: an ow
   expect(drops).toEqual(['a drops t (lost)']);
 });
 
-/** Lease reads held while `hold` is set, counted in `sent`. */
-class HeldLeaseReads extends ForwardingObjectStore {
-  sent = 0;
-  #open: Promise<void> | undefined;
-  #release = () => {};
-
-  hold(): void {
-    this.#open = new Promise((resolve) => (this.#release = resolve));
-  }
-
-  release(): void {
-    this.#open = undefined;
-    this.#release();
-  }
-
-  override async get(key: string, options?: GetOptions) {
-    if (key.startsWith(LEASE_PREFIX)) {
-      this.sent++;
-      await this.#open;
-    }
-    return super.get(key, options);
-  }
-}
-
 it('reads the lease once for the commits that ask together, and again, after it, for those that ask while it is under way', async () => {
   const store = new MemoryObjectStore();
-  const reads = new HeldLeaseReads(store);
+  const reads = new LeaseReads(store);
   const a = replica('a', store, { a: 0 }, [], reads);
   await a.tick();
   expect(a.held().get('t')).toBe(1);
@@ -87,18 +62,9 @@ it('reads the lease once for the commits that ask together, and again, after it,
   expect(reads.sent).toBe(3);
 });
 
-/** Lease reads that fail while `failing` (a bucket answering 503 SlowDown on the prefix). */
-class FailingLeaseReads extends ForwardingObjectStore {
-  failing = false;
-  override async get(key: string, options?: GetOptions) {
-    if (this.failing && key.startsWith(LEASE_PREFIX)) throw new Error('503 SlowDown');
-    return super.get(key, options);
-  }
-}
-
 it('answers a lease it could not read after the upload as unconfirmed, not as a commit not copied; still the owner (review-171 F6)', async () => {
   const store = new MemoryObjectStore();
-  const reads = new FailingLeaseReads(store);
+  const reads = new LeaseReads(store);
   const a = replica('a', store, { a: 0 }, [], reads);
   await a.tick();
   reads.failing = true;
