@@ -25,6 +25,7 @@ import { Turns } from './turns.ts';
 import { clockPassed, restoreEntryInPlace } from './in-place-restore.ts';
 import type { OpenDatabases } from './open-databases.ts';
 import { NoCapacityError, RestorePointUnavailableError, TenantNotFoundError, type DesiredTenant, type InPlaceRestore, type TenantDescription } from './tenant-admin-types.ts';
+import { setTimeout as delay } from 'node:timers/promises';
 
 /** How long after a failed base snapshot upload a new generation is started. */
 const BASE_RETRY_MS = 1000;
@@ -46,21 +47,14 @@ const OPENING_AT_ONCE = 32;
  */
 export const SHIPPING_AT_ONCE = 16;
 
-/** `meta` without its limits (a change sets them anew: what is not given goes back to the default). */
-function omitLimits(meta: TenantMeta): Omit<TenantMeta, 'limits'> {
-  const { limits: _limits, ...rest } = meta;
-  return rest;
+/** A database's metadata as `desired` changes it: limits not given go back to the default, a project not given stays. */
+function updatedMeta(meta: TenantMeta, desired: DesiredTenant): TenantMeta {
+  const { limits: _previous, ...rest } = meta;
+  return { ...rest, tokens: desired.tokens, durability: desired.durability, ...projectField(desired.project ?? rest.project), ...limitsField(desired.limits) };
 }
 
 /** How long a handover or a stop waits for a snapshot upload under way before it frees the lease regardless. */
 const SNAPSHOT_WAIT_ON_RELEASE_MS = 5_000;
-
-/** Waits for `work` to settle, either way, for at most `ms`. */
-async function settledWithin(work: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([work.catch(() => {}), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
-  clearTimeout(timer);
-}
 
 /** A tenant this cw-db serves, with what is going on with it. */
 export interface Entry {
@@ -221,8 +215,7 @@ export class TenantDirectory {
       const existing = this.#tenants.get(tenant);
       if (existing) {
         await existing.ready;
-        const { limits: _previous, ...rest } = existing.meta;
-        const meta: TenantMeta = { ...rest, tokens: desired.tokens, durability: desired.durability, ...projectField(desired.project ?? rest.project), ...limitsField(desired.limits) };
+        const meta = updatedMeta(existing.meta, desired);
         if (JSON.stringify(meta) !== JSON.stringify(existing.meta)) await this.#options.metas.put(meta);
         if (JSON.stringify(meta.limits) !== JSON.stringify(existing.meta.limits)) {
           await this.#options.engine.open(tenant, engineLimits(limits));
@@ -243,7 +236,7 @@ export class TenantDirectory {
       const stored = fencing !== undefined && desired.restoreFrom === undefined ? await this.#options.metas.get(tenant) : undefined;
       const fresh = fencing !== undefined && desired.restoreFrom === undefined && stored === undefined;
       const meta: TenantMeta = stored
-        ? { ...omitLimits(stored), tokens: desired.tokens, durability: desired.durability, ...projectField(desired.project ?? stored.project), ...limitsField(desired.limits) }
+        ? updatedMeta(stored, desired)
         : {
             tenant,
             createdAt: this.#now(),
@@ -508,13 +501,11 @@ export class TenantDirectory {
           // A snapshot under way lands before the lease is freed, as a rule (review-164 F2; a round's shipping still
           // going may start one yet), but for a bounded time: a large one takes minutes, past a pod's grace period, and
           // the next owner's higher epoch cuts it if it lands later (review-174 R3).
-          await settledWithin(
-            (async () => {
-              await entry.shipping;
-              await entry.snapshotUpload;
-            })(),
-            this.#options.snapshotWaitOnReleaseMs ?? SNAPSHOT_WAIT_ON_RELEASE_MS,
-          );
+          const landed = (async () => {
+            await entry.shipping;
+            await entry.snapshotUpload;
+          })();
+          await Promise.race([landed.catch(() => {}), delay(this.#options.snapshotWaitOnReleaseMs ?? SNAPSHOT_WAIT_ON_RELEASE_MS, undefined, { ref: false })]);
           await this.#options.metas.putUsage(tenant, this.#options.meter.get(tenant));
         }
       } finally {
@@ -748,11 +739,9 @@ export class TenantDirectory {
         const restored = await replication.restore(restoreFrom.tenant, path, restoreFrom.at, { asked: true });
         if (restored === null) throw new RestorePointUnavailableError(`Nothing of ${restoreFrom.tenant} is in the bucket`);
         if (fencing) await replication.recordTakeover(tenant, fencing.epoch, null);
-      } else if (fencing && options.fresh) {
-        // A creation: every generation of a lower epoch (a deleted database's leftovers, landing even later) is cut.
-        fencing.guard();
-        await replication.recordTakeover(tenant, fencing.epoch, null);
-      } else {
+      } else if (!(fencing && options.fresh)) {
+        // Restored, unless a creation under a lease: `ensure` recorded its takeover, following nothing, before its
+        // metadata, which cuts every generation of a lower epoch (a deleted database's leftovers, landing even later).
         const restored = await replication.restore(tenant, path);
         if (restored) this.#options.log.info('restored a tenant from the bucket', { tenant, restoredTo: new Date(restored.restoredTo).toISOString(), ...(fencing ? { epoch: fencing.epoch } : {}) });
         if (fencing) {
