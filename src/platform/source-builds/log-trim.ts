@@ -1,6 +1,7 @@
 // Cutting a finished build's log down to its end (log-retention.ts). Only deletes, the oldest chunks first: whatever
 // point a crash stops it at, the chunks left are still the log's end with a gap before them, which a reader is told
 // of (readBuildLog), and trimming again finishes the work.
+import { inParallel } from '../../collections/in-parallel.ts';
 import { listAll } from '../../object-store/list-all.ts';
 import type { ObjectInfo, ObjectStore } from '../../object-store/object-store.ts';
 import { buildLogPrefix } from './build-log.ts';
@@ -24,8 +25,6 @@ export async function trimBuildLog(store: ObjectStore, namespace: string, build:
     kept += chunks[first]?.size ?? 0;
   }
   const removed = chunks.slice(0, first);
-  for (let i = 0; i < removed.length; i += DELETES_AT_ONCE) {
-    await Promise.all(removed.slice(i, i + DELETES_AT_ONCE).map((c) => store.delete(c.key)));
-  }
+  await inParallel(removed, (c) => store.delete(c.key), DELETES_AT_ONCE);
   return removed.reduce((sum, c) => sum + c.size, 0);
 }
