@@ -235,7 +235,7 @@ export function appHostnameController(deps: AppHostnameControllerDeps): Controll
   async function stillServed(h: AppHostname, namespace: string, holder: { namespace: string; name: string; uid: string }): Promise<Failure | undefined> {
     const hostname = h.spec.hostname;
     const managed = h.spec.dnsMode === 'managed_project_domain';
-    if (managed && !store.activeDomains(namespace).some((d) => d.status?.hostedZoneId && !d.metadata?.deletionTimestamp && isInZone(hostname, d.spec.domain))) {
+    if (managed && domainsHolding(namespace, hostname).length === 0) {
       // Not served here any more: the name is free for whoever verifies it next.
       await claims.release(hostname, holder.uid);
       return {
@@ -259,13 +259,18 @@ export function appHostnameController(deps: AppHostnameControllerDeps): Controll
    * record of who holds a domain. False when the project has none (the caller says so otherwise).
    */
   async function domainTakenOver(namespace: string, hostname: string): Promise<boolean> {
-    const holding = store.activeDomains(namespace).filter((d) => d.status?.hostedZoneId && !d.metadata?.deletionTimestamp && isInZone(hostname, d.spec.domain));
+    const holding = domainsHolding(namespace, hostname);
     if (holding.length === 0) return false;
     for (const d of holding) {
       const holder = (await domainClaims.get('', d.spec.domain))?.spec.holder;
       if (!holder || holder.namespace === namespace) return false;
     }
     return true;
+  }
+
+  /** The project domains of `namespace` with a zone, not being deleted, whose zone holds `hostname`. */
+  function domainsHolding(namespace: string, hostname: string): ProjectDomain[] {
+    return store.activeDomains(namespace).filter((d) => d.status?.hostedZoneId && !d.metadata?.deletionTimestamp && isInZone(hostname, d.spec.domain));
   }
 }
 
