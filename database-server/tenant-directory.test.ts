@@ -759,6 +759,13 @@ describe('TenantDirectory behind the Hrana server', () => {
     expect(await names(node.client('copy', 'tok-copy'))).toEqual(['copied']);
   });
 
+  it('makes again at a start a copy whose process died before the copy reached the bucket, not open it empty (review-174 R2)', async () => {
+    const store = new MemoryObjectStore();
+    await copyDiedAfterMetadata(store, false);
+    const restarted = await startNode(store, { load: true });
+    expect(await names(restarted.client('copy', 'tok-copy'))).toEqual(['copied']);
+  });
+
   it('restores a tenant in place under the same token, rolls back an open transaction, and undoes it through the undo point', async () => {
     const node = await startNode(new MemoryObjectStore());
     await node.directory.ensure('alpha', desired(['tok-alpha']));
@@ -963,6 +970,23 @@ class EndsAfterPut extends ForwardingObjectStore {
     if (this.#ended) throw new Error('process gone');
     return super.delete(key);
   }
+}
+
+/**
+ * 'source' holds a row; a node copying it into 'copy' (under a lease at epoch 2 with `leased`) ends right after the
+ * copy's metadata is written, before the copy is in the bucket. Answers the copy's point in time.
+ */
+async function copyDiedAfterMetadata(store: ObjectStore, leased: boolean): Promise<number> {
+  const dying = new EndsAfterPut(store, 'tenants/copy.json');
+  // Without leases the source must be served where the copy is made; with them its owner ships it (shipElsewhere).
+  const a = await startNode(leased ? store : dying, leased ? { cluster: lease('a', 1).cluster } : {});
+  await a.directory.ensure('source', desired(['tok-src']));
+  await a.client('source', 'tok-src').batch(['CREATE TABLE t (name TEXT)', "INSERT INTO t VALUES ('copied')"], 'write');
+  await a.directory.ship('source');
+  const at = Date.now();
+  const b = leased ? await startNode(dying, { cluster: { ...lease('b', 2).cluster, shipElsewhere: async () => true } }) : a;
+  await expect(b.directory.ensure('copy', desired(['tok-copy'], { restoreFrom: { tenant: 'source', at } }))).rejects.toThrow(/process gone/);
+  return at;
 }
 
 /** A store whose writes take `delayMs` longer. */
@@ -1288,6 +1312,27 @@ describe('TenantDirectory under leases (several replicas)', () => {
     // The creation took the lease the handover freed (review-164 F6): the database is restored as by a takeover.
     await a.directory.ensure('handed', desired(['tok'], { durability: 'async' }));
     expect(await names(a.client('handed', 'tok'), 't')).toEqual(['kept']);
+  });
+
+  it('makes again at its takeover a copy whose creating process died before the copy reached the bucket, not adopt it empty (review-174 R2)', async () => {
+    const store = new MemoryObjectStore();
+    const at = await copyDiedAfterMetadata(store, true);
+    expect(await store.get('tenants/copy.json')).toMatchObject({ kind: 'object' });
+    expect((await new TenantMetaStore(store).get('copy'))?.creating).toEqual({ restoreFrom: { tenant: 'source', at }, epoch: 2 });
+    // A round on c takes the lease (epoch 3) and adopts it; the operator's PUT, retried, reaches the database there.
+    const c = await startNode(store, { cluster: lease('c', 3).cluster });
+    expect(await c.directory.adopt('copy', lease('c', 3).fencing)).toBe(true);
+    expect(await c.directory.ensure('copy', desired(['tok-copy'], { restoreFrom: { tenant: 'source', at } }))).toEqual({ created: false });
+    expect(await names(c.client('copy', 'tok-copy'))).toEqual(['copied']);
+    expect((await new TenantMetaStore(store).get('copy'))?.creating).toBeUndefined();
+  });
+
+  it('makes the copy when its creation, asked again, finds it marked as not made (review-174 R2)', async () => {
+    const store = new MemoryObjectStore();
+    const at = await copyDiedAfterMetadata(store, true);
+    const c = await startNode(store, { cluster: { ...lease('c', 3).cluster, shipElsewhere: async () => true } });
+    expect(await c.directory.ensure('copy', desired(['tok-copy'], { restoreFrom: { tenant: 'source', at } }))).toEqual({ created: true });
+    expect(await names(c.client('copy', 'tok-copy'))).toEqual(['copied']);
   });
 
   it('removes what an adopt that failed after its restore left on the disk (review-164 F12)', async () => {

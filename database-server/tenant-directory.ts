@@ -157,7 +157,7 @@ export class TenantDirectory {
   async load(): Promise<void> {
     for (const meta of await this.#options.metas.list()) {
       const entry: Entry = { meta, ready: Promise.resolve() };
-      entry.ready = this.#open(entry, undefined, { rest: true });
+      entry.ready = this.#openStored(entry, { rest: true });
       entry.ready.catch((err: unknown) => this.#options.log.error('opening a tenant failed', { tenant: meta.tenant, err }));
       this.#tenants.set(meta.tenant, entry);
       this.#tokens.set(meta);
@@ -214,6 +214,8 @@ export class TenantDirectory {
     return this.#changes.run(tenant, async () => {
       const existing = this.#tenants.get(tenant);
       if (existing) {
+        // A copy a start could not make (a single replica: its load failed) is made now; one that serves is not marked.
+        if (existing.meta.creating) existing.ready = existing.ready.catch(() => this.#openStored(existing, {}));
         await existing.ready;
         const meta = updatedMeta(existing.meta, desired);
         if (JSON.stringify(meta) !== JSON.stringify(existing.meta)) await this.#options.metas.put(meta);
@@ -231,19 +233,22 @@ export class TenantDirectory {
       if (this.#options.cluster && !fencing) throw new NotOwnerError(`Another replica owns ${tenant}`);
       // Under its lease a new database starts empty, following nothing in the bucket: what is there under its id
       // was left by a deleted one (review-164 F2). Unless its metadata is there: it exists, handed over from here a
-      // moment ago while this request waited (review-164 F6), and is restored as any takeover, and a failure to open
-      // it here must leave it whole for another replica (review-174 R5).
-      const stored = fencing !== undefined && desired.restoreFrom === undefined ? await this.#options.metas.get(tenant) : undefined;
-      const fresh = fencing !== undefined && desired.restoreFrom === undefined && stored === undefined;
-      const meta: TenantMeta = stored
-        ? updatedMeta(stored, desired)
+      // moment ago while this request waited (review-164 F6), and is restored as any takeover (a copy too: made
+      // again, it would cut what was written to it since), and a failure to open it here must leave it whole for
+      // another replica (review-174 R5). A copy whose metadata still says it was not made is made now (R2).
+      const stored = fencing !== undefined ? await this.#options.metas.get(tenant) : undefined;
+      const standing = stored?.creating === undefined ? stored : undefined;
+      const restoreFrom = standing ? undefined : (desired.restoreFrom ?? stored?.creating?.restoreFrom);
+      const fresh = fencing !== undefined && standing === undefined && restoreFrom === undefined;
+      const meta: TenantMeta = standing
+        ? updatedMeta(standing, desired)
         : {
             tenant,
             createdAt: this.#now(),
             durability: desired.durability,
             tokens: desired.tokens,
             ...projectField(desired.project),
-            ...(desired.restoreFrom ? { restoredFrom: desired.restoreFrom } : {}),
+            ...(restoreFrom ? { restoredFrom: restoreFrom, creating: { restoreFrom, ...(fencing ? { epoch: fencing.epoch } : {}) } } : {}),
             ...limitsField(desired.limits),
           };
       // A creation cuts every lower epoch before its metadata says it exists: written after, a crash between the two
@@ -255,17 +260,14 @@ export class TenantDirectory {
       // The metadata first: from here on a restart knows the tenant (and restores or re-creates it). Not written,
       // the lease goes (no round walks a tenant without metadata, so nothing else would give it up).
       await this.#options.metas.put(meta).catch(async (err: unknown) => {
-        if (fencing) await (stored ? this.#options.cluster?.giveUp(tenant) : this.#options.cluster?.forget(tenant))?.catch(() => undefined);
+        if (fencing) await (standing ? this.#options.cluster?.giveUp(tenant) : this.#options.cluster?.forget(tenant))?.catch(() => undefined);
         throw err;
       });
       const entry: Entry = { meta, ready: Promise.resolve(), ...(fencing ? { fencing } : {}) };
-      entry.ready = this.#open(entry, desired.restoreFrom, { fresh });
+      entry.ready = restoreFrom ? this.#copy(entry, restoreFrom) : this.#open(entry, undefined, { fresh });
       this.#tenants.set(tenant, entry);
       try {
         await entry.ready;
-        // A copy (restore_from) is answered once its base snapshot is in the bucket: until then it is only on this
-        // disk, and with several replicas a next owner never trusts a local file, so it would open the copy empty.
-        if (desired.restoreFrom) await entry.baseUpload;
       } catch (err) {
         this.#tenants.delete(tenant);
         // The connection goes with the files: left open, it would serve the deleted file to the next attempt (which
@@ -273,7 +275,7 @@ export class TenantDirectory {
         // after the deletion.
         await this.#options.engine.closeTenant(tenant).catch(() => {});
         await entry.baseUpload?.catch(() => {});
-        if (stored) {
+        if (standing) {
           // It was there before this request: its data stays, and its lease goes to a replica that can open it.
           await this.#removeLocalFiles(tenant).catch(() => {});
           await this.#options.cluster?.giveUp(tenant);
@@ -430,7 +432,7 @@ export class TenantDirectory {
         return false;
       }
       const entry: Entry = { meta, ready: Promise.resolve(), fencing };
-      entry.ready = this.#open(entry, undefined, { rest: true, kept });
+      entry.ready = this.#openStored(entry, { rest: true, kept });
       this.#tenants.set(tenant, entry);
       this.#tokens.set(meta);
       try {
@@ -709,6 +711,28 @@ export class TenantDirectory {
     // Closing checkpoints into the files, which a generation's base copy may still be reading.
     await Promise.all([...this.#tenants.values()].map((entry) => entry.replica?.whenCopied() ?? Promise.resolve()));
     await this.#options.engine.close();
+  }
+
+  /** Opens a database its metadata describes; a copy still marked as not made (`creating`) is made again instead. */
+  #openStored(entry: Entry, options: { rest?: boolean; kept?: boolean }): Promise<void> {
+    const creating = entry.meta.creating;
+    if (creating === undefined) return this.#open(entry, undefined, options);
+    this.#options.log.warn('making again a copy whose creation did not finish', { tenant: entry.meta.tenant, from: creating.restoreFrom.tenant });
+    return this.#copy(entry, creating.restoreFrom, options.rest === undefined ? {} : { rest: options.rest });
+  }
+
+  /**
+   * Makes a copy (restore_from) and settles once its base snapshot is in the bucket, its metadata's `creating` mark
+   * cleared: until then the copy is only on this disk, and a next owner, which never trusts a local file, would open
+   * it empty (review-174 R2). No request is served before: its caller is answered only then, and a request waits for
+   * `ready`.
+   */
+  async #copy(entry: Entry, restoreFrom: RestoreSource, options: { rest?: boolean } = {}): Promise<void> {
+    await this.#open(entry, restoreFrom, options);
+    await entry.baseUpload;
+    const { creating: _made, ...made } = entry.meta;
+    await this.#options.metas.put(made);
+    entry.meta = made;
   }
 
   /**

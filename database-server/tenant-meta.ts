@@ -41,6 +41,12 @@ export interface TenantMeta {
   limits?: RequestedLimits;
   /** The last in-place restore, by the request that asked for it: the same request again answers this, once. */
   lastInPlaceRestore?: { request: string; restoredTo: number; undoPoint: number };
+  /**
+   * A copy (`restoredFrom`) not made yet: set with the metadata, cleared once the copy's base snapshot is in the
+   * bucket. Whoever opens a database still marked (a takeover, a restart, the creation asked again) makes the copy
+   * again: what the bucket holds under its id is not it (review-174 R2). `epoch`: the lease it was begun under.
+   */
+  creating?: { restoreFrom: RestoreSource; epoch?: number };
 }
 
 /** The usage counters, saved beside the metadata now and then so a restart does not reset them. */
