@@ -1,7 +1,7 @@
 import { Semaphore } from '../src/collections/semaphore.ts';
 import type { ObjectStore } from '../src/object-store/object-store.ts';
 import { deleteReplica, historyEnd, pruneReplica, recordTakeover, restoreDatabase, RestorePointUnavailableError, restoreWindow, TenantReplica } from './replication/index.ts';
-import { tenantRoot } from './replication/bucket-layout.ts';
+import { highestEpoch, tenantRoot } from './replication/bucket-layout.ts';
 import type { Replication } from './replication-port.ts';
 import { tenantKeys } from './tenant-meta.ts';
 import { DEFAULT_RESTORE_CONCURRENCY } from './config.ts';
@@ -59,6 +59,7 @@ export function bucketReplication(store: ObjectStore, prefix = tenantKeys.replic
       }
     },
     historyEnd: (tenant) => historyEnd(store, tenantRoot(prefix, tenant)),
+    highestEpoch: (tenant) => highestEpoch(store, tenantRoot(prefix, tenant)),
     recordTakeover: (tenant, epoch, reached) => recordTakeover(store, tenantRoot(prefix, tenant), { epoch, follows: reached }),
     window: (tenant) => restoreWindow(at(tenant)),
     delete: (tenant) => deleteReplica(at(tenant)),

@@ -87,6 +87,7 @@ export async function startDatabaseServer(config: DatabaseServerConfig, log: Log
   const meter = new UsageMeter();
   const storage = new StorageBudget({ bounds: config.storage, dataDir: config.dataDir, databasePath: (tenant) => engine.databasePath(tenant), projectOf });
   const metas = new TenantMetaStore(store);
+  const replication = bucketReplication(store, undefined, config.restoreConcurrency);
   // Several replicas: each database is opened as this replica takes its lease, not all at start (cluster/).
   const cluster = config.cluster;
   let ownership: Ownership | undefined;
@@ -98,7 +99,7 @@ export async function startDatabaseServer(config: DatabaseServerConfig, log: Log
     streams,
     meter,
     metas,
-    replication: bucketReplication(store, undefined, config.restoreConcurrency),
+    replication,
     log,
     openDatabases,
     storage,
@@ -134,6 +135,7 @@ export async function startDatabaseServer(config: DatabaseServerConfig, log: Log
           return directory.release(tenant, reason);
         },
         discard: (tenant) => directory.discard(tenant),
+        highestEpoch: (tenant) => replication.highestEpoch(tenant),
       },
     });
     await Promise.all([shardsStarted, ownership.start()]);

@@ -65,6 +65,8 @@ export interface Replication {
   restore(tenant: string, targetPath: string, at?: number, options?: { asked?: boolean }): Promise<{ restoredTo: number; reached: RestoredPoint } | null>;
   /** Where a restore of the latest state would stop, without restoring; null when the bucket has no snapshot. */
   historyEnd(tenant: string): Promise<RestoredPoint | null>;
+  /** The highest lease epoch anything of the tenant in the bucket was written under (0: none, or written without leases). */
+  highestEpoch(tenant: string): Promise<number>;
   /** Records that the owner of `epoch` took the tenant over from `reached` (null: from nothing), before it writes anything else. */
   recordTakeover(tenant: string, epoch: number, reached: RestoredPoint | null): Promise<void>;
   window(tenant: string): Promise<{ earliest: number; latest: number } | null>;

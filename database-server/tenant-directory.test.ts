@@ -1160,7 +1160,7 @@ describe('TenantDirectory under leases (several replicas)', () => {
         async () => false,
       ),
     });
-    ownership = owner('a', { tenants: async () => [], adopt: async () => false, drop: (tenant, reason) => a.directory.release(tenant, reason), discard: async () => {} });
+    ownership = owner('a', { tenants: async () => [], adopt: async () => false, drop: (tenant, reason) => a.directory.release(tenant, reason), discard: async () => {}, highestEpoch: async () => 0 });
     await ownership.tick();
     await a.directory.ensure('paused', desired(['tok'], { durability: 'sync' }));
     const client = a.client('paused', 'tok');
@@ -1168,7 +1168,7 @@ describe('TenantDirectory under leases (several replicas)', () => {
     await client.execute("INSERT INTO t VALUES ('acknowledged')");
 
     // a's VM is paused: b's clock runs for 10 s, a's stands still, and b takes the database at epoch 2.
-    const b = owner('b', { tenants: async () => ['paused'], adopt: async () => true, drop: async () => {}, discard: async () => {} });
+    const b = owner('b', { tenants: async () => ['paused'], adopt: async () => true, drop: async () => {}, discard: async () => {}, highestEpoch: async () => 0 });
     for (clocks.b = 0; clocks.b <= 10_000; clocks.b += 1000) await b.tick();
     expect(b.held().get('paused')).toBe(2);
     // By a's clock the lease still holds; the commit's segment lands, and the lease read after it shows b's.
@@ -1195,7 +1195,7 @@ describe('TenantDirectory under leases (several replicas)', () => {
       leaseMs: 3000,
       log: silentLogger,
       clock: () => 0,
-      hooks: { tenants: async () => [], adopt: async () => false, drop: (tenant, reason) => a.directory.release(tenant, reason), discard: async () => {} },
+      hooks: { tenants: async () => [], adopt: async () => false, drop: (tenant, reason) => a.directory.release(tenant, reason), discard: async () => {}, highestEpoch: async () => 0 },
     });
     await ownership.tick();
     await a.directory.ensure('unread', desired(['tok'], { durability: 'sync' }));

@@ -4,19 +4,25 @@ import { MemoryObjectStore } from '../../src/object-store/memory-object-store.ts
 import { deleteReplica } from '../replication/replica-admin.ts';
 import { readHistory, recordTakeover } from '../replication/history.ts';
 import { planRestore } from '../replication/restore-plan.ts';
-import { newGenerationId, snapshotKey, tenantRoot } from '../replication/bucket-layout.ts';
+import { highestEpoch, newGenerationId, snapshotKey, tenantRoot } from '../replication/bucket-layout.ts';
 import { EpochFloors } from './epoch-floors.ts';
 import { LeaseStore } from './lease-store.ts';
 import { Ownership } from './ownership.ts';
 
-function ownership(store: MemoryObjectStore): Ownership {
+function ownership(store: MemoryObjectStore, tenants: string[] = [], adopted: number[] = []): Ownership {
   return new Ownership({
     store,
     self: { name: 'a', nonce: 'a-nonce', url: 'http://a', adminUrl: 'http://a-admin' },
     leaseMs: 3000,
     log: silentLogger,
     clock: () => 0,
-    hooks: { tenants: async () => [], adopt: async () => true, drop: async () => {}, discard: async () => {} },
+    hooks: {
+      tenants: async () => tenants,
+      adopt: async (_tenant, fencing) => (adopted.push(fencing.epoch), true),
+      drop: async () => {},
+      discard: async () => {},
+      highestEpoch: (tenant) => highestEpoch(store, tenantRoot('replicas/', tenant)),
+    },
   });
 }
 
@@ -42,6 +48,24 @@ describe('epoch floors (review-164 F2)', () => {
     const fresh = newGenerationId(2_000, again?.epoch);
     await store.put(snapshotKey(root, fresh, 0, 2_000), 'new data');
     expect(planRestore(await readHistory(store, root))?.snapshot.generation).toBe(fresh);
+  });
+
+  it('takes a database whose lease is gone above every epoch its data in the bucket was written under (review-164, under F2)', async () => {
+    const store = new MemoryObjectStore();
+    const root = tenantRoot('replicas/', 't');
+    // Owned up to epoch 5 (a takeover record of epoch 4, a generation of 5), then its lease removed (a prefix cleaned by hand).
+    await recordTakeover(store, root, { epoch: 4, follows: null });
+    const old = newGenerationId(1_000, 5);
+    await store.put(snapshotKey(root, old, 0, 1_000), 'data at epoch 5');
+    const adopted: number[] = [];
+    await ownership(store, ['t'], adopted).tick();
+    expect(adopted).toEqual([6]);
+    expect((await new LeaseStore(store).read('t'))?.lease.epoch).toBe(6);
+    // Its new owner's generation outranks the old one's, as after any takeover.
+    await recordTakeover(store, root, { epoch: 6, follows: { generation: old, nextSeq: 0 } });
+    const mine = newGenerationId(2_000, 6);
+    await store.put(snapshotKey(root, mine, 0, 2_000), 'data at epoch 6');
+    expect(planRestore(await readHistory(store, root))?.snapshot.generation).toBe(mine);
   });
 
   it('never lowers a floor (a deleter that resumed late), and an id never deleted has none', async () => {

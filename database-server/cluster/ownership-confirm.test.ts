@@ -15,7 +15,13 @@ function replica(name: string, store: ObjectStore, clocks: Record<string, number
     leaseMs: 3000,
     log: silentLogger,
     clock: () => clocks[name] ?? 0,
-    hooks: { tenants: async () => ['t'], adopt: async () => true, drop: async (tenant, reason) => void drops.push(`${name} drops ${tenant} (${reason})`), discard: async () => {} },
+    hooks: {
+      tenants: async () => ['t'],
+      adopt: async () => true,
+      drop: async (tenant, reason) => void drops.push(`${name} drops ${tenant} (${reason})`),
+      discard: async () => {},
+      highestEpoch: async () => 0,
+    },
   });
 }
 

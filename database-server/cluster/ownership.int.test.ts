@@ -36,6 +36,7 @@ function replica(name: string, tenants: string[], writes: { name: string; epoch:
       },
       drop: async (tenant) => void fenced.delete(tenant),
       discard: async () => {},
+      highestEpoch: async () => 0,
     },
   });
   /** Writes once for `tenant` if the guard lets it: the log is what "both wrote" would show. */

@@ -44,6 +44,7 @@ function cluster(
           await hooks.closing?.(name, tenant, reason);
         },
         discard: async (tenant) => void events.push(`${name} discards ${tenant}`),
+        highestEpoch: async () => 0,
       },
     });
     return { name, ownership, fenced };
@@ -85,6 +86,7 @@ function alone(store: ObjectStore) {
       },
       drop: async (tenant, reason) => void events.push(`${tenant} ${reason}`),
       discard: async (tenant) => void events.push(`${tenant} discarded`),
+      highestEpoch: async () => 0,
     },
   });
   return { a, clock, events, epochs, resumed };
@@ -151,7 +153,7 @@ describe('Ownership', () => {
       leaseMs: LEASE_MS,
       log: silentLogger,
       clock: () => c.clock.now,
-      hooks: { tenants: async () => TENANTS, adopt: async () => true, drop: async () => {}, discard: async () => {} },
+      hooks: { tenants: async () => TENANTS, adopt: async () => true, drop: async () => {}, discard: async () => {}, highestEpoch: async () => 0 },
     });
     c.clock.now += 1;
     await again.tick();

@@ -33,6 +33,8 @@ export interface OwnershipHooks {
   drop(tenant: string, reason: 'handover' | 'stop' | 'lost' | 'expired'): Promise<void>;
   /** The files an `expired` drop kept are of no use any more: another process wrote the lease, or it is gone. */
   discard(tenant: string): Promise<void>;
+  /** The highest epoch the bucket holds anything of the database under (0: none): a lease written anew goes above it. */
+  highestEpoch(tenant: string): Promise<number>;
 }
 
 export interface OwnershipOptions {
@@ -496,8 +498,11 @@ export class Ownership {
     const failures = standingFailures(current?.lease, (p) => this.#alive(p));
     const lease: Lease = {
       tenant,
-      // No lease: a creation, above the epochs of a deleted database of the same id.
-      epoch: (current?.lease.epoch ?? (await this.#floors.read(tenant))) + 1,
+      // No lease: a creation, above the epochs of a deleted database of the same id; or a lease gone while the
+      // database is there (a lease prefix cleaned by hand, a crash between a deletion's lease and its metadata),
+      // above every epoch its data was written under: at epoch 1 its new owner's snapshots never won a restore
+      // over them (review-164, under F2).
+      epoch: (current?.lease.epoch ?? (await this.#epochFloor(tenant))) + 1,
       holder: this.#options.self,
       renewedAt: new Date().toISOString(),
       renewals: 0,
@@ -506,6 +511,12 @@ export class Ownership {
     const won = await this.#leases.write(lease, current?.etag);
     if (won) this.#known.set(tenant, won);
     return won;
+  }
+
+  /** The epoch a lease written where none is must go above: a deleted database's, and what the bucket holds. */
+  async #epochFloor(tenant: string): Promise<number> {
+    const [floor, written] = await Promise.all([this.#floors.read(tenant), this.#options.hooks.highestEpoch(tenant)]);
+    return Math.max(floor, written);
   }
 
   /** Closes the database (shipping first, unless lost), then frees its lease for the next owner; one under way is that one. */

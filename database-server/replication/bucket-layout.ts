@@ -133,6 +133,26 @@ export async function readListing(store: ObjectStore, root: string): Promise<Ten
   return { generations, markers };
 }
 
+/**
+ * The highest lease epoch anything of the tenant under `root` was written under (0: none), from its takeover records
+ * and its generations' ids: LISTs of their directories, no object read.
+ */
+export async function highestEpoch(store: ObjectStore, root: string): Promise<number> {
+  let highest = 0;
+  for (const [dir, epochIn] of [
+    [`${root}epochs/`, Number],
+    [`${root}generations/`, epochOf],
+  ] as const) {
+    let after: string | undefined;
+    do {
+      const page = await store.listPrefixes(dir, after === undefined ? {} : { after });
+      for (const prefix of page.prefixes) highest = Math.max(highest, epochIn(prefix.slice(dir.length, -1)) || 0);
+      after = page.next;
+    } while (after !== undefined);
+  }
+  return highest;
+}
+
 function epochOf(id: string): number {
   return id.startsWith('e') ? Number(id.slice(1, 1 + EPOCH_DIGITS)) : 0;
 }
