@@ -31,7 +31,8 @@ import { BuildLogWriter, deleteBuildLog } from '../../../src/platform/source-bui
 import { readWholeBuildLog } from '../../../src/platform/source-builds/follow-build-log.ts';
 import { FULL_LOGS_PER_APP, TRIMMED_LOG_BYTES, TRIMMED_LOG_NOTICE } from '../../../src/platform/source-builds/log-retention.ts';
 import { DEFAULT_BUILD_LIMITS } from './build-runner.ts';
-import { sourceBuildController } from './controller.ts';
+import { sourceBuildController, type SourceBuildControllerDeps } from './controller.ts';
+import { OLDER_SOURCE_BUILDS } from '../../../e2e/harness/older-crds.ts';
 import { LocalBuildRunner } from './local-runner.ts';
 import { SourceExporter } from './source-export.ts';
 
@@ -47,7 +48,7 @@ const informers: Array<Informer<never>> = [];
 let controller: Controller<SourceBuild>;
 let builds: Informer<SourceBuild>;
 /** A SourceBuild controller as the operator starts one (a restart: another, with nothing in memory). */
-let newController: () => Controller<SourceBuild>;
+let newController: (options?: Partial<SourceBuildControllerDeps>) => Controller<SourceBuild>;
 
 beforeAll(async () => {
   ns = await testNamespace(conn, 'srcbuild');
@@ -59,7 +60,7 @@ beforeAll(async () => {
   const stored = createInformer<Build>(conn, BUILDS, scope);
   const projects = createInformer<Project>(conn, PROJECTS);
   informers.push(...([builds, repositories, apps, stored, projects] as Array<Informer<never>>));
-  newController = () =>
+  newController = (options = {}) =>
     sourceBuildController({
       kube: conn,
       builds,
@@ -75,6 +76,7 @@ beforeAll(async () => {
       events: new EventRecorder({ writer: eventWriter(conn), component: 'sourcebuild-test' }),
       registry: new Registry(),
       log: silentLogger,
+      ...options,
     });
   controller = newController();
   for (const informer of informers) informer.start();
@@ -170,6 +172,55 @@ describe('the logs of an app’s older finished builds', { timeout: 90_000 }, ()
     await bigLog(next);
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(await storedBytes(next)).toBe(1024 * 1024);
+  });
+
+  it('are trimmed once each against a SourceBuild CRD older than the operator, which drops the record (upgraded out of order)', async () => {
+    // Installed with ours before any test (e2e/harness/older-crds.ts): no status.logTrimmedAt.
+    const oldClient = objectClient<SourceBuild>(conn, OLDER_SOURCE_BUILDS);
+    const oldBuilds = createInformer<SourceBuild>(conn, OLDER_SOURCE_BUILDS, { namespace: ns.name });
+    const registry = new Registry();
+    const warnings: string[] = [];
+    const old = newController({ builds: oldBuilds, resource: OLDER_SOURCE_BUILDS, registry, log: { ...silentLogger, warn: (msg: string) => void warnings.push(msg) } });
+    oldBuilds.start();
+    await old.start();
+    const reconciles = async () => (await registry.getSingleMetric('controller_runtime_reconcile_total')?.get())?.values.reduce((sum, v) => sum + v.value, 0) ?? 0;
+    const failed = async () => {
+      const commit = randomBytes(20).toString('hex');
+      const created = await oldClient.create({
+        metadata: { name: `old-${commit.slice(0, 12)}`, namespace: ns.name },
+        spec: { app: 'old', source: 'old', context: 'production', repository: 'acme/web', branch: 'main', commit, build: { command: 'true' } },
+      });
+      const { met } = await waitFor(oldBuilds, `${ns.name}/${created.metadata?.name}`, (b) => b?.status?.state === 'Failed', 30_000);
+      expect(met, 'the build ends').toBe(true);
+      return created;
+    };
+    try {
+      const made: SourceBuild[] = [];
+      for (let i = 0; i <= FULL_LOGS_PER_APP; i++) {
+        const build = await failed();
+        made.push(build);
+        if (i < 3) await bigLog(build); // ordered by their ends, which have milliseconds
+      }
+      const [oldest, second, third] = made;
+      if (!oldest || !second || !third) throw new Error('no builds');
+      const logTrimmed = (build: SourceBuild) =>
+        expect.poll(async () => (await readWholeBuildLog(bucket, ns.name, build.metadata?.name ?? '')).text.startsWith(TRIMMED_LOG_NOTICE), { timeout: 20_000, interval: 200 }).toBe(true);
+      await logTrimmed(oldest);
+      expect((await oldClient.get(ns.name, oldest.metadata?.name ?? ''))?.status?.logTrimmedAt).toBeUndefined(); // dropped by the apiserver
+      expect(warnings.filter((m) => m.includes('SourceBuild CRD is older'))).toHaveLength(1);
+      // Two past builds now: each trimmed one enqueued the other again, for good, with nothing to do. An eighth
+      // build's end, trimming the third's log, costs a handful of reconciles (3 here, against 33 with that loop).
+      await failed();
+      await logTrimmed(second);
+      const before = await reconciles();
+      await failed();
+      await logTrimmed(third);
+      const spent = (await reconciles()) - before;
+      expect(spent, `reconciles while an eighth build ran and a third log was trimmed: ${spent}`).toBeLessThan(15);
+    } finally {
+      await old.stop();
+      oldBuilds.stop();
+    }
   });
 
   it('are trimmed after an operator restart, whatever the last process did', async () => {

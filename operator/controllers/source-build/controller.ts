@@ -7,7 +7,7 @@ import { Controller, type Result } from '../../../src/controller-runtime/control
 import type { EventRecorder } from '../../../src/controller-runtime/events.ts';
 import { addFinalizer, runFinalizer } from '../../../src/controller-runtime/finalizers.ts';
 import { WrittenStatus } from '../../../src/controller-runtime/written-status.ts';
-import { objectClient, objectKey, type Informer, type KubeConnection } from '../../../src/kube/index.ts';
+import { objectClient, objectKey, type Informer, type KubeConnection, type ResourceRef } from '../../../src/kube/index.ts';
 import type { Logger } from '../../../src/logging/log.ts';
 import { StoreUnavailableError, type ObjectStore } from '../../../src/object-store/object-store.ts';
 import type { ObjectUrlSigner } from '../../../src/object-store/presigned-urls.ts';
@@ -15,7 +15,7 @@ import type { BuildCatalog } from '../../../src/platform/builds.ts';
 import { SOURCE_BUILDS } from '../../../src/platform/resources.ts';
 import { BuildLogWriter, deleteBuildLog, deleteBuildObjects } from '../../../src/platform/source-builds/build-log.ts';
 import { trimBuildLog } from '../../../src/platform/source-builds/log-trim.ts';
-import { buildsWithTrimmedLogs } from './trimmed-logs.ts';
+import { buildsWithTrimmedLogs, TrimmedLogs } from './trimmed-logs.ts';
 import { PublicError } from '../../../src/errors.ts';
 import type { BuildLimits, BuildRunner, RunResult } from './build-runner.ts';
 import { OutputInvalidError, packOpenedOutput } from './pack-output.ts';
@@ -53,6 +53,8 @@ export interface SourceBuildControllerDeps {
   now?: () => Date;
   /** How long after its push a build whose start keeps failing for the platform's sake fails (default {@link START_DEADLINE_MS}). */
   startDeadlineMs?: number;
+  /** The SourceBuilds' resource (default {@link SOURCE_BUILDS}): a test's of an older CRD. */
+  resource?: ResourceRef;
 }
 
 /** A build the platform could not start (its object store, the apiserver) within a day of its push fails, as a CI's queued job does. */
@@ -69,7 +71,7 @@ export const START_DEADLINE_MS = 24 * 3600 * 1000;
 export function sourceBuildController(deps: SourceBuildControllerDeps): Controller<SourceBuild> {
   const now = deps.now ?? (() => new Date());
   const startDeadlineMs = deps.startDeadlineMs ?? START_DEADLINE_MS;
-  const client = objectClient<SourceBuild>(deps.kube, SOURCE_BUILDS);
+  const client = objectClient<SourceBuild>(deps.kube, deps.resource ?? SOURCE_BUILDS);
   // A slot freed (a build finished, was deleted, or could not start): the builds waiting for one are looked at again.
   const slots = new BuildSlots(deps.concurrency ?? { total: 2, perProject: 1, perUser: 1 }, () => {
     const queued = deps.builds.list().filter((b) => !b.status?.state || b.status.state === 'Queued');
@@ -105,6 +107,8 @@ export function sourceBuildController(deps: SourceBuildControllerDeps): Controll
     if (status.state === 'Failed') void deps.events.warning(build, status.reason ?? 'BuildFailed', status.message ?? 'the build failed');
   };
 
+  const trimmed = new TrimmedLogs(deps.log);
+
   /**
    * A finished build: its log is trimmed once it is past its app's newest, and so are those of its app that are. The
    * status records it (`logTrimmedAt`), so a restart lists no trimmed log again; a crash before that write trims again,
@@ -113,10 +117,11 @@ export function sourceBuildController(deps: SourceBuildControllerDeps): Controll
   const trimLogs = async (key: string, build: SourceBuild): Promise<void> => {
     const [namespace, uid] = [build.metadata?.namespace ?? '', build.metadata?.uid ?? ''];
     const past = buildsWithTrimmedLogs(deps.builds.list(namespace), build.spec.app);
-    for (const other of past) if (objectKey(other) !== key && !other.status?.logTrimmedAt) controller.enqueue(objectKey(other));
-    if (build.status?.logTrimmedAt || !past.some((b) => b.metadata?.uid === uid)) return;
+    for (const other of past) if (objectKey(other) !== key && !trimmed.has(other)) controller.enqueue(objectKey(other));
+    if (trimmed.has(build) || !past.some((b) => b.metadata?.uid === uid)) return;
     const removed = await trimBuildLog(deps.artifacts, namespace, build.metadata?.name ?? '');
-    await write(build, { ...build.status, logTrimmedAt: now().toISOString() });
+    const patched = await write(build, { ...build.status, logTrimmedAt: now().toISOString() });
+    trimmed.recorded(patched);
     if (removed > 0) deps.log.info('the log of an older build trimmed to its end', { build: key, bytes: removed });
   };
 
