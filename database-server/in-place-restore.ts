@@ -11,7 +11,8 @@ import type { DatabaseEngine } from './shards/engine-port.ts';
 import type { TenantLimits } from './sql/sql-limits.ts';
 import { RestorePointUnavailableError, type InPlaceRestore } from './tenant-admin-types.ts';
 import type { Entry } from './tenant-directory.ts';
-import type { TenantMeta, TenantMetaStore } from './tenant-meta.ts';
+import type { TenantMeta } from './tenant-meta.ts';
+import { writeMeta, type RecordFence } from './fenced-records.ts';
 
 /**
  * How far ahead of this clock a restore point is waited for rather than refused: another machine's "now" (the
@@ -27,7 +28,8 @@ export interface InPlaceContext {
   readonly engine: DatabaseEngine;
   readonly replication: Replication;
   readonly streams: StreamRegistry;
-  readonly metas: TenantMetaStore;
+  /** How its metadata is written (fenced-records.ts). */
+  readonly fence: RecordFence;
   readonly log: Logger;
   readonly now: () => number;
   readonly limitsOf: (meta: TenantMeta) => TenantLimits;
@@ -86,9 +88,7 @@ export async function restoreEntryInPlace(entry: Entry, at: number, request: str
     });
     await upload;
     if (request !== undefined) {
-      const meta: TenantMeta = { ...entry.meta, lastInPlaceRestore: { request, restoredTo: at, undoPoint } };
-      await context.metas.put(meta);
-      entry.meta = meta;
+      await writeMeta(entry, (meta) => ({ ...meta, lastInPlaceRestore: { request, restoredTo: at, undoPoint } }), context.fence);
     }
     context.log.info('restored a tenant in place', { tenant, restoredTo: iso(at), undoPoint: iso(undoPoint) });
     return { restoredTo: at, undoPoint };

@@ -19,7 +19,7 @@ import { ForwardingObjectStore } from '../src/object-store/testing/forwarding-ob
 import { GateStore } from '../src/object-store/testing/gate-object-store.ts';
 import { bucketReplication } from './bucket-replication.ts';
 import { RestorePointUnavailableError, TenantNotFoundError, type DesiredTenant } from './tenant-admin-types.ts';
-import { TenantDirectory, type DirectoryCluster } from './tenant-directory.ts';
+import { NotOwnerError, TenantDirectory, type DirectoryCluster } from './tenant-directory.ts';
 import { DurabilityUnconfirmedError, LEASE_TAKEN } from './durability-unconfirmed.ts';
 import { ownershipCluster } from './ownership-cluster.ts';
 import { LeaseReads } from './cluster/testing/lease-reads.ts';
@@ -989,6 +989,27 @@ async function copyDiedAfterMetadata(store: ObjectStore, leased: boolean): Promi
   return at;
 }
 
+/**
+ * Replica `a` owns `tenant` (epoch 1) and changes its tokens to 'old' and 'stale'; the write is held on its way to
+ * the bucket (a paused) while a loses the lease and b adopts the database (epoch 2). `land` lets the write go on.
+ */
+async function staleTokenChange(tenant: string): Promise<{ store: MemoryObjectStore; b: Node; stale: Promise<unknown>; land: () => void }> {
+  const store = new MemoryObjectStore();
+  let pausing = false;
+  const paused = new GateStore(store, (key) => pausing && key === `tenants/${tenant}.json`);
+  const first = lease('a', 1);
+  const a = await startNode(paused, { cluster: first.cluster });
+  await a.directory.ensure(tenant, desired(['old']));
+  pausing = true;
+  const stale = a.directory.ensure(tenant, desired(['old', 'stale']));
+  stale.catch(() => {});
+  await paused.reached;
+  first.lose();
+  const b = await startNode(store, { cluster: lease('b', 2).cluster });
+  expect(await b.directory.adopt(tenant, lease('b', 2).fencing)).toBe(true);
+  return { store, b, stale, land: () => paused.release() };
+}
+
 /** A store whose writes take `delayMs` longer. */
 class SlowPuts extends ForwardingObjectStore {
   delayMs = 0;
@@ -1333,6 +1354,26 @@ describe('TenantDirectory under leases (several replicas)', () => {
     const c = await startNode(store, { cluster: { ...lease('c', 3).cluster, shipElsewhere: async () => true } });
     expect(await c.directory.ensure('copy', desired(['tok-copy'], { restoreFrom: { tenant: 'source', at } }))).toEqual({ created: true });
     expect(await names(c.client('copy', 'tok-copy'))).toEqual(['copied']);
+  });
+
+  it("never lands a stale owner's token change over its successor's: the write goes over the version it read (review-164 F10)", async () => {
+    const { store, b, stale, land } = await staleTokenChange('racy');
+    await b.directory.ensure('racy', desired(['rotated']));
+    land();
+    await expect(stale).rejects.toThrow(NotOwnerError);
+    expect((await new TenantMetaStore(store).get('racy'))?.tokens).toEqual([grant('rotated')]);
+  });
+
+  it("does not acknowledge a token change that landed after its owner lost the database, and the successor's next change replaces it (review-164 F10)", async () => {
+    // b read the metadata before a's write lands: nobody wrote it since a read it, so that write lands.
+    const { store, b, stale, land } = await staleTokenChange('late');
+    land();
+    await expect(stale).rejects.toThrow(NotOwnerError);
+    expect((await new TenantMetaStore(store).get('late'))?.tokens).toHaveLength(2);
+    // The operator's change, asked again, reaches b: written over what a left, though b's own copy predates it.
+    await b.directory.ensure('late', desired(['rotated']));
+    expect((await new TenantMetaStore(store).get('late'))?.tokens).toEqual([grant('rotated')]);
+    expect((await b.post('late', 'stale')).status).toBe(401);
   });
 
   it('removes what an adopt that failed after its restore left on the disk (review-164 F12)', async () => {

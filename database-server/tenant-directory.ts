@@ -19,7 +19,8 @@ import { MOVING } from './hrana/forward.ts';
 import type { UsageMeter } from './sql/usage-meter.ts';
 import { cappedLimits, effectiveLimits, engineLimits, type LimitPolicy } from './limit-policy.ts';
 import type { Fencing, Replication, TenantReplicaPort } from './replication-port.ts';
-import type { RequestedLimits, RestoreSource, TenantMeta, TenantMetaStore } from './tenant-meta.ts';
+import type { RequestedLimits, RestoreSource, TenantMeta, TenantMetaStore, WriteOver } from './tenant-meta.ts';
+import { writeMeta, writeUsage, type RecordFence } from './fenced-records.ts';
 import { TokenIndex } from './token-index.ts';
 import { Turns } from './turns.ts';
 import { clockPassed, restoreEntryInPlace } from './in-place-restore.ts';
@@ -59,6 +60,10 @@ const SNAPSHOT_WAIT_ON_RELEASE_MS = 5_000;
 /** A tenant this cw-db serves, with what is going on with it. */
 export interface Entry {
   meta: TenantMeta;
+  /** The etag of `meta` as last read or written here (null: none in the bucket): its next write goes over it. */
+  metaEtag?: WriteOver;
+  /** The same of the usage counters' record. */
+  usageEtag?: WriteOver;
   /** Settles once the tenant's data is on disk (restored if need be) and its generation started. */
   ready: Promise<void>;
   replica?: TenantReplicaPort;
@@ -145,18 +150,21 @@ export class TenantDirectory {
   readonly #turns = new Turns();
   /** Several replicas: databases whose lease expired here, their local files kept, with that lease's epoch. */
   readonly #kept = new Map<string, number>();
+  /** How the tenants' records are written: over the version read, by the owner only (fenced-records.ts). */
+  readonly #fence: RecordFence;
 
   constructor(options: TenantDirectoryOptions) {
     this.#options = options;
     this.#now = options.now ?? (() => Date.now());
     this.#shippingAtOnce = options.shippingAtOnce ?? SHIPPING_AT_ONCE;
+    this.#fence = { metas: options.metas, confirmOwner: (entry) => this.#confirmOwner(entry) };
     options.engine.onRestart((affected) => this.#restarted(affected));
   }
 
   /** Loads every tenant of the bucket; each is answered for once its own restore finished. */
   async load(): Promise<void> {
-    for (const meta of await this.#options.metas.list()) {
-      const entry: Entry = { meta, ready: Promise.resolve() };
+    for (const { value: meta, etag } of await this.#options.metas.list()) {
+      const entry: Entry = { meta, metaEtag: etag, ready: Promise.resolve() };
       entry.ready = this.#openStored(entry, { rest: true });
       entry.ready.catch((err: unknown) => this.#options.log.error('opening a tenant failed', { tenant: meta.tenant, err }));
       this.#tenants.set(meta.tenant, entry);
@@ -217,15 +225,23 @@ export class TenantDirectory {
         // A copy a start could not make (a single replica: its load failed) is made now; one that serves is not marked.
         if (existing.meta.creating) existing.ready = existing.ready.catch(() => this.#openStored(existing, {}));
         await existing.ready;
-        const meta = updatedMeta(existing.meta, desired);
-        if (JSON.stringify(meta) !== JSON.stringify(existing.meta)) await this.#options.metas.put(meta);
-        if (JSON.stringify(meta.limits) !== JSON.stringify(existing.meta.limits)) {
+        const before = existing.meta;
+        if (JSON.stringify(updatedMeta(before, desired)) !== JSON.stringify(before)) {
+          try {
+            await writeMeta(existing, (meta) => updatedMeta(meta, desired), this.#fence);
+            // Answered only if this replica still owns the database once the write landed: a successor reads the
+            // metadata after its takeover, so after this read, and holds the change (as for a synchronous commit).
+            await this.#confirmOwner(existing);
+          } finally {
+            // What was written, or what another write left when this one was refused.
+            this.#tokens.set(existing.meta);
+          }
+        }
+        if (JSON.stringify(existing.meta.limits) !== JSON.stringify(before.limits)) {
           await this.#options.engine.open(tenant, engineLimits(limits));
           // A new size quota is tried afresh: the next write that fails on it says so again.
           this.#options.meter.sizeQuota(tenant, false);
         }
-        existing.meta = meta;
-        this.#tokens.set(meta);
         return { created: false };
       }
       if (desired.restoreFrom) await this.#checkRestorePoint(desired.restoreFrom);
@@ -236,7 +252,8 @@ export class TenantDirectory {
       // moment ago while this request waited (review-164 F6), and is restored as any takeover (a copy too: made
       // again, it would cut what was written to it since), and a failure to open it here must leave it whole for
       // another replica (review-174 R5). A copy whose metadata still says it was not made is made now (R2).
-      const stored = fencing !== undefined ? await this.#options.metas.get(tenant) : undefined;
+      const version = fencing !== undefined ? await this.#options.metas.read(tenant) : undefined;
+      const stored = version?.value;
       const standing = stored?.creating === undefined ? stored : undefined;
       const restoreFrom = standing ? undefined : (desired.restoreFrom ?? stored?.creating?.restoreFrom);
       const fresh = fencing !== undefined && standing === undefined && restoreFrom === undefined;
@@ -257,13 +274,15 @@ export class TenantDirectory {
         fencing.guard();
         await this.#options.replication.recordTakeover(tenant, fencing.epoch, null);
       }
+      // Under a lease, written over the version read (none: where none is), as any write of it (fenced-records.ts).
+      const entry: Entry = { meta, ready: Promise.resolve(), ...(fencing ? { fencing, metaEtag: version?.etag ?? null } : {}) };
       // The metadata first: from here on a restart knows the tenant (and restores or re-creates it). Not written,
-      // the lease goes (no round walks a tenant without metadata, so nothing else would give it up).
-      await this.#options.metas.put(meta).catch(async (err: unknown) => {
-        if (fencing) await (standing ? this.#options.cluster?.giveUp(tenant) : this.#options.cluster?.forget(tenant))?.catch(() => undefined);
+      // the lease goes (no round walks a tenant without metadata, so nothing else would give it up), unless another
+      // replica owns the database now.
+      await writeMeta(entry, () => meta, this.#fence).catch(async (err: unknown) => {
+        if (fencing && !(err instanceof NotOwnerError)) await (standing ? this.#options.cluster?.giveUp(tenant) : this.#options.cluster?.forget(tenant))?.catch(() => undefined);
         throw err;
       });
-      const entry: Entry = { meta, ready: Promise.resolve(), ...(fencing ? { fencing } : {}) };
       entry.ready = restoreFrom ? this.#copy(entry, restoreFrom) : this.#open(entry, undefined, { fresh });
       this.#tenants.set(tenant, entry);
       try {
@@ -289,7 +308,7 @@ export class TenantDirectory {
         }
         throw err;
       }
-      this.#tokens.set(meta);
+      this.#tokens.set(entry.meta);
       return { created: true };
     });
   }
@@ -312,12 +331,12 @@ export class TenantDirectory {
       const entry = this.#tenants.get(tenant);
       if (!entry) throw new TenantNotFoundError(`No database ${tenant}`);
       await entry.ready;
-      const { engine, replication, streams, metas, log } = this.#options;
+      const { engine, replication, streams, log } = this.#options;
       return restoreEntryInPlace(entry, at, request, {
         engine,
         replication,
         streams,
-        metas,
+        fence: this.#fence,
         log,
         now: this.#now,
         limitsOf: (meta) => this.#limitsOf(meta),
@@ -425,13 +444,14 @@ export class TenantDirectory {
    */
   adopt(tenant: string, fencing: Fencing, resumed?: number): Promise<boolean> {
     return this.#changes.run(tenant, async () => {
-      const meta = await this.#options.metas.get(tenant);
+      const stored = await this.#options.metas.read(tenant);
       const kept = resumed !== undefined && this.#kept.get(tenant) === resumed;
-      if (meta === undefined) {
+      if (stored === undefined) {
         await this.#discardKept(tenant);
         return false;
       }
-      const entry: Entry = { meta, ready: Promise.resolve(), fencing };
+      const meta = stored.value;
+      const entry: Entry = { meta, metaEtag: stored.etag, ready: Promise.resolve(), fencing };
       entry.ready = this.#openStored(entry, { rest: true, kept });
       this.#tenants.set(tenant, entry);
       this.#tokens.set(meta);
@@ -508,7 +528,7 @@ export class TenantDirectory {
             await entry.snapshotUpload;
           })();
           await Promise.race([landed.catch(() => {}), delay(this.#options.snapshotWaitOnReleaseMs ?? SNAPSHOT_WAIT_ON_RELEASE_MS, undefined, { ref: false })]);
-          await this.#options.metas.putUsage(tenant, this.#options.meter.get(tenant));
+          await writeUsage(entry, this.#options.meter.get(tenant), this.#fence);
         }
       } finally {
         this.#options.meter.forget(tenant);
@@ -690,11 +710,12 @@ export class TenantDirectory {
 
   /** Saves the usage counters of tenants that ran statements since the last save. */
   async saveUsage(saved: Map<string, string>): Promise<void> {
-    for (const tenant of this.#tenants.keys()) {
+    for (const [tenant, entry] of this.#tenants) {
       const usage = this.#options.meter.get(tenant);
       const text = JSON.stringify(usage);
-      if (saved.get(tenant) === text) continue;
-      await this.#options.metas.putUsage(tenant, usage);
+      // Not for a database this replica is losing: its next owner counts from here on.
+      if (saved.get(tenant) === text || (entry.fencing && !this.#options.cluster?.surelyHeld(tenant, entry.fencing.epoch))) continue;
+      await writeUsage(entry, usage, this.#fence);
       saved.set(tenant, text);
     }
   }
@@ -730,9 +751,15 @@ export class TenantDirectory {
   async #copy(entry: Entry, restoreFrom: RestoreSource, options: { rest?: boolean } = {}): Promise<void> {
     await this.#open(entry, restoreFrom, options);
     await entry.baseUpload;
-    const { creating: _made, ...made } = entry.meta;
-    await this.#options.metas.put(made);
-    entry.meta = made;
+    await writeMeta(entry, ({ creating: _made, ...made }) => made, this.#fence);
+  }
+
+  /** Throws unless this replica still owns the tenant, its lease read again (several replicas); one cw-db always does. */
+  async #confirmOwner(entry: Entry): Promise<void> {
+    const cluster = this.#options.cluster;
+    if (cluster === undefined) return;
+    const owned = await cluster.confirm(entry.meta.tenant, entry.fencing?.epoch).catch(() => false);
+    if (!owned) throw new NotOwnerError(`${entry.meta.tenant} is not surely owned by this replica any more`);
   }
 
   /**
@@ -775,8 +802,9 @@ export class TenantDirectory {
       }
     }
     await this.#openAndStart(entry, options.rest ?? false);
-    const usage = await metas.getUsage(tenant);
-    if (usage) meter.restore(tenant, usage);
+    const usage = await metas.readUsage(tenant);
+    if (usage) meter.restore(tenant, usage.value);
+    entry.usageEtag = usage?.etag ?? null;
   }
 
   /** Opens the tenant's connection and starts a generation; with `rest`, closes the connection after, bounded. */

@@ -1,4 +1,4 @@
-import type { ObjectStore } from '../src/object-store/object-store.ts';
+import type { ObjectStore, PutOptions, PutResult } from '../src/object-store/object-store.ts';
 import { listAll } from '../src/object-store/list-all.ts';
 
 /** How a tenant's commits reach the bucket: within a second (async), or before the commit is acknowledged (sync). */
@@ -67,6 +67,15 @@ export interface DayUsage {
   rowsWritten: number;
 }
 
+/** A record as read, with its etag (what a compare-and-swap write names). */
+export interface Versioned<T> {
+  readonly value: T;
+  readonly etag: string;
+}
+
+/** The condition of a record's write: over this etag, only where none is (`null`), or none (`undefined`). */
+export type WriteOver = string | null | undefined;
+
 const META_PREFIX = 'tenants/';
 
 /** The bucket keys of cw-db's own records (the data's replicas live under `replicas/`, replication/). */
@@ -84,11 +93,11 @@ export class TenantMetaStore {
     this.#store = store;
   }
 
-  async list(): Promise<TenantMeta[]> {
-    const metas: TenantMeta[] = [];
+  async list(): Promise<Versioned<TenantMeta>[]> {
+    const metas: Versioned<TenantMeta>[] = [];
     for await (const object of listAll(this.#store, META_PREFIX)) {
       if (!object.key.endsWith('.json') || object.key.endsWith('.usage.json')) continue;
-      const meta = await this.#read<TenantMeta>(object.key);
+      const meta = await this.#version<TenantMeta>(object.key);
       if (meta) metas.push(meta);
     }
     return metas;
@@ -108,20 +117,25 @@ export class TenantMetaStore {
     return etags;
   }
 
-  get(tenant: string): Promise<TenantMeta | undefined> {
-    return this.#read<TenantMeta>(tenantKeys.meta(tenant));
+  async get(tenant: string): Promise<TenantMeta | undefined> {
+    return (await this.read(tenant))?.value;
   }
 
-  async put(meta: TenantMeta): Promise<void> {
-    await this.#store.put(tenantKeys.meta(meta.tenant), JSON.stringify(meta), { contentType: 'application/json' });
+  read(tenant: string): Promise<Versioned<TenantMeta> | undefined> {
+    return this.#version<TenantMeta>(tenantKeys.meta(tenant));
   }
 
-  getUsage(tenant: string): Promise<StoredUsage | undefined> {
-    return this.#read<StoredUsage>(tenantKeys.usage(tenant));
+  /** Writes the metadata, over `over` (fenced-records.ts); `precondition-failed`: another write came first. */
+  put(meta: TenantMeta, over?: WriteOver): Promise<PutResult> {
+    return this.#store.put(tenantKeys.meta(meta.tenant), JSON.stringify(meta), { ...condition(over), contentType: 'application/json' });
   }
 
-  async putUsage(tenant: string, usage: StoredUsage): Promise<void> {
-    await this.#store.put(tenantKeys.usage(tenant), JSON.stringify(usage), { contentType: 'application/json' });
+  readUsage(tenant: string): Promise<Versioned<StoredUsage> | undefined> {
+    return this.#version<StoredUsage>(tenantKeys.usage(tenant));
+  }
+
+  putUsage(tenant: string, usage: StoredUsage, over?: WriteOver): Promise<PutResult> {
+    return this.#store.put(tenantKeys.usage(tenant), JSON.stringify(usage), { ...condition(over), contentType: 'application/json' });
   }
 
   /** Removes the tenant's records; the metadata last, so a crash midway leaves a tenant a retried delete finds. */
@@ -130,9 +144,14 @@ export class TenantMetaStore {
     await this.#store.delete(tenantKeys.meta(tenant));
   }
 
-  async #read<T>(key: string): Promise<T | undefined> {
+  async #version<T>(key: string): Promise<Versioned<T> | undefined> {
     const got = await this.#store.get(key);
     if (got?.kind !== 'object') return undefined;
-    return JSON.parse(Buffer.from(got.body).toString('utf8')) as T;
+    return { value: JSON.parse(Buffer.from(got.body).toString('utf8')) as T, etag: got.etag };
   }
+}
+
+function condition(over: WriteOver): Pick<PutOptions, 'ifMatch' | 'ifNoneMatch'> {
+  if (over === undefined) return {};
+  return over === null ? { ifNoneMatch: '*' } : { ifMatch: over };
 }
