@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, expect, it } from 'vitest';
 import { bucketStores, DATA_SOCKETS, type BucketStores } from './bucket-stores.ts';
 import { SHIPPING_AT_ONCE } from './tenant-directory.ts';
+import { mostAtOnce } from './shipping-places.ts';
 
 const cleanups: (() => void | Promise<void>)[] = [];
 afterEach(async () => {
@@ -45,5 +46,6 @@ it('writes a heartbeat at once while every connection of the data path waits on 
 });
 
 it("keeps the shipping rounds' uploads well below the data path's connections: sync commits, snapshots and restores use them too", () => {
-  expect(SHIPPING_AT_ONCE).toBeLessThanOrEqual(DATA_SOCKETS / 2);
+  // With the places lent beyond the cap to projects holding none while one holds more than its share (shipping-places.ts).
+  expect(mostAtOnce(SHIPPING_AT_ONCE)).toBeLessThanOrEqual(DATA_SOCKETS / 2);
 });

@@ -203,14 +203,15 @@ async function createdWithBaseHeld(tenant: string, token: string): Promise<{ buc
 async function whileSnapshotHeld(
   tenant: string,
   token: string,
-  cluster: DirectoryCluster | undefined,
+  options: { cluster?: DirectoryCluster; shippingAtOnce?: number; project?: string },
   body: (held: { bucket: MemoryObjectStore; gate: GateStore; node: Node }) => Promise<void>,
 ): Promise<void> {
   const bucket = new MemoryObjectStore();
   // Held: the first snapshot after the generation's base (segment numbers from 1 on).
   const gate = new GateStore(bucket, (key) => key.startsWith(`replicas/${tenant}/`) && key.includes('/snapshots/') && !key.includes('/snapshots/0000000000-'));
-  const node = await startNode(gate, cluster ? { cluster } : {});
-  await node.directory.ensure(tenant, desired([token]));
+  const { project, ...nodeOptions } = options;
+  const node = await startNode(gate, nodeOptions);
+  await node.directory.ensure(tenant, desired([token], project === undefined ? {} : { project }));
   const rounds = node.directory.shipEvery(10);
   try {
     const client = node.client(tenant, token);
@@ -627,7 +628,7 @@ describe('TenantDirectory behind the Hrana server', () => {
   });
 
   it('goes on shipping a tenant while its snapshot uploads (found by a hostile run: a minute for 1 GiB, its WAL grew meanwhile)', async () => {
-    await whileSnapshotHeld('alpha', 'tok-alpha', undefined, async ({ bucket, node }) => {
+    await whileSnapshotHeld('alpha', 'tok-alpha', {}, async ({ bucket, node }) => {
       const alpha = node.client('alpha', 'tok-alpha');
       const segments = async () => (await keys(bucket, 'replicas/alpha/')).filter((k) => k.includes('/segments/')).length;
       const before = await segments();
@@ -635,6 +636,78 @@ describe('TenantDirectory behind the Hrana server', () => {
       await expect.poll(segments, { timeout: 5_000 }).toBeGreaterThan(before);
     });
   }, 20_000);
+
+  it("ships another project's commits while one project's uploads hold every place: it is lent one (review-174, the rounds' cap)", async () => {
+    const bucket = new HeldSegments(new MemoryObjectStore());
+    const node = await startNode(bucket, { shippingAtOnce: 2 });
+    for (const [tenant, project] of [
+      ['t0', 'p1'],
+      ['t1', 'p1'],
+      ['u', 'p2'],
+    ] as const) {
+      await node.directory.ensure(tenant, desired([`tok-${tenant}`], { project }));
+      await node.client(tenant, `tok-${tenant}`).execute('CREATE TABLE t (name TEXT)');
+    }
+    await node.directory.flushAll();
+    bucket.reset();
+    bucket.hold = true;
+    for (const tenant of ['t0', 't1']) await node.client(tenant, `tok-${tenant}`).execute("INSERT INTO t VALUES ('x')");
+    const rounds = node.directory.shipEvery(10);
+    try {
+      await expect.poll(() => bucket.arrivals, { timeout: 5_000 }).toEqual(expect.arrayContaining(['t0', 't1']));
+      await node.client('u', 'tok-u').execute("INSERT INTO t VALUES ('x')");
+      await expect.poll(() => bucket.arrivals, { timeout: 3_000 }).toContain('u');
+    } finally {
+      rounds.stop();
+      bucket.release();
+    }
+  });
+
+  it("counts a snapshot upload against the rounds' cap: a tenant of the same project waits for its place (review-174)", async () => {
+    await whileSnapshotHeld('big', 'tok-big', { shippingAtOnce: 1, project: 'p' }, async ({ bucket, gate, node }) => {
+      await node.directory.ensure('small', desired(['tok-small'], { project: 'p' }));
+      const segments = async () => (await keys(bucket, 'replicas/small/')).filter((k) => k.includes('/segments/')).length;
+      await node.client('small', 'tok-small').execute('CREATE TABLE t (name TEXT)');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(await segments()).toBe(0);
+      gate.release();
+      await expect.poll(segments, { timeout: 5_000 }).toBeGreaterThan(0);
+    });
+  }, 20_000);
+
+  it("counts a tenant against the rounds' cap while its maintain ships and checkpoints under its lock (review-174)", async () => {
+    const bucket = new MemoryObjectStore();
+    let holding = false;
+    const gate = new GateStore(bucket, (key) => holding && key.startsWith('replicas/a/') && key.includes('/segments/'));
+    const node = await startNode(gate, { shippingAtOnce: 1 });
+    for (const tenant of ['a', 'b']) {
+      await node.directory.ensure(tenant, desired([`tok-${tenant}`], { project: 'p' }));
+      await node.client(tenant, `tok-${tenant}`).execute('CREATE TABLE t (v BLOB)');
+    }
+    await node.directory.flushAll();
+    const segments = async (tenant: string) => (await keys(bucket, `replicas/${tenant}/`)).filter((k) => k.includes('/segments/')).length;
+    const shipped = await segments('a');
+    // a's WAL past the checkpoint size, then a transaction holds its lock: a round ships it, its maintain waits.
+    await node.client('a', 'tok-a').execute('INSERT INTO t SELECT zeroblob(100000) FROM generate_series(1, 50)');
+    const { baton } = await pipeline(node, 'a', 'tok-a', null, ['BEGIN']);
+    const rounds = node.directory.shipEvery(10);
+    try {
+      await expect.poll(() => segments('a'), { timeout: 5_000 }).toBeGreaterThan(shipped);
+      // The commit ends the transaction; the maintain that waited ships it under the lock, and that upload is held.
+      holding = true;
+      await pipeline(node, 'a', 'tok-a', baton ?? null, ["INSERT INTO t VALUES (x'00')", 'COMMIT']);
+      await gate.reached;
+      const before = await segments('b');
+      await node.client('b', 'tok-b').execute("INSERT INTO t VALUES (x'00')");
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(await segments('b')).toBe(before);
+      gate.release();
+      await expect.poll(() => segments('b'), { timeout: 5_000 }).toBeGreaterThan(before);
+    } finally {
+      rounds.stop();
+      gate.release();
+    }
+  });
 
   it("ships a sync tenant's commit before acknowledging it: restorable without flushAll", async () => {
     const store = new MemoryObjectStore();
@@ -1313,7 +1386,7 @@ describe('TenantDirectory under leases (several replicas)', () => {
   });
 
   it('hands a database over only once the snapshot it is uploading has landed: none lands after the lease is freed (review-164 F2)', async () => {
-    await whileSnapshotHeld('big', 'tok', lease('a', 1).cluster, async ({ bucket, gate, node: a }) => {
+    await whileSnapshotHeld('big', 'tok', { cluster: lease('a', 1).cluster }, async ({ bucket, gate, node: a }) => {
       let released = false;
       const release = a.directory.release('big', 'handover').then(() => (released = true));
       await new Promise((resolve) => setTimeout(resolve, 300));

@@ -23,6 +23,7 @@ import type { RequestedLimits, RestoreSource, TenantMeta, TenantMetaStore, Write
 import { writeMeta, writeUsage, type RecordFence } from './fenced-records.ts';
 import { TokenIndex } from './token-index.ts';
 import { Turns } from './turns.ts';
+import { shareOut } from './shipping-places.ts';
 import { clockPassed, restoreEntryInPlace } from './in-place-restore.ts';
 import type { OpenDatabases } from './open-databases.ts';
 import { NoCapacityError, RestorePointUnavailableError, TenantNotFoundError, type DesiredTenant, type InPlaceRestore, type TenantDescription } from './tenant-admin-types.ts';
@@ -77,7 +78,15 @@ export interface Entry {
    * place and no other tenant shipped (review-171 F1).
    */
   uploading?: Promise<void> | undefined;
-  /** A snapshot maintain took, while it uploads (the tenant's next rounds go on meanwhile); a deletion waits for it. */
+  /**
+   * The replica's work under the tenant's lock (maintain's shipping and checkpoint, a generation's checkpoint), once it
+   * has the lock: it counts against the rounds' cap as an upload does; its wait for the lock does not (review-171 F1).
+   */
+  maintaining?: Promise<void> | undefined;
+  /**
+   * A snapshot maintain took, while it uploads (the tenant's next rounds go on meanwhile); a deletion waits for it. It
+   * holds a place of the rounds' cap too: uploads not counted went beyond it, on the same connections (review-174).
+   */
   snapshotUpload?: Promise<void> | undefined;
   /** While an in-place restore replaces the file: the timer leaves the tenant alone (the restore ships it itself). */
   restoring?: boolean;
@@ -340,7 +349,7 @@ export class TenantDirectory {
         log,
         now: this.#now,
         limitsOf: (meta) => this.#limitsOf(meta),
-        newReplica: () => this.#newReplica(tenant),
+        newReplica: () => this.#newReplica(entry),
       });
     });
   }
@@ -610,7 +619,7 @@ export class TenantDirectory {
       running = this.#shipRound((entry) => waiting.has(entry));
       for (const entry of waiting) if (entry.shipping || !this.#due(entry) || this.#tenants.get(entry.meta.tenant) !== entry) waiting.delete(entry);
       // Those left wait for a place: the next as soon as any upload ends, not once the whole batch has (review-171 F4).
-      const uploads = [...this.#tenants.values()].flatMap((entry) => (entry.uploading ? [entry.uploading] : []));
+      const uploads = [...this.#tenants.values()].flatMap((entry) => [entry.uploading, entry.maintaining, entry.snapshotUpload].filter((p) => p !== undefined));
       if (waiting.size === 0 || uploads.length === 0) break;
       await Promise.race(uploads);
     }
@@ -623,8 +632,18 @@ export class TenantDirectory {
    */
   #shipRound(mayStart: (entry: Entry) => boolean = () => true): Promise<void> {
     const entries = [...this.#tenants.values()];
-    const free = this.#shippingAtOnce - entries.filter((entry) => entry.uploading !== undefined).length;
-    for (const entry of this.#turns.take(entries, free, (e) => mayStart(e) && this.#due(e))) this.#ship(entry);
+    const projectOf = (entry: Entry) => entry.meta.project ?? entry.meta.tenant;
+    const held = new Map<string, number>();
+    for (const entry of entries) {
+      const places = (entry.uploading || entry.maintaining ? 1 : 0) + (entry.snapshotUpload ? 1 : 0);
+      if (places > 0) held.set(projectOf(entry), (held.get(projectOf(entry)) ?? 0) + places);
+    }
+    const starting = this.#turns.pick(
+      entries,
+      (e) => mayStart(e) && this.#due(e),
+      (offered) => shareOut(offered, projectOf, held, this.#shippingAtOnce),
+    );
+    for (const entry of starting) this.#ship(entry);
     const running: Promise<void>[] = [];
     for (const entry of entries) {
       if (entry.shipping) running.push(entry.shipping.then(() => entry.snapshotUpload));
@@ -828,7 +847,7 @@ export class TenantDirectory {
 
   /** A new replica of the tenant's file, starting a generation (a snapshot of the file as it is now). */
   async #startGeneration(entry: Entry): Promise<void> {
-    const replica = this.#newReplica(entry.meta.tenant);
+    const replica = this.#newReplica(entry);
     const { upload } = await replica.startGeneration();
     entry.replica = replica;
     entry.baseUpload = upload;
@@ -843,11 +862,12 @@ export class TenantDirectory {
     });
   }
 
-  #newReplica(tenant: string): TenantReplicaPort {
+  #newReplica(entry: Entry): TenantReplicaPort {
     const { engine, replication } = this.#options;
-    const project = this.#tenants.get(tenant)?.meta.project ?? tenant;
-    const host = { locked: <T>(fn: () => T | Promise<T>) => this.#locked(tenant, fn), checkpoint: () => engine.checkpoint(tenant, project) };
-    const fencing = this.#tenants.get(tenant)?.fencing;
+    const tenant = entry.meta.tenant;
+    const project = entry.meta.project ?? tenant;
+    const host = { locked: <T>(fn: () => T | Promise<T>) => this.#locked(tenant, () => maintaining(entry, fn)), checkpoint: () => engine.checkpoint(tenant, project) };
+    const fencing = entry.fencing;
     return fencing ? replication.replica(tenant, engine.databasePath(tenant), host, fencing) : replication.replica(tenant, engine.databasePath(tenant), host);
   }
 
@@ -943,6 +963,19 @@ export class TenantDirectory {
     } finally {
       lock.release(owner);
     }
+  }
+}
+
+/** Runs `fn` (the replica's work under the tenant's lock) as the entry's `maintaining`. */
+async function maintaining<T>(entry: Entry, fn: () => T | Promise<T>): Promise<T> {
+  let done!: () => void;
+  const counted = new Promise<void>((resolve) => (done = resolve));
+  entry.maintaining = counted;
+  try {
+    return await fn();
+  } finally {
+    if (entry.maintaining === counted) entry.maintaining = undefined;
+    done();
   }
 }
 
