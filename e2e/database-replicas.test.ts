@@ -99,7 +99,13 @@ describe('cw-db on three replicas', { timeout: 120_000 }, () => {
     const tx = await ws.transaction('write');
     await tx.execute("INSERT INTO t VALUES ('in a transaction')");
     await tx.commit();
-    const expected = ['over http through replica 1', 'over a websocket through replica 2', 'in a transaction'];
+    // A URL naming no database (`ws://host`): the hello's token names it, and a replica that does not own it relays
+    // the connection to the owner (review-164 F7).
+    const bareVia = cluster.replicas.find((r) => r.name !== owners.get(tenant)) ?? third;
+    const bare = createClient({ url: bareVia.url.replace('http://', 'ws://'), authToken: token });
+    clients.push(bare);
+    await bare.execute("INSERT INTO t VALUES ('over a websocket naming no database')");
+    const expected = ['over http through replica 1', 'over a websocket through replica 2', 'in a transaction', 'over a websocket naming no database'];
     for (const via of cluster.replicas) {
       const rows = (await connect(via.url, tenant, token).execute('SELECT v FROM t ORDER BY rowid')).rows.map((r) => r.v);
       expect(rows, via.name).toEqual(expected);

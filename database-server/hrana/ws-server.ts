@@ -1,11 +1,12 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer, type WebSocket } from 'ws';
+import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import type { Refusal } from './http-server.ts';
 import type { PipelineCaller, PipelineContext } from './pipeline.ts';
 import { WS_SUBPROTOCOLS } from './ws-protocol.ts';
 import { WsSession } from './ws-session.ts';
-import { forwardUpgrade, MOVING, wasForwarded, type Router } from './forward.ts';
+import { forwardUpgrade, MOVING, onOwner, wasForwarded, type Router } from './forward.ts';
+import { rawBytes, relayWebSocket, type WsFrame } from './ws-relay.ts';
 import type { ProjectMemory } from './project-memory.ts';
 
 /** Hrana over WebSocket's settings (docs/databases.md, "Hrana over WebSocket"). */
@@ -51,8 +52,10 @@ export function serveWebSockets(server: Server, context: PipelineContext, option
     if (!match) return refuse(socket, 404, 'Not found');
     if (!WS_SUBPROTOCOLS.some((p) => offered.includes(p))) return refuse(socket, 400, `Offer one of the subprotocols ${WS_SUBPROTOCOLS.join(', ')}`);
     const tenant = match[1];
-    if (tenant === undefined || !options.route) return wss.handleUpgrade(request, socket, head, (ws) => accept(ws, tenant ?? null));
-    options.route(tenant, undefined, wasForwarded(request)).then(
+    const route = options.route;
+    if (!route) return wss.handleUpgrade(request, socket, head, (ws) => accept(ws, tenant ?? null));
+    if (tenant === undefined) return wss.handleUpgrade(request, socket, head, (ws) => byToken(ws, route, request));
+    route(tenant, undefined, wasForwarded(request)).then(
       (route) => {
         if (route.kind === 'forward') forwardUpgrade(request, socket, head, route.url);
         else if (route.kind === 'unavailable') refuse(socket, 503, MOVING.message);
@@ -62,7 +65,43 @@ export function serveWebSockets(server: Server, context: PipelineContext, option
     );
   });
 
-  function accept(ws: WebSocket, pathTenant: string | null): void {
+  /**
+   * Several replicas, a URL naming no database: the hello's token says which, and so whether the connection is served
+   * here or relayed to the owner (ws-relay.ts). What the client sends before that is known is held (bounded), then
+   * handed on first.
+   */
+  function byToken(ws: WebSocket, route: Router, request: IncomingMessage): void {
+    const early: WsFrame[] = [];
+    let earlyBytes = 0;
+    const noHello = setTimeout(() => ws.close(4001, 'No hello'), HELLO_TIMEOUT_MS);
+    const decide = (jwt: string | undefined) => {
+      ws.pause(); // read no further until the owner is known
+      route(null, jwt, wasForwarded(request)).then(
+        (decision) => {
+          ws.off('message', hold);
+          ws.resume();
+          if (decision.kind === 'forward') relayWebSocket(ws, webSocketUrl(onOwner(request.url, decision.url)), early, { maxPayload: options.maxMessageBytes, bufferBound: unsentBound });
+          else if (decision.kind === 'unavailable') ws.close(1013, 'The database is moving to another replica; reconnect');
+          else accept(ws, null, early);
+        },
+        () => ws.terminate(),
+      );
+    };
+    const hold = (data: RawData, isBinary: boolean) => {
+      const first = early.length === 0;
+      early.push({ data, isBinary });
+      earlyBytes += rawBytes(data);
+      // A client that sends on and on before its database is found is not held in memory.
+      if (earlyBytes > unsentBound) return ws.terminate();
+      if (!first) return;
+      clearTimeout(noHello);
+      decide(isBinary ? undefined : helloToken(rawText(data)));
+    };
+    ws.on('message', hold);
+    ws.once('close', () => clearTimeout(noHello));
+  }
+
+  function accept(ws: WebSocket, pathTenant: string | null, early: readonly WsFrame[] = []): void {
     let lastMessage = Date.now();
     let admitted: string | undefined;
     const session = new WsSession({
@@ -90,12 +129,14 @@ export function serveWebSockets(server: Server, context: PipelineContext, option
     });
     sessions.set(session, ws);
     // Requests are handled as they arrive (a stream's run in order); the timer ends long transactions and idle connections.
-    ws.on('message', (data, isBinary) => {
+    const onMessage = (data: RawData, isBinary: boolean) => {
       lastMessage = Date.now();
       if (isBinary) return ws.close(1003, 'Binary messages are not served (hrana3-protobuf)');
       // A failure no message should cause ends this connection, never the process.
-      session.message(Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.concat(Array.isArray(data) ? data : [Buffer.from(data)]).toString('utf8')).catch(() => ws.terminate());
-    });
+      session.message(rawText(data)).catch(() => ws.terminate());
+    };
+    ws.on('message', onMessage);
+    for (const frame of early) onMessage(frame.data, frame.isBinary);
     const timer = setInterval(
       () => {
         void session.expireTransactions().then((inTransaction) => {
@@ -142,4 +183,25 @@ function refuse(socket: Duplex, status: 400 | 404 | 503, message: string): void 
   const { code, reason } = REFUSALS[status] ?? { code: 'HRANA_PROTO_ERROR', reason: 'Bad Request' };
   const body = JSON.stringify({ message, code });
   socket.end(`HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+}
+
+function rawText(data: RawData): string {
+  return Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.concat(Array.isArray(data) ? data : [Buffer.from(data)]).toString('utf8');
+}
+
+/** The token of a hello message, if `text` is one with a token (anything else is the session's to answer). */
+function helloToken(text: string): string | undefined {
+  try {
+    const msg = JSON.parse(text) as { type?: unknown; jwt?: unknown } | null;
+    return msg?.type === 'hello' && typeof msg.jwt === 'string' ? msg.jwt : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `http://owner/path` → `ws://owner/path` (and https → wss). */
+function webSocketUrl(url: URL): string {
+  const ws = new URL(url);
+  ws.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+  return ws.toString();
 }
