@@ -1449,6 +1449,21 @@ describe('TenantDirectory under leases (several replicas)', () => {
     expect((await b.post('late', 'stale')).status).toBe(401);
   });
 
+  it('restores a copy that exists when its creation is asked again after a handover, not copy it again over what was written since', async () => {
+    const store = new MemoryObjectStore();
+    const a = await startNode(store, { cluster: { ...lease('a', 1).cluster, shipElsewhere: async () => true } });
+    await a.directory.ensure('source', desired(['tok-src']));
+    await a.client('source', 'tok-src').batch(['CREATE TABLE t (name TEXT)', "INSERT INTO t VALUES ('copied')"], 'write');
+    await a.directory.ship('source');
+    const copy = desired(['tok-copy'], { restoreFrom: { tenant: 'source', at: Date.now() } });
+    await a.directory.ensure('copy', copy);
+    await a.client('copy', 'tok-copy').execute("INSERT INTO t VALUES ('written to the copy')");
+    await a.directory.release('copy', 'handover');
+    // The operator's PUT, its answer lost, is asked again and takes the lease the handover freed.
+    expect(await a.directory.ensure('copy', copy)).toEqual({ created: true });
+    expect(await names(a.client('copy', 'tok-copy'))).toEqual(['copied', 'written to the copy']);
+  });
+
   it('removes what an adopt that failed after its restore left on the disk (review-164 F12)', async () => {
     const bucket = new MemoryObjectStore();
     const a = await startNode(bucket, { cluster: lease('a', 1).cluster });
