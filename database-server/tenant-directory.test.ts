@@ -173,6 +173,8 @@ async function keys(store: ObjectStore, prefix = ''): Promise<string[]> {
 class ReadFails extends ForwardingObjectStore {
   readonly #key: string;
   armed = true;
+  /** Runs before the read fails: what happens elsewhere while it hangs. */
+  meanwhile: (() => Promise<void>) | undefined;
 
   constructor(inner: ObjectStore, key: string) {
     super(inner);
@@ -182,6 +184,7 @@ class ReadFails extends ForwardingObjectStore {
   override async get(key: string, options?: GetOptions) {
     if (key !== this.#key || !this.armed) return super.get(key, options);
     this.armed = false;
+    await this.meanwhile?.();
     throw new Error('the store did not answer');
   }
 }
@@ -585,7 +588,10 @@ describe('TenantDirectory behind the Hrana server', () => {
       for (const tenant of bucket.arrivals) await node.client(tenant, `tok-${tenant}`).execute("INSERT INTO t VALUES ('again')");
       bucket.release();
       await expect.poll(() => bucket.arrivals.length, { timeout: 5_000 }).toBe(7);
-      expect(new Set(bucket.arrivals.slice(0, 5))).toEqual(new Set(tenants));
+      // The three left over start before the two shipped first start again, but for one: two tenants picked in the
+      // same round reach the bucket in either order (their segments are read and encoded first), so t4 and t0's
+      // second may swap. Served first again, t0 and t1 would both start again before t4.
+      expect(new Set(bucket.arrivals.slice(0, 6))).toEqual(new Set(tenants));
       expect(bucket.mostAtOnce).toBe(2);
     } finally {
       rounds.stop();
@@ -1149,6 +1155,28 @@ describe('TenantDirectory under leases (several replicas)', () => {
     const b = await startNode(store, { cluster: lease('b', 2).cluster });
     expect(await b.directory.adopt('handed', lease('b', 2).fencing)).toBe(true);
     expect(await names(b.client('handed', 'tok'))).toEqual(['kept']);
+  });
+
+  it('leaves a database another replica took over alone when its creation here fails after the lease went (found in review)', async () => {
+    const store = new MemoryObjectStore();
+    const flaky = new ReadFails(store, 'tenants/raced.usage.json');
+    const first = lease('a', 1);
+    const a = await startNode(flaky, { cluster: first.cluster });
+    const second = lease('b', 2);
+    const b = await startNode(store, { cluster: second.cluster });
+    // While a opens the new database (its metadata written), its lease lapses and b takes the database over and writes.
+    flaky.meanwhile = async () => {
+      first.lose();
+      expect(await b.directory.adopt('raced', second.fencing)).toBe(true);
+      await b.client('raced', 'tok').batch(['CREATE TABLE t (name TEXT)', "INSERT INTO t VALUES ('on b')"]);
+      await b.directory.ship('raced');
+    };
+    await expect(a.directory.ensure('raced', desired(['tok']))).rejects.toThrow(/did not answer/);
+    // a's failed creation deleted nothing of it: the next owner finds what b wrote.
+    expect(await store.get('tenants/raced.json')).toMatchObject({ kind: 'object' });
+    const c = await startNode(store, { cluster: lease('c', 3).cluster });
+    expect(await c.directory.adopt('raced', lease('c', 3).fencing)).toBe(true);
+    expect(await names(c.client('raced', 'tok'))).toEqual(['on b']);
   });
 
   it("cuts a deleted database's leftovers before its creation again is recorded: a crash between the two restores nothing of them (review-174 R1)", async () => {

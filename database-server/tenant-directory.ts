@@ -307,6 +307,11 @@ export class TenantDirectory {
           // It was there before this request: its data stays, and its lease goes to a replica that can open it.
           await this.#removeLocalFiles(tenant).catch(() => {});
           await this.#options.cluster?.giveUp(tenant);
+        } else if (fencing && !this.#options.cluster?.surelyHeld(tenant, fencing.epoch)) {
+          // The lease went while it opened: another replica may have taken the database over (its metadata says it
+          // exists) and serve it, so what the bucket holds is no longer this creation's to delete. Left as it is, a
+          // half-made creation is adopted as any database (it follows nothing before it), and a retried PUT finds it.
+          await this.#removeLocalFiles(tenant).catch(() => {});
         } else {
           await this.#deleteEverywhere(tenant);
           await this.#options.cluster?.forget(tenant);
