@@ -25,7 +25,7 @@ import { failureSummary, runSchemathesis } from './harness/schemathesis.ts';
 const CHECKS = ['all'];
 /**
  * Examples per operation and phase: thousands of generated requests over every operation with every check (its
- * coverage phase adds negative and boundary cases of its own), some 410 to 560 s on two busy cores.
+ * coverage phase adds negative and boundary cases of its own), some 140 to 230 s on two busy cores.
  * `CW_FUZZ_EXAMPLES` raises it for a hunt.
  */
 const MAX_EXAMPLES = Number(process.env.CW_FUZZ_EXAMPLES ?? 40);
@@ -182,7 +182,7 @@ it('answers no request with a 5xx or with a body that breaks its documented sche
     maxExamples: MAX_EXAMPLES,
     // A fixed seed by default, so `make test` (and CI) is repeatable; `CW_FUZZ_SEED=random` explores.
     seed: process.env.CW_FUZZ_SEED === 'random' ? undefined : (process.env.CW_FUZZ_SEED ?? '20261121'),
-    // A deadline for a hung run: about 410 s alone on this machine's two cores, 560 s beside other work.
+    // A deadline for a hung run: about 140 s alone on this machine's two cores, 230 s beside other work.
     timeoutMs: 900_000,
   });
   // Sanity: the token the run authenticates with is still good, so the run did test past authentication.

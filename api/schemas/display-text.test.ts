@@ -23,4 +23,21 @@ describe('display text', () => {
   ])('refuses %s', async (_name, text) => {
     expect(await valid(text)).toBe(false);
   });
+
+  // The lookahead form the pattern had (display-text.ts says why it changed), against the pattern as the API
+  // compiles it (ajv: the `u` flag): the same answer for every string of up to three characters drawn from
+  // visible, blank, control, separator and bidirectional ones.
+  it('accepts and refuses what its lookahead form did', () => {
+    // oxlint-disable-next-line eslint/no-control-regex -- the control characters are the ones the pattern refuses
+    const lookahead = new RegExp('^(?=.*\\S)[^\\x00-\\x1F\\x7F-\\x9F\\u061C\\u200E\\u200F\\u202A-\\u202E\\u2066-\\u2069]*$', 'u');
+    const pattern = new RegExp(DISPLAY_TEXT_PATTERN, 'u');
+    const alphabet = ['a', 'é', '🚀', ' ', '\u00A0', '\u3000', '\uFEFF', '\u200B', '\t', '\n', '\u0085', '\u2028', '\u2029', '\u202E', '\u2066', '\u061C', '\x7F'];
+    const differing: string[] = [];
+    const visit = (text: string): void => {
+      if (text && lookahead.test(text) !== pattern.test(text)) differing.push(JSON.stringify(text));
+      if (text.length < 3) for (const c of alphabet) visit(text + c);
+    };
+    visit('');
+    expect(differing).toEqual([]);
+  });
 });
