@@ -16,16 +16,25 @@ export class RevisionNotFoundError extends PublicError {
 const HEX = /^[0-9a-fA-F]{4,64}$/;
 
 /** Characters no revision needs: those git would read as an option, a range or a pattern are refused first. */
-const UNSAFE = new Set([':', '?', '*', '[', '\\', ' ']);
+const UNSAFE = new Set([':', '?', '*', '[', '\\', ' ', '{', '}']);
 
+/**
+ * What the API documents a revision to be: a ref name or an object id, then any number of `~N` and `^N` steps
+ * (`main~2`, `v1.0^`). Nothing else of git's revision syntax: `<rev>^{/<text>}` and `:/<text>` compile the text as a
+ * regular expression with glibc, whose memory GIT_ALLOC_LIMIT does not bound (review-177 F2: 25 characters held
+ * 650 MiB), and `@{…}` reads a reflog, which the bucket's copies do not keep.
+ */
 function isSafeRevision(revision: string): boolean {
   if (revision.length === 0 || revision.length > 256 || revision.startsWith('-') || revision.includes('..')) return false;
   for (const char of revision) {
     const code = char.charCodeAt(0);
     if (code <= 0x20 || code === 0x7f || UNSAFE.has(char)) return false;
   }
-  return true;
+  return STEPS.test(revision);
 }
+
+/** A name without `~` or `^`, then the steps. */
+const STEPS = /^[^~^]+(?:[~^][0-9]{0,6})*$/;
 
 /**
  * The commit `revision` names in the bare repository `dir` (tags peeled), or undefined when it names none. Throws
@@ -33,7 +42,9 @@ function isSafeRevision(revision: string): boolean {
  */
 export async function resolveCommit(dir: string, revision: string): Promise<string | undefined> {
   if (!isSafeRevision(revision)) {
-    throw Object.assign(new PublicError(400, `${JSON.stringify(revision.slice(0, 100))} is not a revision.`), { code: 'invalid_request' });
+    throw Object.assign(new PublicError(400, `${JSON.stringify(revision.slice(0, 100))} is not a revision: name a branch, a tag or a commit id, optionally followed by ~N or ^N steps.`), {
+      code: 'invalid_request',
+    });
   }
   if (HEX.test(revision)) {
     // An object id, full or abbreviated (a tag's object, a commit typed by hand): the copy's long-lived
