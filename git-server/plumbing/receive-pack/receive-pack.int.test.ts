@@ -1,6 +1,8 @@
 // receive-pack against crafted requests (what a stock client never sends but a server must refuse), with real
 // git objects and packs, on the memory object store.
+import { execFile } from 'node:child_process';
 import { mkdtemp } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -13,6 +15,7 @@ import { receivePack, type RefusalReason } from './receive-pack.ts';
 import { SpoolBudget, type SpoolMeter } from '../spool-budget.ts';
 
 const Z = zeroOid('sha1');
+const execFileAsync = promisify(execFile);
 const ENV = { GIT_AUTHOR_NAME: 'a', GIT_AUTHOR_EMAIL: 'a@b', GIT_COMMITTER_NAME: 'a', GIT_COMMITTER_EMAIL: 'a@b', GIT_CONFIG_NOSYSTEM: '1', HOME: tmpdir() };
 
 async function git(dir: string, args: string[], stdin?: string | Buffer): Promise<string> {
@@ -105,6 +108,50 @@ describe('receivePack', () => {
     expect([...head.refs.keys()]).toEqual(['refs/heads/main']);
   });
 
+  it('checks a push naming thousands of missing or incomplete tips at a bounded cost: a few git processes at a time (review-177 F1)', async () => {
+    const { repos, push } = await setup();
+    const dir = await mkdtemp(join(tmpdir(), 'cw-rp-src-'));
+    await git(dir, ['init', '-q']);
+    const blob = await git(dir, ['hash-object', '-w', '--stdin'], 'base\n');
+    await git(dir, ['update-index', '--add', '--cacheinfo', `100644,${blob},f.txt`]);
+    const tree = await git(dir, ['write-tree']);
+    const base = await git(dir, ['commit-tree', tree, '-m', 'base']);
+    // Its own tree: the pack leaves out what `base` has.
+    const wholeBlob = await git(dir, ['hash-object', '-w', '--stdin'], 'whole\n');
+    await git(dir, ['read-tree', '--empty']);
+    await git(dir, ['update-index', '--add', '--cacheinfo', `100644,${wholeBlob},g.txt`]);
+    const whole = await git(dir, ['commit-tree', await git(dir, ['write-tree']), '-m', 'whole']);
+    // Commits whose parent stays out of the pack: each an incomplete history of its own.
+    const orphans: string[] = [];
+    for (let i = 0; i < 5; i++) orphans.push(await git(dir, ['commit-tree', tree, '-p', base, '-m', `orphan ${i}`]));
+    const pack = (await runGit(['-C', dir, 'pack-objects', '--stdout', '--revs'], { stdin: `${whole}\n${orphans.join('\n')}\n^${base}\n` })).stdout;
+    const missing = Array.from({ length: 2000 }, (_, i) => `${(i + 1).toString(16).padStart(8, '0')}${'e'.repeat(32)}`);
+    const commands = [
+      pktLine(`${Z} ${whole} refs/heads/main\0report-status\n`),
+      ...orphans.map((oid, i) => pktLine(`${Z} ${oid} refs/heads/orphan-${i}\n`)),
+      ...missing.map((oid, i) => pktLine(`${Z} ${oid} refs/heads/missing-${i}\n`)),
+    ];
+    let peak = 0;
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        const children = await gitChildren();
+        peak = Math.max(peak, children);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    })();
+    const result = await push(...commands, FLUSH, pack).finally(() => (sampling = false));
+    await sampler;
+    expect(result.lines[1]).toBe('ok refs/heads/main');
+    const refused = result.lines.slice(2);
+    expect(refused.filter((line) => line.startsWith('ng refs/heads/missing-') && line.endsWith(' missing necessary objects'))).toHaveLength(2000);
+    // The missing tips cost no walk; the incomplete ones are found by halves (completeTips, tested on its own).
+    expect(refused.filter((line) => line.startsWith('ng refs/heads/orphan-') && line.endsWith(' missing necessary objects'))).toHaveLength(5);
+    expect([...(await repos.readHead('acme/site')).refs.keys()]).toEqual(['refs/heads/main']);
+    // Before: one walk per tip, all at once (636 git processes at 800 tips).
+    expect(peak, 'git processes running at once').toBeLessThanOrEqual(3);
+  });
+
   it("refuses a push whose pack would pass its owner's share of the spool, naming it, and publishes nothing", async () => {
     const budget = new SpoolBudget({ perOwnerBytes: 1 << 20, totalBytes: 1 << 30 });
     // Another push of acme's is being received: all but 100 bytes of its share are taken.
@@ -145,3 +192,9 @@ describe('receivePack', () => {
     expect(nothing.lines).toEqual(['unpack ok', 'ng refs/heads/zz old and new are both the zero object id']);
   });
 });
+
+/** How many git processes this test process runs now. */
+async function gitChildren(): Promise<number> {
+  const { stdout } = await execFileAsync('ps', ['-o', 'comm=', '--ppid', String(process.pid)]).catch(() => ({ stdout: '' }));
+  return stdout.split('\n').filter((line) => line.trim() === 'git').length;
+}

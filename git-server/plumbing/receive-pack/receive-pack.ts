@@ -11,7 +11,7 @@ import { SpoolFullError, type SpoolMeter } from '../spool-budget.ts';
 import { StorageQuotaError, type QuotaReservation, type StorageQuota } from '../storage-quota.ts';
 import type { RepoCache } from '../repo-cache.ts';
 import { GitCommandError } from '../../../src/git/run-git.ts';
-import { isConnected, objectTypes } from './connectivity.ts';
+import { completeTips, isConnected, MAX_TIP_WALKS, objectTypes } from './connectivity.ts';
 import { reportBody, type CommandStatus } from './report.ts';
 import { readReceivePackRequest, type RefCommand } from './request.ts';
 
@@ -167,19 +167,26 @@ function commandProblem(command: RefCommand, format: 'sha1' | 'sha256', seen: Re
   return undefined;
 }
 
-/** git's checks of new tips: present, a commit for a branch, and their history complete (run side by side). */
+const NONE_INCOMPLETE = { incomplete: new Set<string>(), undecided: new Set<string>() };
+
+/**
+ * git's checks of new tips: present, a commit for a branch, and their history complete. One walk for the usual push;
+ * when it fails, the tips are walked by halves (`completeTips`), so one incomplete history refuses only its own refs,
+ * as git does, not every ref of the push, at a bounded number of walks one after another.
+ */
 async function checkObjects(commands: readonly RefCommand[], env: Record<string, string>, refuse: (ref: string, reason: string, label: RefusalReason) => void): Promise<void> {
   const tips = [...new Set(commands.map((c) => c.new))];
-  const [types, allConnected] = await Promise.all([objectTypes(tips, env), isConnected(tips, env)]);
-  // One walk for the usual push; when it fails, each tip on its own, so one incomplete history refuses only
-  // its own refs (as git does), not every ref of the push.
-  const connected =
-    allConnected || tips.length === 1 ? new Map(tips.map((tip) => [tip, allConnected])) : new Map(await Promise.all(tips.map(async (tip) => [tip, await isConnected([tip], env)] as const)));
+  const [types, allComplete] = await Promise.all([objectTypes(tips, env), isConnected(tips, env)]);
+  const present = (oid: string) => types.get(oid) !== undefined && types.get(oid) !== 'missing';
+  // A tip that is not there is refused as it is: walking it again would only say so again.
+  const { incomplete, undecided } = allComplete ? NONE_INCOMPLETE : await completeTips(tips.filter(present), (group) => isConnected(group, env));
   for (const command of commands) {
     const type = types.get(command.new);
-    if (type === undefined || type === 'missing') refuse(command.ref, 'missing necessary objects', 'connectivity');
+    if (!present(command.new)) refuse(command.ref, 'missing necessary objects', 'connectivity');
     else if (command.ref.startsWith('refs/heads/') && type !== 'commit') refuse(command.ref, `a branch must point to a commit, not a ${type}`, 'invalid');
-    else if (!connected.get(command.new)) refuse(command.ref, 'missing necessary objects', 'connectivity');
+    else if (incomplete.has(command.new)) refuse(command.ref, 'missing necessary objects', 'connectivity');
+    else if (undecided.has(command.new))
+      refuse(command.ref, `not checked: this push has too many tips with incomplete histories (over ${MAX_TIP_WALKS} walks); push fewer refs at a time`, 'connectivity');
   }
 }
 
