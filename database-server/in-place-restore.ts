@@ -87,8 +87,15 @@ export async function restoreEntryInPlace(entry: Entry, at: number, request: str
       return { undoPoint, upload };
     });
     await upload;
+    // Answered, and recorded, only if this replica still owns the database once the restored generation landed (the
+    // lease read again, as for a synchronous commit): a successor that took it over meanwhile lists the bucket after
+    // that read and restores the generation. Without it, a paused owner answered a restore its successor never held,
+    // and its record made the operator's retry answer "done" without restoring (review-178 R-A).
+    await context.fence.confirmOwner(entry);
     if (request !== undefined) {
       await writeMeta(entry, (meta) => ({ ...meta, lastInPlaceRestore: { request, restoredTo: at, undoPoint } }), context.fence);
+      // The record too: a successor reads the metadata after its takeover, so after this read.
+      await context.fence.confirmOwner(entry);
     }
     context.log.info('restored a tenant in place', { tenant, restoredTo: iso(at), undoPoint: iso(undoPoint) });
     return { restoredTo: at, undoPoint };

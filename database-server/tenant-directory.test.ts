@@ -1098,9 +1098,13 @@ class SlowPuts extends ForwardingObjectStore {
   }
 }
 
-/** A replica's lease, held until `lose()`: what cw-db/cluster's Ownership gives the directory. */
+/**
+ * A replica's lease, held until `lose()`: what cw-db/cluster's Ownership gives the directory. After `pause()` its clock
+ * stood still (a paused VM) while another replica took the database: the deadline still holds, the lease read does not.
+ */
 function lease(replica: string, epoch: number) {
   let held = true;
+  let taken = false;
   const fencing: Fencing = {
     epoch,
     guard: () => {
@@ -1110,13 +1114,13 @@ function lease(replica: string, epoch: number) {
   const cluster: DirectoryCluster = {
     replica,
     surelyHeld: () => held,
-    confirm: async () => held,
+    confirm: async () => held && !taken,
     claim: async () => (held ? fencing : undefined),
     forget: async () => {},
     giveUp: async () => {},
     shipElsewhere: async () => false,
   };
-  return { fencing, cluster, lose: () => (held = false) };
+  return { fencing, cluster, lose: () => (held = false), pause: () => (taken = true) };
 }
 
 /**
@@ -1490,6 +1494,40 @@ describe('TenantDirectory under leases (several replicas)', () => {
     // The operator's PUT, its answer lost, is asked again and takes the lease the handover freed.
     expect(await a.directory.ensure('copy', copy)).toEqual({ created: true });
     expect(await names(a.client('copy', 'tok-copy'))).toEqual(['copied', 'written to the copy']);
+  });
+
+  it('does not answer an in-place restore whose owner lost the database while it ran: no record, and the retry restores (review-178 R-A)', async () => {
+    const store = new MemoryObjectStore();
+    let holding = false;
+    // The restored generation's base snapshot is held on its way (its owner paused).
+    const gate = new GateStore(store, (key) => holding && key.startsWith('replicas/alpha/') && key.includes('/snapshots/0000000000-'));
+    const first = lease('a', 1);
+    const a = await startNode(gate, { cluster: first.cluster });
+    await a.directory.ensure('alpha', desired(['tok']));
+    const alpha = a.client('alpha', 'tok');
+    await alpha.batch(['CREATE TABLE t (name TEXT)', "INSERT INTO t VALUES ('kept')"], 'write');
+    await a.directory.ship('alpha');
+    const before = Date.now();
+    await expect.poll(() => Date.now(), { timeout: 1_000 }).toBeGreaterThan(before);
+    await alpha.execute('DELETE FROM t');
+    await a.directory.ship('alpha');
+    holding = true;
+    const restoring = a.directory.restoreInPlace('alpha', before, 'req-1');
+    restoring.catch(() => {});
+    await gate.reached;
+    // b takes the database over at epoch 2 before the restored generation lands: it restores the deletion.
+    first.pause();
+    const b = await startNode(store, { cluster: lease('b', 2).cluster });
+    expect(await b.directory.adopt('alpha', lease('b', 2).fencing)).toBe(true);
+    gate.release();
+    await expect(restoring).rejects.toThrow(NotOwnerError);
+    const c = await startNode(store, { cluster: lease('c', 3).cluster });
+    expect(await c.directory.adopt('alpha', lease('c', 3).fencing)).toBe(true);
+    expect(await names(c.client('alpha', 'tok'))).toEqual([]);
+    expect((await new TenantMetaStore(store).get('alpha'))?.lastInPlaceRestore).toBeUndefined();
+    // The operator's retry restores (before, it answered the record a wrote, and restored nothing).
+    await c.directory.restoreInPlace('alpha', before, 'req-1');
+    expect(await names(c.client('alpha', 'tok'))).toEqual(['kept']);
   });
 
   it('removes what an adopt that failed after its restore left on the disk (review-164 F12)', async () => {
