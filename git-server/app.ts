@@ -15,6 +15,7 @@ import { drainGate, type DrainState } from './drain.ts';
 import { errorHandler, gitFrameworkErrorOptions, schemaErrorFormatter } from './errors.ts';
 import { lfsRoutes } from './lfs/index.ts';
 import { ReadTurns } from './repo-api/repo-read.ts';
+import { DEFAULT_WRITE_BOUNDS, writeTurns } from './repo-api/write/write-turns.ts';
 import { fetchesGauge, inflightGauge, isPushRequest, type ServiceMetrics } from './metrics.ts';
 import { gitHttpRoutes } from './routes/git-http.ts';
 import { healthRoutes } from './routes/health.ts';
@@ -93,6 +94,8 @@ export interface GitServerLimits {
   spool: SpoolBounds;
   /** Fetches and clones running at once, per caller, per owner and in all, and how long one waits its turn. Default 4, 8, 16 and 60 s. */
   fetches: FetchBounds;
+  /** JSON API writes that run git (commits, merges, ref and tag writes, initialize, import) at once, per caller, per owner and in all, and how long one waits its turn. Default 2, 4, 8 and 30 s. */
+  writes: FetchBounds;
   /** JSON bodies larger than 64 KiB being read at once (commits, imports): their bytes per owner and in all, and their deadline. */
   largeBodies: LargeBodyBounds;
   /** What one repository may store in the bucket, packs and LFS objects together (`quota.repository_max_size`). Default 10 GiB. */
@@ -108,6 +111,7 @@ const DEFAULT_LIMITS: GitServerLimits = {
   keepaliveMs: 5000,
   spool: { perOwnerBytes: 5 * 1024 ** 3, totalBytes: 8 * 1024 ** 3 },
   fetches: DEFAULT_FETCH_BOUNDS,
+  writes: DEFAULT_WRITE_BOUNDS,
   largeBodies: DEFAULT_LARGE_BODY_BOUNDS,
   maxRepositoryBytes: 10 * 1024 ** 3,
   maxOwnerBytes: 50 * 1024 ** 3,
@@ -155,6 +159,7 @@ export async function buildGitServer(deps: GitServerDependencies, options: Fasti
     {
       repos: deps.repos,
       reads: new ReadTurns(),
+      writes: writeTurns(limits.writes),
       objects: deps.objects,
       cache: deps.cache,
       archives: new ArchiveSpool({ dir: join(deps.cache.tmpDir, 'archives') }),

@@ -11,6 +11,8 @@ export function callerOf(request: FastifyRequest, owner: string): string {
 /** Aborts when the client goes away mid-request (not when the answer is done). */
 export function abortOnClose(request: FastifyRequest, reply: FastifyReply): AbortController {
   const controller = new AbortController();
+  // Gone already (while an earlier step of its handler awaited): 'close' has fired and will not again.
+  if (reply.raw.destroyed && !reply.raw.writableFinished) controller.abort();
   reply.raw.once('close', () => {
     if (!reply.raw.writableFinished) controller.abort();
   });

@@ -1,4 +1,5 @@
 import type { ReadTurns } from './repo-read.ts';
+import type { FetchSlots } from '../fetch-slots.ts';
 import type { SpoolBudget } from '../plumbing/spool-budget.ts';
 import type { StorageQuota } from '../plumbing/storage-quota.ts';
 import type { FastifyInstance } from 'fastify';
@@ -28,6 +29,8 @@ export interface RepoApiDependencies {
   readonly repos: RepoStore;
   /** Turns of the costly reads (repo-read.ts); one set per instance. */
   readonly reads: ReadTurns;
+  /** Turns of the writes that run git (write/write-turns.ts); one set per instance. */
+  readonly writes: FetchSlots;
   /** The bucket, for the few objects of the API itself (the import receipt) and the maintenance objects (overview). */
   readonly objects?: ObjectStore;
   /** Every read runs git over the cached copy, brought to the bucket's head first (as a fetch is). */

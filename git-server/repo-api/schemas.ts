@@ -20,3 +20,11 @@ export const STORAGE_QUOTA_ERROR = {
       "The objects this write adds would take the repository past `quota.repository_max_size`, or its owner's repositories together past `quota.owner_max_size` (`storage_quota_exceeded`); nothing was stored.",
   }),
 };
+
+/** The 429 of a write that waited its turn among the caller's or the owner's writes (repo-api/write/write-turns.ts). */
+export const WRITE_TURN_ERROR = {
+  429: Type.Object(ErrorBodySchema.properties, {
+    description:
+      'The caller has 2 writes running, or the repository’s owner 4, and this one waited 30 s for its turn (`owner_writes_limit`, `Retry-After`; 503 `writes_busy` past the instance’s 8); on routes taking more than 64 KiB, also the owner’s large bodies being read at once holding their share (`owner_bodies_limit`, `Retry-After`).',
+  }),
+};

@@ -22,8 +22,9 @@ import { isValidRefName, parseUrlRepoPath, PublishContentionError, zeroOid, type
 import type { ErrorDetails } from '../../errors.ts';
 import type { RepoApiDependencies } from '../dependencies.ts';
 import type { RepoParams } from '../repo-read.ts';
-import { ErrorBodySchema, RepoParamsSchema, STORAGE_QUOTA_ERROR } from '../schemas.ts';
+import { ErrorBodySchema, RepoParamsSchema, STORAGE_QUOTA_ERROR, WRITE_TURN_ERROR } from '../schemas.ts';
 import { publishWrite, type WriteRequest } from './publish-write.ts';
+import { writeInTurn } from './write-turns.ts';
 import { PathConflictBody, RefMismatchError, RefNameConflictError } from './write-errors.ts';
 
 /** At most this many changes in one request (413 beyond). */
@@ -151,13 +152,23 @@ export function commitsWriteRoutes(scope: FastifyInstance, deps: RepoApiDependen
       summary: 'Commit a batch of file changes on a branch',
       params: RepoParamsSchema,
       body: CommitRequest,
-      response: { 201: CommitResult, 400: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchema, 409: PathConflictBody, 413: ErrorBodySchema, 503: ErrorBodySchema, ...STORAGE_QUOTA_ERROR },
+      response: {
+        201: CommitResult,
+        400: ErrorBodySchema,
+        403: ErrorBodySchema,
+        404: ErrorBodySchema,
+        409: PathConflictBody,
+        413: ErrorBodySchema,
+        503: ErrorBodySchema,
+        ...STORAGE_QUOTA_ERROR,
+        ...WRITE_TURN_ERROR,
+      },
     },
-    handler: async (request, reply) => reply.code(201).send(await commit(deps, request, request.body as CommitRequest)),
+    handler: async (request, reply) => reply.code(201).send(await writeInTurn(deps, request, reply, (signal) => commit(deps, request, request.body as CommitRequest, signal))),
   });
 }
 
-async function commit(deps: RepoApiDependencies, request: FastifyRequest, body: CommitRequest): Promise<CommitResult> {
+async function commit(deps: RepoApiDependencies, request: FastifyRequest, body: CommitRequest, signal: AbortSignal): Promise<CommitResult> {
   checkBounds(body);
   const ref = `refs/heads/${body.branch}`;
   if (!isValidRefName(ref)) throw new PublicError(400, `${JSON.stringify(body.branch)} is not a valid branch name.`);
@@ -165,7 +176,7 @@ async function commit(deps: RepoApiDependencies, request: FastifyRequest, body: 
     throw Object.assign(new PublicError(400, '`base` creates the branch: send it without `expected_head_oid`, or with the zero oid.'), { code: 'invalid_request' });
   }
   const { owner, repo } = request.params as RepoParams;
-  const writer = { repo: parseUrlRepoPath(owner, repo).full, principal: principalOf(request).name, requestId: request.id };
+  const writer = { repo: parseUrlRepoPath(owner, repo).full, principal: principalOf(request).name, requestId: request.id, signal };
   const forced = body.expected_head_oid === undefined && body.base === undefined;
   if (!forced) return publishCommit(deps, writer, ref, body, 0);
   const deadline = Date.now() + FORCE_DEADLINE_MS;

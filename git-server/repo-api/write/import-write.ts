@@ -15,9 +15,9 @@ import { runsPer } from '../../owner-runs.ts';
 import { randomUUID } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { principalOf, requireReach } from '../../auth/index.ts';
+import { requireReach } from '../../auth/index.ts';
 import { PublicError } from '../../../src/errors.ts';
 import { copyObjects } from '../../plumbing/write/copy-objects.ts';
 import { parseRepoPath, parseUrlRepoPath, zeroOid, type RepoHead } from '../../../src/repo-store/index.ts';
@@ -29,7 +29,7 @@ import { ErrorBodySchema, RepoParamsSchema, STORAGE_QUOTA_ERROR } from '../schem
 import { ImportReceipts, type ImportReceipt } from './import-receipt.ts';
 import { checkSnapshot, importedRefs, InvalidSnapshotError, ImportSnapshot, sameRefs, snapshotOf, SnapshotStaleError } from './import-snapshot.ts';
 import { allowedSource, NotPristineError, ObjectFormatMismatchError, OPERATION_KEY, SourceNotAllowedError } from './operation.ts';
-import { publishWrite } from './publish-write.ts';
+import { publishIntoPristine } from './pristine-publish.ts';
 import { RefLimitError } from './write-errors.ts';
 
 const NAME = Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9._-]+$' });
@@ -88,11 +88,6 @@ class ReceiptNotFoundError extends PublicError {
   }
 }
 
-/** Thrown inside the build when the target has refs by then. */
-class TargetNotPristine extends Error {
-  override readonly name = 'TargetNotPristine';
-}
-
 export function importWriteRoutes(scope: FastifyInstance, deps: RepoApiDependencies): void {
   const error = (description: string) => ({ description, content: { 'application/json': { schema: ErrorBodySchema } } });
   const errors = {
@@ -103,7 +98,7 @@ export function importWriteRoutes(scope: FastifyInstance, deps: RepoApiDependenc
       'The target is not pristine (`not_pristine`), the source moved since the snapshot (`snapshot_stale`), or it has more refs than a repository may hold (`ref_limit_reached`, `quota.repository_max_refs`).',
     ),
     429: error(
-      'The caller, or the repository’s owner, has two imports from a URL running (`owner_imports_limit`; 503 `imports_busy` past the instance’s eight), or its share of the spool is taken (`owner_uploads_limit`); `Retry-After`.',
+      'The caller, or the repository’s owner, has two imports from a URL running (`owner_imports_limit`; 503 `imports_busy` past the instance’s eight), or its share of the spool is taken (`owner_uploads_limit`), or (the import’s copy and publish) the caller has 2 writes running or the owner 4 and this one waited 30 s for its turn (`owner_writes_limit`; 503 `writes_busy` past the instance’s 8); `Retry-After`.',
     ),
     422: error(
       'Object formats differ (`object_format_mismatch`); a URL source that needs or refused the credentials (`source_authentication_failed`), has no repository there (`source_not_found`), or sent more than `api.import_max_size` (`source_too_large`).',
@@ -138,7 +133,7 @@ export function importWriteRoutes(scope: FastifyInstance, deps: RepoApiDependenc
       response: { 200: ImportResult, 201: ImportResult, ...errors, ...STORAGE_QUOTA_ERROR },
     },
     handler: async (request, reply) => {
-      const result = await importSnapshot(deps, request, request.body as ImportRequest);
+      const result = await importSnapshot(deps, request, reply, request.body as ImportRequest);
       return reply.code(result.replayed ? 200 : 201).send(result);
     },
   });
@@ -255,7 +250,7 @@ async function openUrlSource(deps: RepoApiDependencies, url: URL, snapshot: Impo
   }
 }
 
-async function importSnapshot(deps: RepoApiDependencies, request: FastifyRequest, body: ImportRequest): Promise<ImportResult> {
+async function importSnapshot(deps: RepoApiDependencies, request: FastifyRequest, reply: FastifyReply, body: ImportRequest): Promise<ImportResult> {
   const { snapshot } = body;
   checkSnapshot(snapshot);
   let open: () => Promise<OpenSource>;
@@ -280,20 +275,10 @@ async function importSnapshot(deps: RepoApiDependencies, request: FastifyRequest
   const from = await open();
   try {
     const refs = Object.entries(snapshot.refs);
-    const result = await publishWrite(deps, {
-      repo: target,
-      principal: principalOf(request).name,
-      requestId: request.id,
-      // Pristine when it publishes, not only when it built: another import of other refs may land in between.
-      onlyIfNoRefs: true,
-      build: async ({ env, head }) => {
-        if (head.refs.size > 0) throw new TargetNotPristine();
-        await copyObjects({ sourceDir: from.dir, env, tips: [...new Set(refs.map(([, oid]) => oid))], maxBytes: MAX_IMPORT_PACK_BYTES });
-        return refs.map(([ref, oid]) => ({ ref, old: zeroOid(head.objectFormat), new: oid }));
-      },
-    }).catch((error: unknown) => {
-      if (error instanceof TargetNotPristine) return undefined;
-      throw error;
+    // The copy and its publish take a write turn; the fetch before it has the URL imports' own (remoteRuns).
+    const result = await publishIntoPristine(deps, request, reply, async ({ env, head }) => {
+      await copyObjects({ sourceDir: from.dir, env, tips: [...new Set(refs.map(([, oid]) => oid))], maxBytes: MAX_IMPORT_PACK_BYTES });
+      return refs.map(([ref, oid]) => ({ ref, old: zeroOid(head.objectFormat), new: oid }));
     });
     if (result?.outcome === 'published') {
       const receipt = { operation_key: body.operation_key, request_hash: snapshot.snapshot_hash, snapshot, seq: result.seq, imported_at: new Date().toISOString() };

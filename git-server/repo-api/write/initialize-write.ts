@@ -8,9 +8,8 @@
 // replay (200, `replayed: true`, the same commit, tree and seq) when the branch holds a root commit carrying
 // the same key and source; anything else is 409 `not_pristine`. Two racing identical requests: one publishes,
 // the other's publish is rejected (the branch exists) and it answers the replay.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { principalOf } from '../../auth/index.ts';
 import { PublicError } from '../../../src/errors.ts';
 import { copyObjects } from '../../plumbing/write/copy-objects.ts';
 import { identityEnv } from '../../plumbing/write/git-ident.ts';
@@ -19,9 +18,9 @@ import { runGit } from '../../../src/git/run-git.ts';
 import { isValidRefName, parseRepoPath, parseUrlRepoPath, zeroOid, type RepoHead } from '../../../src/repo-store/index.ts';
 import type { RepoApiDependencies } from '../dependencies.ts';
 import type { RepoParams } from '../repo-read.ts';
-import { ErrorBodySchema, RepoParamsSchema, STORAGE_QUOTA_ERROR } from '../schemas.ts';
+import { ErrorBodySchema, RepoParamsSchema, STORAGE_QUOTA_ERROR, WRITE_TURN_ERROR } from '../schemas.ts';
 import { allowedSource, NotPristineError, ObjectFormatMismatchError, OPERATION_KEY, SourceNotAllowedError } from './operation.ts';
-import { publishWrite } from './publish-write.ts';
+import { publishIntoPristine } from './pristine-publish.ts';
 
 const OID = Type.String({ pattern: '^(?:[0-9a-f]{40}|[0-9a-f]{64})$', description: 'A full object id (lower-case hex).' });
 const NAME = Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9._-]+$' });
@@ -83,11 +82,6 @@ export class LfsInTemplateError extends PublicError {
   }
 }
 
-/** Thrown inside the build when the target has refs by then: the request is answered as a replay or 409. */
-class TargetNotPristine extends Error {
-  override readonly name = 'TargetNotPristine';
-}
-
 export function initializeWriteRoutes(scope: FastifyInstance, deps: RepoApiDependencies): void {
   scope.post('/initialize', {
     config: { scope: 'write' },
@@ -104,16 +98,17 @@ export function initializeWriteRoutes(scope: FastifyInstance, deps: RepoApiDepen
         409: ErrorBodySchema,
         422: ErrorBodySchema,
         ...STORAGE_QUOTA_ERROR,
+        ...WRITE_TURN_ERROR,
       },
     },
     handler: async (request, reply) => {
-      const result = await initialize(deps, request, request.body as InitializeRequest);
+      const result = await initialize(deps, request, reply, request.body as InitializeRequest);
       return reply.code(result.replayed ? 200 : 201).send(result);
     },
   });
 }
 
-async function initialize(deps: RepoApiDependencies, request: FastifyRequest, body: InitializeRequest): Promise<InitializeResult> {
+async function initialize(deps: RepoApiDependencies, request: FastifyRequest, reply: FastifyReply, body: InitializeRequest): Promise<InitializeResult> {
   const source = allowedSource(body.source, deps.initializeSources, 'api.initialize_sources');
   if (deps.heldByService && !deps.heldByService(parseRepoPath(source))) throw new SourceNotAllowedError(source, "api.initialize_sources: a project's repository of that name, not cw-git's own");
   const { owner, repo } = request.params as RepoParams;
@@ -138,21 +133,10 @@ async function initialize(deps: RepoApiDependencies, request: FastifyRequest, bo
     if (lfs !== undefined) throw new LfsInTemplateError(lfs);
 
     let commit = '';
-    const result = await publishWrite(deps, {
-      repo: target,
-      principal: principalOf(request).name,
-      requestId: request.id,
-      // Pristine when it publishes, not only when it built: another initialize or import may land in between.
-      onlyIfNoRefs: true,
-      build: async ({ env, head }) => {
-        if (head.refs.size > 0) throw new TargetNotPristine();
-        await copyObjects({ sourceDir: from.dir, env, tips: [tree], maxBytes: MAX_TEMPLATE_PACK_BYTES });
-        commit = (await runGit(['commit-tree', tree], { env: { ...env, ...identities }, stdin: message })).stdout.toString().trim();
-        return [{ ref, old: zeroOid(head.objectFormat), new: commit }];
-      },
-    }).catch((error: unknown) => {
-      if (error instanceof TargetNotPristine) return undefined;
-      throw error;
+    const result = await publishIntoPristine(deps, request, reply, async ({ env, head, signal }) => {
+      await copyObjects({ sourceDir: from.dir, env, tips: [tree], maxBytes: MAX_TEMPLATE_PACK_BYTES });
+      commit = (await runGit(['commit-tree', tree], { env: { ...env, ...identities }, stdin: message, ...(signal ? { signal } : {}) })).stdout.toString().trim();
+      return [{ ref, old: zeroOid(head.objectFormat), new: commit }];
     });
     if (result?.outcome === 'published') return { ref, commit_oid: commit, tree_oid: tree, seq: result.seq, replayed: false };
     // Another writer got there first (perhaps the same request, retried while this one ran).

@@ -10,10 +10,11 @@ import { BadRequestError } from '../../../src/errors.ts';
 import { principalOf } from '../../auth/git-auth.ts';
 import type { RepoApiDependencies } from '../dependencies.ts';
 import type { RepoParams } from '../repo-read.ts';
-import { ErrorBodySchema, RepoParamsSchema, STORAGE_QUOTA_ERROR } from '../schemas.ts';
+import { ErrorBodySchema, RepoParamsSchema, STORAGE_QUOTA_ERROR, WRITE_TURN_ERROR } from '../schemas.ts';
 import { BranchNotFoundError, MergeConflictBody, MergeConflictError, NotFastForwardError, UnrelatedHistoriesError } from './merge-errors.ts';
 import { RefMismatchError } from './write-errors.ts';
 import { publishWrite } from './publish-write.ts';
+import { writeInTurn } from './write-turns.ts';
 
 const Oid = Type.String({ pattern: '^(?:[0-9a-f]{40}|[0-9a-f]{64})$', description: 'A full object id.' });
 
@@ -61,7 +62,7 @@ export function mergesWriteRoutes(scope: FastifyInstance, deps: RepoApiDependenc
       summary: 'Merge a revision into a branch (merge, squash or fast-forward-only), moving it from expected_base_oid',
       params: RepoParamsSchema,
       body: MergeRequestBody,
-      response: { 200: AlreadyMerged, 201: MergeCreated, 400: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchema, 409: MergeConflictBody, ...STORAGE_QUOTA_ERROR },
+      response: { 200: AlreadyMerged, 201: MergeCreated, 400: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchema, 409: MergeConflictBody, ...STORAGE_QUOTA_ERROR, ...WRITE_TURN_ERROR },
     },
     handler: async (request, reply) => {
       const { owner, repo } = request.params as RepoParams;
@@ -70,22 +71,35 @@ export function mergesWriteRoutes(scope: FastifyInstance, deps: RepoApiDependenc
       if (!isValidRefName(ref)) throw new BadRequestError(`${JSON.stringify(body.base)} is not a valid branch name.`);
       const expected = body.expected_base_oid;
       let outcome: MergeOutcome | undefined;
-      const result = await publishWrite(deps, {
-        repo: parseUrlRepoPath(owner, repo).full,
-        principal: principalOf(request).name,
-        requestId: request.id,
-        build: async ({ dir, env, head }) => {
-          const current = head.refs.get(ref);
-          if (current === undefined) throw new BranchNotFoundError(ref);
-          if (current !== expected) throw new RefMismatchError(ref, current);
-          const headOid = await resolveCommit(dir, body.head);
-          if (!headOid) throw new RevisionNotFoundError(body.head, 'head');
-          const base = ref.slice('refs/heads/'.length);
-          const message = body.message ?? `${body.strategy === 'squash' ? 'Squash' : 'Merge'} ${body.head} into ${base}`;
-          outcome = await computeMerge({ dir, env, base: expected, head: headOid, strategy: body.strategy, message, committer: body.committer, ...(body.author ? { author: body.author } : {}) });
-          return [refUpdate(ref, expected, outcome, body.head)];
-        },
-      });
+      const result = await writeInTurn(deps, request, reply, (signal) =>
+        publishWrite(deps, {
+          repo: parseUrlRepoPath(owner, repo).full,
+          principal: principalOf(request).name,
+          requestId: request.id,
+          signal,
+          build: async ({ dir, env, head }) => {
+            const current = head.refs.get(ref);
+            if (current === undefined) throw new BranchNotFoundError(ref);
+            if (current !== expected) throw new RefMismatchError(ref, current);
+            const headOid = await resolveCommit(dir, body.head);
+            if (!headOid) throw new RevisionNotFoundError(body.head, 'head');
+            const base = ref.slice('refs/heads/'.length);
+            const message = body.message ?? `${body.strategy === 'squash' ? 'Squash' : 'Merge'} ${body.head} into ${base}`;
+            outcome = await computeMerge({
+              dir,
+              env,
+              base: expected,
+              head: headOid,
+              strategy: body.strategy,
+              message,
+              committer: body.committer,
+              signal,
+              ...(body.author ? { author: body.author } : {}),
+            });
+            return [refUpdate(ref, expected, outcome, body.head)];
+          },
+        }),
+      );
       if (result.outcome === 'rejected' || outcome === undefined) throw new RefMismatchError(ref, result.head.refs.get(ref));
       if (outcome.kind === 'already_merged') return reply.code(200).send({ ref, oid: expected, already_merged: true });
       // Unchanged: an identical merge (the same fast-forward, or the same commit built in the same second) moved

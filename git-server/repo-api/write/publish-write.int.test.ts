@@ -14,6 +14,7 @@ import { TaskRegistry } from '../../tasks/task-registry.ts';
 import { ArchiveSpool } from '../archive-spool.ts';
 import type { RepoApiDependencies } from '../dependencies.ts';
 import { publishWrite } from './publish-write.ts';
+import { writeTurns } from './write-turns.ts';
 
 const Z = zeroOid('sha1');
 const DATE = { GIT_AUTHOR_DATE: '1700000000 +0000', GIT_COMMITTER_DATE: '1700000000 +0000' };
@@ -23,7 +24,14 @@ async function setup() {
   await repos.createRepo('acme/site');
   const root = await mkdtemp(join(tmpdir(), 'cw-pw-'));
   const cache = new RepoCache({ repos, dir: join(root, 'cache') });
-  const deps: RepoApiDependencies = { repos, reads: new ReadTurns(), cache, archives: new ArchiveSpool({ dir: join(root, 'archives') }), tasks: new TaskRegistry({ instance: 'test' }) };
+  const deps: RepoApiDependencies = {
+    repos,
+    reads: new ReadTurns(),
+    writes: writeTurns(),
+    cache,
+    archives: new ArchiveSpool({ dir: join(root, 'archives') }),
+    tasks: new TaskRegistry({ instance: 'test' }),
+  };
   return { repos, cache, deps };
 }
 

@@ -33,7 +33,14 @@ export interface WriteRequest {
     readonly dir: string;
     readonly env: Readonly<Record<string, string>>;
     readonly head: import('../../../src/repo-store/index.ts').RepoHead;
+    /** The request's: aborts when its client leaves (give it to the git processes the build runs). */
+    readonly signal?: AbortSignal;
   }) => Promise<readonly RefUpdate[]>;
+  /**
+   * Aborts when the request's client leaves (write-turns.ts): the build is given it, and once it aborted nothing more
+   * is packed or published (nobody is there to hear whether the write landed, and a retry meets the same head).
+   */
+  readonly signal?: AbortSignal;
   /** Publish only if the repository has no refs by then (an import or an initialize): `PublishRequest.onlyIfNoRefs`. */
   readonly onlyIfNoRefs?: boolean;
 }
@@ -63,9 +70,12 @@ export const publishWrite: PublishWrite = async (deps, request) => {
     const { dir, head } = await deps.cache.sync(repo, { fresh: true });
     quarantine = await Quarantine.create(deps.cache.tmpDir, dir);
     const env = quarantine.env;
-    const refUpdates = await request.build({ dir, env, head });
+    const { signal } = request;
+    const refUpdates = await request.build({ dir, env, head, ...(signal ? { signal } : {}) });
     if (refUpdates.length === 0) return { outcome: 'unchanged', head, refs: [] };
-    const pack = await packWritten(quarantine);
+    signal?.throwIfAborted();
+    const pack = await packWritten(quarantine, signal);
+    signal?.throwIfAborted();
     // Throws StorageQuotaError (507) before the pack reaches the bucket.
     reservation = pack ? await deps.quota?.reserve(parseRepoPath(repo), pack.packBytes + pack.idxBytes) : undefined;
     const result = await deps.repos.publish(repo, {
@@ -104,11 +114,17 @@ function pastRefLimit(result: PublishResult): boolean {
  * Packs the objects `build` wrote into the quarantine, loose or in packs (objects copied from another
  * repository, git-server/plumbing/write/copy-objects.ts), as one pack indexed as a push's pack is; none: undefined.
  */
-async function packWritten(quarantine: Quarantine): Promise<IndexedPack | undefined> {
+async function packWritten(quarantine: Quarantine, signal: AbortSignal | undefined): Promise<IndexedPack | undefined> {
   const oids = [...new Set([...(await looseObjects(quarantine.objectsDir)), ...(await packedObjects(quarantine))])].sort();
   if (oids.length === 0) return undefined;
   const out = new PassThrough();
-  const packed = runGit(['pack-objects', '--stdout', '--quiet'], { env: quarantine.env, stdin: `${oids.join('\n')}\n`, stdout: out, maxStdoutBytes: MAX_WRITE_PACK_BYTES }).then(
+  const packed = runGit(['pack-objects', '--stdout', '--quiet'], {
+    env: quarantine.env,
+    stdin: `${oids.join('\n')}\n`,
+    stdout: out,
+    maxStdoutBytes: MAX_WRITE_PACK_BYTES,
+    ...(signal ? { signal } : {}),
+  }).then(
     () => out.end(),
     (error: unknown) => {
       out.destroy(error as Error);

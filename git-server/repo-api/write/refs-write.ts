@@ -13,9 +13,10 @@ import { isValidRefName, parseUrlRepoPath, PublishContentionError, zeroOid, type
 import { isOid } from '../../../src/repo-store/refs.ts';
 import type { RepoApiDependencies } from '../dependencies.ts';
 import type { RepoParams } from '../repo-read.ts';
-import { ErrorBodySchema, RepoParamsSchema, STORAGE_QUOTA_ERROR } from '../schemas.ts';
+import { ErrorBodySchema, RepoParamsSchema, STORAGE_QUOTA_ERROR, WRITE_TURN_ERROR } from '../schemas.ts';
 import { FORCE_DEADLINE_MS } from './commits-write.ts';
 import { publishWrite, type WriteRequest } from './publish-write.ts';
+import { writeInTurn } from './write-turns.ts';
 import { InvalidWriteError, RefConflictBody, RefMismatchError, RefNameConflictError, RefNotFoundError } from './write-errors.ts';
 
 const OID = Type.String({ pattern: '^(?:[0-9a-f]{40}|[0-9a-f]{64})$', description: 'A full object id (sha1 or sha256, lower-case hex).' });
@@ -74,26 +75,28 @@ export function refsWriteRoutes(scope: FastifyInstance, deps: RepoApiDependencie
         summary: `Create or move a ${what}`,
         params: RefWriteParams,
         body: RefWriteBody,
-        response: { 200: RefWriteResult, 201: RefWriteResult, 400: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchema, 409: RefConflictBody },
+        response: { 200: RefWriteResult, 201: RefWriteResult, 400: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchema, 409: RefConflictBody, ...WRITE_TURN_ERROR },
       },
       handler: async (request, reply) => {
         const ref = refOf(kind, request);
         const body = request.body as RefWriteBody;
         let created = false;
         let target = '';
-        const result = await publishRefWrite(deps, body.expected_old_oid === undefined, {
-          ...writer(request),
-          build: async ({ dir, head }) => {
-            target = await commitOf(dir, body.target);
-            const current = head.refs.get(ref);
-            const expected = expectedOld(head, body.expected_old_oid);
-            // Stale is stale, even when the ref already points at the target (a create-only write used as a lock).
-            if (expected !== undefined && expected !== (current ?? zeroOid(head.objectFormat))) throw new RefMismatchError(ref, current);
-            const old = expected ?? current ?? zeroOid(head.objectFormat);
-            created = /^0+$/.test(old);
-            return [{ ref, old, new: target }];
-          },
-        });
+        const result = await writeInTurn(deps, request, reply, (signal) =>
+          publishRefWrite(deps, body.expected_old_oid === undefined, {
+            ...writer(request, signal),
+            build: async ({ dir, head }) => {
+              target = await commitOf(dir, body.target);
+              const current = head.refs.get(ref);
+              const expected = expectedOld(head, body.expected_old_oid);
+              // Stale is stale, even when the ref already points at the target (a create-only write used as a lock).
+              if (expected !== undefined && expected !== (current ?? zeroOid(head.objectFormat))) throw new RefMismatchError(ref, current);
+              const old = expected ?? current ?? zeroOid(head.objectFormat);
+              created = /^0+$/.test(old);
+              return [{ ref, old, new: target }];
+            },
+          }),
+        );
         const seq = settled(result, ref);
         const answer: RefWriteResult = { ref, oid: target, seq };
         return reply.code(created && result.outcome === 'published' ? 201 : 200).send(answer);
@@ -106,21 +109,23 @@ export function refsWriteRoutes(scope: FastifyInstance, deps: RepoApiDependencie
         summary: `Delete a ${what}`,
         params: RefWriteParams,
         querystring: RefDeleteQuery,
-        response: { 204: Type.Null(), 400: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchema, 409: RefConflictBody },
+        response: { 204: Type.Null(), 400: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchema, 409: RefConflictBody, ...WRITE_TURN_ERROR },
       },
       handler: async (request, reply) => {
         const ref = refOf(kind, request);
         const { expected_old_oid: expected } = request.query as RefDeleteQuery;
-        const result = await publishRefWrite(deps, expected === undefined, {
-          ...writer(request),
-          build: async ({ head }) => {
-            const current = head.refs.get(ref);
-            if (current === undefined) throw new RefNotFoundError(ref);
-            const old = expectedOld(head, expected) ?? current;
-            if (old !== current) throw new RefMismatchError(ref, current);
-            return [{ ref, old, new: zeroOid(head.objectFormat) }];
-          },
-        });
+        const result = await writeInTurn(deps, request, reply, (signal) =>
+          publishRefWrite(deps, expected === undefined, {
+            ...writer(request, signal),
+            build: async ({ head }) => {
+              const current = head.refs.get(ref);
+              if (current === undefined) throw new RefNotFoundError(ref);
+              const old = expectedOld(head, expected) ?? current;
+              if (old !== current) throw new RefMismatchError(ref, current);
+              return [{ ref, old, new: zeroOid(head.objectFormat) }];
+            },
+          }),
+        );
         if (result.outcome === 'rejected' && !result.head.refs.has(ref)) throw new RefNotFoundError(ref);
         settled(result, ref);
         return reply.code(204).send();
@@ -134,7 +139,7 @@ export function refsWriteRoutes(scope: FastifyInstance, deps: RepoApiDependencie
       summary: 'Create an annotated tag',
       params: RepoParamsSchema,
       body: TagCreateBody,
-      response: { 201: RefWriteResult, 400: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchema, 409: RefConflictBody, ...STORAGE_QUOTA_ERROR },
+      response: { 201: RefWriteResult, 400: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchema, 409: RefConflictBody, ...STORAGE_QUOTA_ERROR, ...WRITE_TURN_ERROR },
     },
     handler: async (request, reply) => {
       const body = request.body as TagCreateBody;
@@ -143,17 +148,19 @@ export function refsWriteRoutes(scope: FastifyInstance, deps: RepoApiDependencie
       const when = taggerDate(body.tagger.when);
       let tag = '';
       let commit = '';
-      const result = await publishWrite(deps, {
-        ...writer(request),
-        build: async ({ dir, env, head }) => {
-          const existing = head.refs.get(ref);
-          if (existing !== undefined) throw new RefMismatchError(ref, existing, 'tag_exists');
-          commit = await commitOf(dir, body.target);
-          const text = `object ${commit}\ntype commit\ntag ${body.name}\ntagger ${body.tagger.name} <${body.tagger.email}> ${when} +0000\n\n${body.message.endsWith('\n') ? body.message : `${body.message}\n`}`;
-          tag = (await runGit(['mktag'], { env, stdin: text })).stdout.toString().trim();
-          return [{ ref, old: zeroOid(head.objectFormat), new: tag }];
-        },
-      });
+      const result = await writeInTurn(deps, request, reply, (signal) =>
+        publishWrite(deps, {
+          ...writer(request, signal),
+          build: async ({ dir, env, head }) => {
+            const existing = head.refs.get(ref);
+            if (existing !== undefined) throw new RefMismatchError(ref, existing, 'tag_exists');
+            commit = await commitOf(dir, body.target);
+            const text = `object ${commit}\ntype commit\ntag ${body.name}\ntagger ${body.tagger.name} <${body.tagger.email}> ${when} +0000\n\n${body.message.endsWith('\n') ? body.message : `${body.message}\n`}`;
+            tag = (await runGit(['mktag'], { env, stdin: text, signal })).stdout.toString().trim();
+            return [{ ref, old: zeroOid(head.objectFormat), new: tag }];
+          },
+        }),
+      );
       if (result.outcome === 'rejected' && result.refs.some((r) => r.status === 'rejected' && r.reason === 'stale old value')) {
         throw new RefMismatchError(ref, result.head.refs.get(ref), 'tag_exists');
       }
@@ -171,9 +178,9 @@ function refOf(kind: (typeof KINDS)[number], request: FastifyRequest): string {
   return ref;
 }
 
-function writer(request: FastifyRequest): Omit<WriteRequest, 'build'> {
+function writer(request: FastifyRequest, signal: AbortSignal): Omit<WriteRequest, 'build'> {
   const { owner, repo } = request.params as RepoParams;
-  return { repo: parseUrlRepoPath(owner, repo).full, principal: principalOf(request).name, requestId: request.id };
+  return { repo: parseUrlRepoPath(owner, repo).full, principal: principalOf(request).name, requestId: request.id, signal };
 }
 
 /** The commit `revision` names; 400 when it names none. */

@@ -1,0 +1,115 @@
+// The JSON API writes' turns (review-177 F4, L1): a caller's writes run a few at once and the next waits its turn, then
+// 429 with Retry-After, while another owner's run; a write whose client left publishes nothing and gives its turn back.
+import { afterEach, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { MemoryObjectStore } from '../../../src/object-store/memory-object-store.ts';
+import type { GetOptions, ObjectStore } from '../../../src/object-store/object-store.ts';
+import { ForwardingObjectStore } from '../../../src/object-store/testing/forwarding-object-store.ts';
+import { GateStore } from '../../../src/object-store/testing/gate-object-store.ts';
+import { manifestKey, parseRepoPath, RepoStore } from '../../../src/repo-store/index.ts';
+import { mintToken } from '../../auth/index.ts';
+import { bucketGitServer, listenForGit } from '../../testing/bucket-git-server.ts';
+
+const SECRET = 'write-turns-secret-of-32-bytes-at-least';
+const token = (sub: string) => mintToken({ sub, scopes: ['read', 'write'] }, SECRET);
+const committer = { name: 'Ada', email: 'ada@example.com', when: '2030-01-02T03:04:05Z' };
+
+let app: FastifyInstance | undefined;
+afterEach(async () => {
+  await app?.close();
+  app = undefined;
+});
+
+function commitBody(branch: string, file: string, extra: Record<string, unknown> = {}) {
+  return { branch, message: file, committer, changes: [{ op: 'upsert', path: file, content: Buffer.from(`${file}\n`).toString('base64'), mode: '100644' }], ...extra };
+}
+
+function post(server: FastifyInstance, sub: string, url: string, payload: unknown) {
+  return server.inject({ method: 'POST', url, headers: { authorization: `Bearer ${token(sub)}` }, payload: payload as Record<string, unknown> });
+}
+
+/** Holds the next read of `repo`'s manifest once armed, until `release()`; `reached` when it is there. */
+class HeldManifest extends ForwardingObjectStore {
+  #key = '';
+  #open: Promise<void> = Promise.resolve();
+  release: () => void = () => {};
+  reached: Promise<void> = Promise.resolve();
+  arm(repo: string): void {
+    this.#key = manifestKey(parseRepoPath(repo));
+    this.#open = new Promise((resolve) => (this.release = resolve));
+    this.reached = new Promise((resolve) => (this.#reach = resolve));
+  }
+  #reach: () => void = () => {};
+  override async get(key: string, options?: GetOptions) {
+    if (key === this.#key) {
+      this.#key = '';
+      this.#reach();
+      await this.#open;
+    }
+    return super.get(key, options);
+  }
+}
+
+async function created(objects: ObjectStore, ...names: string[]): Promise<void> {
+  const repos = new RepoStore({ store: objects });
+  for (const name of names) await repos.createRepo(name);
+}
+
+describe('JSON API writes take a turn', () => {
+  it("runs a caller's writes one at a time here, the next waiting its turn then 429 with Retry-After; another owner's write runs meanwhile", async () => {
+    const bucket = new MemoryObjectStore();
+    await created(bucket, 'acme/site', 'blog/site');
+    // The first log entry write waits for the test: the write holding it holds its turn.
+    const gate = new GateStore(bucket, (key) => key.includes('/log/'));
+    app = await bucketGitServer(gate, SECRET, { writes: { perCaller: 1, perOwner: 2, total: 4, waitMs: 300 } });
+    const first = post(app, 'ada', '/acme/site/api/commits', commitBody('main', 'one.txt'));
+    await gate.reached;
+    const second = await post(app, 'ada', '/acme/site/api/merges', { base: 'main', head: 'main', strategy: 'merge', expected_base_oid: '0'.repeat(40), committer });
+    expect(second.statusCode, second.body).toBe(429);
+    expect(second.json()).toMatchObject({ error: 'owner_writes_limit', retryable: true });
+    expect(second.headers['retry-after']).toBe('10');
+    // Another owner's write does not wait behind ada's.
+    expect((await post(app, 'bob', '/blog/site/api/commits', commitBody('main', 'b.txt'))).statusCode).toBe(201);
+    gate.release();
+    expect((await first).statusCode).toBe(201);
+    // Its turn was given back.
+    expect((await post(app, 'ada', '/acme/site/api/commits', commitBody('main', 'two.txt'))).statusCode).toBe(201);
+  });
+
+  it('stops a merge whose client left: nothing is published and the caller has its turn again (L1)', async () => {
+    const held = new HeldManifest(new MemoryObjectStore());
+    await created(held, 'acme/site');
+    app = await bucketGitServer(held, SECRET, { writes: { perCaller: 1, perOwner: 1, total: 1, waitMs: 10_000 } });
+    const commit = async (branch: string, file: string, extra: Record<string, unknown> = {}) => {
+      const answer = await post(app as FastifyInstance, 'ada', '/acme/site/api/commits', commitBody(branch, file, extra));
+      expect(answer.statusCode, answer.body).toBe(201);
+      return answer.json<{ oid: string }>().oid;
+    };
+    await commit('main', 'one.txt');
+    await commit('feature', 'two.txt', { base: 'main' });
+    const base = await commit('main', 'three.txt');
+    const url = await listenForGit(app, token('ada'));
+    const merge = (message: string, signal?: AbortSignal) =>
+      fetch(`${url.replace(/git:[^@]+@/, '')}/acme/site/api/merges`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token('ada')}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ base: 'main', head: 'feature', strategy: 'merge', expected_base_oid: base, committer, message }),
+        ...(signal ? { signal } : {}),
+      });
+
+    // The merge has its turn and reads the repository's head; its client leaves meanwhile.
+    held.arm('acme/site');
+    const client = new AbortController();
+    const left = merge('left', client.signal).catch((error: unknown) => error);
+    await held.reached;
+    client.abort();
+    await left;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    held.release();
+
+    // The next merge of the same caller has the turn (one at a time), and finds main where it was: the first published nothing.
+    const next = await merge('stayed');
+    expect(next.status, await next.clone().text()).toBe(201);
+    expect(await next.json()).toMatchObject({ ref: 'refs/heads/main', seq: 4 });
+  });
+});
