@@ -22,7 +22,7 @@ export function hranaRouter(ownership: Ownership, metas: TenantMetaStore, locato
     if (tenant === undefined) return LOCAL;
     const route = await ownership.route(tenant, { budgeted: true });
     if (route.kind === 'local' || route.kind === 'absent') return LOCAL;
-    if (route.kind === 'forward') return forwarded ? UNAVAILABLE : { kind: 'forward', url: route.holder.url };
+    if (route.kind === 'forward') return forwarded ? UNAVAILABLE : { kind: 'forward', url: route.holder.url, tenant };
     return (await metas.get(tenant)) === undefined ? LOCAL : UNAVAILABLE;
   };
 }

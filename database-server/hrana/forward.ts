@@ -10,7 +10,7 @@ import type { Duplex } from 'node:stream';
 export const FORWARDED_HEADER = 'x-cw-db-forwarded';
 
 /** Where a database's requests go: served here, sent on to the owner, or nowhere right now (a takeover under way). */
-export type RouteDecision = { readonly kind: 'local' } | { readonly kind: 'forward'; readonly url: string } | { readonly kind: 'unavailable' };
+export type RouteDecision = { readonly kind: 'local' } | { readonly kind: 'forward'; readonly url: string; readonly tenant?: string } | { readonly kind: 'unavailable' };
 
 /**
  * Decides for a database named in the path, or else by the bearer token (the client's URL form without a trailing

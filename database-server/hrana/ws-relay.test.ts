@@ -11,6 +11,7 @@ import type { RouteDecision } from './forward.ts';
 import { LocalEngine } from '../shards/local-engine.ts';
 import { StreamRegistry } from './stream-registry.ts';
 import { openRawWebSocket } from './testing/raw-websocket.ts';
+import { ProjectMemory } from './project-memory.ts';
 import { relayWebSocket } from './ws-relay.ts';
 
 // Two Hrana servers standing for two replicas: `front` serves `near` and relays a WebSocket whose URL names no
@@ -32,7 +33,7 @@ async function authorize(token: string | undefined, pathTenant: string | null): 
   return { tenant: match[1]!, readOnly: false };
 }
 
-async function hranaServer(route?: HranaServerRoute): Promise<HranaServer> {
+async function hranaServer(route?: HranaServerRoute, bounds: { maxBodyBytes?: number; memory?: ProjectMemory } = {}): Promise<HranaServer> {
   const directory = mkdtempSync(path.join(tmpdir(), 'cw-db-relay-'));
   directories.push(directory);
   return startHranaServer({
@@ -41,19 +42,34 @@ async function hranaServer(route?: HranaServerRoute): Promise<HranaServer> {
     authorize: (request, pathTenant) => authorize(/^Bearer (\S+)$/.exec(request.headers.authorization ?? '')?.[1], pathTenant),
     streams: new StreamRegistry({ idleTimeoutMs: 5_000, lockTimeoutMs: 1_000, transactionTimeoutMs: 5_000 }),
     websocket: { authorize, maxConnectionsPerDatabase: 10 },
+    ...bounds,
     ...(route ? { route } : {}),
   });
 }
+
+/** The front's bounds, small: a request body of 64 KiB, 512 KiB held per project. */
+const FRONT_BODY_BYTES = 64 * 1024;
+class PeakMemory extends ProjectMemory {
+  readonly peak = new Map<string, number>();
+  override charge(database: string | undefined, bytes: number): void {
+    super.charge(database, bytes);
+    if (database !== undefined) this.peak.set(database, Math.max(this.peak.get(database) ?? 0, this.heldBy(database)));
+  }
+}
+const frontMemory = new PeakMemory({ limitBytes: 512 * 1024 });
 type HranaServerRoute = NonNullable<Parameters<typeof startHranaServer>[0]['route']>;
 
 beforeAll(async () => {
   owner = await hranaServer();
-  front = await hranaServer(async (pathTenant, token, forwarded) => {
-    asked.push([pathTenant, token, forwarded]);
-    const db = pathTenant ?? /^rw-(.+)$/.exec(token ?? '')?.[1];
-    return routes.get(db ?? '')?.() ?? { kind: 'local' };
-  });
-  routes.set('far', () => ({ kind: 'forward', url: `http://127.0.0.1:${owner.port}` }));
+  front = await hranaServer(
+    async (pathTenant, token, forwarded) => {
+      asked.push([pathTenant, token, forwarded]);
+      const db = pathTenant ?? /^rw-(.+)$/.exec(token ?? '')?.[1];
+      return routes.get(db ?? '')?.() ?? { kind: 'local' };
+    },
+    { maxBodyBytes: FRONT_BODY_BYTES, memory: frontMemory },
+  );
+  for (const db of ['far', 'wide', 'unread']) routes.set(db, () => ({ kind: 'forward', url: `http://127.0.0.1:${owner.port}`, tenant: db }));
 });
 
 afterAll(async () => {
@@ -107,12 +123,33 @@ describe('a WebSocket whose URL names no database, on a replica that does not ow
     expect(await c.closed).toBe(1012);
   });
 
+  it('passes on answers larger than the requests this replica reads (review-178 R-C)', async () => {
+    const wide = client(`ws://127.0.0.1:${front.port}`, 'rw-wide');
+    const answers = await wide.batch(['SELECT zeroblob(100000) AS b', 'SELECT zeroblob(100000) AS b']);
+    expect(answers.map((a) => (a.rows[0]?.b as ArrayBuffer).byteLength)).toEqual([100_000, 100_000]); // 267 KB of JSON against 64 KiB requests
+  });
+
+  it('charges what it holds for a client that does not read to its project, and drops the connection past the bound (review-178 R-D)', async () => {
+    const c = await openRawWebSocket(`ws://127.0.0.1:${front.port}/`, 'hrana2');
+    c.send({ type: 'hello', jwt: 'rw-unread' });
+    expect(await c.next()).toMatchObject({ type: 'hello_ok' });
+    c.send({ type: 'request', request_id: 1, request: { type: 'open_stream', stream_id: 1 } });
+    expect(await c.next()).toMatchObject({ type: 'response_ok', request_id: 1 });
+    c.ws.pause();
+    for (let i = 2; i < 40; i++) c.send({ type: 'request', request_id: i, request: { type: 'execute', stream_id: 1, stmt: { sql: 'SELECT zeroblob(100000)', want_rows: true } } });
+    // 38 answers of 133 KB: past 512 KiB held for it here, the connection goes (and what it held with it) rather than
+    // this process's memory. Before, nothing was charged, and a paused client's answers stayed held.
+    await expect.poll(() => (frontMemory.peak.get('unread') ?? 0) > 512 * 1024 && frontMemory.heldBy('unread') === 0, { timeout: 10_000 }).toBe(true);
+    c.ws.resume();
+    expect(await c.closed).toBe(1006);
+  });
+
   it('is closed 1013 to reconnect when the owner cannot be reached: nothing ran', async () => {
     const gone = createServer();
     await new Promise<void>((resolve) => gone.listen(0, '127.0.0.1', resolve));
     const { port } = gone.address() as AddressInfo;
     await new Promise((resolve) => gone.close(resolve));
-    routes.set('lost', () => ({ kind: 'forward', url: `http://127.0.0.1:${port}` }));
+    routes.set('lost', () => ({ kind: 'forward', url: `http://127.0.0.1:${port}`, tenant: 'lost' }));
     const c = await openRawWebSocket(`ws://127.0.0.1:${front.port}/v1`, 'hrana2');
     c.send({ type: 'hello', jwt: 'rw-lost' });
     expect(await c.closed).toBe(1013);
@@ -134,7 +171,7 @@ describe('relayWebSocket', () => {
     const relayServer = new WebSocketServer({ port: 0, host: '127.0.0.1' });
     relayServer.on('connection', (ws) => {
       relaySide = ws;
-      relayWebSocket(ws, `ws://127.0.0.1:${(ownerServer.address() as AddressInfo).port}/`, [], { maxPayload: MESSAGE, bufferBound: 2 * MESSAGE });
+      relayWebSocket(ws, `ws://127.0.0.1:${(ownerServer.address() as AddressInfo).port}/`, [], { database: 'db', memory: new ProjectMemory({ limitBytes: 1024 ** 3 }), bufferBound: 2 * MESSAGE });
     });
     await new Promise((resolve) => relayServer.once('listening', resolve));
     try {

@@ -26,6 +26,8 @@ export interface WsOptions {
 
 // `/`, `/v1` or `/v1/<database>`: what a `ws://` database URL names (the HTTP client appends `/v2/pipeline` to the same).
 const PATH = /^\/(?:v1(?:\/([^/]+))?)?\/?$/;
+/** What a relayed connection holds for a side that does not read before the other is read no further (and a message). */
+const RELAY_BUFFER_BYTES = 1024 * 1024;
 /** How long a connection may stay without a hello. */
 const HELLO_TIMEOUT_MS = 10_000;
 
@@ -80,8 +82,10 @@ export function serveWebSockets(server: Server, context: PipelineContext, option
         (decision) => {
           ws.off('message', hold);
           ws.resume();
-          if (decision.kind === 'forward') relayWebSocket(ws, webSocketUrl(onOwner(request.url, decision.url)), early, { maxPayload: options.maxMessageBytes, bufferBound: unsentBound });
-          else if (decision.kind === 'unavailable') ws.close(1013, 'The database is moving to another replica; reconnect');
+          if (decision.kind === 'forward') {
+            const target = webSocketUrl(onOwner(request.url, decision.url));
+            relayWebSocket(ws, target, early, { database: decision.tenant ?? '', memory: options.memory, bufferBound: RELAY_BUFFER_BYTES });
+          } else if (decision.kind === 'unavailable') ws.close(1013, 'The database is moving to another replica; reconnect');
           else accept(ws, null, early);
         },
         () => ws.terminate(),
