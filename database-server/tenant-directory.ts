@@ -107,7 +107,7 @@ export interface DirectoryCluster {
   confirm(tenant: string, epoch?: number): Promise<boolean>;
   /** Takes the lease of a database being created here; undefined when another replica holds it. */
   claim(tenant: string): Promise<Fencing | undefined>;
-  /** The database was deleted: its lease goes too. */
+  /** The database was deleted (or its creation failed): its lease goes too, if it is the one this process surely holds. */
   forget(tenant: string): Promise<void>;
   /** A database that exists could not be opened here: its lease is released for another replica, its data kept. */
   giveUp(tenant: string): Promise<void>;
@@ -287,7 +287,8 @@ export class TenantDirectory {
       const entry: Entry = { meta, ready: Promise.resolve(), ...(fencing ? { fencing, metaEtag: version?.etag ?? null } : {}) };
       // The metadata first: from here on a restart knows the tenant (and restores or re-creates it). Not written,
       // the lease goes (no round walks a tenant without metadata, so nothing else would give it up), unless another
-      // replica owns the database now.
+      // replica owns the database now: forget deletes only the lease this process surely holds, so one lapsed here
+      // (the guard's LeaseLostError, a bucket failing past the deadline) and taken by another replica stays its.
       await writeMeta(entry, () => meta, this.#fence).catch(async (err: unknown) => {
         if (fencing && !(err instanceof NotOwnerError)) await (standing ? this.#options.cluster?.giveUp(tenant) : this.#options.cluster?.forget(tenant))?.catch(() => undefined);
         throw err;

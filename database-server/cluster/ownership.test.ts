@@ -434,6 +434,29 @@ describe('Ownership', () => {
     expect(await b.ownership.claimNew('fresh')).toBeUndefined();
   });
 
+  it("leaves alone the lease another replica took after this one's lapsed: a creation failing late deletes only its own (review-178 R-B)", async () => {
+    const c = cluster(['a', 'b'], ['n']);
+    const [a, b] = c.replicas as [(typeof c.replicas)[0], (typeof c.replicas)[0]];
+    await round(c, 0, [a]);
+    // a creates 'n', then its bucket calls hang (no heartbeat): b, beating alone, takes the lapsed lease at epoch 2.
+    expect((await a.ownership.claimNew('n'))?.epoch).toBe(1);
+    for (let at = 0; at <= 10_000; at += 1000) await round(c, at, [b]);
+    expect(b.ownership.held().get('n')).toBe(2);
+    // a's metadata write fails (its guard: the deadline passed): the creation forgets the lease.
+    await a.ownership.forget('n');
+    expect((await new LeaseStore(c.store).read('n'))?.lease).toMatchObject({ epoch: 2, holder: { name: 'b' } });
+    await round(c, 12_000, [b]);
+    expect(c.events).not.toContain('b drops n (lost)');
+    expect(b.ownership.held().get('n')).toBe(2);
+    // b's own forget (the database deleted there) still deletes its lease, and a deleted database's leftover lease,
+    // held by nobody alive, goes too.
+    await b.ownership.forget('n');
+    expect(await new LeaseStore(c.store).read('n')).toBeUndefined();
+    await new LeaseStore(c.store).write({ tenant: 'left', epoch: 3, holder: null, renewedAt: '', renewals: 0 }, undefined);
+    await a.ownership.forget('left');
+    expect(await new LeaseStore(c.store).read('left')).toBeUndefined();
+  });
+
   it('gives up a database whose lease another process deleted, or whose metadata is gone for a whole lease (review-164 F3)', async () => {
     // An owner paused in the middle of deleting a database, taken over meanwhile, resumes: it deletes the metadata
     // and the new owner's lease. The new owner must not go on serving the deleted database with its old tokens.

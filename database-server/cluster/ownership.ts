@@ -307,15 +307,30 @@ export class Ownership {
   }
 
   /**
-   * The database was deleted: its lease goes too, its epoch kept as the id's floor (epoch-floors.ts), so that the
-   * epochs of an id never go back: a database created again with it outranks what the deleted one's owners upload.
+   * The database was deleted (or its creation here failed): its lease goes too, its epoch kept as the id's floor
+   * (epoch-floors.ts), so that the epochs of an id never go back: a database created again with it outranks what the
+   * deleted one's owners upload. Only a lease this process may delete goes: the very version it holds, while surely
+   * held (no other replica takes it before this process's deadline); or, held here never, one no live process holds
+   * (a deletion's leftover). Deleted blindly, a creation that failed after its lease lapsed deleted the lease another
+   * replica had taken since, which then gave the database up as deleted, its unshipped commits with it (review-178
+   * R-B). A lease left here is this process's lapsed one or another's: adopted by whoever takes it (and forgotten
+   * there if the database does not exist), or served by its holder.
    */
   async forget(tenant: string): Promise<void> {
+    const held = this.#held.get(tenant);
+    const lapsed = this.#expired.has(tenant);
     this.#held.delete(tenant);
     this.#expired.delete(tenant);
     this.#known.delete(tenant);
     const current = await this.#leases.read(tenant);
-    if (current) await this.#floors.raise(tenant, current.lease.epoch);
+    if (current === undefined) return;
+    const holder = current.lease.holder;
+    const deletable = held ? current.etag === held.version.etag && this.#clock() < this.#deadline : !lapsed && (holder === null || !this.#alive(holder));
+    if (!deletable) {
+      this.#options.log.info('left a lease this replica does not surely hold where it is', { tenant, epoch: current.lease.epoch, holder: holder?.name ?? null });
+      return;
+    }
+    await this.#floors.raise(tenant, current.lease.epoch);
     await this.#leases.remove(tenant);
   }
 
