@@ -22,8 +22,7 @@ import type { Fencing, Replication, TenantReplicaPort } from './replication-port
 import type { RequestedLimits, RestoreSource, TenantMeta, TenantMetaStore, WriteOver } from './tenant-meta.ts';
 import { writeMeta, writeUsage, type RecordFence } from './fenced-records.ts';
 import { TokenIndex } from './token-index.ts';
-import { Turns } from './turns.ts';
-import { shareOut } from './shipping-places.ts';
+import { ShippingTurns } from './shipping-places.ts';
 import { clockPassed, restoreEntryInPlace } from './in-place-restore.ts';
 import type { OpenDatabases } from './open-databases.ts';
 import { NoCapacityError, RestorePointUnavailableError, TenantNotFoundError, type DesiredTenant, type InPlaceRestore, type TenantDescription } from './tenant-admin-types.ts';
@@ -154,9 +153,8 @@ export class TenantDirectory {
   readonly #tokens = new TokenIndex();
   readonly #changes = new KeyedMutex();
   readonly #opening = new Semaphore(OPENING_AT_ONCE);
-  readonly #shippingAtOnce: number;
-  /** Whose turn it is to ship first when the cap leaves some for the next round. */
-  readonly #turns = new Turns();
+  /** Whose turn it is to ship first when the cap leaves some for the next round: a project's, then its tenant's. */
+  readonly #turns: ShippingTurns;
   /** Several replicas: databases whose lease expired here, their local files kept, with that lease's epoch. */
   readonly #kept = new Map<string, number>();
   /** How the tenants' records are written: over the version read, by the owner only (fenced-records.ts). */
@@ -165,7 +163,7 @@ export class TenantDirectory {
   constructor(options: TenantDirectoryOptions) {
     this.#options = options;
     this.#now = options.now ?? (() => Date.now());
-    this.#shippingAtOnce = options.shippingAtOnce ?? SHIPPING_AT_ONCE;
+    this.#turns = new ShippingTurns(options.shippingAtOnce ?? SHIPPING_AT_ONCE);
     this.#fence = { metas: options.metas, confirmOwner: (entry) => this.#confirmOwner(entry) };
     options.engine.onRestart((affected) => this.#restarted(affected));
   }
@@ -645,9 +643,9 @@ export class TenantDirectory {
       if (places > 0) held.set(projectOf(entry), (held.get(projectOf(entry)) ?? 0) + places);
     }
     const starting = this.#turns.pick(
-      entries,
-      (e) => mayStart(e) && this.#due(e),
-      (offered) => shareOut(offered, projectOf, held, this.#shippingAtOnce),
+      entries.filter((e) => mayStart(e) && this.#due(e)),
+      held,
+      (e) => ({ project: projectOf(e), tenant: e.meta.tenant }),
     );
     for (const entry of starting) this.#ship(entry);
     const running: Promise<void>[] = [];
