@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runGit } from '../../../src/git/run-git.ts';
 import { buildCommit, type BuildCommitRequest } from './build-commit.ts';
+import { MAX_COMMIT_DIRECTORIES, MAX_PATH_DEPTH } from './changes.ts';
 
 let dir = '';
 const git = async (args: string[]) => (await runGit(['--git-dir', dir, ...args])).stdout.toString();
@@ -127,6 +128,46 @@ describe('buildCommit', () => {
     for (const path of ['gitmod~1', '.gitmodules.', 'x/GI7EBA~2', '.gitmodules\u200c']) {
       expect(await reason(buildCommit(base({ parent: root, changes: [{ op: 'upsert', path, content: '', mode: '120000' }] }))), path).toMatch(/^400 .*symbolic link/);
     }
+  });
+
+  it('refuses paths under too many directories, one by one and together, before git runs (review-177 F3)', async () => {
+    const deep = `${Array.from({ length: MAX_PATH_DEPTH + 1 }, (_, i) => `d${i}`).join('/')}/f.txt`;
+    expect(await reason(buildCommit(base({ parent: root, changes: [{ op: 'upsert', path: deep, content: b64('x'), mode: '100644' }] })))).toBe(
+      `400 Path ${JSON.stringify(deep)} is under ${MAX_PATH_DEPTH + 1} directories; at most ${MAX_PATH_DEPTH} are taken.`,
+    );
+    // At the depth bound, each path under directories of its own: past the commit's budget together.
+    const wide = Array.from({ length: Math.ceil(MAX_COMMIT_DIRECTORIES / MAX_PATH_DEPTH) + 1 }, (_, p) => ({
+      op: 'upsert' as const,
+      path: `${Array.from({ length: MAX_PATH_DEPTH }, (_, i) => `p${p}d${i}`).join('/')}/f.txt`,
+      content: b64('x'),
+      mode: '100644' as const,
+    }));
+    const started = performance.now();
+    expect(await reason(buildCommit(base({ parent: root, changes: wide })))).toMatch(/^400 The changes are under \d+ directories; one commit may touch paths under at most 2000: split it\.$/);
+    expect(performance.now() - started).toBeLessThan(1_000);
+  });
+
+  it('writes a commit at the bounds in seconds: the deepest paths, as many directories as a commit may touch', async () => {
+    const paths = Math.floor(MAX_COMMIT_DIRECTORIES / MAX_PATH_DEPTH);
+    // Segments long enough that each path is near its 4,096 bytes.
+    const segment = (p: number, i: number) => `${String(p).padStart(3, '0')}${String(i).padStart(3, '0')}${'x'.repeat(24)}`;
+    const changes = Array.from({ length: paths }, (_, p) => ({
+      op: 'upsert' as const,
+      path: `${Array.from({ length: MAX_PATH_DEPTH }, (_, i) => segment(p, i)).join('/')}/f`,
+      content: b64(`${p}`),
+      mode: '100644' as const,
+    }));
+    const started = performance.now();
+    const { commit } = await buildCommit(base({ parent: root, changes }));
+    const took = performance.now() - started;
+    process.stdout.write(`build-commit: ${paths} paths under ${MAX_PATH_DEPTH} directories each (${paths * MAX_PATH_DEPTH} directories): ${Math.round(took)} ms\n`);
+    expect((await files(commit)).length).toBe(4 + paths);
+  });
+
+  it('stops when its signal aborts (the client left)', async () => {
+    const left = new AbortController();
+    left.abort();
+    expect(await reason(buildCommit(base({ parent: root, changes: [{ op: 'upsert', path: 'gone.txt', content: b64('x'), mode: '100644' }], signal: left.signal })))).toMatch(/aborted/);
   });
 
   it('refuses a date git cannot record', async () => {

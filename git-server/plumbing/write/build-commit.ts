@@ -5,7 +5,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runGit } from '../../../src/git/run-git.ts';
-import { checkChanges, decodeContent, identityEnv, InvalidChangeError, type FileChange, type Signature } from './changes.ts';
+import { checkChanges, decodeContent, directoriesAbove, identityEnv, InvalidChangeError, type FileChange, type Signature } from './changes.ts';
 
 export interface BuildCommitRequest {
   /** The bare repository (GIT_DIR) unless `env` names another. */
@@ -24,6 +24,8 @@ export interface BuildCommitRequest {
   readonly tmpDir?: string;
   /** The date of a signature without `when`. Default: now. */
   readonly now?: Date;
+  /** Ends the git processes (the request's client left): nothing of the commit is kept. */
+  readonly signal?: AbortSignal;
 }
 
 export interface BuiltCommit {
@@ -45,8 +47,9 @@ export async function buildCommit(request: BuildCommitRequest): Promise<BuiltCom
   if (request.message.includes('\0')) throw new InvalidChangeError('invalid_change', 'The commit message contains a NUL character.');
   const work = await mkdtemp(join(request.tmpDir ?? tmpdir(), 'commit-'));
   const env = { GIT_DIR: request.dir, ...request.env, GIT_INDEX_FILE: join(work, 'index'), GIT_LITERAL_PATHSPECS: '1' };
+  const signal = request.signal ? { signal: request.signal } : {};
   const git = async (args: readonly string[], stdin?: string | Uint8Array, extra: Record<string, string> = {}) =>
-    (await runGit(args, { env: { ...env, ...extra }, ...(stdin === undefined ? {} : { stdin }) })).stdout.toString();
+    (await runGit(args, { env: { ...env, ...extra }, ...signal, ...(stdin === undefined ? {} : { stdin }) })).stdout.toString();
   try {
     const parentTree = request.parent === null ? null : (await git(['rev-parse', '--verify', '--end-of-options', `${request.parent}^{tree}`])).trim();
     await git(parentTree === null ? ['read-tree', '--empty'] : ['read-tree', parentTree]);
@@ -66,7 +69,7 @@ export async function buildCommit(request: BuildCommitRequest): Promise<BuiltCom
     }
     upserts.forEach((change, i) => lines.push(`${change.mode} ${blobs[i]}\t${change.path}`));
     if (lines.length > 0) {
-      const updated = await runGit(['update-index', '-z', '--index-info'], { env, stdin: lines.map((l) => `${l}\0`).join('') });
+      const updated = await runGit(['update-index', '-z', '--index-info'], { env, ...signal, stdin: lines.map((l) => `${l}\0`).join('') });
       // A path git will not store it skips, exiting 0: the commit would silently lack it (a rename would lose the file).
       const ignored = /^Ignoring path (.*)$/m.exec(updated.stderr)?.[1];
       if (ignored !== undefined) throw new InvalidChangeError('invalid_path', `Path ${JSON.stringify(ignored)} is one git refuses to store.`);
@@ -93,8 +96,8 @@ function queriedPaths(changes: readonly FileChange[]): string[] {
     const target = change.op === 'rename' ? change.to : change.op === 'upsert' ? change.path : undefined;
     if (change.op === 'rename') paths.add(change.from);
     if (target === undefined) continue;
-    const segments = target.split('/');
-    for (let i = 1; i <= segments.length; i++) paths.add(segments.slice(0, i).join('/'));
+    for (const dir of directoriesAbove(target)) paths.add(dir);
+    paths.add(target);
   }
   return [...paths];
 }
@@ -148,9 +151,7 @@ function checkAgainstParent(changes: readonly FileChange[], existing: ReadonlyMa
     if (change.op === 'rename') requireFile(change.from, 'rename');
     const target = change.op === 'rename' ? change.to : change.op === 'upsert' ? change.path : undefined;
     if (target === undefined) continue;
-    const segments = target.split('/');
-    for (let i = 1; i < segments.length; i++) {
-      const dir = segments.slice(0, i).join('/');
+    for (const dir of directoriesAbove(target)) {
       const entry = existing.get(dir);
       if (entry && entry.type !== 'tree') throw new TreeConflictError(target, `Cannot write ${JSON.stringify(target)}: ${JSON.stringify(dir)} is a file in the branch.`);
     }
