@@ -189,6 +189,23 @@ class ReadFails extends ForwardingObjectStore {
   }
 }
 
+/** The store refuses the next write of `key` while `armed` (a bucket failing for one object). */
+class PutFails extends ForwardingObjectStore {
+  readonly #key: string;
+  armed = false;
+
+  constructor(inner: ObjectStore, key: string) {
+    super(inner);
+    this.#key = key;
+  }
+
+  override async put(key: string, body: PutBody, options?: PutOptions): Promise<PutResult> {
+    if (key !== this.#key || !this.armed) return super.put(key, body, options);
+    this.armed = false;
+    throw new Error('the store did not answer');
+  }
+}
+
 /** A node where `tenant` was just created: it serves (its base copy is taken), the upload of that copy held. */
 async function createdWithBaseHeld(tenant: string, token: string): Promise<{ bucket: MemoryObjectStore; gate: GateStore; node: Node }> {
   const bucket = new MemoryObjectStore();
@@ -968,6 +985,24 @@ describe('TenantDirectory behind the Hrana server', () => {
     const second = await startNode(store, { load: true });
     const after = await second.directory.describe('alpha');
     expect(after).toMatchObject({ rowsRead: 2, rowsWritten: 2, lastWriteAt: before?.lastWriteAt });
+  });
+
+  it("saves the other tenants' usage when one tenant's write fails, and that one's at the next save (review-178 L5)", async () => {
+    const store = new MemoryObjectStore();
+    const failing = new PutFails(store, 'tenants/alpha.usage.json');
+    const node = await startNode(failing);
+    for (const tenant of ['alpha', 'beta']) {
+      await node.directory.ensure(tenant, desired([`tok-${tenant}`]));
+      await node.client(tenant, `tok-${tenant}`).execute('CREATE TABLE t (name TEXT)');
+    }
+    const saved = new Map<string, string>();
+    failing.armed = true;
+    await node.directory.saveUsage(saved);
+    const stored = new TenantMetaStore(store);
+    expect((await stored.readUsage('beta'))?.value).toMatchObject({ rowsWritten: 0 });
+    expect(await stored.readUsage('alpha')).toBeUndefined();
+    await node.directory.saveUsage(saved);
+    expect(await stored.readUsage('alpha')).toBeDefined();
   });
 });
 

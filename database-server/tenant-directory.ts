@@ -731,15 +731,23 @@ export class TenantDirectory {
     return closed;
   }
 
-  /** Saves the usage counters of tenants that ran statements since the last save. */
+  /**
+   * Saves the usage counters of tenants that ran statements since the last save. One tenant's failure (its lease lost
+   * meanwhile, the bucket refusing its write) is logged and tried again next time; it stopped the save of every tenant
+   * after it (review-178 L5).
+   */
   async saveUsage(saved: Map<string, string>): Promise<void> {
     for (const [tenant, entry] of this.#tenants) {
       const usage = this.#options.meter.get(tenant);
       const text = JSON.stringify(usage);
       // Not for a database this replica is losing: its next owner counts from here on.
       if (saved.get(tenant) === text || (entry.fencing && !this.#options.cluster?.surelyHeld(tenant, entry.fencing.epoch))) continue;
-      await writeUsage(entry, usage, this.#fence);
-      saved.set(tenant, text);
+      try {
+        await writeUsage(entry, usage, this.#fence);
+        saved.set(tenant, text);
+      } catch (err) {
+        this.#options.log.warn('saving the usage counters failed; tried again at the next save', { tenant, err });
+      }
     }
   }
 
