@@ -8,6 +8,7 @@ import { MemoryObjectStore } from '../src/object-store/memory-object-store.ts';
 import { StoreUnavailableError, type GetOptions } from '../src/object-store/object-store.ts';
 import { ForwardingObjectStore } from '../src/object-store/testing/forwarding-object-store.ts';
 import { RepoCache } from './plumbing/repo-cache.ts';
+import { FLUSH, pktLine } from './plumbing/pkt-line.ts';
 import { RepoStore } from '../src/repo-store/index.ts';
 import { BucketRepositoryDirectory } from './repositories/bucket-repository-directory.ts';
 import { buildGitServer } from './app.ts';
@@ -145,6 +146,19 @@ describe('cw-git HTTP surface', () => {
     }
   });
 
+  it('takes a push body as git sends it, not compressed: it would be inflated at no cost to the sender (review-177 F7)', async () => {
+    await t.app.inject({ method: 'PUT', url: '/acme/site', headers: write });
+    const compressed = gzipSync(Buffer.concat([pktLine(`${'0'.repeat(40)} ${'0'.repeat(40)} refs/heads/x\0report-status\n`), FLUSH, Buffer.alloc(1 << 20)]));
+    const refused = await t.app.inject({
+      method: 'POST',
+      url: '/acme/site/git-receive-pack',
+      headers: { ...write, 'content-type': 'application/x-git-receive-pack-request', 'content-encoding': 'gzip' },
+      payload: compressed,
+    });
+    expect([refused.statusCode, refused.json().error]).toEqual([415, 'unsupported_media_type']);
+    expect(refused.json().message).toContain('not compressed');
+  });
+
   it('serves only smart HTTP, with a .git suffix accepted, and 404 for an unknown repository', async () => {
     await t.app.inject({ method: 'PUT', url: '/acme/site', headers: write });
     const advert = await t.app.inject({ method: 'GET', url: '/acme/site.git/info/refs?service=git-receive-pack', headers: write });
@@ -197,5 +211,41 @@ describe('an instance without the serve role', () => {
     expect(await status('GET', '/acme/site/api/overview')).toBe(200);
     expect(await status('GET', '/readyz')).toBe(200);
     expect(await status('GET', '/metrics')).toBe(200);
+  });
+});
+
+describe('the LFS routes', () => {
+  it('reach the bucket through a client of their own, so their lookups never queue manifest and log requests behind them (review-177 F5)', async () => {
+    class CountingStore extends ForwardingObjectStore {
+      lfsHeads = 0;
+      override head(key: string) {
+        if (key.includes('/lfs/')) this.lfsHeads++;
+        return super.head(key);
+      }
+    }
+    const bucket = new MemoryObjectStore();
+    const objects = new CountingStore(bucket);
+    const lfsObjects = new CountingStore(bucket);
+    const repos = new RepoStore({ store: objects });
+    await repos.createRepo('acme/site');
+    const app = await buildGitServer({
+      repos,
+      objects,
+      lfsObjects,
+      cache: new RepoCache({ repos, dir: await mkdtemp(join(tmpdir(), 'cw-git-app-')) }),
+      directory: new BucketRepositoryDirectory(repos),
+      auth: { tokenSecret: SECRET },
+      metrics: new ServiceMetrics(new Registry()),
+      drain: new DrainState(),
+    });
+    const objectsOf = ['a', 'b', 'c'].map((c) => ({ oid: c.repeat(64), size: 1 }));
+    const batch = await app.inject({
+      method: 'POST',
+      url: '/acme/site/info/lfs/objects/batch',
+      headers: { ...read, 'content-type': 'application/vnd.git-lfs+json' },
+      payload: JSON.stringify({ operation: 'download', objects: objectsOf }),
+    });
+    expect(batch.statusCode, batch.body).toBe(200);
+    expect([lfsObjects.lfsHeads, objects.lfsHeads]).toEqual([3, 0]);
   });
 });

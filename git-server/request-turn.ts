@@ -27,3 +27,11 @@ export function abortOnClose(request: FastifyRequest, reply: FastifyReply): Abor
 export function takeTurn(slots: FetchSlots, request: FastifyRequest, reply: FastifyReply, owner: string): Promise<() => void> {
   return slots.take({ caller: callerOf(request, owner), owner }, abortOnClose(request, reply).signal);
 }
+
+/**
+ * What a request whose client left (its `abortOnClose` signal aborted) ends with, whatever its work threw: the error
+ * handler takes it for a client gone away (an info line), not a server error (a logged 500 nobody reads).
+ */
+export function clientGone(cause: unknown): Error {
+  return Object.assign(new Error('aborted'), { code: 'ECONNABORTED', cause });
+}

@@ -72,6 +72,8 @@ export async function startService(config: GitServiceConfig, options: StartOptio
     {
       repos,
       objects,
+      // Another client, another pool of connections (the SDK's 50): LFS lookups and transfers queue behind their own.
+      lfsObjects: createObjectStore(config, { registry }),
       cache,
       directory,
       auth: {

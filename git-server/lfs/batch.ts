@@ -41,6 +41,8 @@ export interface BatchContext {
   repo: RepoPath;
   links: ActionLinks;
   maxObjectBytes: number;
+  /** Aborts when the client left: no further lookup starts. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -49,7 +51,10 @@ export interface BatchContext {
  * missing one gets `upload` and `verify`; a bad oid or a size over the limit is a 422 error.
  */
 export async function answerBatch(request: BatchRequest, ctx: BatchContext): Promise<BatchResponse> {
-  const objects = await mapBounded(request.objects, LOOKUP_CONCURRENCY, (object) => answerObject(request.operation, object, ctx));
+  const objects = await mapBounded(request.objects, LOOKUP_CONCURRENCY, (object) => {
+    ctx.signal?.throwIfAborted();
+    return answerObject(request.operation, object, ctx);
+  });
   return { transfer: 'basic', objects, hash_algo: 'sha256' };
 }
 

@@ -380,3 +380,37 @@ describe('LFS downloads', () => {
     server.app.server.closeAllConnections();
   });
 });
+
+describe('LFS batch requests', () => {
+  it("are answered a few at once per caller, the next waiting its turn then 429, another caller's meanwhile (review-177 F5: 40 batches filled the bucket's connections)", async () => {
+    // Lookups of this oid hang until the test lets them go: the batch asking for it holds its turn.
+    const heldOid = 'b'.repeat(64);
+    let letGo: () => void = () => {};
+    const held = new Promise<void>((resolve) => (letGo = resolve));
+    let reached: () => void = () => {};
+    const arrived = new Promise<void>((resolve) => (reached = resolve));
+    class SlowStore extends ForwardingObjectStore {
+      override async head(key: string) {
+        if (key.endsWith(heldOid)) {
+          reached();
+          await held;
+        }
+        return this.inner.head(key);
+      }
+    }
+    const memory = new MemoryObjectStore();
+    server = await lfsTestServer(new SlowStore(memory), ['acme/site'], { batchBounds: { perCaller: 1, perOwner: 2, total: 4, waitMs: 200 } });
+    store = memory;
+    const first = batch({ operation: 'download', objects: [{ oid: heldOid, size: 1 }] });
+    await arrived;
+    const refused = await batch({ operation: 'download', objects: [{ oid: 'c'.repeat(64), size: 1 }] });
+    expect([refused.statusCode, refused.json().error]).toEqual([429, 'owner_batches_limit']);
+    expect(refused.headers['retry-after']).toBe('10');
+    // Another caller's batch runs at once.
+    expect((await batch({ operation: 'download', objects: [{ oid: 'c'.repeat(64), size: 1 }] }, server.readToken)).statusCode).toBe(200);
+    letGo();
+    expect((await first).statusCode).toBe(200);
+    // The turn was given back.
+    expect((await batch({ operation: 'download', objects: [{ oid: 'c'.repeat(64), size: 1 }] })).statusCode).toBe(200);
+  });
+});

@@ -8,7 +8,7 @@ import { Readable } from 'node:stream';
 import type { ObjectStore } from '../../src/object-store/object-store.ts';
 import { lfsObjectKey, parseUrlRepoPath, RepoNotFoundError, type RepoPath } from '../../src/repo-store/index.ts';
 import { requireScope } from '../auth/index.ts';
-import { answerBatch, BatchRequest } from './batch.ts';
+import { answerBatch, BatchRequest, type BatchResponse } from './batch.ts';
 import { LfsError, invalidOid, objectNotFound, tooLarge } from './lfs-errors.ts';
 import { actionLinks } from './links.ts';
 import { isOid } from './oid.ts';
@@ -16,7 +16,7 @@ import { receiveObject } from './receive-object.ts';
 import type { SpoolBudget } from '../plumbing/spool-budget.ts';
 import type { QuotaReservation } from '../plumbing/storage-quota.ts';
 import { FetchSlots, type FetchBounds, type SlotKind } from '../fetch-slots.ts';
-import { callerOf, takeTurn } from '../request-turn.ts';
+import { abortOnClose, callerOf, clientGone, takeTurn } from '../request-turn.ts';
 
 /** What the LFS routes need. */
 export interface LfsDependencies {
@@ -34,6 +34,8 @@ export interface LfsDependencies {
   readonly quota?: { reserve(repo: RepoPath, bytes: number): Promise<QuotaReservation> };
   /** Downloads streaming at once (default {@link DEFAULT_LFS_DOWNLOAD_BOUNDS}). */
   readonly downloadBounds?: FetchBounds;
+  /** Batch requests answered at once (default {@link DEFAULT_LFS_BATCH_BOUNDS}). */
+  readonly batchBounds?: FetchBounds;
 }
 
 /**
@@ -44,6 +46,14 @@ export interface LfsDependencies {
  */
 export const DEFAULT_LFS_DOWNLOAD_BOUNDS: FetchBounds = Object.freeze({ perCaller: 8, perOwner: 12, total: 24, waitMs: 30_000 });
 const LFS_DOWNLOADS: SlotKind = { what: 'LFS downloads', codes: { owner: 'owner_downloads_limit', instance: 'downloads_busy' } };
+
+/**
+ * Batch requests answered at once, per caller, per owner and on the instance. Each looks up to 1,000 objects in the
+ * bucket, 8 at a time: 40 batches of 1,000 at once made another owner's manifest read 100 times slower for 70 s
+ * (found in review). git-lfs sends one batch at a time per transfer, so 2 per caller slows no ordinary client.
+ */
+export const DEFAULT_LFS_BATCH_BOUNDS: FetchBounds = Object.freeze({ perCaller: 2, perOwner: 4, total: 8, waitMs: 30_000 });
+const LFS_BATCHES: SlotKind = { what: 'LFS batch requests', codes: { owner: 'owner_batches_limit', instance: 'batches_busy' } };
 
 /** The media type of LFS API requests and answers. */
 export const LFS_MEDIA_TYPE = 'application/vnd.git-lfs+json';
@@ -70,6 +80,7 @@ export function lfsRoutes(app: FastifyInstance, deps: LfsDependencies): void {
   const maxObjectBytes = deps.maxObjectBytes ?? DEFAULT_MAX_OBJECT_BYTES;
   const spoolDir = deps.spoolDir ?? tmpdir();
   const downloads = new FetchSlots(deps.downloadBounds ?? DEFAULT_LFS_DOWNLOAD_BOUNDS, undefined, LFS_DOWNLOADS);
+  const batches = new FetchSlots(deps.batchBounds ?? DEFAULT_LFS_BATCH_BOUNDS, undefined, LFS_BATCHES);
 
   const repoOf = async (params: RepoParams): Promise<RepoPath> => {
     const repo = parseUrlRepoPath(params.owner, params.repo);
@@ -99,7 +110,17 @@ export function lfsRoutes(app: FastifyInstance, deps: LfsDependencies): void {
           throw new LfsError(422, 'unsupported_transfer', 'Only the "basic" transfer adapter is supported.');
         }
         const repo = await repoOf(request.params);
-        const answer = await answerBatch(body, { objects: deps.objects, repo, links: actionLinks(request, repo, deps.publicUrl), maxObjectBytes });
+        // Its lookups stop when its client leaves, and give the turn back.
+        const { signal } = abortOnClose(request, reply);
+        const release = await batches.take({ caller: callerOf(request, repo.owner), owner: repo.owner }, signal);
+        let answer: BatchResponse;
+        try {
+          answer = await answerBatch(body, { objects: deps.objects, repo, links: actionLinks(request, repo, deps.publicUrl), maxObjectBytes, signal });
+        } catch (error) {
+          throw signal.aborted ? clientGone(error) : error;
+        } finally {
+          release();
+        }
         // Refused here, before a byte is sent, when the objects to upload cannot fit; each PUT is counted again.
         const uploading = answer.objects.reduce((sum, object) => sum + (object.actions?.upload ? object.size : 0), 0);
         if (uploading > 0) (await deps.quota?.reserve(repo, uploading))?.release();

@@ -4,7 +4,7 @@
 // files) held both cores for 34 s, each running to its end after its client had gone (found in review).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { FetchSlots, type FetchBounds, type SlotKind } from '../../fetch-slots.ts';
-import { abortOnClose, callerOf } from '../../request-turn.ts';
+import { abortOnClose, callerOf, clientGone } from '../../request-turn.ts';
 import type { RepoApiDependencies } from '../dependencies.ts';
 import type { RepoParams } from '../repo-read.ts';
 
@@ -34,7 +34,7 @@ export async function writeInTurn<T>(deps: RepoApiDependencies, request: Fastify
   try {
     return await write(signal);
   } catch (error) {
-    if (signal.aborted) throw Object.assign(new Error('aborted'), { code: 'ECONNABORTED', cause: error });
+    if (signal.aborted) throw clientGone(error);
     throw error;
   } finally {
     release();
