@@ -98,6 +98,10 @@ describe('git smart HTTP through two instances', () => {
     expect(missing.split('\n').filter((l) => l.startsWith('?')).length).toBeGreaterThan(0);
     await git().run(['checkout', '-q', 'main'], { cwd: partial });
     expect(await readFile(join(partial, 'file.txt'), 'utf8')).toBe('version 5\n');
+    // Not a sparse filter read from a pushed blob: every path of the fetch matched against the tenant's patterns.
+    const sparse = join(git().home, `sparse-${randomBytes(3).toString('hex')}`);
+    const refused = await git().run(['clone', '-q', '--filter=sparse:oid=main:file.txt', '--no-checkout', remote(bed.b, repo), sparse], { okCodes: [128] });
+    expect(refused.stderr).toMatch(/filter 'sparse:oid' not supported/);
   });
 
   it('pushes atomically, deletes branches, and rejects a non-fast-forward as git does', async () => {

@@ -10,7 +10,18 @@ import { runGit } from '../../src/git/run-git.ts';
  * sideband-all. Not `allowRefInWant`: git 2.39 clients then fail shallow clones ("expected 'packfile',
  * received 'shallow-info'"), as they do against git http-backend with it.
  */
-const UPLOAD_PACK_CONFIG = ['-c', 'uploadpack.allowFilter=true', '-c', 'uploadpack.allowAnySHA1InWant=true', '-c', 'uploadpack.allowSidebandAll=true'];
+const UPLOAD_PACK_CONFIG = [
+  '-c',
+  'uploadpack.allowFilter=true',
+  // Not `sparse:oid`: git would match every path of the fetch against patterns read from a blob the tenant pushed (up
+  // to the pack bound), as most hosts refuse it (review-177 L2); `blob:none`, `blob:limit` and `tree:` stay.
+  '-c',
+  'uploadpackfilter.sparse:oid.allow=false',
+  '-c',
+  'uploadpack.allowAnySHA1InWant=true',
+  '-c',
+  'uploadpack.allowSidebandAll=true',
+];
 
 /**
  * The `GIT_PROTOCOL` for git from the client's `Git-Protocol` header (how a client asks for v2), or
