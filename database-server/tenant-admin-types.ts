@@ -48,7 +48,15 @@ export interface TenantDescription {
 
 /** A restore was asked for a time the source's retained copies do not reach (or a source with none). */
 export class RestorePointUnavailableError extends Error {
-  override readonly name = 'RestorePointUnavailableError';
+  override readonly name: string = 'RestorePointUnavailableError';
+}
+
+/**
+ * A copy whose making did not finish (its process died) can no longer be made: its source point left the bucket (the
+ * source deleted, or pruned past it). For good: only a deletion ends it (review-178 L3).
+ */
+export class CopyUnavailableError extends RestorePointUnavailableError {
+  override readonly name = 'CopyUnavailableError';
 }
 
 /**

@@ -18,7 +18,8 @@ import type { GetOptions, ObjectStore, PutBody, PutOptions, PutResult } from '..
 import { ForwardingObjectStore } from '../src/object-store/testing/forwarding-object-store.ts';
 import { GateStore } from '../src/object-store/testing/gate-object-store.ts';
 import { bucketReplication } from './bucket-replication.ts';
-import { RestorePointUnavailableError, TenantNotFoundError, type DesiredTenant } from './tenant-admin-types.ts';
+import { CopyUnavailableError, RestorePointUnavailableError, TenantNotFoundError, type DesiredTenant } from './tenant-admin-types.ts';
+import { deleteReplica } from './replication/replica-admin.ts';
 import { NotOwnerError, TenantDirectory, type DirectoryCluster } from './tenant-directory.ts';
 import { DurabilityUnconfirmedError, LEASE_TAKEN } from './durability-unconfirmed.ts';
 import { ownershipCluster } from './ownership-cluster.ts';
@@ -1494,6 +1495,24 @@ describe('TenantDirectory under leases (several replicas)', () => {
     const c = await startNode(store, { cluster: { ...lease('c', 3).cluster, shipElsewhere: async () => true } });
     expect(await c.directory.ensure('copy', desired(['tok-copy'], { restoreFrom: { tenant: 'source', at } }))).toEqual({ created: true });
     expect(await names(c.client('copy', 'tok-copy'))).toEqual(['copied']);
+  });
+
+  it('holds a copy that can no longer be made (its source deleted) and answers why, rather than fail on every replica round after round (review-178 L3)', async () => {
+    const store = new MemoryObjectStore();
+    const at = await copyDiedAfterMetadata(store, true);
+    await deleteReplica({ store, prefix: 'replicas/', tenant: 'source' });
+    const c = await startNode(store, { cluster: { ...lease('c', 3).cluster, shipElsewhere: async () => true } });
+    // Adopted (its lease kept here, not freed for the next replica to fail the same), nothing of it on the disk.
+    expect(await c.directory.adopt('copy', lease('c', 3).fencing)).toBe(true);
+    expect(existsSync(c.engine.databasePath('copy'))).toBe(false);
+    expect(await c.post('copy', 'tok-copy')).toEqual({
+      status: 503,
+      body: expect.objectContaining({ code: 'DATABASE_UNAVAILABLE', message: expect.stringMatching(/can no longer be made.*delete the database/) }),
+    });
+    // The operator's PUT is told why (422 RESTORE_POINT_UNAVAILABLE), and its deletion ends it.
+    await expect(c.directory.ensure('copy', desired(['tok-copy'], { restoreFrom: { tenant: 'source', at } }))).rejects.toThrow(CopyUnavailableError);
+    await c.directory.delete('copy');
+    expect(await new TenantMetaStore(store).get('copy')).toBeUndefined();
   });
 
   it("never lands a stale owner's token change over its successor's: the write goes over the version it read (review-164 F10)", async () => {

@@ -25,7 +25,7 @@ import { TokenIndex } from './token-index.ts';
 import { ShippingTurns } from './shipping-places.ts';
 import { clockPassed, restoreEntryInPlace } from './in-place-restore.ts';
 import type { OpenDatabases } from './open-databases.ts';
-import { NoCapacityError, RestorePointUnavailableError, TenantNotFoundError, type DesiredTenant, type InPlaceRestore, type TenantDescription } from './tenant-admin-types.ts';
+import { CopyUnavailableError, NoCapacityError, RestorePointUnavailableError, TenantNotFoundError, type DesiredTenant, type InPlaceRestore, type TenantDescription } from './tenant-admin-types.ts';
 import { setTimeout as delay } from 'node:timers/promises';
 
 /** How long after a failed base snapshot upload a new generation is started. */
@@ -213,7 +213,8 @@ export class TenantDirectory {
     if (entry === undefined) return { status: 404, code: 'TENANT_NOT_FOUND', message: 'No such database' };
     try {
       await entry.ready;
-    } catch {
+    } catch (err) {
+      if (err instanceof CopyUnavailableError) return { status: 503, code: 'DATABASE_UNAVAILABLE', message: err.message };
       return { status: 503, code: 'DATABASE_UNAVAILABLE', message: 'The database could not be restored; the operator is told' };
     }
     return { tenant: holder.tenant, readOnly: holder.readOnly };
@@ -471,6 +472,14 @@ export class TenantDirectory {
       try {
         await entry.ready;
       } catch (err) {
+        if (err instanceof CopyUnavailableError) {
+          // Given up here, the next replica would fail the same, and the next, round after round: it is held here
+          // instead, its requests and the operator's PUT answered why, until it is deleted (review-178 L3).
+          this.#options.log.error('a copy can no longer be made; it answers so until it is deleted', { tenant, err });
+          await this.#options.engine.closeTenant(tenant).catch(() => {});
+          await this.#removeLocalFiles(tenant).catch(() => {});
+          return true;
+        }
         this.#tenants.delete(tenant);
         this.#tokens.remove(tenant);
         const closed = await this.#options.engine.closeTenant(tenant).then(
@@ -769,8 +778,12 @@ export class TenantDirectory {
   #openStored(entry: Entry, options: { rest?: boolean; kept?: boolean }): Promise<void> {
     const creating = entry.meta.creating;
     if (creating === undefined) return this.#open(entry, undefined, options);
-    this.#options.log.warn('making again a copy whose creation did not finish', { tenant: entry.meta.tenant, from: creating.restoreFrom.tenant });
-    return this.#copy(entry, creating.restoreFrom, options.rest === undefined ? {} : { rest: options.rest });
+    const { tenant, at } = creating.restoreFrom;
+    this.#options.log.warn('making again a copy whose creation did not finish', { tenant: entry.meta.tenant, from: tenant });
+    return this.#copy(entry, creating.restoreFrom, options.rest === undefined ? {} : { rest: options.rest }).catch((err: unknown) => {
+      if (!(err instanceof RestorePointUnavailableError)) throw err;
+      throw new CopyUnavailableError(`This copy of ${tenant} as of ${new Date(at).toISOString()} was not finished and can no longer be made (${err.message}); delete the database`);
+    });
   }
 
   /**
