@@ -1490,6 +1490,10 @@ describe('TenantDirectory under leases (several replicas)', () => {
   });
 
   it('makes the copy when its creation, asked again, finds it marked as not made (review-174 R2)', async () => {
+    // What this guards: the creation under a lease reads the metadata also for a PUT carrying restore_from (since
+    // 9ab571c6, tested by 'restores a copy that exists…'), so it must tell a marked one from a copy that exists. Taken
+    // as existing (the `creating` check dropped), the copy's id is restored from the bucket, where nothing of it is:
+    // 'no such table' (review-178: before 9ab571c6 the metadata was not read for such a PUT, so this passed there).
     const store = new MemoryObjectStore();
     const at = await copyDiedAfterMetadata(store, true);
     const c = await startNode(store, { cluster: { ...lease('c', 3).cluster, shipElsewhere: async () => true } });
