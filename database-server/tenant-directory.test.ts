@@ -1588,6 +1588,29 @@ describe('TenantDirectory under leases (several replicas)', () => {
     expect(await names(c.client('alpha', 'tok'))).toEqual(['kept']);
   });
 
+  it('does not answer an in-place restore whose record landed after its owner lost the database: the successor read the metadata before it (review-178 R-A)', async () => {
+    const store = new MemoryObjectStore();
+    let holding = false;
+    const gate = new GateStore(store, (key) => holding && key === 'tenants/alpha.json');
+    const first = lease('a', 1);
+    const a = await startNode(gate, { cluster: first.cluster });
+    await a.directory.ensure('alpha', desired(['tok']));
+    await a.client('alpha', 'tok').batch(['CREATE TABLE t (name TEXT)', "INSERT INTO t VALUES ('kept')"], 'write');
+    await a.directory.ship('alpha');
+    const before = Date.now();
+    await expect.poll(() => Date.now(), { timeout: 1_000 }).toBeGreaterThan(before);
+    holding = true;
+    const restoring = a.directory.restoreInPlace('alpha', before, 'req-1');
+    restoring.catch(() => {});
+    await gate.reached;
+    // The restored generation landed (the first lease read passed); b takes over before the record lands.
+    first.pause();
+    const b = await startNode(store, { cluster: lease('b', 2).cluster });
+    expect(await b.directory.adopt('alpha', lease('b', 2).fencing)).toBe(true);
+    gate.release();
+    await expect(restoring).rejects.toThrow(NotOwnerError);
+  });
+
   it('removes what an adopt that failed after its restore left on the disk (review-164 F12)', async () => {
     const bucket = new MemoryObjectStore();
     const a = await startNode(bucket, { cluster: lease('a', 1).cluster });
