@@ -1036,7 +1036,7 @@ describe('the Helm chart', () => {
     expect(String((failure as { stderr?: string }).stderr)).toContain('git.drainTimeout "1500ms" is not whole seconds or minutes');
   });
 
-  it("passes cw-git's initialize and import sources, its events settings and its fetch bounds through, parsed by cw-git's own configuration loader", async () => {
+  it("passes cw-git's initialize and import sources, its events settings, its fetch bounds and its public URL through, parsed by cw-git's own configuration loader", async () => {
     const gitConfigOf = (objects: KubeObject[]) =>
       parseConfig(
         find<KubeObject & { data: Record<string, string> }>('ConfigMap', 'cloudwright-git', objects).data['cw-git.yaml']!,
@@ -1048,6 +1048,7 @@ describe('the Helm chart', () => {
     expect(defaults.api).toMatchObject({ initializeSources: [], importSources: [], importTimeoutMs: 300_000, importMaxBytes: 1024 ** 3, importAllowPrivateTargets: false });
     expect(defaults.events).toMatchObject({ webhookUrl: undefined, allowPrivateTargets: false, deniedTargetRanges: [], sweepIntervalMs: 300_000 });
     expect(defaults.server.fetches).toEqual({ total: 16, perCaller: 8, perOwner: 12, waitMs: 30_000 });
+    expect(defaults.server.publicUrl).toBeUndefined();
     const tuned = gitConfigOf(
       parseRender(
         await helmTemplate(releaseNamespace, {
@@ -1068,6 +1069,7 @@ describe('the Helm chart', () => {
           'git.fetches.perCaller': 16,
           'git.fetches.perOwner': 24,
           'git.fetches.wait': '20s',
+          'git.publicUrl': 'https://git.example.com/',
         }),
       ),
     );
@@ -1080,6 +1082,8 @@ describe('the Helm chart', () => {
     });
     expect(tuned.events).toMatchObject({ webhookUrl: 'https://hooks.example.com/git', sweepIntervalMs: 60_000, allowPrivateTargets: true, deniedTargetRanges: ['10.96.0.0/12'] });
     expect(tuned.server.fetches).toEqual({ total: 32, perCaller: 16, perOwner: 24, waitMs: 20_000 });
+    // LFS transfer links under the public URL, not the request's Host (review-177 L3).
+    expect(tuned.server.publicUrl).toBe('https://git.example.com');
   });
 
   it('keeps one API and one runtime pod at most out at a time in voluntary disruptions, a one-replica install still drainable', async () => {
