@@ -1,6 +1,8 @@
 // The `maintain` role: every `maintenance.interval` a pass writes this maintainer's heartbeat, lists the
 // pending markers, and runs on each marked repository the units that are due (checkpoint, compaction, fsck,
-// gc), each as a task of this instance. A marker is deleted only when its units all succeeded and no writer
+// gc), each as a task of this instance. Owners take turns: one repository of each a round, from where the last pass
+// stopped (maintenance-turns.ts); an owner whose units took its budget of the pass waits for the next, and a unit past
+// its deadline is interrupted, its marker kept. A marker is deleted only when its units all succeeded and no writer
 // replaced it meanwhile; while packs no head lists wait out their grace period it is put back with the time they
 // are due, so gc comes back for them. Any number of maintainers may run: the repository lease keeps them apart,
 // and a repository another maintainer holds is skipped until the next pass.
@@ -13,13 +15,24 @@ import type { MaintenanceContext } from '../src/repo-maintenance/context.ts';
 import { parseRepoPath, RepoNotFoundError, type PendingMarker, type RepoHead } from '../src/repo-store/index.ts';
 import { decodeMarker, dueNow, encodeWaitingMarker } from '../src/repo-store/pending.ts';
 import type { RepoStore } from '../src/repo-store/repo-store.ts';
+import { ownerOf, PassCursor } from './maintenance-turns.ts';
 
 /** A repository whose last fsck is older than this gets one on its next marked pass. */
 const FSCK_EVERY_MS = 24 * 60 * 60 * 1000;
-/** Markers due handled per pass (in key order); the rest wait for the next pass. Waiting ones do not count. */
+/** Markers due handled per pass (owners in turn); the rest wait for the next pass. Waiting ones do not count. */
 const MARKERS_PER_PASS = 1000;
 /** Markers read at once to tell the due from the waiting. */
 const MARKER_READS_AT_ONCE = 16;
+/**
+ * A unit running longer is interrupted and its marker kept: one repository's repack or fsck cannot hold the
+ * maintainer for everyone else (`maintenance.unit_deadline`).
+ */
+export const DEFAULT_UNIT_DEADLINE_MS = 30 * 60 * 1000;
+/**
+ * What one owner's units may take of a pass; once spent, its other marked repositories wait for the next pass, and
+ * the owners after it in turn are served (`maintenance.owner_budget`).
+ */
+export const DEFAULT_OWNER_BUDGET_MS = 10 * 60 * 1000;
 /** Working copies unused this long are deleted. */
 const WORKING_COPY_IDLE_MS = 24 * 60 * 60 * 1000;
 
@@ -33,14 +46,25 @@ export interface MaintainerOptions {
   readonly intervalMs: number;
   readonly registry: Registry;
   readonly log: FastifyBaseLogger;
-  /** Runs one unit as a task of this instance; resolves with how it ended. */
-  readonly runTask: (repo: string, op: MaintenanceOp) => Promise<TaskOutcome>;
+  /** Runs one unit as a task of this instance, interrupted when `signal` aborts (its deadline); resolves with how it ended. */
+  readonly runTask: (repo: string, op: MaintenanceOp, signal: AbortSignal) => Promise<TaskOutcome>;
+  /** Default {@link DEFAULT_UNIT_DEADLINE_MS}. */
+  readonly unitDeadlineMs?: number;
+  /** Default {@link DEFAULT_OWNER_BUDGET_MS}. */
+  readonly ownerBudgetMs?: number;
 }
 
 export interface PassReport {
   readonly markers: number;
-  /** `waiting`: the marker asks to be come back to later (packs whose grace period has not ended). */
-  readonly repos: readonly { readonly repo: string; readonly ran: readonly MaintenanceOp[]; readonly outcome: 'done' | 'waiting' | 'skipped' | 'failed' | 'interrupted' | 'gone' }[];
+  /**
+   * `waiting`: the marker asks to be come back to later (packs whose grace period has not ended); `deferred`: its
+   * owner's units took their budget of this pass; `timed-out`: a unit ran past its deadline and was interrupted.
+   */
+  readonly repos: readonly {
+    readonly repo: string;
+    readonly ran: readonly MaintenanceOp[];
+    readonly outcome: 'done' | 'waiting' | 'skipped' | 'failed' | 'interrupted' | 'timed-out' | 'deferred' | 'gone';
+  }[];
 }
 
 export class Maintainer {
@@ -50,6 +74,7 @@ export class Maintainer {
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<PassReport> | undefined;
   #stopped = false;
+  readonly #cursor = new PassCursor();
 
   constructor(options: MaintainerOptions) {
     this.#options = options;
@@ -98,17 +123,31 @@ export class Maintainer {
     const now = context.now();
     await writeHeartbeat(store, { host, at: now.toISOString(), intervalMs });
     this.#heartbeat.set({ host }, Math.floor(now.getTime() / 1000));
-    const markers = await repos.listPending();
+    const markers = this.#cursor.order(await repos.listPending());
     this.#pending.set(markers.length);
     const report: PassReport['repos'][number][] = [];
+    const budget = this.#options.ownerBudgetMs ?? DEFAULT_OWNER_BUDGET_MS;
+    /** What each owner's units took of this pass (ms). */
+    const spent = new Map<string, number>();
     let handled = 0;
     for (let i = 0; i < markers.length && handled < MARKERS_PER_PASS && !this.#stopped; i += MARKER_READS_AT_ONCE) {
       const read = await Promise.all(markers.slice(i, i + MARKER_READS_AT_ONCE).map(async (marker) => ({ marker, seen: await store.get(marker.key) })));
       for (const { marker, seen } of read) {
         if (this.#stopped || handled >= MARKERS_PER_PASS) break;
+        const owner = ownerOf(marker.repo);
+        if ((spent.get(owner) ?? 0) >= budget) {
+          report.push({ repo: marker.repo, ran: [], outcome: 'deferred' });
+          continue;
+        }
+        // The clock of the units' run time, not the context's (which tests move to pass grace periods).
+        const started = performance.now();
         const outcome = await this.#maintain(marker, seen);
+        spent.set(owner, (spent.get(owner) ?? 0) + (performance.now() - started));
         report.push(outcome);
-        if (!(outcome.outcome === 'waiting' && outcome.ran.length === 0)) handled++;
+        if (!(outcome.outcome === 'waiting' && outcome.ran.length === 0)) {
+          handled++;
+          this.#cursor.served(marker.repo);
+        }
       }
     }
     await dropIdleWorkingCopies(context, WORKING_COPY_IDLE_MS);
@@ -134,12 +173,20 @@ export class Maintainer {
     const status = await readStatus(store, path, head.repoId);
     const ops = dueUnits(head, status, context.now(), { graceMs: context.graceMs, orphanedPack: asked.reasons.includes('orphaned-pack') });
     const ran: MaintenanceOp[] = [];
+    const deadlineMs = this.#options.unitDeadlineMs ?? DEFAULT_UNIT_DEADLINE_MS;
     for (const op of ops) {
       if (this.#stopped) return { repo, ran, outcome: 'interrupted' };
       ran.push(op);
-      const outcome = await runTask(repo, op);
+      const deadline = new AbortController();
+      const timer = setTimeout(() => deadline.abort(new Error(`the unit ran past its deadline of ${Math.round(deadlineMs / 1000)} s`)), deadlineMs);
+      const outcome = await runTask(repo, op, deadline.signal).finally(() => clearTimeout(timer));
       if (outcome !== 'succeeded') {
-        log.warn({ repo, op, outcome }, 'maintenance unit did not succeed; the marker stays for the next pass');
+        const late = deadline.signal.aborted;
+        log.warn(
+          { repo, op, outcome, deadlineMs: late ? deadlineMs : undefined },
+          late ? 'maintenance unit ran past its deadline and was interrupted; the marker stays for the next pass' : 'maintenance unit did not succeed; the marker stays for the next pass',
+        );
+        if (late) return { repo, ran, outcome: 'timed-out' };
         return { repo, ran, outcome: outcome === 'interrupted' ? 'interrupted' : 'failed' };
       }
     }

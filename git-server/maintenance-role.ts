@@ -6,10 +6,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { ObjectStore } from '../src/object-store/object-store.ts';
-import { RepoMaintenance, type MaintenanceOp } from '../src/repo-maintenance/index.ts';
+import { RepoMaintenance } from '../src/repo-maintenance/index.ts';
+import type { MaintenanceRunner } from '../src/repo-maintenance/operation.ts';
 import type { RepoStore } from '../src/repo-store/repo-store.ts';
 import type { GitServiceConfig } from './config/index.ts';
-import { Maintainer, missingObjectsGauge, type TaskOutcome } from './maintainer.ts';
+import { Maintainer, missingObjectsGauge, type MaintainerOptions } from './maintainer.ts';
 import type { TaskRegistry } from './tasks/task-registry.ts';
 
 /** The maintenance drain's bound (spec Limits). */
@@ -40,15 +41,6 @@ export function maintenanceRole(options: { config: GitServiceConfig; repos: Repo
     runner,
     start(log) {
       if (!config.server.roles.includes('maintain')) return;
-      const runTask = async (repo: string, op: MaintenanceOp): Promise<TaskOutcome> => {
-        try {
-          const { task } = tasks.start(repo, op, (ctx) => runner.run(repo, op, ctx), { trigger: 'maintainer', log });
-          const record = await task.done;
-          return record.state === 'running' ? 'failed' : record.state;
-        } catch {
-          return 'interrupted'; // the registry refuses new tasks once the drain began
-        }
-      };
       maintainer = new Maintainer({
         repos,
         store: objects,
@@ -57,7 +49,9 @@ export function maintenanceRole(options: { config: GitServiceConfig; repos: Repo
         intervalMs: config.maintenance.intervalMs,
         registry,
         log,
-        runTask,
+        runTask: maintainerTasks(tasks, runner, log),
+        unitDeadlineMs: config.maintenance.unitDeadlineMs,
+        ownerBudgetMs: config.maintenance.ownerBudgetMs,
       });
       maintainer.start();
     },
@@ -65,5 +59,29 @@ export function maintenanceRole(options: { config: GitServiceConfig; repos: Repo
       maintainer?.stop();
       await Promise.race([Promise.all([tasks.interruptAll(), maintainer?.idle()]), sleep(boundMs)]);
     },
+  };
+}
+
+/**
+ * The maintainer's units as tasks of this instance (`trigger: maintainer`), each interrupted when its deadline aborts;
+ * a unit an API request started already (the maintainer's is attached to it) is that request's to stop.
+ */
+export function maintainerTasks(tasks: TaskRegistry, runner: Pick<MaintenanceRunner, 'run'>, log: FastifyBaseLogger): MaintainerOptions['runTask'] {
+  return async (repo, op, deadline) => {
+    let started;
+    try {
+      started = tasks.start(repo, op, (ctx) => runner.run(repo, op, ctx), { trigger: 'maintainer', log });
+    } catch {
+      return 'interrupted'; // the registry refuses new tasks once the drain began
+    }
+    const { task, attached } = started;
+    const interrupt = () => task.interrupt(deadline.reason instanceof Error ? deadline.reason : undefined);
+    if (!attached) deadline.addEventListener('abort', interrupt, { once: true });
+    try {
+      const record = await task.done;
+      return record.state === 'running' ? 'failed' : record.state;
+    } finally {
+      deadline.removeEventListener('abort', interrupt);
+    }
   };
 }

@@ -92,6 +92,10 @@ export interface GitServiceConfig {
     logRetentionMs: number;
     /** Packs retired by compaction, or never referenced, stay in the bucket at least this long. */
     gracePeriodMs: number;
+    /** A maintenance unit running longer is interrupted, its marker kept (`maintenance.unit_deadline`). */
+    unitDeadlineMs: number;
+    /** What one owner's units may take of a pass before its other repositories wait for the next (`maintenance.owner_budget`). */
+    ownerBudgetMs: number;
   };
   kubernetes: {
     /** When set, repositories are `Repository` custom resources in this namespace (KUBECONFIG from the environment). */

@@ -65,7 +65,7 @@ describe('loadConfig', () => {
       wal: { freshnessTtlMs: 0 },
       cache: { dir: '/var/cache/cw-git', diskHighWatermark: 0.85, maxBytes: 20 * 1024 ** 3, evictIntervalMs: 60_000, spoolMaxBytes: 8 * 1024 ** 3, spoolMaxBytesPerOwner: 5 * 1024 ** 3 },
       quota: { repositoryMaxBytes: 10 * 1024 ** 3, repositoryMaxRefs: 10_000, ownerMaxBytes: 50 * 1024 ** 3, ownerMaxRepositories: 100 },
-      maintenance: { intervalMs: 60_000, logRetentionMs: 7 * 24 * 60 * 60 * 1000, gracePeriodMs: 60 * 60 * 1000 },
+      maintenance: { intervalMs: 60_000, logRetentionMs: 7 * 24 * 60 * 60 * 1000, gracePeriodMs: 60 * 60 * 1000, unitDeadlineMs: 30 * 60 * 1000, ownerBudgetMs: 10 * 60 * 1000 },
       kubernetes: { namespace: 'cloudwright-system', webhookNamespace: 'cloudwright-system-webhooks', projectTokens: true },
       environment: { logLevel: 'info' },
     });

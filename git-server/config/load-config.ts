@@ -175,7 +175,13 @@ function shape(v: ConfigValues, env: EnvReader, baseDir: string): GitServiceConf
       ownerMaxBytes: v['quota.owner_max_size'],
       ownerMaxRepositories: v['quota.owner_max_repositories'],
     },
-    maintenance: { intervalMs: v['maintenance.interval'], logRetentionMs: v['maintenance.log_retention'], gracePeriodMs: v['maintenance.grace_period'] },
+    maintenance: {
+      intervalMs: v['maintenance.interval'],
+      logRetentionMs: v['maintenance.log_retention'],
+      gracePeriodMs: v['maintenance.grace_period'],
+      unitDeadlineMs: v['maintenance.unit_deadline'],
+      ownerBudgetMs: v['maintenance.owner_budget'],
+    },
     kubernetes: { namespace: v['kubernetes.namespace'], webhookNamespace: v['kubernetes.webhook_namespace'] ?? v['kubernetes.namespace'], projectTokens: v['kubernetes.project_tokens'] },
     environment: { logLevel: env.oneOf('CW_LOG_LEVEL', PINO_LEVELS, 'info'), ...(kubeconfig ? { kubeconfig } : {}) },
   };

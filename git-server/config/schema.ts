@@ -118,6 +118,8 @@ export const FIELDS = {
   'maintenance.interval': duration('1m'),
   'maintenance.log_retention': duration('7d'),
   'maintenance.grace_period': duration('1h'),
+  'maintenance.unit_deadline': duration('30m'),
+  'maintenance.owner_budget': duration('10m'),
   'kubernetes.namespace': text(undefined, { check: pattern(NAMESPACE, 'a Kubernetes namespace name') }),
   'kubernetes.webhook_namespace': text(undefined, { check: pattern(NAMESPACE, 'a Kubernetes namespace name') }),
   'kubernetes.project_tokens': bool(false),

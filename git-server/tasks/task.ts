@@ -66,8 +66,8 @@ export class Task {
   }
 
   /** Asks the task to stop: its unit sees the signal aborted and ends `interrupted` at its next step. */
-  interrupt(): void {
-    this.#abort.abort(new Error('the instance is shutting down'));
+  interrupt(reason: Error = new Error('the instance is shutting down')): void {
+    this.#abort.abort(reason);
   }
 
   record(): TaskRecord {
