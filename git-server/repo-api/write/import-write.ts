@@ -276,8 +276,8 @@ async function importSnapshot(deps: RepoApiDependencies, request: FastifyRequest
   try {
     const refs = Object.entries(snapshot.refs);
     // The copy and its publish take a write turn; the fetch before it has the URL imports' own (remoteRuns).
-    const result = await publishIntoPristine(deps, request, reply, async ({ env, head }) => {
-      await copyObjects({ sourceDir: from.dir, env, tips: [...new Set(refs.map(([, oid]) => oid))], maxBytes: MAX_IMPORT_PACK_BYTES });
+    const result = await publishIntoPristine(deps, request, reply, async ({ env, head, signal }) => {
+      await copyObjects({ sourceDir: from.dir, env, tips: [...new Set(refs.map(([, oid]) => oid))], maxBytes: MAX_IMPORT_PACK_BYTES, ...(signal ? { signal } : {}) });
       return refs.map(([ref, oid]) => ({ ref, old: zeroOid(head.objectFormat), new: oid }));
     });
     if (result?.outcome === 'published') {

@@ -134,7 +134,7 @@ async function initialize(deps: RepoApiDependencies, request: FastifyRequest, re
 
     let commit = '';
     const result = await publishIntoPristine(deps, request, reply, async ({ env, head, signal }) => {
-      await copyObjects({ sourceDir: from.dir, env, tips: [tree], maxBytes: MAX_TEMPLATE_PACK_BYTES });
+      await copyObjects({ sourceDir: from.dir, env, tips: [tree], maxBytes: MAX_TEMPLATE_PACK_BYTES, ...(signal ? { signal } : {}) });
       commit = (await runGit(['commit-tree', tree], { env: { ...env, ...identities }, stdin: message, ...(signal ? { signal } : {}) })).stdout.toString().trim();
       return [{ ref, old: zeroOid(head.objectFormat), new: commit }];
     });
