@@ -212,6 +212,7 @@ async function publishCommit(deps: RepoApiDependencies, writer: Omit<WriteReques
             author: body.author ?? body.committer,
             committer: body.committer,
             allowEmpty: body.allow_empty ?? false,
+            ...(writer.signal ? { signal: writer.signal } : {}),
           });
           built = commit;
           return [{ ref, old: current ?? zeroOid(head.objectFormat), new: commit }];
