@@ -17,7 +17,7 @@ import { KeyedMutex } from '../../../src/collections/keyed-mutex.ts';
 import { PublicError } from '../../../src/errors.ts';
 import { RevisionNotFoundError, resolveCommit } from '../../plumbing/read/rev-parse.ts';
 import { buildCommit, TreeConflictError } from '../../plumbing/write/build-commit.ts';
-import { decodedLength } from '../../plumbing/write/changes.ts';
+import { checkChanges, decodedLength } from '../../plumbing/write/changes.ts';
 import { isValidRefName, parseUrlRepoPath, PublishContentionError, zeroOid, type PublishResult, type RepoHead } from '../../../src/repo-store/index.ts';
 import type { ErrorDetails } from '../../errors.ts';
 import type { RepoApiDependencies } from '../dependencies.ts';
@@ -164,17 +164,27 @@ export function commitsWriteRoutes(scope: FastifyInstance, deps: RepoApiDependen
         ...WRITE_TURN_ERROR,
       },
     },
-    handler: async (request, reply) => reply.code(201).send(await writeInTurn(deps, request, reply, (signal) => commit(deps, request, request.body as CommitRequest, signal))),
+    handler: async (request, reply) => {
+      const body = request.body as CommitRequest;
+      // What the request alone can be refused for is refused before it waits for a turn.
+      checkRequest(body);
+      return reply.code(201).send(await writeInTurn(deps, request, reply, (signal) => commit(deps, request, body, signal)));
+    },
   });
 }
 
-async function commit(deps: RepoApiDependencies, request: FastifyRequest, body: CommitRequest, signal: AbortSignal): Promise<CommitResult> {
+/** The refusals a commit request earns on its own, before anything of the repository is read. */
+function checkRequest(body: CommitRequest): void {
   checkBounds(body);
-  const ref = `refs/heads/${body.branch}`;
-  if (!isValidRefName(ref)) throw new PublicError(400, `${JSON.stringify(body.branch)} is not a valid branch name.`);
+  checkChanges(body.changes);
+  if (!isValidRefName(`refs/heads/${body.branch}`)) throw new PublicError(400, `${JSON.stringify(body.branch)} is not a valid branch name.`);
   if (body.base !== undefined && body.expected_head_oid !== undefined && !expectsAbsent(body)) {
     throw Object.assign(new PublicError(400, '`base` creates the branch: send it without `expected_head_oid`, or with the zero oid.'), { code: 'invalid_request' });
   }
+}
+
+async function commit(deps: RepoApiDependencies, request: FastifyRequest, body: CommitRequest, signal: AbortSignal): Promise<CommitResult> {
+  const ref = `refs/heads/${body.branch}`;
   const { owner, repo } = request.params as RepoParams;
   const writer = { repo: parseUrlRepoPath(owner, repo).full, principal: principalOf(request).name, requestId: request.id, signal };
   const forced = body.expected_head_oid === undefined && body.base === undefined;

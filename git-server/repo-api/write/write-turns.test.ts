@@ -68,6 +68,9 @@ describe('JSON API writes take a turn', () => {
     expect(second.statusCode, second.body).toBe(429);
     expect(second.json()).toMatchObject({ error: 'owner_writes_limit', retryable: true });
     expect(second.headers['retry-after']).toBe('10');
+    // A commit its request alone refuses is refused at once, not after waiting for the turn it would not use.
+    const bad = await post(app, 'ada', '/acme/site/api/commits', commitBody('main', '../escape.txt'));
+    expect([bad.statusCode, bad.json().error]).toEqual([400, 'invalid_path']);
     // Another owner's write does not wait behind ada's.
     expect((await post(app, 'bob', '/blog/site/api/commits', commitBody('main', 'b.txt'))).statusCode).toBe(201);
     gate.release();
