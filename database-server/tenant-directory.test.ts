@@ -1554,11 +1554,14 @@ describe('TenantDirectory under leases (several replicas)', () => {
     expect(await names(a.client('copy', 'tok-copy'))).toEqual(['copied', 'written to the copy']);
   });
 
-  it('does not answer an in-place restore whose owner lost the database while it ran: no record, and the retry restores (review-178 R-A)', async () => {
+  /**
+   * a restores 'alpha' in place to `before` (its rows then: 'kept'; with `deleteAfter`, deleted after that point) and
+   * its write of `held` waits until b has taken the database over at epoch 2; answers the restore's outcome.
+   */
+  async function restoreRacedByTakeover(held: (key: string) => boolean, deleteAfter: boolean) {
     const store = new MemoryObjectStore();
     let holding = false;
-    // The restored generation's base snapshot is held on its way (its owner paused).
-    const gate = new GateStore(store, (key) => holding && key.startsWith('replicas/alpha/') && key.includes('/snapshots/0000000000-'));
+    const gate = new GateStore(store, (key) => holding && held(key));
     const first = lease('a', 1);
     const a = await startNode(gate, { cluster: first.cluster });
     await a.directory.ensure('alpha', desired(['tok']));
@@ -1567,17 +1570,24 @@ describe('TenantDirectory under leases (several replicas)', () => {
     await a.directory.ship('alpha');
     const before = Date.now();
     await expect.poll(() => Date.now(), { timeout: 1_000 }).toBeGreaterThan(before);
-    await alpha.execute('DELETE FROM t');
-    await a.directory.ship('alpha');
+    if (deleteAfter) {
+      await alpha.execute('DELETE FROM t');
+      await a.directory.ship('alpha');
+    }
     holding = true;
     const restoring = a.directory.restoreInPlace('alpha', before, 'req-1');
     restoring.catch(() => {});
     await gate.reached;
-    // b takes the database over at epoch 2 before the restored generation lands: it restores the deletion.
     first.pause();
     const b = await startNode(store, { cluster: lease('b', 2).cluster });
     expect(await b.directory.adopt('alpha', lease('b', 2).fencing)).toBe(true);
     gate.release();
+    return { store, before, restoring };
+  }
+
+  it('does not answer an in-place restore whose owner lost the database while it ran: no record, and the retry restores (review-178 R-A)', async () => {
+    // The restored generation's base snapshot is held on its way (its owner paused); b restores the deletion.
+    const { store, before, restoring } = await restoreRacedByTakeover((key) => key.startsWith('replicas/alpha/') && key.includes('/snapshots/0000000000-'), true);
     await expect(restoring).rejects.toThrow(NotOwnerError);
     const c = await startNode(store, { cluster: lease('c', 3).cluster });
     expect(await c.directory.adopt('alpha', lease('c', 3).fencing)).toBe(true);
@@ -1589,25 +1599,8 @@ describe('TenantDirectory under leases (several replicas)', () => {
   });
 
   it('does not answer an in-place restore whose record landed after its owner lost the database: the successor read the metadata before it (review-178 R-A)', async () => {
-    const store = new MemoryObjectStore();
-    let holding = false;
-    const gate = new GateStore(store, (key) => holding && key === 'tenants/alpha.json');
-    const first = lease('a', 1);
-    const a = await startNode(gate, { cluster: first.cluster });
-    await a.directory.ensure('alpha', desired(['tok']));
-    await a.client('alpha', 'tok').batch(['CREATE TABLE t (name TEXT)', "INSERT INTO t VALUES ('kept')"], 'write');
-    await a.directory.ship('alpha');
-    const before = Date.now();
-    await expect.poll(() => Date.now(), { timeout: 1_000 }).toBeGreaterThan(before);
-    holding = true;
-    const restoring = a.directory.restoreInPlace('alpha', before, 'req-1');
-    restoring.catch(() => {});
-    await gate.reached;
     // The restored generation landed (the first lease read passed); b takes over before the record lands.
-    first.pause();
-    const b = await startNode(store, { cluster: lease('b', 2).cluster });
-    expect(await b.directory.adopt('alpha', lease('b', 2).fencing)).toBe(true);
-    gate.release();
+    const { restoring } = await restoreRacedByTakeover((key) => key === 'tenants/alpha.json', false);
     await expect(restoring).rejects.toThrow(NotOwnerError);
   });
 
