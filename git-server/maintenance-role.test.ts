@@ -21,15 +21,19 @@ describe('maintainerTasks', () => {
     expect(tasks.list().recent[0]).toMatchObject({ state: 'interrupted', trigger: 'maintainer' });
   });
 
-  it('leaves a unit an API request started running past the deadline: that request stops it', async () => {
+  it('stops waiting at the deadline for a unit an API request started, and leaves it running: that request stops it (review-181 M1)', async () => {
     const tasks = new TaskRegistry({ instance: 't' });
     const { task } = tasks.start('acme/site', 'fsck', (ctx) => endless.run('acme/site', 'fsck', ctx), { trigger: 'api' });
     const deadline = new AbortController();
     const outcome = maintainerTasks(tasks, endless, log)('acme/site', 'fsck', deadline.signal);
-    deadline.abort(new Error('the unit ran past its deadline'));
+    let settled = false;
+    void outcome.then(() => (settled = true));
     await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(settled).toBe(false);
+    deadline.abort(new Error('the unit ran past its deadline'));
+    await expect(outcome).resolves.toBe('interrupted');
     expect(task.state).toBe('running');
     task.interrupt();
-    await expect(outcome).resolves.toBe('interrupted');
+    await task.done;
   });
 });

@@ -63,8 +63,10 @@ export function maintenanceRole(options: { config: GitServiceConfig; repos: Repo
 }
 
 /**
- * The maintainer's units as tasks of this instance (`trigger: maintainer`), each interrupted when its deadline aborts;
- * a unit an API request started already (the maintainer's is attached to it) is that request's to stop.
+ * The maintainer's units as tasks of this instance (`trigger: maintainer`), each interrupted when its deadline aborts.
+ * A unit an API request started already (the maintainer's is attached to it) is that request's to stop: at the
+ * deadline the maintainer stops waiting for it and answers `interrupted` (its marker stays), but leaves it running.
+ * Waiting on, a tenant's unit would hold the pass, and every other owner, for as long as it ran (review-181 M1).
  */
 export function maintainerTasks(tasks: TaskRegistry, runner: Pick<MaintenanceRunner, 'run'>, log: FastifyBaseLogger): MaintainerOptions['runTask'] {
   return async (repo, op, deadline) => {
@@ -75,11 +77,13 @@ export function maintainerTasks(tasks: TaskRegistry, runner: Pick<MaintenanceRun
       return 'interrupted'; // the registry refuses new tasks once the drain began
     }
     const { task, attached } = started;
-    const interrupt = () => task.interrupt(deadline.reason instanceof Error ? deadline.reason : undefined);
-    if (!attached) deadline.addEventListener('abort', interrupt, { once: true });
+    let late: () => void = () => {};
+    const deadlinePassed = new Promise<'interrupted'>((resolve) => (late = () => resolve('interrupted')));
+    const interrupt = attached ? late : () => task.interrupt(deadline.reason instanceof Error ? deadline.reason : undefined);
+    if (deadline.aborted) interrupt();
+    else deadline.addEventListener('abort', interrupt, { once: true });
     try {
-      const record = await task.done;
-      return record.state === 'running' ? 'failed' : record.state;
+      return await Promise.race([task.done.then((record) => (record.state === 'running' ? 'failed' : record.state)), deadlinePassed]);
     } finally {
       deadline.removeEventListener('abort', interrupt);
     }
