@@ -21,6 +21,8 @@ beforeAll(async () => {
   }
   await runGit(['-C', dir, 'update-ref', 'refs/heads/main', commits[2] ?? '']);
   await runGit(['-C', dir, 'update-ref', 'refs/tags/v1.0', commits[1] ?? '']);
+  // Braces are allowed in ref names (only `@{` is not): such a branch stays a revision.
+  await runGit(['-C', dir, 'update-ref', 'refs/heads/feat{x}', commits[0] ?? '']);
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
@@ -34,6 +36,8 @@ describe('resolveCommit', () => {
     expect(await resolveCommit(dir, 'v1.0^')).toBe(one);
     expect(await resolveCommit(dir, three?.slice(0, 10) ?? '')).toBe(three);
     expect(await resolveCommit(dir, 'main~3')).toBeUndefined();
+    expect(await resolveCommit(dir, 'feat{x}')).toBe(one);
+    expect(await resolveCommit(dir, 'feat{x}^0')).toBe(one);
   });
 
   it.each([

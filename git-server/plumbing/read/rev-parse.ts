@@ -16,7 +16,7 @@ export class RevisionNotFoundError extends PublicError {
 const HEX = /^[0-9a-fA-F]{4,64}$/;
 
 /** Characters no revision needs: those git would read as an option, a range or a pattern are refused first. */
-const UNSAFE = new Set([':', '?', '*', '[', '\\', ' ', '{', '}']);
+const UNSAFE = new Set([':', '?', '*', '[', '\\', ' ']);
 
 /**
  * What the API documents a revision to be: a ref name or an object id, then any number of `~N` and `^N` steps
@@ -25,7 +25,7 @@ const UNSAFE = new Set([':', '?', '*', '[', '\\', ' ', '{', '}']);
  * 650 MiB), and `@{…}` reads a reflog, which the bucket's copies do not keep.
  */
 function isSafeRevision(revision: string): boolean {
-  if (revision.length === 0 || revision.length > 256 || revision.startsWith('-') || revision.includes('..')) return false;
+  if (revision.length === 0 || revision.length > 256 || revision.startsWith('-') || revision.includes('..') || revision.includes('@{')) return false;
   for (const char of revision) {
     const code = char.charCodeAt(0);
     if (code <= 0x20 || code === 0x7f || UNSAFE.has(char)) return false;
@@ -33,19 +33,23 @@ function isSafeRevision(revision: string): boolean {
   return STEPS.test(revision);
 }
 
-/** A name without `~` or `^`, then the steps. */
+/** A name without `~` or `^` (`{` and `}` are allowed in ref names), then the steps: so no `^{…}`. */
 const STEPS = /^[^~^]+(?:[~^][0-9]{0,6})*$/;
+
+/** Throws a 400 for text that cannot be a revision: a route checks before it waits for a turn, as resolving does. */
+export function checkRevision(revision: string): void {
+  if (isSafeRevision(revision)) return;
+  throw Object.assign(new PublicError(400, `${JSON.stringify(revision.slice(0, 100))} is not a revision: name a branch, a tag or a commit id, optionally followed by ~N or ^N steps.`), {
+    code: 'invalid_request',
+  });
+}
 
 /**
  * The commit `revision` names in the bare repository `dir` (tags peeled), or undefined when it names none. Throws
  * a 400 for text that cannot be a revision.
  */
 export async function resolveCommit(dir: string, revision: string): Promise<string | undefined> {
-  if (!isSafeRevision(revision)) {
-    throw Object.assign(new PublicError(400, `${JSON.stringify(revision.slice(0, 100))} is not a revision: name a branch, a tag or a commit id, optionally followed by ~N or ^N steps.`), {
-      code: 'invalid_request',
-    });
-  }
+  checkRevision(revision);
   if (HEX.test(revision)) {
     // An object id, full or abbreviated (a tag's object, a commit typed by hand): the copy's long-lived
     // `git cat-file` resolves it with rev-parse's own rules (a ref of that name first, then objects).

@@ -15,7 +15,7 @@ import { Type, type Static } from 'typebox';
 import { principalOf } from '../../auth/index.ts';
 import { KeyedMutex } from '../../../src/collections/keyed-mutex.ts';
 import { PublicError } from '../../../src/errors.ts';
-import { RevisionNotFoundError, resolveCommit } from '../../plumbing/read/rev-parse.ts';
+import { checkRevision, RevisionNotFoundError, resolveCommit } from '../../plumbing/read/rev-parse.ts';
 import { buildCommit, TreeConflictError } from '../../plumbing/write/build-commit.ts';
 import { checkChanges, decodedLength } from '../../plumbing/write/changes.ts';
 import { isValidRefName, parseUrlRepoPath, PublishContentionError, zeroOid, type PublishResult, type RepoHead } from '../../../src/repo-store/index.ts';
@@ -177,6 +177,7 @@ export function commitsWriteRoutes(scope: FastifyInstance, deps: RepoApiDependen
 function checkRequest(body: CommitRequest): void {
   checkBounds(body);
   checkChanges(body.changes);
+  if (body.base !== undefined) checkRevision(body.base);
   if (!isValidRefName(`refs/heads/${body.branch}`)) throw new PublicError(400, `${JSON.stringify(body.branch)} is not a valid branch name.`);
   if (body.base !== undefined && body.expected_head_oid !== undefined && !expectsAbsent(body)) {
     throw Object.assign(new PublicError(400, '`base` creates the branch: send it without `expected_head_oid`, or with the zero oid.'), { code: 'invalid_request' });

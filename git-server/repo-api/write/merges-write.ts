@@ -3,7 +3,7 @@
 // branch moves only from `expected_base_oid`, so a concurrent push makes this a 409, never a lost update.
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { resolveCommit, RevisionNotFoundError } from '../../plumbing/read/rev-parse.ts';
+import { checkRevision, resolveCommit, RevisionNotFoundError } from '../../plumbing/read/rev-parse.ts';
 import { computeMerge, MERGE_STRATEGIES, type MergeOutcome } from '../../plumbing/write/merge.ts';
 import { isValidRefName, parseUrlRepoPath, type RefUpdate } from '../../../src/repo-store/index.ts';
 import { BadRequestError } from '../../../src/errors.ts';
@@ -69,6 +69,7 @@ export function mergesWriteRoutes(scope: FastifyInstance, deps: RepoApiDependenc
       const body = request.body as MergeRequestBody;
       const ref = body.base.startsWith('refs/heads/') ? body.base : `refs/heads/${body.base}`;
       if (!isValidRefName(ref)) throw new BadRequestError(`${JSON.stringify(body.base)} is not a valid branch name.`);
+      checkRevision(body.head); // before the turn, as the rest of what the request alone is refused for
       const expected = body.expected_base_oid;
       let outcome: MergeOutcome | undefined;
       const result = await writeInTurn(deps, request, reply, (signal) =>

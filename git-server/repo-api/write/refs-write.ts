@@ -7,7 +7,7 @@ import { gitDate, InvalidIdentityError } from '../../plumbing/write/git-ident.ts
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { principalOf } from '../../auth/index.ts';
-import { resolveCommit } from '../../plumbing/read/rev-parse.ts';
+import { checkRevision, resolveCommit } from '../../plumbing/read/rev-parse.ts';
 import { runGit } from '../../../src/git/run-git.ts';
 import { isValidRefName, parseUrlRepoPath, PublishContentionError, zeroOid, type PublishResult, type RepoHead } from '../../../src/repo-store/index.ts';
 import { isOid } from '../../../src/repo-store/refs.ts';
@@ -80,6 +80,7 @@ export function refsWriteRoutes(scope: FastifyInstance, deps: RepoApiDependencie
       handler: async (request, reply) => {
         const ref = refOf(kind, request);
         const body = request.body as RefWriteBody;
+        checkRevision(body.target); // before the turn: a 400 the request earns alone does not wait for one
         let created = false;
         let target = '';
         const result = await writeInTurn(deps, request, reply, (signal) =>
@@ -145,6 +146,7 @@ export function refsWriteRoutes(scope: FastifyInstance, deps: RepoApiDependencie
       const body = request.body as TagCreateBody;
       const ref = `refs/tags/${body.name}`;
       if (!isValidRefName(ref)) throw new InvalidWriteError(`${JSON.stringify(body.name)} is not a valid tag name.`, 'invalid_ref_name');
+      checkRevision(body.target);
       const when = taggerDate(body.tagger.when);
       let tag = '';
       let commit = '';

@@ -71,6 +71,17 @@ describe('JSON API writes take a turn', () => {
     // A commit its request alone refuses is refused at once, not after waiting for the turn it would not use.
     const bad = await post(app, 'ada', '/acme/site/api/commits', commitBody('main', '../escape.txt'));
     expect([bad.statusCode, bad.json().error]).toEqual([400, 'invalid_path']);
+    // So is a revision that cannot be one, wherever a write takes one (review-181 L5).
+    const regex = 'main^{/x}';
+    for (const [method, url, payload] of [
+      ['POST', '/acme/site/api/commits', commitBody('other', 'x.txt', { base: regex })],
+      ['POST', '/acme/site/api/merges', { base: 'main', head: regex, strategy: 'merge', expected_base_oid: '0'.repeat(40), committer }],
+      ['PUT', '/acme/site/api/refs/heads/x', { target: regex }],
+      ['POST', '/acme/site/api/tags', { name: 'v9', target: regex, message: 'm', tagger: committer }],
+    ] as const) {
+      const answer = await app.inject({ method, url, headers: { authorization: `Bearer ${token('ada')}` }, payload: payload as Record<string, unknown> });
+      expect([answer.statusCode, answer.json().error, answer.json().message], `${method} ${url}`).toEqual([400, 'invalid_request', expect.stringContaining('is not a revision')]);
+    }
     // Another owner's write does not wait behind ada's.
     expect((await post(app, 'bob', '/blog/site/api/commits', commitBody('main', 'b.txt'))).statusCode).toBe(201);
     gate.release();
