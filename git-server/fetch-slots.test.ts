@@ -93,6 +93,19 @@ describe('FetchSlots', () => {
     expect(await pending(carol)).toBe(true);
   });
 
+  it('gives no turn, nor a place in line, to a request whose client left before it asked (review-181 L3)', async () => {
+    const slots = new FetchSlots({ perCaller: 1, perOwner: 8, total: 2, waitMs: 1_000 });
+    const gone = new AbortController();
+    gone.abort(new Error('gone'));
+    // Room for it: refused all the same.
+    await expect(slots.take({ caller: 'ada', owner: 'shop' }, gone.signal)).rejects.toThrow('gone');
+    expect(slots.counts).toEqual({ running: 0, waiting: 0 });
+    // No room: not queued either.
+    await slots.take({ caller: 'ada', owner: 'shop' });
+    await expect(slots.take({ caller: 'ada', owner: 'shop' }, gone.signal)).rejects.toThrow('gone');
+    expect(slots.counts).toEqual({ running: 1, waiting: 0 });
+  });
+
   it('refuses at once a fetch of a caller with four times its share waiting already', async () => {
     const slots = new FetchSlots({ perCaller: 1, perOwner: 10, total: 10, waitMs: 5_000 });
     await slots.take({ caller: 'ci', owner: 'shop' });

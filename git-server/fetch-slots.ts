@@ -73,6 +73,8 @@ export class FetchSlots {
    * turn's ordering).
    */
   take(claim: Claim, signal?: AbortSignal): Promise<() => void> {
+    // A client gone before it asked takes no turn (and no place in line) it would hand back unused.
+    if (signal?.aborted) return Promise.reject(signal.reason instanceof Error ? signal.reason : new Error('the request was abandoned before its turn'));
     if (this.#fits(claim) && !this.#waiting.some((w) => this.#competes(w, claim))) return Promise.resolve(this.#grant(claim));
     if (this.#waiting.filter((w) => w.caller === claim.caller).length >= WAITING_SHARES * this.#bounds.perCaller) {
       const { perCaller } = this.#bounds;

@@ -1,5 +1,7 @@
 // The JSON API writes' turns (review-177 F4, L1): a caller's writes run a few at once and the next waits its turn, then
 // 429 with Retry-After, while another owner's run; a write whose client left publishes nothing and gives its turn back.
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { MemoryObjectStore } from '../../../src/object-store/memory-object-store.ts';
@@ -125,5 +127,32 @@ describe('JSON API writes take a turn', () => {
     const next = await merge('stayed');
     expect(next.status, await next.clone().text()).toBe(201);
     expect(await next.json()).toMatchObject({ ref: 'refs/heads/main', seq: 4 });
+  });
+  it('takes a client that left while its write waited for a turn for what it is: an info line, not a server error (review-181 L4)', async () => {
+    const bucket = new MemoryObjectStore();
+    await created(bucket, 'acme/site');
+    const gate = new GateStore(bucket, (key) => key.includes('/log/'));
+    const lines: string[] = [];
+    app = await bucketGitServer(
+      gate,
+      SECRET,
+      { writes: { perCaller: 1, perOwner: 2, total: 4, waitMs: 10_000 } },
+      { logger: { level: 'info', stream: { write: (line: string) => void lines.push(line) } } },
+    );
+    const first = post(app, 'ada', '/acme/site/api/commits', commitBody('main', 'one.txt'));
+    await gate.reached;
+    const port = Number(new URL(await app.listen({ port: 0, host: '127.0.0.1' })).port);
+    const gone = connect(port, '127.0.0.1');
+    await once(gone, 'connect');
+    const body = JSON.stringify(commitBody('main', 'two.txt'));
+    gone.write(
+      `POST /acme/site/api/commits HTTP/1.1\r\nhost: git.test\r\nauthorization: Bearer ${token('ada')}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+    await expect.poll(() => lines.filter((l) => l.includes('incoming request')).length).toBeGreaterThanOrEqual(2);
+    gone.destroy();
+    await expect.poll(() => lines.some((l) => l.includes('the client went away'))).toBe(true);
+    gate.release();
+    expect((await first).statusCode).toBe(201);
+    expect(lines.filter((l) => (JSON.parse(l) as { level: number }).level >= 50)).toEqual([]);
   });
 });
