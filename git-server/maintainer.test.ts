@@ -1,6 +1,7 @@
 // The maintainer's pass order and bounds with stand-in units (review-177 F6): owners take turns, an owner whose
-// units took its budget waits for the next pass, which resumes after where this one stopped, and a unit past its
-// deadline is interrupted with its marker kept. Real units: maintainer.int.test.ts.
+// units took its budget waits for the next pass (checked between units too), which resumes after where this one
+// stopped, and a unit past its deadline is interrupted with its marker kept, the others run, and it backs off.
+// Real units: maintainer.int.test.ts.
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,7 +17,7 @@ import { Maintainer, type MaintainerOptions, type TaskOutcome } from './maintain
 const ATTACKER = Array.from({ length: 6 }, (_, i) => `0mallory/r${i}`);
 
 /** `repos` created and marked (each due for fsck and gc), a maintainer over them, and the units it ran. */
-async function marked(repos: readonly string[], options: Partial<MaintainerOptions> & { unit?: (repo: string, signal: AbortSignal) => Promise<TaskOutcome> } = {}) {
+async function marked(repos: readonly string[], options: Partial<MaintainerOptions> & { unit?: (repo: string, signal: AbortSignal, op: MaintenanceOp) => Promise<TaskOutcome> } = {}) {
   const store = new MemoryObjectStore();
   const registry = new Registry();
   const repoStore = new RepoStore({ store, registry });
@@ -36,7 +37,7 @@ async function marked(repos: readonly string[], options: Partial<MaintainerOptio
     log: pino({ level: 'silent' }),
     runTask: async (repo: string, op: MaintenanceOp, signal: AbortSignal) => {
       ran.push(`${repo}:${op}`);
-      return unit(repo, signal);
+      return unit(repo, signal, op);
     },
     ...options,
   });
@@ -45,6 +46,15 @@ async function marked(repos: readonly string[], options: Partial<MaintainerOptio
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Units that succeed, but `repo`'s fsck, which would run for ever: it ends when it is interrupted. */
+function endlessFsckOf(repo: string) {
+  return async (unitRepo: string, signal: AbortSignal, op?: MaintenanceOp): Promise<TaskOutcome> => {
+    if (unitRepo !== repo || op !== 'fsck') return 'succeeded';
+    await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+    return 'interrupted';
+  };
+}
 
 describe('Maintainer', () => {
   it("serves owners in turn: another owner's repository is second, not after all of an early-sorting owner's (review-177 F6)", async () => {
@@ -72,22 +82,50 @@ describe('Maintainer', () => {
     expect(ran).toEqual(['0mallory/r1:fsck', '0mallory/r1:gc']);
   });
 
-  it('interrupts a unit past its deadline, keeps its marker, and goes on with the next repository', async () => {
+  it("interrupts a unit past its deadline, keeps its marker, runs the repository's other units, and goes on with the next repository (review-181 M2)", async () => {
+    const { maintainer, ran, pending } = await marked(['0mallory/r0', 'victor/site'], { unitDeadlineMs: 50, unit: endlessFsckOf('0mallory/r0') });
+    const report = await maintainer.pass();
+    expect(report.repos).toEqual([
+      { repo: '0mallory/r0', ran: ['fsck', 'gc'], outcome: 'timed-out' },
+      { repo: 'victor/site', ran: ['fsck', 'gc'], outcome: 'done' },
+    ]);
+    expect(ran).toEqual(['0mallory/r0:fsck', '0mallory/r0:gc', 'victor/site:fsck', 'victor/site:gc']);
+    expect(await pending()).toEqual(['0mallory/r0']);
+  });
+
+  it('backs a unit cut at its deadline off for a growing number of passes; the other units still run (review-181 M2)', async () => {
+    const { maintainer, ran } = await marked(['0mallory/r0'], { unitDeadlineMs: 30, unit: endlessFsckOf('0mallory/r0') });
+    const outcomes: string[] = [];
+    for (let pass = 0; pass < 6; pass++) {
+      ran.length = 0;
+      const report = await maintainer.pass();
+      outcomes.push(`${ran.join(',')} ${report.repos[0]?.outcome}`);
+    }
+    // Cut once: one pass out; cut twice: two passes out.
+    expect(outcomes).toEqual([
+      '0mallory/r0:fsck,0mallory/r0:gc timed-out',
+      '0mallory/r0:gc backed-off',
+      '0mallory/r0:fsck,0mallory/r0:gc timed-out',
+      '0mallory/r0:gc backed-off',
+      '0mallory/r0:gc backed-off',
+      '0mallory/r0:fsck,0mallory/r0:gc timed-out',
+    ]);
+  });
+
+  it("checks the owner's budget between a repository's units, not only before it (review-181 M2)", async () => {
     const { maintainer, ran, pending } = await marked(['0mallory/r0', 'victor/site'], {
-      unitDeadlineMs: 50,
-      unit: async (repo, signal) => {
-        if (repo !== '0mallory/r0') return 'succeeded';
-        // A unit that would run for ever ends when it is interrupted.
-        await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
-        return 'interrupted';
+      ownerBudgetMs: 30,
+      unit: async () => {
+        await sleep(40);
+        return 'succeeded';
       },
     });
     const report = await maintainer.pass();
     expect(report.repos).toEqual([
-      { repo: '0mallory/r0', ran: ['fsck'], outcome: 'timed-out' },
-      { repo: 'victor/site', ran: ['fsck', 'gc'], outcome: 'done' },
+      { repo: '0mallory/r0', ran: ['fsck'], outcome: 'deferred' },
+      { repo: 'victor/site', ran: ['fsck'], outcome: 'deferred' },
     ]);
-    expect(ran).toEqual(['0mallory/r0:fsck', 'victor/site:fsck', 'victor/site:gc']);
-    expect(await pending()).toEqual(['0mallory/r0']);
+    expect(ran).toEqual(['0mallory/r0:fsck', 'victor/site:fsck']);
+    expect(await pending()).toEqual(['0mallory/r0', 'victor/site']);
   });
 });

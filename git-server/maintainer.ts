@@ -1,10 +1,11 @@
 // The `maintain` role: every `maintenance.interval` a pass writes this maintainer's heartbeat, lists the
 // pending markers, and runs on each marked repository the units that are due (checkpoint, compaction, fsck,
 // gc), each as a task of this instance. Owners take turns: one repository of each a round, from where the last pass
-// stopped (maintenance-turns.ts); an owner whose units took its budget of the pass waits for the next, and a unit past
-// its deadline is interrupted, its marker kept. A marker is deleted only when its units all succeeded and no writer
-// replaced it meanwhile; while packs no head lists wait out their grace period it is put back with the time they
-// are due, so gc comes back for them. Any number of maintainers may run: the repository lease keeps them apart,
+// stopped (maintenance-turns.ts); an owner whose units took its budget of the pass waits for the next (checked before
+// each unit), and a unit past its deadline is interrupted, its marker kept, the repository's other units still run,
+// and it sits out a growing number of passes (CutBackoff). A marker is deleted only when its units all succeeded and
+// no writer replaced it meanwhile; while packs no head lists wait out their grace period it is put back with the time
+// they are due, so gc comes back for them. Any number of maintainers may run: the repository lease keeps them apart,
 // and a repository another maintainer holds is skipped until the next pass.
 import type { FastifyBaseLogger } from 'fastify';
 import { Gauge, type Registry } from 'prom-client';
@@ -15,7 +16,7 @@ import type { MaintenanceContext } from '../src/repo-maintenance/context.ts';
 import { parseRepoPath, RepoNotFoundError, type PendingMarker, type RepoHead } from '../src/repo-store/index.ts';
 import { decodeMarker, dueNow, encodeWaitingMarker } from '../src/repo-store/pending.ts';
 import type { RepoStore } from '../src/repo-store/repo-store.ts';
-import { ownerOf, PassCursor } from './maintenance-turns.ts';
+import { CutBackoff, ownerOf, PassCursor } from './maintenance-turns.ts';
 
 /** A repository whose last fsck is older than this gets one on its next marked pass. */
 const FSCK_EVERY_MS = 24 * 60 * 60 * 1000;
@@ -58,12 +59,14 @@ export interface PassReport {
   readonly markers: number;
   /**
    * `waiting`: the marker asks to be come back to later (packs whose grace period has not ended); `deferred`: its
-   * owner's units took their budget of this pass; `timed-out`: a unit ran past its deadline and was interrupted.
+   * owner's units took their budget of this pass (before or between its units); `timed-out`: a unit ran past its
+   * deadline and was interrupted (the others ran); `backed-off`: a unit cut in earlier passes sat this one out.
+   * The marker stays for all of these.
    */
   readonly repos: readonly {
     readonly repo: string;
     readonly ran: readonly MaintenanceOp[];
-    readonly outcome: 'done' | 'waiting' | 'skipped' | 'failed' | 'interrupted' | 'timed-out' | 'deferred' | 'gone';
+    readonly outcome: 'done' | 'waiting' | 'skipped' | 'failed' | 'interrupted' | 'timed-out' | 'backed-off' | 'deferred' | 'gone';
   }[];
 }
 
@@ -75,6 +78,9 @@ export class Maintainer {
   #running: Promise<PassReport> | undefined;
   #stopped = false;
   readonly #cursor = new PassCursor();
+  readonly #backoff = new CutBackoff();
+  /** Passes begun, for {@link CutBackoff}. */
+  #passes = 0;
 
   constructor(options: MaintainerOptions) {
     this.#options = options;
@@ -125,6 +131,8 @@ export class Maintainer {
     this.#heartbeat.set({ host }, Math.floor(now.getTime() / 1000));
     const markers = this.#cursor.order(await repos.listPending());
     this.#pending.set(markers.length);
+    this.#passes++;
+    this.#backoff.keep(new Set(markers.map((m) => m.repo)));
     const report: PassReport['repos'][number][] = [];
     const budget = this.#options.ownerBudgetMs ?? DEFAULT_OWNER_BUDGET_MS;
     /** What each owner's units took of this pass (ms). */
@@ -141,7 +149,7 @@ export class Maintainer {
         }
         // The clock of the units' run time, not the context's (which tests move to pass grace periods).
         const started = performance.now();
-        const outcome = await this.#maintain(marker, seen);
+        const outcome = await this.#maintain(marker, seen, started + budget - (spent.get(owner) ?? 0));
         spent.set(owner, (spent.get(owner) ?? 0) + (performance.now() - started));
         report.push(outcome);
         if (!(outcome.outcome === 'waiting' && outcome.ran.length === 0)) {
@@ -154,7 +162,8 @@ export class Maintainer {
     return { markers: markers.length, repos: report };
   }
 
-  async #maintain(marker: PendingMarker, seen: GetResult | undefined): Promise<PassReport['repos'][number]> {
+  /** `budgetEnd`: when (`performance.now()`) the owner's budget of this pass is spent; no unit of it starts after. */
+  async #maintain(marker: PendingMarker, seen: GetResult | undefined, budgetEnd: number): Promise<PassReport['repos'][number]> {
     const { repos, store, context, runTask, log } = this.#options;
     const repo = marker.repo;
     if (seen?.kind !== 'object') return { repo, ran: [], outcome: 'done' };
@@ -174,22 +183,38 @@ export class Maintainer {
     const ops = dueUnits(head, status, context.now(), { graceMs: context.graceMs, orphanedPack: asked.reasons.includes('orphaned-pack') });
     const ran: MaintenanceOp[] = [];
     const deadlineMs = this.#options.unitDeadlineMs ?? DEFAULT_UNIT_DEADLINE_MS;
+    /** A unit was cut at its deadline, or sat this pass out: the marker stays. */
+    let cut = false;
+    let backedOff = false;
     for (const op of ops) {
       if (this.#stopped) return { repo, ran, outcome: 'interrupted' };
+      // The owner's budget bounds its repositories' units, not only where its next repository starts (review-181 M2).
+      if (performance.now() >= budgetEnd) return { repo, ran, outcome: 'deferred' };
+      if (this.#backoff.skips(repo, op, this.#passes)) {
+        backedOff = true;
+        continue;
+      }
       ran.push(op);
       const deadline = new AbortController();
       const timer = setTimeout(() => deadline.abort(new Error(`the unit ran past its deadline of ${Math.round(deadlineMs / 1000)} s`)), deadlineMs);
       const outcome = await runTask(repo, op, deadline.signal).finally(() => clearTimeout(timer));
-      if (outcome !== 'succeeded') {
-        const late = deadline.signal.aborted;
-        log.warn(
-          { repo, op, outcome, deadlineMs: late ? deadlineMs : undefined },
-          late ? 'maintenance unit ran past its deadline and was interrupted; the marker stays for the next pass' : 'maintenance unit did not succeed; the marker stays for the next pass',
-        );
-        if (late) return { repo, ran, outcome: 'timed-out' };
-        return { repo, ran, outcome: outcome === 'interrupted' ? 'interrupted' : 'failed' };
+      if (outcome === 'succeeded') {
+        this.#backoff.ended(repo, op);
+        continue;
       }
+      if (deadline.signal.aborted) {
+        // A unit that always needs more than the deadline would take a deadline of every pass and land nothing, and
+        // the repository's other units (fsck, gc) would never run: they run now, and this one sits passes out.
+        const { cuts, skipPasses } = this.#backoff.cut(repo, op, this.#passes);
+        log.warn({ repo, op, outcome, deadlineMs, cuts, skipPasses }, 'maintenance unit ran past its deadline and was interrupted; it sits passes out, the marker stays');
+        cut = true;
+        continue;
+      }
+      log.warn({ repo, op, outcome }, 'maintenance unit did not succeed; the marker stays for the next pass');
+      return { repo, ran, outcome: outcome === 'interrupted' ? 'interrupted' : 'failed' };
     }
+    if (cut) return { repo, ran, outcome: 'timed-out' };
+    if (backedOff) return { repo, ran, outcome: 'backed-off' };
     // Packs no head lists (retired, or uploaded by a publish that lost) wait out their grace period: come back then.
     const after = ran.length > 0 ? await readStatus(store, path, head.repoId) : status;
     const waiting = after.retiredPacks.map((r) => Date.parse(r.at) + context.graceMs);

@@ -54,3 +54,40 @@ function after<T>(sorted: readonly T[], last: string | undefined, key: (item: T)
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
+
+/** The most passes a unit cut at its deadline is skipped for, however often it was cut. */
+export const MAX_BACKOFF_PASSES = 32;
+
+/**
+ * Units cut at their deadline, by repository and op: one cut `n` times in a row is skipped for the next
+ * `min(2^(n-1), MAX_BACKOFF_PASSES)` passes, so a compaction that always needs more than the deadline no longer takes
+ * a deadline of every pass. It lives with the cursor, in the maintainer: a restart, or another maintainer, starts over.
+ */
+export class CutBackoff {
+  /** `repo\0op` → cuts in a row, and the first pass it may run again. */
+  readonly #cut = new Map<string, { cuts: number; until: number }>();
+
+  /** Whether `op` of `repo` sits pass `pass` out. */
+  skips(repo: string, op: string, pass: number): boolean {
+    return (this.#cut.get(`${repo}\0${op}`)?.until ?? 0) > pass;
+  }
+
+  /** `op` of `repo` was cut at its deadline in pass `pass`: how many times in a row, and how many passes it sits out. */
+  cut(repo: string, op: string, pass: number): { cuts: number; skipPasses: number } {
+    const key = `${repo}\0${op}`;
+    const cuts = (this.#cut.get(key)?.cuts ?? 0) + 1;
+    const skipPasses = Math.min(2 ** (cuts - 1), MAX_BACKOFF_PASSES);
+    this.#cut.set(key, { cuts, until: pass + 1 + skipPasses });
+    return { cuts, skipPasses };
+  }
+
+  /** `op` of `repo` succeeded: the next cut starts the count again. */
+  ended(repo: string, op: string): void {
+    this.#cut.delete(`${repo}\0${op}`);
+  }
+
+  /** Repositories no longer marked are forgotten: the record stays as small as the markers. */
+  keep(repos: ReadonlySet<string>): void {
+    for (const key of this.#cut.keys()) if (!repos.has(key.slice(0, key.indexOf('\0')))) this.#cut.delete(key);
+  }
+}

@@ -69,7 +69,7 @@ export class RepoMaintenance implements MaintenanceRunner {
         if (done.record) this.#onFsck(repo, done.record);
         return done.result;
       } catch (err) {
-        if (!lease.lost) await writeStatus(ctx.store, path, unfinished(op, status, current, ctx.now(), err)).catch(() => {});
+        if (!lease.lost) await writeStatus(ctx.store, path, unfinished(op, status, current, ctx.now(), err, unit.signal.reason)).catch(() => {});
         throw err;
       }
     } finally {
@@ -79,12 +79,16 @@ export class RepoMaintenance implements MaintenanceRunner {
   }
 }
 
-/** The status after `op` failed or was interrupted: its record says so, nothing else changes. */
-function unfinished(op: MaintenanceOp, status: MaintenanceStatus, head: RepoHead, now: Date, err: unknown): MaintenanceStatus {
+/**
+ * The status after `op` failed or was interrupted: its record says so, nothing else changes. An interrupted unit's
+ * message is why it was stopped (`reason`, what its task was interrupted with: the drain, or the maintainer's unit
+ * deadline), not always a shutdown (review-181 M2).
+ */
+export function unfinished(op: MaintenanceOp, status: MaintenanceStatus, head: RepoHead, now: Date, err: unknown, reason?: unknown): MaintenanceStatus {
   const interrupted = err instanceof UnitInterruptedError;
   const at = now.toISOString();
   const outcome = interrupted ? 'interrupted' : 'failed';
-  const message = interrupted ? 'the instance was shutting down' : err instanceof PublicError ? err.message : 'see the task log';
+  const message = interrupted ? (reason instanceof Error ? reason.message : 'the instance was shutting down') : err instanceof PublicError ? err.message : 'see the task log';
   switch (op) {
     case 'compact':
       return { ...status, compaction: unfinishedCompaction(head, at, outcome, message) };
