@@ -281,7 +281,9 @@ describe('apps, deploys, environment and rollback', () => {
       path: '/v1/projects/{projectId}/apps/{appId}',
     });
     expect(removed.deleted).toMatchObject({ build_artifacts: 2, environment_keys: 1 });
-    expect(await served(appHost)).toMatch(/^404 /);
+    // The replicas let it go as their watch brings the deletion, which the DELETE does not wait for (docs/platform-api.md,
+    // DELETE of an app): milliseconds, seconds on a loaded machine (once in CI the very next request was still served).
+    await expect.poll(() => served(appHost), { timeout: 15_000, interval: 100 }).toMatch(/^404 /);
   });
 
   it('rolls a deploy out in steps with the real operator and runtime: cw says so, shows the step, and a promote finishes it', { timeout: 120_000 }, async () => {
