@@ -92,11 +92,7 @@ export function errorHandler(app: FastifyInstance): void {
 function clientWentAway(request: FastifyRequest, error: Error & { code?: unknown }): boolean {
   const code = typeof error.code === 'string' ? error.code : '';
   return (
-    ['ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ERR_STREAM_PREMATURE_CLOSE'].includes(code) ||
-    error.message === 'aborted' ||
-    // The request's own abort (abortOnClose: its client left while it waited for a turn or ran), as AbortSignal says it.
-    (error.name === 'AbortError' && request.raw.socket?.destroyed === true) ||
-    (request.raw.complete === false && request.raw.socket?.destroyed === true)
+    ['ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ERR_STREAM_PREMATURE_CLOSE'].includes(code) || error.message === 'aborted' || (request.raw.complete === false && request.raw.socket?.destroyed === true)
   );
 }
 

@@ -22,10 +22,32 @@ export function abortOnClose(request: FastifyRequest, reply: FastifyReply): Abor
 
 /**
  * The request's turn among `slots` (its caller's share, `owner`'s and the instance's), waited for unless its client
- * leaves first. Resolves to what gives the turn back.
+ * leaves first (`signal`, by default its `abortOnClose`): then it ends as a client gone away. Resolves to what gives
+ * the turn back.
  */
-export function takeTurn(slots: FetchSlots, request: FastifyRequest, reply: FastifyReply, owner: string): Promise<() => void> {
-  return slots.take({ caller: callerOf(request, owner), owner }, abortOnClose(request, reply).signal);
+export async function takeTurn(slots: FetchSlots, request: FastifyRequest, reply: FastifyReply, owner: string, signal = abortOnClose(request, reply).signal): Promise<() => void> {
+  try {
+    return await slots.take({ caller: callerOf(request, owner), owner }, signal);
+  } catch (error) {
+    throw signal.aborted ? clientGone(error) : error;
+  }
+}
+
+/**
+ * Runs `work` once the request has its turn among `slots`, and gives the turn back when it ends. `work` gets the
+ * signal that aborts when the client leaves (its git processes and lookups stop then); whatever it throws after
+ * that ends the request as a client gone away.
+ */
+export async function inTurn<T>(slots: FetchSlots, request: FastifyRequest, reply: FastifyReply, owner: string, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const { signal } = abortOnClose(request, reply);
+  const release = await takeTurn(slots, request, reply, owner, signal);
+  try {
+    return await work(signal);
+  } catch (error) {
+    throw signal.aborted ? clientGone(error) : error;
+  } finally {
+    release();
+  }
 }
 
 /**

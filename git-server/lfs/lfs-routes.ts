@@ -8,7 +8,7 @@ import { Readable } from 'node:stream';
 import type { ObjectStore } from '../../src/object-store/object-store.ts';
 import { lfsObjectKey, parseUrlRepoPath, RepoNotFoundError, type RepoPath } from '../../src/repo-store/index.ts';
 import { requireScope } from '../auth/index.ts';
-import { answerBatch, BatchRequest, type BatchResponse } from './batch.ts';
+import { answerBatch, BatchRequest } from './batch.ts';
 import { LfsError, invalidOid, objectNotFound, tooLarge } from './lfs-errors.ts';
 import { actionLinks } from './links.ts';
 import { isOid } from './oid.ts';
@@ -16,7 +16,7 @@ import { receiveObject } from './receive-object.ts';
 import type { SpoolBudget } from '../plumbing/spool-budget.ts';
 import type { QuotaReservation } from '../plumbing/storage-quota.ts';
 import { FetchSlots, type FetchBounds, type SlotKind } from '../fetch-slots.ts';
-import { abortOnClose, callerOf, clientGone, takeTurn } from '../request-turn.ts';
+import { callerOf, inTurn, takeTurn } from '../request-turn.ts';
 
 /** What the LFS routes need. */
 export interface LfsDependencies {
@@ -111,16 +111,9 @@ export function lfsRoutes(app: FastifyInstance, deps: LfsDependencies): void {
         }
         const repo = await repoOf(request.params);
         // Its lookups stop when its client leaves, and give the turn back.
-        const { signal } = abortOnClose(request, reply);
-        const release = await batches.take({ caller: callerOf(request, repo.owner), owner: repo.owner }, signal);
-        let answer: BatchResponse;
-        try {
-          answer = await answerBatch(body, { objects: deps.objects, repo, links: actionLinks(request, repo, deps.publicUrl), maxObjectBytes, signal });
-        } catch (error) {
-          throw signal.aborted ? clientGone(error) : error;
-        } finally {
-          release();
-        }
+        const answer = await inTurn(batches, request, reply, repo.owner, (signal) =>
+          answerBatch(body, { objects: deps.objects, repo, links: actionLinks(request, repo, deps.publicUrl), maxObjectBytes, signal }),
+        );
         // Refused here, before a byte is sent, when the objects to upload cannot fit; each PUT is counted again.
         const uploading = answer.objects.reduce((sum, object) => sum + (object.actions?.upload ? object.size : 0), 0);
         if (uploading > 0) (await deps.quota?.reserve(repo, uploading))?.release();

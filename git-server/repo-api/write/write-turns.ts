@@ -4,7 +4,7 @@
 // files) held both cores for 34 s, each running to its end after its client had gone (found in review).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { FetchSlots, type FetchBounds, type SlotKind } from '../../fetch-slots.ts';
-import { abortOnClose, callerOf, clientGone } from '../../request-turn.ts';
+import { inTurn } from '../../request-turn.ts';
 import type { RepoApiDependencies } from '../dependencies.ts';
 import type { RepoParams } from '../repo-read.ts';
 
@@ -27,16 +27,6 @@ export function writeTurns(bounds: FetchBounds = DEFAULT_WRITE_BOUNDS): FetchSlo
  * signal that aborts when the client leaves: its git processes are killed then, and nothing is published after it.
  * A write whose client left ends as a client gone away (an info line, not a logged 500: nobody reads its answer).
  */
-export async function writeInTurn<T>(deps: RepoApiDependencies, request: FastifyRequest, reply: FastifyReply, write: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  const { owner } = request.params as RepoParams;
-  const { signal } = abortOnClose(request, reply);
-  const release = await deps.writes.take({ caller: callerOf(request, owner), owner }, signal);
-  try {
-    return await write(signal);
-  } catch (error) {
-    if (signal.aborted) throw clientGone(error);
-    throw error;
-  } finally {
-    release();
-  }
+export function writeInTurn<T>(deps: RepoApiDependencies, request: FastifyRequest, reply: FastifyReply, write: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  return inTurn(deps.writes, request, reply, (request.params as RepoParams).owner, write);
 }
