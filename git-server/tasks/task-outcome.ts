@@ -13,9 +13,10 @@ export interface TaskLogger {
 export const INTERNAL_ERROR_SUMMARY = 'internal error, see the service log';
 
 export function endOf(error: unknown, signal: AbortSignal, log: TaskLogger, context: Record<string, string>): { state: 'failed' | 'interrupted'; summary: string } {
-  if (error instanceof UnitInterruptedError) return { state: 'interrupted', summary: firstLine(error.message) };
+  // Its summary says why, from the signal's reason: the drain, or the maintainer's unit deadline (not always a shutdown).
+  if (error instanceof UnitInterruptedError) return { state: 'interrupted', summary: firstLine(signal.aborted ? new UnitInterruptedError(signal.reason).message : error.message) };
   // A git process or a store request cut short by the signal: the same interruption, said by another layer.
-  if (signal.aborted && error instanceof Error && error.name === 'AbortError') return { state: 'interrupted', summary: new UnitInterruptedError().message };
+  if (signal.aborted && error instanceof Error && error.name === 'AbortError') return { state: 'interrupted', summary: firstLine(new UnitInterruptedError(signal.reason).message) };
   if (error instanceof PublicError) return { state: 'failed', summary: firstLine(error.message) };
   log.error({ err: error, ...context }, 'task failed');
   return { state: 'failed', summary: INTERNAL_ERROR_SUMMARY };

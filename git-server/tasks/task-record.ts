@@ -29,7 +29,8 @@ export const TaskRecord = Type.Object({
     description: '`api`: started by `POST /api/ops/{op}`; `maintainer`: by the instance’s maintenance pass.',
   }),
   state: Type.Union([Type.Literal('running'), Type.Literal('succeeded'), Type.Literal('failed'), Type.Literal('interrupted')], {
-    description: '`interrupted`: the instance was shutting down; nothing half-done is visible and the next maintenance pass runs it again.',
+    description:
+      '`interrupted`: stopped because the instance was shutting down or, for a maintainer unit, because it ran past `maintenance.unit_deadline` (the summary says which); nothing half-done is visible and the next maintenance pass runs it again.',
   }),
   started_at: Type.String({ description: 'ISO 8601.' }),
   ended_at: Type.Union([Type.String(), Type.Null()], { description: 'ISO 8601; null while running.' }),

@@ -134,6 +134,21 @@ describe('TaskRegistry', () => {
     expect(() => tasks.start('acme/r0', 'gc', new ControlledUnit().run)).toThrow(TasksDrainingError);
   });
 
+  it('says why a task was interrupted: a maintainer unit cut at its deadline is not a shutdown, whatever layer stopped it', async () => {
+    const tasks = new TaskRegistry({ instance: 'i' });
+    const deadline = new Error('the unit ran past its deadline of 1800 s');
+    const unit = new ControlledUnit();
+    const { task } = tasks.start('acme/site', 'compact', unit.run, { trigger: 'maintainer' });
+    await unit.started();
+    task.interrupt(deadline);
+    expect(await task.done).toMatchObject({ state: 'interrupted', summary: 'interrupted: the unit ran past its deadline of 1800 s; the next maintenance pass runs it again' });
+    const git = tasks.start('acme/site', 'fsck', (ctx) => new Promise((_resolve, reject) => ctx.signal.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError')))), {
+      trigger: 'maintainer',
+    }).task;
+    git.interrupt(deadline);
+    expect((await git.done).summary).toBe('interrupted: the unit ran past its deadline of 1800 s; the next maintenance pass runs it again');
+  });
+
   it('counts a unit cut short by the abort signal as interrupted, whatever layer said so', async () => {
     const tasks = new TaskRegistry({ instance: 'i' });
     const { task } = tasks.start('acme/site', 'fsck', (ctx) => new Promise((_resolve, reject) => ctx.signal.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError')))));

@@ -50,7 +50,10 @@ export function isOperationId(id: string): id is OperationId {
 
 /** What a running unit reports, and how it learns that it must stop. */
 export interface UnitContext {
-  /** Aborted when the instance drains: the unit stops at its next step and throws `UnitInterruptedError`. */
+  /**
+   * Aborted when the instance drains or the maintainer's unit deadline passes (its reason says which): the unit stops
+   * at its next step and throws `UnitInterruptedError`.
+   */
   readonly signal: AbortSignal;
   /** Progress of the unit's current phase. */
   progress(done: number, total: number, phase: string): void;
@@ -63,11 +66,15 @@ export interface UnitResult {
   readonly summary: string;
 }
 
-/** The unit stopped because the instance is draining; nothing half-done is visible, the next pass redoes it. */
+/**
+ * The unit stopped because its signal aborted: the instance is draining, or the maintainer's unit deadline passed.
+ * Nothing half-done is visible, and the next pass redoes it. `reason` is the signal's (its message says which);
+ * without one, the drain is assumed.
+ */
 export class UnitInterruptedError extends Error {
   override readonly name = 'UnitInterruptedError';
-  constructor() {
-    super('interrupted: the instance is shutting down; the next maintenance pass runs it again');
+  constructor(reason?: unknown) {
+    super(`interrupted: ${reason instanceof Error ? reason.message : 'the instance is shutting down'}; the next maintenance pass runs it again`);
   }
 }
 

@@ -75,9 +75,12 @@ function Count(description: string) {
   return Type.Integer({ minimum: 0, format: 'int64', description });
 }
 
-/** How a maintenance unit ended (`interrupted`: the instance was draining, and the next pass runs it again). */
+/**
+ * How a maintenance unit ended (`interrupted`: the maintainer was shutting down, or the unit ran past its deadline;
+ * the next pass runs it again).
+ */
 export const MaintenanceOutcome = Type.Union([Type.Literal('succeeded'), Type.Literal('failed'), Type.Literal('interrupted')], {
-  description: 'How it ended: succeeded, failed, or interrupted (the maintainer was shutting down; the next pass runs it again).',
+  description: 'How it ended: succeeded, failed, or interrupted (the maintainer was shutting down, or the unit ran past its deadline, maintenance.unit_deadline; the next pass runs it again).',
 });
 
 export const RepositoryStatus = Type.Object({
