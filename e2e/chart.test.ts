@@ -1036,7 +1036,7 @@ describe('the Helm chart', () => {
     expect(String((failure as { stderr?: string }).stderr)).toContain('git.drainTimeout "1500ms" is not whole seconds or minutes');
   });
 
-  it("passes cw-git's initialize and import sources, its events settings, its fetch bounds and its public URL through, parsed by cw-git's own configuration loader", async () => {
+  it("passes cw-git's initialize and import sources, its events settings, its fetch bounds, its public URL and its maintenance settings through, parsed by cw-git's own configuration loader", async () => {
     const gitConfigOf = (objects: KubeObject[]) =>
       parseConfig(
         find<KubeObject & { data: Record<string, string> }>('ConfigMap', 'cloudwright-git', objects).data['cw-git.yaml']!,
@@ -1049,6 +1049,8 @@ describe('the Helm chart', () => {
     expect(defaults.events).toMatchObject({ webhookUrl: undefined, allowPrivateTargets: false, deniedTargetRanges: [], sweepIntervalMs: 300_000 });
     expect(defaults.server.fetches).toEqual({ total: 16, perCaller: 8, perOwner: 12, waitMs: 30_000 });
     expect(defaults.server.publicUrl).toBeUndefined();
+    // The chart's maintenance defaults are cw-git's own.
+    expect(defaults.maintenance).toEqual({ intervalMs: 60_000, unitDeadlineMs: 1_800_000, ownerBudgetMs: 600_000, gracePeriodMs: 3_600_000, logRetentionMs: 7 * 86_400_000 });
     const tuned = gitConfigOf(
       parseRender(
         await helmTemplate(releaseNamespace, {
@@ -1070,6 +1072,11 @@ describe('the Helm chart', () => {
           'git.fetches.perOwner': 24,
           'git.fetches.wait': '20s',
           'git.publicUrl': 'https://git.example.com/',
+          'git.maintenance.interval': '2m',
+          'git.maintenance.unitDeadline': '45m',
+          'git.maintenance.ownerBudget': '5m',
+          'git.maintenance.gracePeriod': '2h',
+          'git.maintenance.logRetention': '14d',
         }),
       ),
     );
@@ -1084,6 +1091,7 @@ describe('the Helm chart', () => {
     expect(tuned.server.fetches).toEqual({ total: 32, perCaller: 16, perOwner: 24, waitMs: 20_000 });
     // LFS transfer links under the public URL, not the request's Host (review-177 L3).
     expect(tuned.server.publicUrl).toBe('https://git.example.com');
+    expect(tuned.maintenance).toEqual({ intervalMs: 120_000, unitDeadlineMs: 2_700_000, ownerBudgetMs: 300_000, gracePeriodMs: 7_200_000, logRetentionMs: 14 * 86_400_000 });
   });
 
   it('keeps one API and one runtime pod at most out at a time in voluntary disruptions, a one-replica install still drainable', async () => {
