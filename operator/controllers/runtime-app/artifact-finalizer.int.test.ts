@@ -1,18 +1,24 @@
 // The RuntimeApp controller's finalizer and build retention against the real apiserver and the run's MinIO
 // bucket: an app deleted directly (as kubectl or a GitOps prune deletes it, with no API in between) goes only
 // once its stored build artifacts are deleted, and a controller stopped part way through is finished by the
-// next one; Builds applied past what an app keeps are pruned, Build and artifact, the active one never.
+// next one, and not before every counted runtime replica has let it go (played by the real ReplicaPublisher);
+// Builds applied past what an app keeps are pruned, Build and artifact, the active one never.
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { RUNTIME_APP_FINALIZER, type RuntimeApp } from '../../../src/apis/v1alpha1/runtime-app.ts';
-import { createInformer, eventWriter, objectClient, type Informer } from '../../../src/kube/index.ts';
+import { createInformer, EVENTS, eventWriter, LEASES, objectClient, type Informer, type KubeObject } from '../../../src/kube/index.ts';
+import { RUNTIME_REPLICA_LABEL, type RuntimeReplica } from '../../../src/apis/v1alpha1/runtime-replica.ts';
+import type { RuntimeReplicaReport } from '../../../src/apis/v1alpha1/runtime-replica-report.ts';
+import { RuntimeReplicaView, type ReplicaLease } from '../../../src/platform/runtime-replicas.ts';
+import { ReplicaPublisher } from '../../../runtime-server/replica-publisher.ts';
+import type { ReplicaSnapshot } from '../../../runtime-server/replica-reports.ts';
 import { testConnection, testNamespace } from '../../../src/kube/testing/test-kube.ts';
 import { listAll } from '../../../src/object-store/list-all.ts';
 import type { ObjectStore } from '../../../src/object-store/object-store.ts';
 import { S3ObjectStore } from '../../../src/object-store/s3-object-store.ts';
 import { ForwardingObjectStore } from '../../../src/object-store/testing/forwarding-object-store.ts';
 import { appArtifactPrefix, artifactKey, buildResourceName } from '../../../src/platform/artifact-keys.ts';
-import { BUILDS, RUNTIME_APPS } from '../../../src/platform/resources.ts';
+import { BUILDS, RUNTIME_APPS, RUNTIME_REPLICA_REPORTS, RUNTIME_REPLICAS } from '../../../src/platform/resources.ts';
 import { UPLOADED_AT_ANNOTATION } from '../../../src/platform/app-view.ts';
 import { STORED_BYTES_ANNOTATION } from '../../../src/platform/stored-builds-quota.ts';
 import type { Build } from '../../../src/apis/v1alpha1/build.ts';
@@ -177,6 +183,99 @@ describe('the RuntimeApp controller’s artifact finalizer', () => {
       expect(await stored(appArtifactPrefix(ns, 'halfway'))).toEqual([]);
     } finally {
       await second.stop();
+    }
+  });
+});
+
+describe('the RuntimeApp controller’s finalizer and the runtime replicas', () => {
+  const events = objectClient<KubeObject & { involvedObject: { name?: string }; type?: string; reason?: string; message?: string }>(conn, EVENTS);
+
+  /** A controller reading the replicas' reports, and one ready replica whose report for this namespace has an `acted` mark. */
+  async function withReplica(letGoLimitMs?: number) {
+    const ns = namespace.name;
+    const view = new RuntimeReplicaView(
+      createInformer<RuntimeReplica>(conn, RUNTIME_REPLICAS, { namespace: ns, labelSelector: RUNTIME_REPLICA_LABEL }),
+      createInformer<ReplicaLease>(conn, LEASES, { namespace: ns, labelSelector: RUNTIME_REPLICA_LABEL }),
+      createInformer<RuntimeReplicaReport>(conn, RUNTIME_REPLICA_REPORTS, { namespace: ns, labelSelector: RUNTIME_REPLICA_LABEL }),
+    );
+    const sources = [view.replicas, view.leases, view.reports] as unknown as Informer<KubeObject>[];
+    for (const source of sources) source.start();
+    let snapshot: ReplicaSnapshot = { ready: true, takesTraffic: true, apps: [], marks: { acted: new Map([[ns, '1']]), defaultHost: { domain: 'apps.test', scheme: 'https' } } };
+    const publisher = new ReplicaPublisher({ kube: conn, identity: { namespace: ns, name: 'r1' }, leaseDurationSeconds: 40, snapshot: () => snapshot, log: silentLogger, coalesceMs: 10 });
+    await publisher.start();
+    const registry = new Registry();
+    const recorder = new EventRecorder({ writer: eventWriter(conn), component: 'runtimeapp-finalizer-test' });
+    const controller = runtimeAppController({
+      kube: conn,
+      apps: informer,
+      artifacts: bucket,
+      replicas: view,
+      events: recorder,
+      registry,
+      log: silentLogger,
+      ...(letGoLimitMs ? { letGoLimitMs } : {}),
+    });
+    await controller.start();
+    const waits = async () => (await registry.getSingleMetric('controller_runtime_reconcile_total')?.get())?.values.find((v) => v.labels.result === 'requeue_after')?.value ?? 0;
+    return {
+      /** The replica has acted on every change of the namespace's apps up to `resourceVersion`. */
+      actedUpTo(resourceVersion: string) {
+        snapshot = { ...snapshot, marks: { ...snapshot.marks!, acted: new Map([[ns, resourceVersion]]) } };
+        publisher.changed();
+      },
+      waits,
+      async stop() {
+        await controller.stop();
+        await publisher.stop();
+        for (const source of sources) source.stop();
+      },
+    };
+  }
+
+  it('deletes nothing of a deleted app until every counted replica has let it go, then its artifacts and the app go', { timeout: 60_000 }, async () => {
+    const ns = namespace.name;
+    const replica = await withReplica();
+    try {
+      const keys = await appWithArtifacts('served', 2);
+      await apps.delete(ns, 'served');
+      // The controller has seen the deletion and chosen to wait for the replica, whose mark is before it.
+      await eventually('the deletion waiting for the replica', replica.waits, (n) => n >= 1);
+      const held = await apps.get(ns, 'served');
+      expect(held?.metadata?.finalizers).toContain(RUNTIME_APP_FINALIZER);
+      expect(await stored(appArtifactPrefix(ns, 'served'))).toEqual(keys);
+
+      replica.actedUpTo(held?.metadata?.resourceVersion ?? '');
+      await eventually(
+        'the app gone once the replica has let it go',
+        () => apps.get(ns, 'served'),
+        (a) => a === undefined,
+      );
+      expect(await stored(appArtifactPrefix(ns, 'served'))).toEqual([]);
+    } finally {
+      await replica.stop();
+    }
+  });
+
+  it('lets a deleted app go all the same once a replica has held it past the limit, with a Warning Event naming the replica', { timeout: 60_000 }, async () => {
+    const ns = namespace.name;
+    const replica = await withReplica(1_500);
+    try {
+      await appWithArtifacts('stuck', 1);
+      await apps.delete(ns, 'stuck');
+      await eventually(
+        'the app gone past the limit',
+        () => apps.get(ns, 'stuck'),
+        (a) => a === undefined,
+      );
+      expect(await stored(appArtifactPrefix(ns, 'stuck'))).toEqual([]);
+      const warning = await eventually(
+        'the Warning Event',
+        async () => (await events.list(ns)).items.find((e) => e.involvedObject.name === 'stuck' && e.reason === 'ReplicasNotLetGo'),
+        (e) => e !== undefined,
+      );
+      expect(warning).toMatchObject({ type: 'Warning', message: expect.stringContaining('r1') });
+    } finally {
+      await replica.stop();
     }
   });
 });

@@ -64,6 +64,11 @@ export interface RuntimeAppControllerDeps {
   registry: Registry;
   log: Logger;
   now?: () => Date;
+  /**
+   * How long an app being deleted waits for the counted runtime replicas to let it go before its artifacts and
+   * finalizer go all the same (default {@link LET_GO_LIMIT_MS}).
+   */
+  letGoLimitMs?: number;
   /** How long after the last runtime replica went apps still keep their status (default 30 s, `CW_RUNTIME_UNAVAILABLE_GRACE`). */
   unavailableGraceMs?: number;
   /** How often each app's stored artifacts are listed for those no Build names (default 6 h, `ORPHAN_SCAN_INTERVAL_MS`; tests). */
@@ -82,6 +87,13 @@ export interface RuntimeAppControllerDeps {
  * their turn in the background, one per project at a time.
  */
 export const MIGRATION_CONCURRENCY = 4;
+
+/**
+ * How long a deleted app waits for every counted replica to let it go. A replica acts on a deletion within its watch
+ * lag (milliseconds; seconds on a loaded cluster); one that does not for this long is stuck, and a dead one stops
+ * counting when its lease runs out. Under the API's own wait for a deletion (10 s) in the usual case, past it otherwise.
+ */
+export const LET_GO_LIMIT_MS = 30_000;
 
 /** After a pass measured Builds, when the app's next one goes on measuring (20 a pass) and then judges the quota. */
 const MEASURE_AGAIN_MS = 1_000;
@@ -119,9 +131,10 @@ function replicaReports(view: RuntimeReplicaView, apps: Informer<RuntimeApp>, no
  * re-checks its app. An Event is recorded only when Ready changes, after the status write: a restart
  * re-derives the same status, finds nothing to write and so records nothing again. Rollouts (status.rollout,
  * `rollout/machine.ts`) step on the same watches, and on a requeue only when a step's pause or analysis
- * interval runs out; their Events, too, follow a written change. Deletion: the app's
- * stored build artifacts are outside the cluster, so they are deleted under a finalizer before the app goes
- * (its Builds, AppHostnames and records go by their owner references). Retention: an app keeps its most
+ * interval runs out; their Events, too, follow a written change. Deletion: once every counted replica has let
+ * the app go (its report's mark past the deletion; bounded), the app's stored build artifacts, which are outside
+ * the cluster, are deleted under a finalizer before the app goes (its Builds, AppHostnames and records go by
+ * their owner references). Retention: an app keeps its most
  * recently uploaded builds (and always the active one and those a replica serves); a Build appearing past that
  * deletes the oldest, Build and artifact, so builds applied with kubectl are pruned as deployed ones are.
  */
@@ -191,6 +204,23 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
     hosts?.decide(`${namespace}/${name}`);
     if (replicas.length > 0) return { kind: 'observed', replicas, buildExists, ...(hosts ? { hosts: hosts.hostsOf(app) } : {}) };
     return { kind: reports.availability() };
+  };
+
+  /**
+   * How long the deleted app still waits for the replicas serving it to let it go (a report's change wakes it sooner);
+   * `undefined` once none does, or past {@link LET_GO_LIMIT_MS} from its deletion, when it goes with a Warning Event.
+   * So the API's DELETE, which waits for the app to be gone, answers once no replica serves it any more, and no
+   * replica is left serving a build whose artifact is gone.
+   */
+  const stillServed = (app: RuntimeApp, namespace: string, name: string, log: Logger): number | undefined => {
+    const serving = reports?.stillServing(namespace, name, app) ?? [];
+    if (serving.length === 0) return undefined;
+    const left = Date.parse(app.metadata?.deletionTimestamp ?? '') + (deps.letGoLimitMs ?? LET_GO_LIMIT_MS) - now().getTime();
+    if (left > 0) return left;
+    log.warn('runtime replicas have not let the deleted app go; deleting it all the same', { replicas: serving });
+    const message = `Runtime replicas ${serving.join(', ')} had not let the app go ${Math.round((deps.letGoLimitMs ?? LET_GO_LIMIT_MS) / 1000)} s after its deletion; its stored builds are deleted all the same.`;
+    void deps.events.event(app, 'Warning', 'ReplicasNotLetGo', message);
+    return undefined;
   };
 
   /** The finalizer's work: the artifacts go (idempotent: a restart part way lists what is left), then the finalizer. */
@@ -317,7 +347,10 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
       }
       if (!app) return;
       if (app.metadata?.deletionTimestamp) {
-        if (hasFinalizer(app, RUNTIME_APP_FINALIZER)) await teardown(app, namespace, name, log);
+        if (!hasFinalizer(app, RUNTIME_APP_FINALIZER)) return;
+        const waitMs = stillServed(app, namespace, name, log);
+        if (waitMs !== undefined) return { requeueAfter: waitMs };
+        await teardown(app, namespace, name, log);
         return;
       }
       // Before anything is deployed to it, when the app is new: a delete from then on always cleans up.

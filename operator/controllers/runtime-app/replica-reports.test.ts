@@ -151,6 +151,29 @@ describe('ReplicaReports', () => {
       expect(aggregate.app('p', 'a', deployed)[0]).toMatchObject({ servingBuildId: 'b-2', servedGeneration: 2 });
     });
 
+    it('counts a replica as still serving a deleted app until its report leaves the app out under a mark past the deletion', () => {
+      const a = appObject('a', '20');
+      const { reports, aggregate, changes, withMark } = marked([a]);
+      const deleted: RuntimeApp = { ...a, metadata: { ...a.metadata, resourceVersion: '30', deletionTimestamp: '2026-01-01T00:00:00Z' } };
+      changes.changed('p/a', deleted);
+      // Served on its default host under a mark before the deletion, then listed (a failure), then let go.
+      reports.upsert(withMark('25'));
+      expect(aggregate.stillServing('p', 'a', deleted)).toEqual(['r1']);
+      reports.upsert(withMark('30', [report('a', { failure: { reason: 'Retrying', buildId: 'b-1', message: 'x' } })], '31'));
+      expect(aggregate.stillServing('p', 'a', deleted)).toEqual(['r1']);
+      reports.upsert(withMark('30', [], '32'));
+      expect(aggregate.stillServing('p', 'a', deleted)).toEqual([]);
+      // Without a mark a report lists every app served: one left out is let go, unless the report was cut.
+      reports.upsert(withMark(undefined, [], '33'));
+      expect(aggregate.stillServing('p', 'a', deleted)).toEqual([]);
+      const cut = withMark(undefined, [], '34');
+      reports.upsert({ ...cut, spec: { ...cut.spec, omittedApps: 3 } });
+      expect(aggregate.stillServing('p', 'a', deleted)).toEqual(['r1']);
+      // A replica with no report of the project serves none of its apps.
+      reports.remove(cut);
+      expect(aggregate.stillServing('p', 'a', deleted)).toEqual([]);
+    });
+
     it('re-checks the apps a moving mark passed, those whose listed report came or went, and every unlisted one when the mark goes', () => {
       const apps = [appObject('a', '10'), appObject('b', '20'), appObject('c', '30')];
       const { reports, aggregate, withMark } = marked(apps);

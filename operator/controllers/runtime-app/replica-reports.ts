@@ -110,6 +110,27 @@ export class ReplicaReports {
     });
   }
 
+  /**
+   * The counted replicas that may still serve `app`, which is being deleted: those whose report of its project lists
+   * it, or has a mark not past the deletion yet, or (without a mark) was cut by its bounds. A replica with no report
+   * of the project serves none of its apps. `[]`: every counted replica has let it go, or none counts.
+   */
+  stillServing(namespace: string, name: string, app: RuntimeApp): string[] {
+    const appKey = `${namespace}/${name}`;
+    const replicas = this.view.ready(this.#now()).map((replica) => ({ namespace: replica.metadata?.namespace ?? '', name: replica.metadata?.name ?? '' }));
+    return replicas
+      .filter((replica) => {
+        const key = `${replica.namespace}/${replicaReportName(replica.name, namespace)}`;
+        const report = this.reports.get(key);
+        if (!report) return false;
+        if (this.#index(key, report).has(appKey)) return true;
+        const mark = markOf(report);
+        if (mark && this.#implied) return !this.#passed(mark, appKey, app);
+        return (report.spec.omittedApps ?? 0) > 0;
+      })
+      .map((replica) => replica.name);
+  }
+
   /** What a replica's mark says of an app its report leaves out: the plain report, once the mark has passed the app's latest change. */
   #impliedBy(mark: Mark | undefined, key: string, app: RuntimeApp): RuntimeAppReport | undefined {
     if (!mark || !this.#implied || !this.#passed(mark, key, app)) return undefined;
