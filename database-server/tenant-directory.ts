@@ -273,7 +273,7 @@ export class TenantDirectory {
             durability: desired.durability,
             tokens: desired.tokens,
             ...projectField(desired.project),
-            ...(restoreFrom ? { restoredFrom: restoreFrom, creating: { restoreFrom, ...(fencing ? { epoch: fencing.epoch } : {}) } } : {}),
+            ...(restoreFrom ? { restoredFrom: restoreFrom, creating: { restoreFrom } } : {}),
             ...limitsField(desired.limits),
           };
       // A creation cuts every lower epoch before its metadata says it exists: written after, a crash between the two

@@ -44,9 +44,10 @@ export interface TenantMeta {
   /**
    * A copy (`restoredFrom`) not made yet: set with the metadata, cleared once the copy's base snapshot is in the
    * bucket. Whoever opens a database still marked (a takeover, a restart, the creation asked again) makes the copy
-   * again: what the bucket holds under its id is not it (review-174 R2). `epoch`: the lease it was begun under.
+   * again: what the bucket holds under its id is not it (review-174 R2). Records written before may also carry the
+   * epoch the copy was begun under, which nothing reads.
    */
-  creating?: { restoreFrom: RestoreSource; epoch?: number };
+  creating?: { restoreFrom: RestoreSource };
 }
 
 /** The usage counters, saved beside the metadata now and then so a restart does not reset them. */
