@@ -1036,7 +1036,7 @@ describe('the Helm chart', () => {
     expect(String((failure as { stderr?: string }).stderr)).toContain('git.drainTimeout "1500ms" is not whole seconds or minutes');
   });
 
-  it("passes cw-git's initialize and import sources, its events settings, its fetch bounds, its public URL and its maintenance settings through, parsed by cw-git's own configuration loader", async () => {
+  it("passes cw-git's initialize and import sources, its events settings, its fetch bounds, its public URL, its maintenance settings and its write deadline through, parsed by cw-git's own configuration loader", async () => {
     const gitConfigOf = (objects: KubeObject[]) =>
       parseConfig(
         find<KubeObject & { data: Record<string, string> }>('ConfigMap', 'cloudwright-git', objects).data['cw-git.yaml']!,
@@ -1045,7 +1045,7 @@ describe('the Helm chart', () => {
       );
     // The defaults are safe: no initialize, no import, no bucket-wide webhook, no internal receiver.
     const defaults = gitConfigOf(complete);
-    expect(defaults.api).toMatchObject({ initializeSources: [], importSources: [], importTimeoutMs: 300_000, importMaxBytes: 1024 ** 3, importAllowPrivateTargets: false });
+    expect(defaults.api).toMatchObject({ initializeSources: [], importSources: [], importTimeoutMs: 300_000, importMaxBytes: 1024 ** 3, importAllowPrivateTargets: false, writeDeadlineMs: 300_000 });
     expect(defaults.events).toMatchObject({ webhookUrl: undefined, allowPrivateTargets: false, deniedTargetRanges: [], sweepIntervalMs: 300_000 });
     expect(defaults.server.fetches).toEqual({ total: 16, perCaller: 8, perOwner: 12, waitMs: 30_000 });
     expect(defaults.server.publicUrl).toBeUndefined();
@@ -1063,6 +1063,7 @@ describe('the Helm chart', () => {
           'git.importTimeout': '90s',
           'git.importMaxSize': '256MiB',
           'git.importAllowPrivateTargets': true,
+          'git.writeDeadline': '2m',
           'git.events.webhookUrl': 'https://hooks.example.com/git',
           'git.events.sweepInterval': '1m',
           'git.events.allowPrivateTargets': true,
@@ -1086,6 +1087,7 @@ describe('the Helm chart', () => {
       importTimeoutMs: 90_000,
       importMaxBytes: 256 * 1024 ** 2,
       importAllowPrivateTargets: true,
+      writeDeadlineMs: 120_000,
     });
     expect(tuned.events).toMatchObject({ webhookUrl: 'https://hooks.example.com/git', sweepIntervalMs: 60_000, allowPrivateTargets: true, deniedTargetRanges: ['10.96.0.0/12'] });
     expect(tuned.server.fetches).toEqual({ total: 32, perCaller: 16, perOwner: 24, waitMs: 20_000 });

@@ -15,7 +15,7 @@ import { drainGate, type DrainState } from './drain.ts';
 import { errorHandler, gitFrameworkErrorOptions, schemaErrorFormatter } from './errors.ts';
 import { lfsRoutes } from './lfs/index.ts';
 import { ReadTurns } from './repo-api/repo-read.ts';
-import { DEFAULT_WRITE_BOUNDS, writeTurns } from './repo-api/write/write-turns.ts';
+import { DEFAULT_WRITE_BOUNDS, DEFAULT_WRITE_DEADLINE_MS, writeTurns } from './repo-api/write/write-turns.ts';
 import { fetchesGauge, inflightGauge, isPushRequest, type ServiceMetrics } from './metrics.ts';
 import { gitHttpRoutes } from './routes/git-http.ts';
 import { healthRoutes } from './routes/health.ts';
@@ -103,6 +103,8 @@ export interface GitServerLimits {
   fetches: FetchBounds;
   /** JSON API writes that run git (commits, merges, ref and tag writes, initialize, import) at once, per caller, per owner and in all, and how long one waits its turn. Default 2, 4, 8 and 30 s. */
   writes: FetchBounds;
+  /** How long a JSON API write's git work may run once it has its turn, before it is cut unpublished (`api.write_deadline`). Default 5 min. */
+  writeDeadlineMs: number;
   /** JSON bodies larger than 64 KiB being read at once (commits, imports): their bytes per owner and in all, and their deadline. */
   largeBodies: LargeBodyBounds;
   /** What one repository may store in the bucket, packs and LFS objects together (`quota.repository_max_size`). Default 10 GiB. */
@@ -119,6 +121,7 @@ const DEFAULT_LIMITS: GitServerLimits = {
   spool: { perOwnerBytes: 5 * 1024 ** 3, totalBytes: 8 * 1024 ** 3 },
   fetches: DEFAULT_FETCH_BOUNDS,
   writes: DEFAULT_WRITE_BOUNDS,
+  writeDeadlineMs: DEFAULT_WRITE_DEADLINE_MS,
   largeBodies: DEFAULT_LARGE_BODY_BOUNDS,
   maxRepositoryBytes: 10 * 1024 ** 3,
   maxOwnerBytes: 50 * 1024 ** 3,
@@ -167,6 +170,7 @@ export async function buildGitServer(deps: GitServerDependencies, options: Fasti
       repos: deps.repos,
       reads: new ReadTurns(),
       writes: writeTurns(limits.writes),
+      writeDeadlineMs: limits.writeDeadlineMs,
       objects: deps.objects,
       cache: deps.cache,
       archives: new ArchiveSpool({ dir: join(deps.cache.tmpDir, 'archives') }),

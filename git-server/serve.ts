@@ -102,6 +102,7 @@ export async function startService(config: GitServiceConfig, options: StartOptio
       limits: {
         spool: { totalBytes: config.cache.spoolMaxBytes, perOwnerBytes: config.cache.spoolMaxBytesPerOwner },
         fetches: config.server.fetches,
+        writeDeadlineMs: config.api.writeDeadlineMs,
         maxRepositoryBytes: config.quota.repositoryMaxBytes,
         maxOwnerBytes: config.quota.ownerMaxBytes,
         ...options.limits,

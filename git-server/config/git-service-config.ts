@@ -49,6 +49,8 @@ export interface GitServiceConfig {
     importAllowPrivateTargets: boolean;
     /** A PEM bundle git trusts instead of the system's CAs for URL imports (a source behind a private CA). */
     importCaFile?: string;
+    /** A JSON API write's git work is cut past this, before it publishes (503 `write_deadline`): `api.write_deadline`. */
+    writeDeadlineMs: number;
   };
   events: {
     webhookUrl?: string;

@@ -60,7 +60,14 @@ describe('loadConfig', () => {
         trustedProxies: ['10.0.0.0/8', '127.0.0.1'],
         principalHeader: 'x-forwarded-user',
       },
-      api: { initializeSources: ['templates/next-app'], importSources: ['https://github.com/acme/*'], importTimeoutMs: 300_000, importMaxBytes: 1024 ** 3, importAllowPrivateTargets: false },
+      api: {
+        initializeSources: ['templates/next-app'],
+        importSources: ['https://github.com/acme/*'],
+        importTimeoutMs: 300_000,
+        importMaxBytes: 1024 ** 3,
+        importAllowPrivateTargets: false,
+        writeDeadlineMs: 300_000,
+      },
       events: { webhookUrl: 'https://hooks.example.com/cw-git', webhookSecret: 'change-me-too', sweepIntervalMs: 300_000, allowPrivateTargets: false, deniedTargetRanges: ['169.254.169.254/32'] },
       wal: { freshnessTtlMs: 0 },
       cache: { dir: '/var/cache/cw-git', diskHighWatermark: 0.85, maxBytes: 20 * 1024 ** 3, evictIntervalMs: 60_000, spoolMaxBytes: 8 * 1024 ** 3, spoolMaxBytesPerOwner: 5 * 1024 ** 3 },
@@ -83,7 +90,7 @@ describe('loadConfig', () => {
       fetches: { total: 16, perCaller: 8, perOwner: 12, waitMs: 30_000 },
     });
     expect(config.auth).toEqual({ tokenSecret: SECRET, trustedProxies: [], principalHeader: 'x-forwarded-user' });
-    expect(config.api).toEqual({ initializeSources: [], importSources: [], importTimeoutMs: 300_000, importMaxBytes: 1024 ** 3, importAllowPrivateTargets: false });
+    expect(config.api).toEqual({ initializeSources: [], importSources: [], importTimeoutMs: 300_000, importMaxBytes: 1024 ** 3, importAllowPrivateTargets: false, writeDeadlineMs: 300_000 });
     expect(config.events).toEqual({ webhookUrl: undefined, webhookSecret: undefined, sweepIntervalMs: 300_000, allowPrivateTargets: false, deniedTargetRanges: [] });
     expect(config.wal.freshnessTtlMs).toBe(0);
     expect(config.cache).toEqual({

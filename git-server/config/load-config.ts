@@ -151,6 +151,7 @@ function shape(v: ConfigValues, env: EnvReader, baseDir: string): GitServiceConf
       importMaxBytes: v['api.import_max_size'],
       importAllowPrivateTargets: v['api.import_allow_private_targets'],
       ...(v['api.import_ca_file'] ? { importCaFile: resolve(baseDir, v['api.import_ca_file']) } : {}),
+      writeDeadlineMs: v['api.write_deadline'],
     },
     events: {
       webhookUrl: v['events.webhook_url'],

@@ -99,6 +99,7 @@ export const FIELDS = {
   'api.import_max_size': byteSize('1GiB'),
   'api.import_allow_private_targets': bool(false),
   'api.import_ca_file': text(undefined),
+  'api.write_deadline': duration('5m'),
   'events.webhook_url': text(undefined, { check: checkHttpUrl }),
   'events.webhook_secret': text(undefined, { secret: true }),
   'events.sweep_interval': duration('5m'),

@@ -31,6 +31,8 @@ export interface RepoApiDependencies {
   readonly reads: ReadTurns;
   /** Turns of the writes that run git (write/write-turns.ts); one set per instance. */
   readonly writes: FetchSlots;
+  /** How long a write's git work may run once it has its turn, before it is cut unpublished (write/write-turns.ts). Default 5 min. */
+  readonly writeDeadlineMs?: number;
   /** The bucket, for the few objects of the API itself (the import receipt) and the maintenance objects (overview). */
   readonly objects?: ObjectStore;
   /** Every read runs git over the cached copy, brought to the bucket's head first (as a fetch is). */

@@ -21,10 +21,10 @@ export const STORAGE_QUOTA_ERROR = {
   }),
 };
 
-/** The 429 of a write that waited its turn among the caller's or the owner's writes (repo-api/write/write-turns.ts). */
+/** The 429 of a write that waited its turn among the caller's or the owner's writes (repo-api/write/write-turns.ts); its description names the write turns' 503s. */
 export const WRITE_TURN_ERROR = {
   429: Type.Object(ErrorBodySchema.properties, {
     description:
-      'The caller has 2 writes running, or the repository’s owner 4, and this one waited 30 s for its turn (`owner_writes_limit`, `Retry-After`; 503 `writes_busy` past the instance’s 8); on routes taking more than 64 KiB, also the owner’s large bodies being read at once holding their share (`owner_bodies_limit`, `Retry-After`).',
+      'The caller has 2 writes running, or the repository’s owner 4, and this one waited 30 s for its turn (`owner_writes_limit`, `Retry-After`; 503 `writes_busy` past the instance’s 8; and 503 `write_deadline`, `Retry-After`, when a write’s git work ran past `api.write_deadline`, 5 min by default, and was stopped before it published anything); on routes taking more than 64 KiB, also the owner’s large bodies being read at once holding their share (`owner_bodies_limit`, `Retry-After`).',
   }),
 };

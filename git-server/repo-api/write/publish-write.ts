@@ -15,6 +15,7 @@ import type { PublishResult } from '../../../src/repo-store/publish.ts';
 import { parseRepoPath } from '../../../src/repo-store/index.ts';
 import type { RepoApiDependencies } from '../dependencies.ts';
 import { RefLimitError } from './write-errors.ts';
+import { publishing } from './write-turns.ts';
 
 /** What a write asks: which repository, who, and how to build its objects and ref updates. */
 export interface WriteRequest {
@@ -37,8 +38,9 @@ export interface WriteRequest {
     readonly signal?: AbortSignal;
   }) => Promise<readonly RefUpdate[]>;
   /**
-   * Aborts when the request's client leaves (write-turns.ts): the build is given it, and once it aborted nothing more
-   * is packed or published (nobody is there to hear whether the write landed, and a retry meets the same head).
+   * Aborts when the request's client leaves or its write deadline passes (write-turns.ts): the build is given it, and
+   * once it aborted nothing more is packed or published (nobody is there to hear whether the write landed, or the
+   * client is told nothing was written, and a retry meets the same head).
    */
   readonly signal?: AbortSignal;
   /** Publish only if the repository has no refs by then (an import or an initialize): `PublishRequest.onlyIfNoRefs`. */
@@ -78,6 +80,10 @@ export const publishWrite: PublishWrite = async (deps, request) => {
     signal?.throwIfAborted();
     // Throws StorageQuotaError (507) before the pack reaches the bucket.
     reservation = pack ? await deps.quota?.reserve(parseRepoPath(repo), pack.packBytes + pack.idxBytes) : undefined;
+    // The last point where the write stops whole. From here the publish runs to its answer: its compare-and-swap
+    // lands or not, and the client hears which (its deadline no longer cuts it: a write answered 503 published nothing).
+    signal?.throwIfAborted();
+    publishing(signal);
     const result = await deps.repos.publish(repo, {
       kind: 'ref_update',
       refUpdates,

@@ -1,11 +1,12 @@
 // The JSON API writes' turns (review-177 F4, L1): a caller's writes run a few at once and the next waits its turn, then
-// 429 with Retry-After, while another owner's run; a write whose client left publishes nothing and gives its turn back.
+// 429 with Retry-After, while another owner's run; a write whose client left publishes nothing and gives its turn back;
+// a write past its deadline (api.write_deadline) is cut before it publishes, and one already publishing is not.
 import { once } from 'node:events';
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { MemoryObjectStore } from '../../../src/object-store/memory-object-store.ts';
-import type { GetOptions, ObjectStore } from '../../../src/object-store/object-store.ts';
+import { StoreUnavailableError, type GetOptions, type ObjectStore, type PutBody, type PutOptions } from '../../../src/object-store/object-store.ts';
 import { ForwardingObjectStore } from '../../../src/object-store/testing/forwarding-object-store.ts';
 import { GateStore } from '../../../src/object-store/testing/gate-object-store.ts';
 import { manifestKey, parseRepoPath, RepoStore } from '../../../src/repo-store/index.ts';
@@ -154,5 +155,69 @@ describe('JSON API writes take a turn', () => {
     gate.release();
     expect((await first).statusCode).toBe(201);
     expect(lines.filter((l) => (JSON.parse(l) as { level: number }).level >= 50)).toEqual([]);
+  });
+});
+
+/** Holds the first put of a log entry (the publish's compare-and-swap) until `release()`, then fails it as a store outage. */
+class FailingLogPut extends ForwardingObjectStore {
+  #armed = false;
+  release: () => void = () => {};
+  reached: Promise<void> = Promise.resolve();
+  #reach: () => void = () => {};
+  #open: Promise<void> = Promise.resolve();
+  arm(): void {
+    this.#armed = true;
+    this.#open = new Promise((resolve) => (this.release = resolve));
+    this.reached = new Promise((resolve) => (this.#reach = resolve));
+  }
+  override async put(key: string, body: PutBody, options?: PutOptions) {
+    if (!this.#armed || !key.includes('/log/')) return super.put(key, body, options);
+    this.#armed = false;
+    this.#reach();
+    await this.#open;
+    throw new StoreUnavailableError('put', new Error('the bucket went away'));
+  }
+}
+
+describe('a JSON API write has a deadline of its own (api.write_deadline)', () => {
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  it('cuts a write whose git work runs past it before it publishes: 503 write_deadline with Retry-After, nothing written, its turn given back', async () => {
+    const held = new HeldManifest(new MemoryObjectStore());
+    await created(held, 'acme/site');
+    app = await bucketGitServer(held, SECRET, { writes: { perCaller: 1, perOwner: 1, total: 1, waitMs: 10_000 }, writeDeadlineMs: 1000 });
+    const first = await post(app, 'ada', '/acme/site/api/commits', commitBody('main', 'one.txt'));
+    expect(first.statusCode, first.body).toBe(201);
+    const base = first.json<{ oid: string }>().oid;
+
+    // The commit has its turn and reads the repository's head; the head arrives after its deadline.
+    held.arm('acme/site');
+    const cut = post(app, 'ada', '/acme/site/api/commits', commitBody('main', 'two.txt', { expected_head_oid: base }));
+    await held.reached;
+    await sleep(1300);
+    held.release();
+    const answer = await cut;
+    expect(answer.statusCode, answer.body).toBe(503);
+    expect(answer.json()).toMatchObject({ error: 'write_deadline', retryable: true, message: expect.stringContaining('nothing was written') });
+    expect(answer.headers['retry-after']).toBe('30');
+
+    // Nothing was published (main is where it was), and the caller's one turn is free again.
+    const next = await post(app, 'ada', '/acme/site/api/commits', commitBody('main', 'three.txt', { expected_head_oid: base }));
+    expect(next.statusCode, next.body).toBe(201);
+    expect(next.json()).toMatchObject({ seq: 2 });
+  });
+
+  it('lets a write that began publishing run to its answer: a publish that fails past the deadline is not said to have written nothing', async () => {
+    const store = new FailingLogPut(new MemoryObjectStore());
+    await created(store, 'acme/site');
+    app = await bucketGitServer(store, SECRET, { writeDeadlineMs: 1000 });
+    store.arm();
+    const write = post(app, 'ada', '/acme/site/api/commits', commitBody('main', 'one.txt'));
+    await store.reached;
+    await sleep(1300);
+    store.release();
+    const answer = await write;
+    // The store's own answer: whether the entry landed is not known, so the write is not said to have written nothing.
+    expect([answer.statusCode, answer.json().error], answer.body).toEqual([503, 'store_unavailable']);
   });
 });
