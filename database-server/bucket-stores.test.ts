@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { afterEach, expect, it } from 'vitest';
 import { bucketStores, DATA_SOCKETS, type BucketStores } from './bucket-stores.ts';
-import { SHIPPING_AT_ONCE } from './tenant-directory.ts';
+import { SHIPPING_AT_ONCE } from './shipping-rounds.ts';
 import { mostAtOnce } from './shipping-places.ts';
 
 const cleanups: (() => void | Promise<void>)[] = [];

@@ -3,7 +3,7 @@
 // owner paused in the middle of a token change that resumed after another replica had taken the database over and
 // rotated its tokens landed its older tokens last; the new owner, comparing with what it held in memory, never
 // wrote them again, so the other replicas' token lookups and its own successor accepted the rotated-out token.
-import type { Entry } from './tenant-directory.ts';
+import type { Entry } from './tenant-entry.ts';
 import type { StoredUsage, TenantMeta, TenantMetaStore } from './tenant-meta.ts';
 
 /** What the records' writes need of the directory. */

@@ -10,7 +10,7 @@ import type { Replication, TenantReplicaPort } from './replication-port.ts';
 import type { DatabaseEngine } from './shards/engine-port.ts';
 import type { TenantLimits } from './sql/sql-limits.ts';
 import { RestorePointUnavailableError, type InPlaceRestore } from './tenant-admin-types.ts';
-import type { Entry } from './tenant-directory.ts';
+import type { Entry } from './tenant-entry.ts';
 import type { TenantMeta } from './tenant-meta.ts';
 import { writeMeta, type RecordFence } from './fenced-records.ts';
 

@@ -19,11 +19,13 @@ import { MOVING } from './hrana/forward.ts';
 import type { UsageMeter } from './sql/usage-meter.ts';
 import { cappedLimits, effectiveLimits, engineLimits, type LimitPolicy } from './limit-policy.ts';
 import type { Fencing, Replication, TenantReplicaPort } from './replication-port.ts';
-import type { RequestedLimits, RestoreSource, TenantMeta, TenantMetaStore, WriteOver } from './tenant-meta.ts';
+import type { RequestedLimits, RestoreSource, TenantMeta, TenantMetaStore } from './tenant-meta.ts';
 import { writeMeta, writeUsage, type RecordFence } from './fenced-records.ts';
 import { TokenIndex } from './token-index.ts';
-import { ShippingTurns } from './shipping-places.ts';
+import { ShippingRounds, SHIPPING_AT_ONCE } from './shipping-rounds.ts';
+import type { Entry } from './tenant-entry.ts';
 import { clockPassed, restoreEntryInPlace } from './in-place-restore.ts';
+import { closeIdleDatabases, type IdlePolicy } from './idle-closing.ts';
 import type { OpenDatabases } from './open-databases.ts';
 import { CopyUnavailableError, NoCapacityError, RestorePointUnavailableError, TenantNotFoundError, type DesiredTenant, type InPlaceRestore, type TenantDescription } from './tenant-admin-types.ts';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -31,22 +33,8 @@ import { setTimeout as delay } from 'node:timers/promises';
 /** How long after a failed base snapshot upload a new generation is started. */
 const BASE_RETRY_MS = 1000;
 
-/** When `closeIdle` closes a database: idle this long, or over the bound of open ones in its shard and idle `graceMs`. */
-export interface IdlePolicy {
-  readonly idleMs: number;
-  readonly maxOpenPerShard?: number;
-  readonly graceMs: number;
-}
-
 /** Databases opened at once without a request (a start, a takeover, a shard's restart): each is closed again after. */
 const OPENING_AT_ONCE = 32;
-
-/**
- * Tenants the shipping rounds upload at once (review-164 F8): well below the data store's connections
- * (bucket-stores.ts), which synchronous commits' uploads, snapshots and restores use too. The rest wait for the next
- * round, which begins with them.
- */
-export const SHIPPING_AT_ONCE = 16;
 
 /** A database's metadata as `desired` changes it: limits not given go back to the default, a project not given stays. */
 function updatedMeta(meta: TenantMeta, desired: DesiredTenant): TenantMeta {
@@ -56,42 +44,6 @@ function updatedMeta(meta: TenantMeta, desired: DesiredTenant): TenantMeta {
 
 /** How long a handover or a stop waits for a snapshot upload under way before it frees the lease regardless. */
 const SNAPSHOT_WAIT_ON_RELEASE_MS = 5_000;
-
-/** A tenant this cw-db serves, with what is going on with it. */
-export interface Entry {
-  meta: TenantMeta;
-  /** The etag of `meta` as last read or written here (null: none in the bucket): its next write goes over it. */
-  metaEtag?: WriteOver;
-  /** The same of the usage counters' record. */
-  usageEtag?: WriteOver;
-  /** Settles once the tenant's data is on disk (restored if need be) and its generation started. */
-  ready: Promise<void>;
-  replica?: TenantReplicaPort;
-  /** The current generation's base snapshot upload (it goes on while the tenant serves); a deletion waits for it. */
-  baseUpload?: Promise<void>;
-  /** The timer's flush and maintain of this tenant, while it runs. */
-  shipping?: Promise<void> | undefined;
-  /**
-   * The flush of `shipping`, while it uploads: what counts against the rounds' cap. Its maintain after may wait for
-   * the tenant's lock (up to a minute behind an open transaction), and counted, a project's transactions held every
-   * place and no other tenant shipped (review-171 F1).
-   */
-  uploading?: Promise<void> | undefined;
-  /**
-   * The replica's work under the tenant's lock (maintain's shipping and checkpoint, a generation's checkpoint), once it
-   * has the lock: it counts against the rounds' cap as an upload does; its wait for the lock does not (review-171 F1).
-   */
-  maintaining?: Promise<void> | undefined;
-  /**
-   * A snapshot maintain took, while it uploads (the tenant's next rounds go on meanwhile); a deletion waits for it. It
-   * holds a place of the rounds' cap too: uploads not counted went beyond it, on the same connections (review-174).
-   */
-  snapshotUpload?: Promise<void> | undefined;
-  /** While an in-place restore replaces the file: the timer leaves the tenant alone (the restore ships it itself). */
-  restoring?: boolean;
-  /** Several replicas: the lease this replica owns the tenant under (what it writes carries the epoch). */
-  fencing?: Fencing;
-}
 
 /** What the directory needs of the leases when cw-db runs as several replicas (cluster/ownership.ts). */
 export interface DirectoryCluster {
@@ -153,8 +105,8 @@ export class TenantDirectory {
   readonly #tokens = new TokenIndex();
   readonly #changes = new KeyedMutex();
   readonly #opening = new Semaphore(OPENING_AT_ONCE);
-  /** Whose turn it is to ship first when the cap leaves some for the next round: a project's, then its tenant's. */
-  readonly #turns: ShippingTurns;
+  /** The timer's uploads of every tenant's commits, a bounded number at once, projects in turn. */
+  readonly #shipping: ShippingRounds;
   /** Several replicas: databases whose lease expired here, their local files kept, with that lease's epoch. */
   readonly #kept = new Map<string, number>();
   /** How the tenants' records are written: over the version read, by the owner only (fenced-records.ts). */
@@ -163,7 +115,7 @@ export class TenantDirectory {
   constructor(options: TenantDirectoryOptions) {
     this.#options = options;
     this.#now = options.now ?? (() => Date.now());
-    this.#turns = new ShippingTurns(options.shippingAtOnce ?? SHIPPING_AT_ONCE);
+    this.#shipping = new ShippingRounds(this.#tenants, options.shippingAtOnce ?? SHIPPING_AT_ONCE, options.log);
     this.#fence = { metas: options.metas, confirmOwner: (entry) => this.#confirmOwner(entry) };
     options.engine.onRestart((affected) => this.#restarted(affected));
   }
@@ -607,137 +559,23 @@ export class TenantDirectory {
     return walFull ? { durable, walFull } : { durable };
   }
 
-  /**
-   * Ships every `ms` (cw-db's flush interval): each round starts tenants not shipping already, at most
-   * {@link SHIPPING_AT_ONCE} shipping at a time, and does not wait for them. A timer that waited for the whole round
-   * held every tenant back behind one long upload (a hostile tenant's gigabytes, written faster than they upload):
-   * no other tenant's commits went to the bucket and no WAL was checkpointed for minutes.
-   */
+  /** Ships every `ms` (cw-db's flush interval), a bounded number at once (`ShippingRounds.every`). */
   shipEvery(ms: number): { stop(): void } {
-    const timer = setInterval(() => void this.#shipRound(), ms);
-    timer.unref();
-    return { stop: () => clearInterval(timer) };
+    return this.#shipping.every(ms);
   }
 
-  /**
-   * Ships every tenant's pending commits, then lets its replica checkpoint or snapshot: each tenant once, in rounds
-   * of at most {@link SHIPPING_AT_ONCE}. Each tenant ships on its own: one whose checkpoint waits for a long
-   * transaction does not hold back the others, and a tenant still shipping is waited for, not started again.
-   * Resolves when the work of every tenant is done.
-   */
-  async flushAll(): Promise<void> {
-    const waiting = new Set(this.#tenants.values());
-    let running = Promise.resolve();
-    for (;;) {
-      running = this.#shipRound((entry) => waiting.has(entry));
-      for (const entry of waiting) if (entry.shipping || !this.#due(entry) || this.#tenants.get(entry.meta.tenant) !== entry) waiting.delete(entry);
-      // Those left wait for a place: the next as soon as any upload ends, not once the whole batch has (review-171 F4).
-      const uploads = [...this.#tenants.values()].flatMap((entry) => [entry.uploading, entry.maintaining, entry.snapshotUpload].filter((p) => p !== undefined));
-      if (waiting.size === 0 || uploads.length === 0) break;
-      await Promise.race(uploads);
-    }
-    await running;
+  /** Ships every tenant's pending commits, each once (`ShippingRounds.flushAll`). */
+  flushAll(): Promise<void> {
+    return this.#shipping.flushAll();
   }
 
-  /**
-   * Starts shipping the tenants with commits pending that `mayStart`, as many as the cap leaves room for, from where
-   * the last round left off. Resolves once every tenant's shipping and snapshot upload under way has settled.
-   */
-  #shipRound(mayStart: (entry: Entry) => boolean = () => true): Promise<void> {
-    const entries = [...this.#tenants.values()];
-    const projectOf = (entry: Entry) => entry.meta.project ?? entry.meta.tenant;
-    const held = new Map<string, number>();
-    for (const entry of entries) {
-      const places = (entry.uploading || entry.maintaining ? 1 : 0) + (entry.snapshotUpload ? 1 : 0);
-      if (places > 0) held.set(projectOf(entry), (held.get(projectOf(entry)) ?? 0) + places);
-    }
-    const starting = this.#turns.pick(
-      entries.filter((e) => mayStart(e) && this.#due(e)),
-      held,
-      (e) => ({ project: projectOf(e), tenant: e.meta.tenant }),
-    );
-    for (const entry of starting) this.#ship(entry);
-    const running: Promise<void>[] = [];
-    for (const entry of entries) {
-      if (entry.shipping) running.push(entry.shipping.then(() => entry.snapshotUpload));
-      else if (entry.snapshotUpload) running.push(entry.snapshotUpload);
-    }
-    return Promise.all(running).then(() => undefined);
-  }
-
-  /** Whether a round should start shipping the tenant: commits pending, nothing of it shipping, no restore replacing it. */
-  #due(entry: Entry): boolean {
-    return entry.replica !== undefined && !entry.shipping && !entry.restoring && entry.replica.pendingBytes > 0;
-  }
-
-  #ship(entry: Entry): void {
-    const replica = entry.replica;
-    if (!replica) return;
-    const uploading = replica.flush();
-    entry.uploading = uploading.then(
-      () => {},
-      () => {},
-    );
-    void entry.uploading.then(() => (entry.uploading = undefined));
-    entry.shipping = uploading
-      .then(() => replica.maintain())
-      .then(({ snapshot }) => {
-        if (!snapshot) return;
-        entry.snapshotUpload = snapshot
-          .catch((err: unknown) => this.#options.log.warn('uploading a snapshot failed; another is taken later', { tenant: entry.meta.tenant, err }))
-          .finally(() => (entry.snapshotUpload = undefined));
-      })
-      .catch((err: unknown) => this.#options.log.warn('shipping to the bucket failed; retrying', { tenant: entry.meta.tenant, err }))
-      .finally(() => (entry.shipping = undefined));
-  }
-
-  /**
-   * Closes the connections of databases no request used for `policy.idleMs`, and in a shard with more than
-   * `policy.maxOpenPerShard` open the least recently used past that (not used for `graceMs`), so a replica's memory
-   * follows the databases in use rather than every one it owns, and one tenant's many databases cannot keep
-   * another's from opening; the next request opens one again. A database a stream holds stays open. Each closes under
-   * its lock once its replica sealed what it captured and emptied the WAL, so the generation goes on from the file
-   * (no new snapshot when it opens again). Answers how many were closed.
-   */
-  async closeIdle(policy: IdlePolicy): Promise<number> {
+  /** Closes the connections of databases idle or past their shard's bound of open ones (`closeIdleDatabases`). */
+  closeIdle(policy: IdlePolicy): Promise<number> {
     const open = this.#options.openDatabases;
-    if (!open) return 0;
-    const now = this.#now();
-    // Each candidate with the last use that still lets it close (looked at again under its lock).
-    const streams = this.#options.streams;
-    // A request in progress (it holds the lock) is a use, though its last use was when it began: one running past the
-    // idle time is passed over, never waited for, so it cannot hold up the round's other closes.
-    const inUse = (tenant: string) => streams.hasStreams(tenant) || streams.isBusy(tenant);
-    const candidates = new Map<string, number>();
-    if (policy.maxOpenPerShard !== undefined) {
-      for (const tenant of open.overBound(policy.maxOpenPerShard, now - policy.graceMs, (t) => !inUse(t))) candidates.set(tenant, now - policy.graceMs);
-    }
-    for (const tenant of open.idleSince(now - policy.idleMs)) candidates.set(tenant, now - policy.idleMs);
-    let closed = 0;
-    for (const [tenant, before] of candidates) {
-      const entry = this.#tenants.get(tenant);
-      const replica = entry?.replica;
-      // Not while its snapshot is copied: the close would wait for the copy under the lock, its requests with it.
-      if (!entry || !replica || entry.shipping || entry.restoring || replica.copying || replica.pendingBytes > 0 || inUse(tenant)) continue;
-      const done = await this.#changes
-        .run(tenant, async () => {
-          if (streams.isBusy(tenant)) return false;
-          return this.#locked(tenant, async () => {
-            // Looked at again under the lock: a request may have come, or the tenant gone, meanwhile.
-            const used = open.lastUsedAt(tenant);
-            if (this.#tenants.get(tenant) !== entry || entry.replica !== replica || replica.copying || used === undefined || used > before || streams.hasStreams(tenant)) return false;
-            await replica.restLocked();
-            await this.#options.engine.closeTenant(tenant);
-            return true;
-          });
-        })
-        .catch((err: unknown) => {
-          this.#options.log.warn('closing an idle database failed; it stays open', { tenant, err });
-          return false;
-        });
-      if (done) closed++;
-    }
-    return closed;
+    if (!open) return Promise.resolve(0);
+    const { engine, streams, log } = this.#options;
+    const locked = <T>(tenant: string, fn: () => Promise<T>) => this.#locked(tenant, fn);
+    return closeIdleDatabases({ tenants: this.#tenants, changes: this.#changes, locked, open, engine, streams, log, now: this.#now() }, policy);
   }
 
   /**
