@@ -38,6 +38,7 @@ func main() {
 	port := fs.Int("port", 0, "apiserver secure port on 127.0.0.1 (0 picks a free one)")
 	noFsync := fs.Bool("unsafe-no-fsync", false, "skip etcd fsync (throwaway test clusters only)")
 	nodeAddress := fs.String("node-address", "", "serve a node: the apiserver listens on this local address, which pods reach")
+	controllersAfter := fs.String("controllers-after", "", "start the controllers once this file exists (say ready before): CRDs installed meanwhile are known to the garbage collector from its start, not after its 30 s rediscovery")
 	_ = fs.Parse(os.Args[1:])
 	if *dir == "" {
 		fmt.Fprintln(os.Stderr, "cw-controlplane: --dir is required")
@@ -48,7 +49,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "cw-controlplane:", err)
 		os.Exit(2)
 	}
-	if err := run(abs, *port, *noFsync, *nodeAddress); err != nil {
+	if err := run(abs, *port, *noFsync, *nodeAddress, *controllersAfter); err != nil {
 		fmt.Fprintln(os.Stderr, "cw-controlplane:", err)
 		os.Exit(1)
 	}

@@ -30,7 +30,8 @@ const (
 
 // run starts the control plane. With a nodeAddress it serves a node: the apiserver listens there (pods
 // reach it through the kubernetes Service), authorises kubelets, and the scheduler and every controller run.
-func run(dir string, port int, noFsync bool, nodeAddress string) error {
+// With controllersAfter it says ready once the apiserver is, and starts the controllers once that file exists.
+func run(dir string, port int, noFsync bool, nodeAddress string, controllersAfter string) error {
 	creds, err := ensurePKI(filepath.Join(dir, "pki"), nodeAddress)
 	if err != nil {
 		return fmt.Errorf("pki: %w", err)
@@ -76,6 +77,12 @@ func run(dir string, port int, noFsync bool, nodeAddress string) error {
 	}
 	children := []*child{}
 	defer func() { stopAll(children) }()
+	if controllersAfter != "" {
+		fmt.Printf("cw-controlplane ready %s\n", kubeconfig)
+		if err := waitForFile(controllersAfter, apiDone); err != nil {
+			return err
+		}
+	}
 	kcm, err := startChild(filepath.Join(dir, "controller-manager.log"), "controller-manager", controllerManagerArgs(kubeconfig, creds, nodeAddress != "")...)
 	if err != nil {
 		return err
@@ -89,7 +96,9 @@ func run(dir string, port int, noFsync bool, nodeAddress string) error {
 		}
 		children = append(children, scheduler)
 	}
-	fmt.Printf("cw-controlplane ready %s\n", kubeconfig)
+	if controllersAfter == "" {
+		fmt.Printf("cw-controlplane ready %s\n", kubeconfig)
+	}
 
 	// The apiserver command owns the SIGTERM/SIGINT handler and drains on its own; we only watch the same
 	// signals to stop the controllers first, so they do not hold watches open on a draining server.
@@ -316,4 +325,26 @@ func freePort() (int, error) {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// waitForFile returns once path exists, or with the apiserver's error if it stops first (or a signal comes).
+func waitForFile(path string, apiDone chan error) error {
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, syscall.SIGTERM, syscall.SIGINT)
+	defer signal.Stop(signals)
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return nil
+		}
+		select {
+		case err := <-apiDone:
+			apiDone <- err
+			return fmt.Errorf("the apiserver stopped before the controllers started: %v", err)
+		case <-signals:
+			return fmt.Errorf("stopped before the controllers started")
+		case <-tick.C:
+		}
+	}
 }

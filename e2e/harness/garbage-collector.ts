@@ -12,10 +12,11 @@ const LAST_CRD = 'users.cloudwright.dev.yaml';
 
 /**
  * Waits until the control plane's garbage collector deletes an owned object of our kinds whose owner is gone. It
- * learns of new resources on a resync (kube-controller-manager's, every 30 s), so right after the CRDs are
- * installed an owned custom object outlives its owner until then: a test that deletes an owner and waits for its
- * dependents (an AppHostname's DnsRecords) would time out if it ran first. The probe is a User, the kind whose
- * CRD was applied last: a resync that found it found every one before it.
+ * learns of new resources at its start and then on a resync (kube-controller-manager's, every 30 s), so CRDs
+ * installed after it started leave an owned custom object outliving its owner until then: a test that deletes an
+ * owner and waits for its dependents (an AppHostname's DnsRecords) would time out if it ran first. The test
+ * control plane starts its controllers after the CRDs are in (`holdControllers`), so this is a check there, not
+ * a wait. The probe is a User, the kind whose CRD was applied last: a collector that knows it knows every one.
  */
 export async function waitForGarbageCollector(kubeconfig: string, timeoutMs = 90_000): Promise<void> {
   const last = readdirSync(join(repoRoot, 'crds'))

@@ -67,11 +67,13 @@ async function startEnvironment(): Promise<Environment> {
   };
   try {
     const [cluster, minio, moto] = await Promise.all([
-      startControlPlane({ stateDir, throwaway: true }).then((c) => (stops.push(() => c.stop()), c)),
+      startControlPlane({ stateDir, throwaway: true, holdControllers: true }).then((c) => (stops.push(() => c.stop()), c)),
       startMinio(stateDir).then((m) => (stops.push(() => m.service.stop()), m)),
       startMoto(stateDir).then((m) => (stops.push(() => m.service.stop()), m)),
     ]);
     await installCrds(cluster.kubeconfig, undefined, olderCrds());
+    // Every CRD known to the garbage collector from its start: no wait for its first rediscovery (30 s).
+    cluster.startControllers?.();
     // Both before any test: one may delete an owner and wait for the collector to delete what it owned.
     const [bucket] = await Promise.all([createRunBucket(minio, 'cw-test'), waitForGarbageCollector(cluster.kubeconfig)]);
     return { provided: { kubeconfig: cluster.kubeconfig, s3: minio.s3, bucket, route53Endpoint: moto.endpoint, stateDir }, teardown };
