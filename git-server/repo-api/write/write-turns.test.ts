@@ -180,21 +180,25 @@ class FailingLogPut extends ForwardingObjectStore {
 }
 
 describe('a JSON API write has a deadline of its own (api.write_deadline)', () => {
-  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  // The deadline passing is the event these tests wait for: a hold past it, from a point the write reaches quickly.
+  const pastDeadline = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms + 300));
 
   it('cuts a write whose git work runs past it before it publishes: 503 write_deadline with Retry-After, nothing written, its turn given back', async () => {
     const held = new HeldManifest(new MemoryObjectStore());
     await created(held, 'acme/site');
-    app = await bucketGitServer(held, SECRET, { writes: { perCaller: 1, perOwner: 1, total: 1, waitMs: 10_000 }, writeDeadlineMs: 1000 });
+    // The first commit under the default deadline: on a loaded machine its git work alone can take a second.
+    app = await bucketGitServer(held, SECRET);
     const first = await post(app, 'ada', '/acme/site/api/commits', commitBody('main', 'one.txt'));
     expect(first.statusCode, first.body).toBe(201);
     const base = first.json<{ oid: string }>().oid;
+    await app.close();
+    app = await bucketGitServer(held, SECRET, { writes: { perCaller: 1, perOwner: 1, total: 1, waitMs: 10_000 }, writeDeadlineMs: 1000 });
 
-    // The commit has its turn and reads the repository's head; the head arrives after its deadline.
+    // The commit has its turn and reads the repository's head, before any git work; the head arrives after its deadline.
     held.arm('acme/site');
     const cut = post(app, 'ada', '/acme/site/api/commits', commitBody('main', 'two.txt', { expected_head_oid: base }));
     await held.reached;
-    await sleep(1300);
+    await pastDeadline(1000);
     held.release();
     const answer = await cut;
     expect(answer.statusCode, answer.body).toBe(503);
@@ -210,11 +214,18 @@ describe('a JSON API write has a deadline of its own (api.write_deadline)', () =
   it('lets a write that began publishing run to its answer: a publish that fails past the deadline is not said to have written nothing', async () => {
     const store = new FailingLogPut(new MemoryObjectStore());
     await created(store, 'acme/site');
-    app = await bucketGitServer(store, SECRET, { writeDeadlineMs: 1000 });
+    // Long enough for a one-file commit's git work on a loaded machine: the deadline is to pass during the publish.
+    const deadlineMs = 4000;
+    app = await bucketGitServer(store, SECRET, { writeDeadlineMs: deadlineMs });
     store.arm();
     const write = post(app, 'ada', '/acme/site/api/commits', commitBody('main', 'one.txt'));
-    await store.reached;
-    await sleep(1300);
+    await Promise.race([
+      store.reached,
+      write.then((early) => {
+        throw new Error(`answered before it published (its git work ran past the deadline?): ${early.statusCode} ${early.body}`);
+      }),
+    ]);
+    await pastDeadline(deadlineMs);
     store.release();
     const answer = await write;
     // The store's own answer: whether the entry landed is not known, so the write is not said to have written nothing.
