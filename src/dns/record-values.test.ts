@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { DnsRecordType } from '../apis/v1alpha1/dns-record.ts';
 import { canonicalValue, canonicalValueOrRaw } from './record-values.ts';
+import { cpuTimeMs } from '../testing/cpu-time.ts';
 
 describe('canonicalValue', () => {
   it.each<[DnsRecordType, string, string]>([
@@ -64,10 +65,11 @@ describe('canonicalValue', () => {
   });
 
   it('refuses a CAA value of many spaces in no time (the pattern it replaced took seconds for 2,000)', () => {
-    const started = performance.now();
-    expect(canonicalValue('CAA', `0 issue${' '.repeat(4000)}a\nb`)).toMatchObject({ ok: false });
-    expect(canonicalValue('CAA', `0 issue "letsencrypt.org"${' '.repeat(4000)}`)).toEqual({ ok: true, value: '0 issue "letsencrypt.org"' });
-    expect(performance.now() - started).toBeLessThan(100);
+    const ms = cpuTimeMs(() => {
+      expect(canonicalValue('CAA', `0 issue${' '.repeat(4000)}a\nb`)).toMatchObject({ ok: false });
+      expect(canonicalValue('CAA', `0 issue "letsencrypt.org"${' '.repeat(4000)}`)).toEqual({ ok: true, value: '0 issue "letsencrypt.org"' });
+    });
+    expect(ms).toBeLessThan(100);
   });
 
   it('leaves what it cannot parse, unknown types and TXT text alone when reading a provider', () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidPublishError } from './errors.ts';
 import { checkRefUpdates, compareRefNames, isValidRefName, validateRefUpdates, zeroOid } from './refs.ts';
+import { cpuTimeMs } from '../testing/cpu-time.ts';
 
 const A = 'a'.repeat(40);
 const B = 'b'.repeat(40);
@@ -192,8 +193,6 @@ describe('validateRefUpdates: ref name conflicts among many refs', () => {
   it('checks 10,000 creates against 10,000 refs without comparing every pair (that took ~8 s of the event loop)', () => {
     const many = new Map(Array.from({ length: 10_000 }, (_, i): [string, string] => [`refs/heads/topic/${i}`, A]));
     const creates = Array.from({ length: 10_000 }, (_, i) => ({ ref: `refs/heads/new/${i}`, old: Z, new: C }));
-    const started = performance.now();
-    expect(validateRefUpdates(many, creates, true, 'sha1').rejected).toBe(false);
-    expect(performance.now() - started).toBeLessThan(2000);
+    expect(cpuTimeMs(() => expect(validateRefUpdates(many, creates, true, 'sha1').rejected).toBe(false))).toBeLessThan(2000);
   });
 });

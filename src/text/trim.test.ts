@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { trimBoth, trimTrailing } from './trim.ts';
+import { cpuTimeMs } from '../testing/cpu-time.ts';
 
 describe('trimTrailing and trimBoth', () => {
   it('take the runs of one character off the ends, and nothing else', () => {
@@ -12,9 +13,10 @@ describe('trimTrailing and trimBoth', () => {
 
   it('take linear time on a long run followed by something else (a regex took seconds)', () => {
     const text = `a${'/'.repeat(1_000_000)}x`;
-    const started = performance.now();
-    expect(trimTrailing(text, '/')).toBe(text);
-    expect(trimBoth(text, '/')).toBe(text);
-    expect(performance.now() - started).toBeLessThan(200);
+    const ms = cpuTimeMs(() => {
+      expect(trimTrailing(text, '/')).toBe(text);
+      expect(trimBoth(text, '/')).toBe(text);
+    });
+    expect(ms).toBeLessThan(200);
   });
 });

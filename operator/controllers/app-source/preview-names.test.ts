@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DNS_LABEL_PATTERN } from '../../../src/apis/v1alpha1/strings.ts';
 import { previewAppName, previewMatcher } from './preview-names.ts';
+import { cpuTimeMs } from '../../../src/testing/cpu-time.ts';
 
 const label = new RegExp(DNS_LABEL_PATTERN);
 
@@ -72,19 +73,21 @@ describe('previewMatcher', () => {
   it('matches a pattern of many stars against a long branch at once (a tenant’s pattern runs on the operator’s thread)', () => {
     const pattern = `${'a*'.repeat(120)}b`;
     const branch = 'a'.repeat(244);
-    const started = performance.now();
-    expect(previewMatcher([pattern])(branch)).toBe(false);
-    expect(previewMatcher([pattern])(`${branch}b`)).toBe(true);
+    const ms = cpuTimeMs(() => {
+      expect(previewMatcher([pattern])(branch)).toBe(false);
+      expect(previewMatcher([pattern])(`${branch}b`)).toBe(true);
+    });
     // A backtracking regular expression took 17 s with 8 stars and 60 characters; this is milliseconds.
-    expect(performance.now() - started).toBeLessThan(1000);
+    expect(ms).toBeLessThan(1000);
   });
 
   it('matches twenty patterns of a long run of stars against twenty long branches at once (found in review: 30 s a pass)', () => {
     const matches = previewMatcher(Array.from({ length: 20 }, () => `${'*'.repeat(243)}b`));
     const branches = Array.from({ length: 20 }, (_, i) => `${'a'.repeat(240)}${i}`);
-    const started = performance.now();
-    expect(branches.filter(matches)).toEqual([]);
-    expect(matches(`${'a'.repeat(243)}b`)).toBe(true);
-    expect(performance.now() - started).toBeLessThan(1000);
+    const ms = cpuTimeMs(() => {
+      expect(branches.filter(matches)).toEqual([]);
+      expect(matches(`${'a'.repeat(243)}b`)).toBe(true);
+    });
+    expect(ms).toBeLessThan(1000);
   });
 });
