@@ -38,6 +38,8 @@ export interface ShardState {
   /** Requests running in it now (at most 1.5 × its slots, with those lent beyond them), and waiting for a slot. */
   running: number;
   waiting: number;
+  /** Calls sent to it and not answered yet. */
+  calls: number;
 }
 
 interface Pending {
@@ -99,7 +101,7 @@ export class ShardPool implements DatabaseEngine {
 
   /** The shard processes: pid and restarts (the admin API's `GET /v1/shards`). */
   state(): ShardState[] {
-    return this.#shards.map((s) => ({ index: s.index, pid: s.child?.pid, restarts: s.restartsTotal, running: s.slots.running, waiting: s.slots.waiting }));
+    return this.#shards.map((s) => ({ index: s.index, pid: s.child?.pid, restarts: s.restartsTotal, running: s.slots.running, waiting: s.slots.waiting, calls: s.pending.size }));
   }
 
   databasePath(tenant: string): string {
@@ -166,9 +168,16 @@ export class ShardPool implements DatabaseEngine {
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
       shard.pending.set(id, { resolve, reject });
-      child.send({ id, call }, (error) => {
-        if (error && shard.pending.delete(id)) reject(new EngineUnavailableError('The database engine is restarting; retry shortly', { sent: false }));
-      });
+      try {
+        child.send({ id, call }, (error) => {
+          if (error && shard.pending.delete(id)) reject(new EngineUnavailableError('The database engine is restarting; retry shortly', { sent: false }));
+        });
+      } catch (err) {
+        // The call could not be serialized (a value nested past the serializer's stack): it was never sent, and no answer
+        // will come for it.
+        shard.pending.delete(id);
+        reject(err as Error);
+      }
     });
   }
 
