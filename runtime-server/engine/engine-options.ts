@@ -32,7 +32,7 @@ export interface RuntimeEngineOptions {
   readonly affinityKey?: string;
   /** Connections the entry point's listeners hold at once, in all and per peer address (default: none counted). */
   readonly connections?: ConnectionLimits;
-  /** WebSockets each project holds open on the replica at once (default 1,000: `entry-proxy.ts`). */
+  /** WebSockets each account's projects (`accountOf`) hold open on the replica at once (default 1,000: `websocket-budget.ts`). */
   readonly webSocketsPerProject?: number;
   /** `Retry-After` seconds on 503 answers (default 1). */
   readonly retryAfterSeconds?: number;

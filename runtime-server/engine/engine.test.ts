@@ -40,9 +40,9 @@ function worker(version: string): string {
 
 /** A WebSocket handshake sent by hand to `localhost`: the answer's head (and body, if refused) and the connection, open after a 101. */
 /** A WebSocket handshake with the entry point, from `from` (any loopback address: each is a client of its own). */
-async function handshake(port: number, from = '127.0.0.1'): Promise<{ answer: string; socket: Socket }> {
+async function handshake(port: number, from = '127.0.0.1', host = 'localhost'): Promise<{ answer: string; socket: Socket }> {
   const socket = connect({ port, host: '127.0.0.1', localAddress: from });
-  socket.write('GET / HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n');
+  socket.write(`GET / HTTP/1.1\r\nHost: ${host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`);
   let answer = '';
   await new Promise<void>((resolve) => {
     const onData = (chunk: Buffer) => {
@@ -141,6 +141,8 @@ describe('RuntimeEngine with workerd', { timeout: 60_000 }, () => {
     queue: { depthFactor: 0 },
     shards: 2,
     webSocketsPerProject: 4,
+    // The projects `mine-*` are one user's (the WebSocket bound is the account's); every other project its own.
+    accountOf: (project) => (project.startsWith('mine-') ? 'user:mine' : project),
   });
   let port = 0;
   /** The shard serving project `demo` (the other one serves `burst`'s apps or nothing). */
@@ -439,7 +441,7 @@ describe('RuntimeEngine with workerd', { timeout: 60_000 }, () => {
     expect(others.every((h) => opened(h.answer))).toBe(true);
     const refused = await handshake(port, '127.0.0.4');
     expect(refused.answer).toMatch(/^HTTP\/1\.1 503 /);
-    expect(refused.answer).toContain('holds 4 WebSockets open on this replica');
+    expect(refused.answer).toContain('hold 4 WebSockets open on this replica');
     // Nobody was closed to make room, and a connection that goes away gives its place back.
     expect([...held, ...others].some((h) => h.socket.destroyed)).toBe(false);
     others[0]!.socket.destroy();
@@ -455,6 +457,37 @@ describe('RuntimeEngine with workerd', { timeout: 60_000 }, () => {
       .toBe(true);
     for (const h of [...held, ...others]) h.socket.destroy();
     await engine.remove('sockets', 'ws');
+  });
+
+  it("holds one account's projects to the WebSocket bound together, while another account's project opens its own (found in review: one user's ten projects held ten times it on one shard)", async () => {
+    for (const project of ['mine-a', 'mine-b', 'theirs']) await engine.deploy({ project, appId: 'ws', buildId: 'websocket', env: {}, hostnames: [] });
+    const opened = (answer: string) => answer.split('\r\n')[0] === 'HTTP/1.1 101 Switching Protocols';
+    const host = (project: string) => `ws.${project}.apps.test`;
+    // Two clients, each with one WebSocket to each of the account's projects: the account's 4 (and each client's 2).
+    const held = [];
+    for (const from of ['127.0.0.1', '127.0.0.2']) for (const project of ['mine-a', 'mine-b']) held.push(await handshake(port, from, host(project)));
+    expect(held.every((h) => opened(h.answer))).toBe(true);
+    // Counted per project, mine-b (2 open) would take a third client's.
+    const past = await handshake(port, '127.0.0.3', host('mine-b'));
+    expect(past.answer).toMatch(/^HTTP\/1\.1 503 /);
+    expect(past.answer).toContain("The projects of the app's owner hold 4 WebSockets open on this replica");
+    // A client holds at most half of the account's bound, across its projects.
+    for (const h of held.splice(2, 2)) h.socket.destroy(); // 127.0.0.2's
+    await expect
+      .poll(
+        async () => {
+          const again = await handshake(port, '127.0.0.1', host('mine-b'));
+          again.socket.destroy();
+          return again.answer;
+        },
+        { timeout: 5000 },
+      )
+      .toContain('This client holds 2 of');
+    // Another account's project opens its own, from the client the account was refused.
+    const theirs = await handshake(port, '127.0.0.3', host('theirs'));
+    expect(opened(theirs.answer)).toBe(true);
+    for (const h of [...held, theirs, past]) h.socket.destroy();
+    for (const project of ['mine-a', 'mine-b', 'theirs']) await engine.remove(project, 'ws');
   });
 
   it("restarts a shard's workerd after kill -9 and serves again within seconds; the other shard is untouched", async () => {

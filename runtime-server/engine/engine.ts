@@ -17,6 +17,7 @@ import { ASSETS_BINDING } from '../../src/app-artifacts/compatibility.ts';
 import type { RoutingTable } from './dispatcher/routing-table.ts';
 import type { RuntimeEngineOptions, RuntimeStatus } from './engine-options.ts';
 import { EntryProxy, type Refusal, type Route, type SettledRoute } from './entry-proxy.ts';
+import type { AccountedRoute } from './websocket-relay.ts';
 import { BuildLoadError } from '../../src/app-artifacts/errors.ts';
 import { dispatcherStats, forgetCounts, startGeneration, type GenerationContext } from './generation.ts';
 import { defaultHost, normalizeHost } from '../../src/runtime-contract/hosts.ts';
@@ -241,6 +242,7 @@ export class RuntimeEngine {
       ...(options.https ? { https: options.https } : {}),
       resend: (app, pool) => this.#limits.resendable(app, pool),
       log: this.#log,
+      baseDomain: options.baseDomain,
     });
   }
 
@@ -651,7 +653,11 @@ export class RuntimeEngine {
     const refusal = gen
       ? this.#limits.refusal(hit.key, hit.shard, gen.upstream.pool)
       : { status: 503, title: 'Service Unavailable', detail: 'The runtime is starting; retry shortly.', retryAfter: this.#s.retryAfter };
-    if (!refusal) return { upstream: gen!.upstream, app: hit.key };
+    if (!refusal) {
+      // Whom the app counts against: its WebSockets are the account's (websocket-relay.ts), passed on with the route.
+      const routed: SettledRoute & AccountedRoute = { upstream: gen!.upstream, app: hit.key, account: this.#accountOf(splitKey(hit.key).namespace) };
+      return routed;
+    }
     if (refusal.reason === 'Probation') return { held: { shard: hit.shard, key: hit.key, why: 'turn', refusal } };
     this.#refused(hit.key);
     return { refusal };

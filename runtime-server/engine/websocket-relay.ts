@@ -1,4 +1,4 @@
-// WebSockets (and other upgrades) through the entry point: each takes a place in its project's budget
+// WebSockets (and other upgrades) through the entry point: each takes a place in its account's budget
 // (websocket-budget.ts), is sent to workerd with the request's headers, and once workerd answers 101 is relayed byte
 // for byte, with what the client has not read bounded (websocket-backlog.ts).
 import { request, type IncomingMessage } from 'node:http';
@@ -12,11 +12,21 @@ import { WebSocketBacklogs, type BacklogBounds } from './websocket-backlog.ts';
 import { DEFAULT_WEBSOCKETS_PER_PROJECT, WebSocketBudget } from './websocket-budget.ts';
 
 export interface WebSocketRelayOptions {
-  /** WebSockets one project may hold open on the replica (default {@link DEFAULT_WEBSOCKETS_PER_PROJECT}). */
+  /** WebSockets one account's projects may hold open on the replica (default {@link DEFAULT_WEBSOCKETS_PER_PROJECT}). */
   readonly perProject?: number | undefined;
   readonly backlog?: BacklogBounds | undefined;
   /** `Retry-After` of a refusal because workerd is not reachable. */
   readonly retryAfter: string;
+}
+
+/**
+ * A routed request as the relay reads it: the engine's route also names whom the project counts against (its
+ * `accountOf`), which the entry point passes on unchanged.
+ */
+export interface AccountedRoute {
+  readonly upstream: Upstream;
+  readonly app: string;
+  readonly account?: string | undefined;
 }
 
 export class WebSocketRelay {
@@ -33,15 +43,16 @@ export class WebSocketRelay {
   /**
    * Relays the upgrade `req` (its connection `socket`, what the client sent past the head `head`) to `route`'s app:
    * `client` is the client's address (a share of the budget is one client's), `headers` what workerd is sent.
+   * The budget is `route`'s account's (its project's when the route names none).
    */
-  relay(req: IncomingMessage, socket: Duplex, head: Buffer, route: { readonly upstream: Upstream; readonly app: string }, { client, headers }: { client: string; headers: string[] }): void {
+  relay(req: IncomingMessage, socket: Duplex, head: Buffer, route: AccountedRoute, { client, headers }: { client: string; headers: string[] }): void {
     const project = splitKey(route.app).namespace;
-    const place = this.#budget.take(project, clientAddressKey(client));
+    const place = this.#budget.take(route.account ?? project, clientAddressKey(client));
     if ('refused' in place) {
       const detail =
-        place.refused === 'project'
-          ? `The app's project holds ${this.#budget.bound} WebSockets open on this replica, the most it may; close some, then retry.`
-          : `This client holds ${this.#budget.perClient} of the app's project's WebSockets on this replica, the most one client may; close some, then retry.`;
+        place.refused === 'account'
+          ? `The projects of the app's owner hold ${this.#budget.bound} WebSockets open on this replica, the most they may; close some, then retry.`
+          : `This client holds ${this.#budget.perClient} of the WebSockets the app's owner's projects may hold on this replica, the most one client may; close some, then retry.`;
       socket.end(rawRefusal({ status: 503, title: 'Service Unavailable', detail, retryAfter: '10' }));
       return;
     }
