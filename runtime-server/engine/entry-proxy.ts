@@ -11,6 +11,8 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { silentRuntimeLogger, type RuntimeLogger } from '../../src/runtime-contract/log.ts';
 import type { Upstream, UpstreamPool } from './upstream.ts';
+import { scopeSetCookie } from './cookie-scope.ts';
+import { normalizeHost } from '../../src/runtime-contract/hosts.ts';
 import type { Dispatcher } from 'undici';
 
 /** Headers naming the client's address, which only the entry point sets: a client's own would be believed by apps. */
@@ -71,6 +73,12 @@ export interface EntryProxyOptions {
   readonly webSocketsPerProject?: number;
   /** What apps' WebSockets may hold unread by their clients (`websocket-backlog.ts`). Default: 16 MiB each, 64 MiB in all. */
   readonly webSocketBacklog?: BacklogBounds;
+  /**
+   * The domain every app's default host is under: an app's `Set-Cookie` naming it (or a name above it) as its
+   * `Domain` is passed on host-only (`cookie-scope.ts`), as is one naming a domain that is not its request's host or
+   * a parent of it. Without it, only the latter.
+   */
+  readonly baseDomain?: string;
 }
 
 /**
@@ -92,6 +100,7 @@ export class EntryProxy {
   readonly #answer: EntryProxyOptions['answer'];
   readonly #https: EntryProxyOptions['https'];
   readonly #resend: EntryProxyOptions['resend'];
+  readonly #baseDomain: string | undefined;
   /** Requests already sent again after their workerd died under them (once is all). */
   readonly #resent = new WeakSet<IncomingMessage>();
   readonly #webSockets: WebSocketRelay;
@@ -101,6 +110,7 @@ export class EntryProxy {
     this.#answer = options.answer;
     this.#https = options.https;
     this.#resend = options.resend;
+    this.#baseDomain = options.baseDomain;
     this.#trustsPeer = trustsPeer(options.trustForwardedHeaders ?? false);
     this.#retryAfter = String(options.retryAfterSeconds ?? 1);
     this.#webSockets = new WebSocketRelay({ perProject: options.webSocketsPerProject, backlog: options.webSocketBacklog, retryAfter: this.#retryAfter });
@@ -235,7 +245,8 @@ export class EntryProxy {
             pool.output();
             done.answered();
             try {
-              const headers = responseHeaders(c.rawHeaders, responseHeaderMap);
+              const host = normalizeHost(hostOf(req));
+              const headers = responseHeaders(c.rawHeaders, responseHeaderMap, (cookie) => scopeSetCookie(cookie, host, this.#baseDomain));
               // The app's own Strict-Transport-Security wins: it may know better for a path (or send max-age=0).
               if (hsts !== undefined && responseHeaderMap['strict-transport-security'] === undefined) {
                 if (Array.isArray(headers)) headers.push('strict-transport-security', hsts);
@@ -439,18 +450,26 @@ export function hostOf(req: IncomingMessage): string | undefined {
   return req.headers.host ?? (req.headers[':authority'] as string | undefined);
 }
 
-/** The response's headers minus hop-by-hop ones, in their received order and case when undici kept them raw. */
-function responseHeaders(raw: Dispatcher.DispatchController['rawHeaders'], parsed: IncomingHttpHeaders): string[] | OutgoingHttpHeaders {
+/**
+ * The response's headers minus hop-by-hop ones, in their received order and case when undici kept them raw, each
+ * `Set-Cookie` as `cookie` makes it (the domains an app may scope a cookie to).
+ */
+function responseHeaders(raw: Dispatcher.DispatchController['rawHeaders'], parsed: IncomingHttpHeaders, cookie: (value: string) => string): string[] | OutgoingHttpHeaders {
   if (Array.isArray(raw)) {
     const out: string[] = [];
     for (let i = 0; i < raw.length; i += 2) {
       const name = String(raw[i] ?? '');
-      if (!HOP_BY_HOP.has(name.toLowerCase())) out.push(name, String(raw[i + 1] ?? ''));
+      const lower = name.toLowerCase();
+      const value = String(raw[i + 1] ?? '');
+      if (!HOP_BY_HOP.has(lower)) out.push(name, lower === 'set-cookie' ? cookie(value) : value);
     }
     return out;
   }
   const out: OutgoingHttpHeaders = {};
-  for (const [name, value] of Object.entries(parsed)) if (!HOP_BY_HOP.has(name) && value !== undefined) out[name] = value;
+  for (const [name, value] of Object.entries(parsed)) {
+    if (HOP_BY_HOP.has(name) || value === undefined) continue;
+    out[name] = name === 'set-cookie' ? ([] as string[]).concat(value).map(cookie) : value;
+  }
   return out;
 }
 
