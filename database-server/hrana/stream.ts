@@ -3,6 +3,7 @@ import type { HranaBatchResult, HranaDescribeResult, HranaError, HranaStmt, Hran
 import { fromHrana, toHrana } from './hrana-values.ts';
 import { bindingArray, sqlParameters } from './sql-parameters.ts';
 import type { SqlConnection, SqlEngine } from '../sql/sql-engine.ts';
+import { columnsBytes, cutText } from '../sql/answer-size.ts';
 import { SqlError } from '../sql/sql-error.ts';
 import { formatBytes, type AnswerLimits } from '../sql/sql-limits.ts';
 import type { ProjectMemory } from './project-memory.ts';
@@ -16,6 +17,15 @@ const MAX_STORED_SQL = 150;
  */
 const MAX_SQL_BYTES = 1024 * 1024;
 const MAX_STORED_SQL_BYTES = 10 * 1024 * 1024;
+/**
+ * An error's message at most, in UTF-16 code units; longer ones are cut. SQLite's messages quote the statement's
+ * names ("no such table: …"), which may be as long as its text: a stored 900 KB name run by 100 batch steps
+ * answered 90 MB (review). The code says what failed; the message's first 4 Ki characters say where.
+ */
+export const MAX_ERROR_MESSAGE_CHARS = 4096;
+// The fixed part of an error's (or a describe parameter's) Hrana JSON.
+const ERROR_OVERHEAD = 64;
+const PARAM_OVERHEAD = 16;
 
 /** What a stream is opened with. */
 export interface StreamOptions {
@@ -76,6 +86,10 @@ export class Stream {
   async run(request: HranaStreamRequest, context: { budget: AnswerBudget; counts: StatementCounts; turn: () => Promise<void> }): Promise<HranaStreamResponse> {
     try {
       return await this.#run(request, context);
+    } catch (error) {
+      // Its error is answered too, and counted with the request's answers.
+      context.budget.usedBytes += errorBytes(error);
+      throw error;
     } finally {
       if (!this.#closed) this.#inTransaction = !this.#connect().isAutocommit();
     }
@@ -92,7 +106,7 @@ export class Stream {
         this.#connect().executeScript(this.#sql(request.sql, request.sql_id), (rows) => (context.counts.rowsWritten += rows));
         return { type: 'sequence' };
       case 'describe':
-        return { type: 'describe', result: this.#describe(this.#sql(request.sql, request.sql_id)) };
+        return { type: 'describe', result: this.#describe(this.#sql(request.sql, request.sql_id), context.budget) };
       case 'store_sql':
         this.#store(request.sql_id, request.sql);
         return { type: 'store_sql' };
@@ -134,9 +148,7 @@ export class Stream {
     const args = (stmt.args ?? []).map(fromHrana);
     const named = (stmt.named_args ?? []).map(({ name, value }) => ({ name, value: fromHrana(value) }));
     const { budget } = context;
-    const left = budget.totalBytes - budget.usedBytes;
-    if (left <= 0)
-      throw new SqlError('RESPONSE_TOO_LARGE', `The results of this request reached the limit of ${formatBytes(budget.totalBytes)} in all: send the remaining statements in another request`);
+    const left = leftOf(budget);
     const answer = { maxRows: budget.statement.maxRows, maxBytes: Math.min(budget.statement.maxBytes, left) };
     const result = this.#connect().execute(sql, bindingArray(sql, args, named), { wantRows: stmt.want_rows ?? true, answer });
     context.counts.rowsRead += result.rowsReturned;
@@ -171,6 +183,7 @@ export class Stream {
         if (runs) result = this.#execute(step?.stmt, context);
       } catch (e) {
         error = toHranaError(e);
+        context.budget.usedBytes += errorBytes(e);
       }
       results.step_results.push(result);
       results.step_errors.push(error);
@@ -178,10 +191,18 @@ export class Stream {
     return results;
   }
 
-  #describe(sql: string): HranaDescribeResult {
+  /** What `sql` takes and answers, charged to the request's answers as a statement's columns are. */
+  #describe(sql: string, budget: AnswerBudget): HranaDescribeResult {
+    const left = leftOf(budget);
     const description = this.#connect().describe(sql);
+    const params = sqlParameters(sql).map((p) => ({ name: p.name === null ? null : cutText(p.name, MAX_ERROR_MESSAGE_CHARS) }));
+    let bytes = columnsBytes(description.columns);
+    for (const { name } of params) bytes += PARAM_OVERHEAD + (name === null ? 0 : Buffer.byteLength(name));
+    if (bytes > Math.min(budget.statement.maxBytes, left))
+      throw new SqlError('RESPONSE_TOO_LARGE', `The description is too large (about ${formatBytes(bytes)} of columns and parameters): describe a shorter statement`);
+    budget.usedBytes += bytes;
     return {
-      params: sqlParameters(sql).map((p) => ({ name: p.name })),
+      params,
       cols: description.columns,
       is_explain: /^\s*explain\b/i.test(sql),
       is_readonly: description.isReadonly,
@@ -227,6 +248,20 @@ export class Stream {
 
 /** The Hrana error for anything thrown while running a request; only `SqlError` messages reach the client. */
 export function toHranaError(error: unknown): HranaError {
-  if (error instanceof SqlError) return { message: error.message, code: error.code };
+  if (error instanceof SqlError) return { message: cutText(error.message, MAX_ERROR_MESSAGE_CHARS), code: cutText(error.code, 64) };
   return { message: 'Internal error', code: 'INTERNAL_ERROR' };
+}
+
+/** About how many bytes `error` takes in a Hrana answer (toHranaError's, message cut). */
+function errorBytes(error: unknown): number {
+  const { message, code } = toHranaError(error);
+  return ERROR_OVERHEAD + Buffer.byteLength(message) + Buffer.byteLength(code ?? '');
+}
+
+/** What `budget` lets the request still answer; none left fails the statement. */
+function leftOf(budget: AnswerBudget): number {
+  const left = budget.totalBytes - budget.usedBytes;
+  if (left <= 0)
+    throw new SqlError('RESPONSE_TOO_LARGE', `The results of this request reached the limit of ${formatBytes(budget.totalBytes)} in all: send the remaining statements in another request`);
+  return left;
 }

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { Action, Authorization, Connection, type Statement } from './libsql-native.ts';
-import { answerBytes } from './answer-size.ts';
+import { answerBytes, boundedColumn, columnsBytes } from './answer-size.ts';
 import { attachesFiles, createsInTempSchema } from './statement-guards.ts';
 import { hasStatementAfterFirst } from './statement-tail.ts';
 import { scriptStatements } from '../../src/sql/script-statements.ts';
@@ -287,7 +287,11 @@ class LibsqlConnection implements SqlConnection {
     let created = 0;
     if (stmt.reader) {
       stmt.raw(true);
-      columns = stmt.columns().map((c) => ({ name: c.name, decltype: c.type }));
+      // Its columns are part of the answer too, charged before its rows: names are cut (answer-size.ts), but a
+      // statement of thousands of columns still answers them whether its rows are wanted or not.
+      columns = stmt.columns().map(boundedColumn);
+      bytes = columnsBytes(columns);
+      if (bytes > options.answer.maxBytes) throw tooLarge(options, 0, bytes);
       // A statement that writes and returns rows (… RETURNING) has made every change by its first row: if its answer
       // is then refused (too large, a later row failing), they are undone, so its error means nothing of it was kept.
       const undoable = RETURNING.test(sql);
@@ -451,7 +455,7 @@ class LibsqlConnection implements SqlConnection {
       refuseGuardedStatements(sql);
       refuseStatementTail(sql);
       const stmt = this.#db.prepare(sql);
-      const columns = stmt.reader ? stmt.columns().map((c) => ({ name: c.name, decltype: c.type })) : [];
+      const columns = stmt.reader ? stmt.columns().map(boundedColumn) : [];
       // The package does not expose sqlite3_stmt_readonly; a statement that returns rows and is not DML with
       // RETURNING is the closest honest answer.
       const isReadonly = stmt.reader && !/^\s*(insert|update|delete|replace|with)\b/i.test(sql);
@@ -660,6 +664,11 @@ function refused(refusal: QuotaRefusal): SqlError {
 }
 
 function tooLarge(options: ExecuteOptions, rows: number, bytes: number): SqlError {
+  if (rows === 0)
+    return new SqlError(
+      'RESPONSE_TOO_LARGE',
+      `The result is too large (the names of its columns alone take more than ${formatBytes(options.answer.maxBytes)}): select fewer columns, or name them shorter`,
+    );
   const over = rows > options.answer.maxRows ? `more than ${options.answer.maxRows} rows` : `more than ${formatBytes(options.answer.maxBytes)}`;
   return new SqlError('RESPONSE_TOO_LARGE', `The result is too large (${over} at row ${rows}, about ${formatBytes(bytes)}): select fewer rows or columns, or page with LIMIT and OFFSET`);
 }
