@@ -5,6 +5,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { connect as tcpConnect, type Socket } from 'node:net';
 import { createClient, type Client } from '@libsql/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { generateDatabaseToken } from '../src/platform/databases/database-token.ts';
 import { shardIndex } from '../database-server/shards/shard-index.ts';
 import { tokenSha256 } from '../database-server/token-index.ts';
@@ -295,6 +296,42 @@ describe('one tenant on a shared cw-db', { timeout: 60_000 }, () => {
     expect(grew).toBeLessThan(16 * 16 * 1.5);
     expect((await connect(bystander).execute('SELECT 1 AS one')).rows[0]?.one).toBe(1);
     for (const socket of sockets.splice(0)) socket.destroy();
+  });
+
+  it('sends 10 MiB of JSON nested millions deep, over HTTP with its token and over WebSocket with none: refused unparsed, and the other databases keep answering', async () => {
+    // V8's JSON.parse took 2–6 s over each on the main event loop every database shares (review-184 H3).
+    const depth = 4.9 * 1024 * 1024;
+    const nested = Buffer.from('['.repeat(depth) + ']'.repeat(depth));
+    const deep = Buffer.concat([Buffer.from('{"requests":['), nested, Buffer.from(']}')]);
+    const http = () =>
+      fetch(`${db.url}/v1/${attacker}/v2/pipeline`, { method: 'POST', headers: { authorization: `Bearer ${tokens.get(attacker)}` }, body: deep }).then(async (r) => ({
+        status: r.status,
+        code: ((await r.json()) as { code?: string }).code,
+      }));
+    const webSocket = () =>
+      new Promise<number>((resolve, reject) => {
+        // No token, no hello: a database that does not even exist.
+        const ws = new WebSocket(`${db.url.replace('http', 'ws')}/v1/no-such-database`, ['hrana3']);
+        ws.once('open', () => ws.send(nested, { binary: false }));
+        ws.once('close', (code) => resolve(code));
+        ws.once('error', reject);
+      });
+    const attack = async () => {
+      const answers: unknown[] = [];
+      for (let round = 0; round < 4; round++) answers.push(...(await Promise.all([http(), webSocket()])));
+      return answers;
+    };
+    const other = await during(attack(), () => connect(bystander).execute('SELECT 1'));
+    report('other shard during 8 deeply nested 10 MiB messages', other.latencies);
+    expect(other.outcome).toEqual([0, 1, 2, 3].flatMap(() => [{ status: 400, code: 'HRANA_PROTO_ERROR' }, 1002]));
+    const same = await during(attack(), () => connect(neighbour).execute('SELECT count(*) FROM secret'));
+    report("attacker's shard during 8 deeply nested 10 MiB messages", same.latencies);
+    // Each message is still 10 MiB to receive on a loaded machine (a probe waits a few hundred ms behind some), but none
+    // holds the loop for seconds as the parse did (review-184: p50 1.8 s, max 4.7 s on the other shard).
+    for (const { latencies } of [other, same]) {
+      expect(stats(latencies).p50).toBeLessThan(STATEMENT_LIMIT_MS / 2);
+      expect(stats(latencies).max).toBeLessThan(STATEMENT_LIMIT_MS * 1.5);
+    }
   });
 
   it('stalls its shard beyond every limit: the watchdog kills and restarts that shard only, and its databases come back', async () => {

@@ -310,6 +310,11 @@ describe('Hrana v2 over HTTP with @libsql/client', () => {
   it('answers JSON errors for a malformed body, an oversized one and an unknown path', async () => {
     const notJson = await fetch(`http://127.0.0.1:${server.port}/v1/raw/v2/pipeline`, { method: 'POST', body: '{' });
     expect([notJson.status, await notJson.json()]).toEqual([400, expect.objectContaining({ code: 'HRANA_PROTO_ERROR' })]);
+    // Nested deeper than any Hrana request: refused before it is parsed (review-184 H3), a bracket in a string not counted.
+    const deep = await fetch(`http://127.0.0.1:${server.port}/v1/raw/v2/pipeline`, { method: 'POST', body: `{"requests":[${'['.repeat(40)}${']'.repeat(40)}]}` });
+    expect([deep.status, await deep.json()]).toEqual([400, { code: 'HRANA_PROTO_ERROR', message: 'The body nests arrays or objects more than 32 deep' }]);
+    const inString = await pipeline('raw', { requests: [{ type: 'execute', stmt: { sql: `SELECT '${'['.repeat(40)}'` } }, { type: 'close' }] });
+    expect(inString.status).toBe(200);
     const huge = await pipeline('raw', { baton: null, requests: [], pad: 'x'.repeat(11 * 1024 * 1024) });
     expect(huge.status).toBe(413);
     const v3 = await fetch(`http://127.0.0.1:${server.port}/v1/raw/v3-protobuf`);

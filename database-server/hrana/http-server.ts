@@ -7,6 +7,7 @@ import { StreamRegistry } from './stream-registry.ts';
 import { serveWebSockets, type WsOptions } from './ws-server.ts';
 import { bearerToken, forwardRequest, MOVING, wasForwarded, type Router } from './forward.ts';
 import { ProjectMemory } from './project-memory.ts';
+import { jsonDepthWithin, MAX_JSON_DEPTH } from './json-depth.ts';
 
 /** Why a request may not reach a database: answered as `{message, code}` with this HTTP status. */
 export interface Refusal {
@@ -175,9 +176,12 @@ async function serve(request: IncomingMessage, response: ServerResponse, options
       if (read.refused === 'too-large') return void send(response, error(413, 'REQUEST_TOO_LARGE', `Body over ${maxBodyBytes} bytes`));
       return void send(response, busy(memory), { 'retry-after': '1' });
     }
+    const text = read.body.toString('utf8');
+    // Nested past any Hrana request, the parse would hold every tenant's event loop for seconds: refused unparsed.
+    if (!jsonDepthWithin(text)) return void send(response, error(400, 'HRANA_PROTO_ERROR', `The body nests arrays or objects more than ${MAX_JSON_DEPTH} deep`));
     let body: unknown;
     try {
-      body = JSON.parse(read.body.toString('utf8'));
+      body = JSON.parse(text);
     } catch {
       return void send(response, error(400, 'HRANA_PROTO_ERROR', 'The body is not JSON'));
     }

@@ -203,6 +203,19 @@ describe('Hrana over WebSocket', () => {
     for (const h of held) h.ws.close();
   });
 
+  it('closes a connection whose message nests deeper than any Hrana message, before or after its hello, unparsed', async () => {
+    const deep = `{"type":"request","request_id":1,"request":${'['.repeat(40)}${']'.repeat(40)}}`;
+    const before = await openRawWebSocket(`ws://127.0.0.1:${server.port}/v1/nested`, 'hrana3');
+    before.ws.send(deep);
+    expect(await before.closed).toBe(1002);
+    const after = await openRawWebSocket(`ws://127.0.0.1:${server.port}/v1/nested`, 'hrana3');
+    after.send({ type: 'hello', jwt: 'rw-nested' });
+    expect(await after.next()).toEqual({ type: 'hello_ok' });
+    const reason = new Promise<string>((resolve) => after.ws.once('close', (_code, why) => resolve(why.toString())));
+    after.ws.send(deep);
+    expect(await reason).toBe('The message nests arrays or objects more than 32 deep');
+  });
+
   it('refuses an upgrade without a Hrana JSON subprotocol, and on another path', async () => {
     for (const [url, protocols, status] of [
       [`/v1/x`, ['hrana3-protobuf'], 400],

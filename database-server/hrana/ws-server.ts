@@ -8,6 +8,7 @@ import { WsSession } from './ws-session.ts';
 import { forwardUpgrade, MOVING, onOwner, wasForwarded, type Router } from './forward.ts';
 import { rawBytes, relayWebSocket, type WsFrame } from './ws-relay.ts';
 import type { ProjectMemory } from './project-memory.ts';
+import { jsonDepthWithin } from './json-depth.ts';
 
 /** Hrana over WebSocket's settings (docs/databases.md, "Hrana over WebSocket"). */
 export interface WsOptions {
@@ -195,6 +196,8 @@ function rawText(data: RawData): string {
 
 /** The token of a hello message, if `text` is one with a token (anything else is the session's to answer). */
 function helloToken(text: string): string | undefined {
+  // Too deep to parse here: the session refuses it unparsed.
+  if (!jsonDepthWithin(text)) return undefined;
   try {
     const msg = JSON.parse(text) as { type?: unknown; jwt?: unknown } | null;
     return msg?.type === 'hello' && typeof msg.jwt === 'string' ? msg.jwt : undefined;

@@ -2,6 +2,7 @@ import type { HranaBatchStep, HranaError, HranaStmt, HranaStreamRequest, HranaSt
 import type { Refusal } from './http-server.ts';
 import { onlyFinishes, runOnStream, tooManyStatements, type PipelineCaller, type PipelineContext } from './pipeline.ts';
 import type { ProjectMemory } from './project-memory.ts';
+import { jsonDepthWithin, MAX_JSON_DEPTH } from './json-depth.ts';
 import { STREAM_CLOSED, StreamHandle } from './stream-registry.ts';
 import { cursorEntries, type CursorEntry, type WsClientMsg, type WsRequest, type WsResponse, type WsServerMsg } from './ws-protocol.ts';
 
@@ -94,6 +95,8 @@ export class WsSession {
   /** Handles one text message; a malformed one ends the connection, as the protocol says. */
   async message(text: string): Promise<void> {
     let msg: WsClientMsg;
+    // Nested past any Hrana message, the parse would hold every tenant's event loop for seconds: refused unparsed.
+    if (!jsonDepthWithin(text)) return this.#protocolError(`The message nests arrays or objects more than ${MAX_JSON_DEPTH} deep`);
     try {
       msg = JSON.parse(text) as WsClientMsg;
       if (typeof msg !== 'object' || msg === null) throw new ProtocolError('not an object');
