@@ -602,7 +602,10 @@ describe('the chart on a real node', () => {
         const res = await get(`${runtimeService}/?url=${encodeURIComponent(url)}`, host);
         const answer = JSON.parse(res.body) as ProbeAnswer;
         expect([url, answer.reached], res.body).toEqual([url, false]);
-        references.set(url, errorReference(answer) ?? '');
+        // The filter's refusal has a reference (an error with none is a connection workerd tried).
+        const reference = errorReference(answer);
+        expect(reference, `${url}: ${res.body}`).toBeDefined();
+        references.set(url, reference ?? '');
       }
       // The reasons, from the logs of whichever replica served each probe.
       const reasons = await eventually(

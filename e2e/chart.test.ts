@@ -43,6 +43,7 @@ import {
 } from '../src/kube/index.ts';
 import type { Project } from '../src/apis/v1alpha1/project.ts';
 import { projectNamespace } from '../operator/controllers/project/project-namespace.ts';
+import { TRANSLATED_PRIVATE_DENY } from '../runtime-server/engine/dispatcher/config.ts';
 import { buildJob } from '../operator/controllers/source-build/build-job.ts';
 import { DEFAULT_BUILD_LIMITS, type BuildRunSpec } from '../operator/controllers/source-build/build-runner.ts';
 import { buildJobSettingsFromEnv } from '../operator/controllers/source-build/job-runner-env.ts';
@@ -1158,7 +1159,9 @@ describe('the Helm chart', () => {
     expect(v4?.ipBlock?.cidr).toBe('0.0.0.0/0');
     // The cluster's ranges, the node's own and the cloud metadata service are not "public".
     expect(v4?.ipBlock?.except).toEqual(expect.arrayContaining(['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', '169.254.0.0/16', '127.0.0.0/8', '0.0.0.0/8']));
-    expect(v6?.ipBlock).toEqual({ cidr: '::/0', except: expect.arrayContaining(['fc00::/7', 'fe80::/10', '::/127']) });
+    expect(v6?.ipBlock).toEqual({ cidr: '::/0', except: expect.arrayContaining(['fc00::/7', 'fe80::/10', '::/96']) });
+    // Nor are the IPv6 forms of private IPv4 addresses that workerd's filter is told to deny (NAT64, 6to4, …).
+    expect(v6?.ipBlock?.except).toEqual(expect.arrayContaining([...TRANSLATED_PRIVATE_DENY]));
     expect(egress).toHaveLength(3);
     // No apps' internet: none of that rule; a private bucket: a rule of the admin's, appended.
     const closed = parseRender(

@@ -70,7 +70,10 @@ export interface RuntimeServerConfig {
   readonly workers: number;
   /** CW_RUNTIME_TRUST_FORWARDED_HEADERS: whose `X-Forwarded-*` the entry point keeps (`forwarded-trust.ts`). */
   readonly trustForwardedHeaders: ForwardedTrust;
-  /** CW_RUNTIME_OUTBOUND_DENY: CIDRs apps may never reach, public ones included (a cluster's own NAT64 prefix). */
+  /**
+   * CW_RUNTIME_OUTBOUND_DENY: CIDRs apps may never reach, public ones included (a cluster's own NAT64 prefix), on top
+   * of the IPv6 forms of private IPv4 addresses every workerd denies (`TRANSLATED_PRIVATE_DENY`, engine/dispatcher/config.ts).
+   */
   readonly outboundDeny: readonly string[];
   /** CW_RUNTIME_MAX_CONNECTIONS and CW_RUNTIME_MAX_CONNECTIONS_PER_PEER: what the entry point's listeners hold at once. */
   readonly connections: ConnectionLimits;
@@ -286,7 +289,10 @@ function forwardedTrustFromEnv(read: EnvReader): ForwardedTrust {
   throw new ConfigError(`CW_RUNTIME_TRUST_FORWARDED_HEADERS must be true, false (or 1, 0), or a comma-separated list of the ingress's addresses and CIDR ranges, got ${JSON.stringify(raw)}`);
 }
 
-/** CW_RUNTIME_OUTBOUND_DENY: comma-separated addresses and CIDR ranges apps may never reach (default none). */
+/**
+ * CW_RUNTIME_OUTBOUND_DENY: comma-separated addresses and CIDR ranges apps may never reach besides those every workerd
+ * denies (default none more).
+ */
 function outboundDenyFromEnv(read: EnvReader): readonly string[] {
   const raw = read.optional('CW_RUNTIME_OUTBOUND_DENY')?.trim();
   if (!raw) return [];

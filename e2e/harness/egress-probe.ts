@@ -32,11 +32,16 @@ export function errorReference(answer: ProbeAnswer): string | undefined {
 
 /**
  * What workerd logged for `reference`: its error line (`error: e = … failed: <reason>`) is the last one before
- * the line naming the reference (`wdErrId = <reference>`); undefined while the log does not hold it yet.
+ * the line naming the reference (`wdErrId = <reference>`); undefined while the log does not hold it yet, and for
+ * no reference at all (an error workerd shows the app, such as `Network connection lost.`, has none: an empty
+ * one matched the first refusal of any other URL, so a fetch never refused passed for refused, found in
+ * review-183).
  */
-export function refusalReason(log: string, reference: string): string | undefined {
+export function refusalReason(log: string, reference: string | undefined): string | undefined {
+  if (!reference || !/^\w+$/.test(reference)) return undefined;
+  const named = new RegExp(`wdErrId = ${reference}\\b`);
   const lines = log.split('\n');
-  const at = lines.findIndex((line) => line.includes(`wdErrId = ${reference}`));
+  const at = lines.findIndex((line) => named.test(line));
   const error = lines.slice(0, Math.max(at, 0)).findLast((line) => line.includes('error: e = '));
   return at < 0 ? undefined : /failed: ([^"]*)/.exec(error ?? '')?.[1];
 }

@@ -124,7 +124,8 @@ export interface RuntimeEngineOptions {
   readonly outboundAllow?: () => Promise<readonly string[]>;
   /**
    * Addresses apps' `fetch()` and `connect()` may never reach, public ones included, as CIDRs (a cluster's own NAT64
-   * prefix: `dispatcher/config.ts`). Default: none.
+   * prefix), besides the IPv6 forms of private IPv4 addresses every workerd denies (`TRANSLATED_PRIVATE_DENY` in
+   * `dispatcher/config.ts`). Default: none more.
    */
   readonly outboundDeny?: readonly string[];
   /**

@@ -40,9 +40,9 @@ export interface DispatcherConfigInput {
    */
   readonly outboundAllow?: readonly string[];
   /**
-   * Addresses apps may never reach, public ones included, as CIDRs: a cluster's network-specific NAT64 prefix
-   * (`64:ff9b:1::/48`, a global one of its own), whose addresses workerd counts public though they reach private
-   * IPv4 hosts. Denied wins over allowed.
+   * Addresses apps may never reach, public ones included, as CIDRs, besides {@link TRANSLATED_PRIVATE_DENY}: a
+   * cluster's network-specific NAT64 prefix (a global one of its own), whose addresses workerd counts public though
+   * they reach private IPv4 hosts. Denied wins over allowed.
    */
   readonly outboundDeny?: readonly string[];
 }
@@ -75,13 +75,42 @@ export const GENERATION_HEADER = 'cw-generation';
 const DISPATCHER_SOURCE = readFileSync(new URL('./dispatcher.js', import.meta.url), 'utf8');
 const KEY_HASH_SOURCE = readFileSync(new URL('./key-hash.js', import.meta.url), 'utf8');
 
+/** The IPv4 ranges that are not public (the chart's `networkPolicy.runtime.privateRanges` has the same ones). */
+const NON_PUBLIC_IPV4 = ['0.0.0.0/8', '10.0.0.0/8', '100.64.0.0/10', '127.0.0.0/8', '169.254.0.0/16', '172.16.0.0/12', '192.0.0.0/24', '192.168.0.0/16', '198.18.0.0/15', '224.0.0.0/3'];
+
+/**
+ * An IPv4 range as the IPv6 range that embeds it in its last 32 bits after `prefix` (a /96: `64:ff9b::`), written
+ * canonically (RFC 5952), as the chart's list has it.
+ */
+function embeddedIn(prefix: string, range: string): string {
+  const [address = '', bits = '32'] = range.split('/');
+  const [a = 0, b = 0, c = 0, d = 0] = address.split('.').map(Number);
+  const [high, low] = [(a << 8) | b, (c << 8) | d];
+  const groups = high === 0 && low === 0 ? '' : `${high.toString(16)}:${low.toString(16)}`;
+  return `${prefix}${groups}/${96 + Number(bits)}`;
+}
+
+/**
+ * What every `internet` service denies, whatever it is told: the IPv6 forms of a private IPv4 address, which
+ * workerd's `public` filter counts public (it knows only the IPv4-mapped form, `::ffff:a.b.c.d`) though they reach
+ * the private address wherever a gateway or route translates them (found in review: with those addresses routed to a
+ * private listener, an app reached it at `[64:ff9b::7f00:1]` and `[2002:7f00:1::1]`). The well-known NAT64 prefix (`64:ff9b::/96`, RFC 6052) only
+ * where it embeds a non-public IPv4 address, which RFC 6052 forbids it to stand for anyway: with DNS64 in an
+ * IPv6-only cluster, the rest of it is how apps reach public IPv4-only hosts. The local-use NAT64 prefix
+ * (`64:ff9b:1::/48`, RFC 8215, which a network may cut at any length, so no one place holds the IPv4 address),
+ * 6to4 (`2002::/16`, deprecated by RFC 7526), IPv4-compatible (`::/96`, deprecated by RFC 4291) and
+ * IPv4-translated (`::ffff:0:0:0/96`, RFC 2765) addresses wholly.
+ */
+export const TRANSLATED_PRIVATE_DENY: readonly string[] = [...NON_PUBLIC_IPV4.map((range) => embeddedIn('64:ff9b::', range)), '64:ff9b:1::/48', '2002::/16', '::/96', '::ffff:0:0:0/96'];
+
 /**
  * The `internet` service, which backs every worker's global `fetch()` and `connect()` (none sets another
- * `globalOutbound`): workerd's default (`public` addresses only, browsers' CAs trusted) plus `allow`, less `deny`.
- * An address counts when it matches an allow entry and no deny entry, after name resolution.
+ * `globalOutbound`): workerd's default (`public` addresses only, browsers' CAs trusted) plus `allow`, less
+ * {@link TRANSLATED_PRIVATE_DENY} and `deny`. An address counts when it matches an allow entry and no deny entry,
+ * after name resolution.
  */
 export function internetService(allow: readonly string[] = [], deny: readonly string[] = []): string {
-  const denied = deny.length > 0 ? `, deny = ${capnpStringList(deny.map(asCidr))}` : '';
+  const denied = `, deny = ${capnpStringList([...TRANSLATED_PRIVATE_DENY, ...deny.map(asCidr)])}`;
   return `    (name = "internet", network = (allow = ${capnpStringList(['public', ...allow.map(asCidr)])}${denied}, tlsOptions = (trustBrowserCas = true)))`;
 }
 
