@@ -87,7 +87,7 @@ export interface EntryProxyOptions {
  * shard of the request's app by `Host` (or refuses it: unknown host, app quarantined); that shard's
  * dispatcher worker bounds the app's concurrency and calls its isolate. This adds `X-Forwarded-*` and
  * `X-Request-Id`, streams everything else both ways over undici's kept-alive connections, and records each
- * request on its upstream (app, when sent, every byte answered): the watchdog's evidence.
+ * request on its upstream (app, when sent, when workerd last showed life): the watchdog's evidence.
  */
 export class EntryProxy {
   readonly server: Server;
@@ -228,6 +228,11 @@ export class EntryProxy {
     let controller: Dispatcher.DispatchController | undefined;
     /** workerd broke off the exchange (it died under it, say): the watchdog's evidence keeps the request. */
     let lost = false;
+    /**
+     * The answer's body was held back for its client (`pause()`): what is read of it from then on may have waited in
+     * the socket's buffers since before the thread got stuck, and is no sign of life (review-183 F1, below).
+     */
+    let backlogged = false;
     const send = (retried: boolean): void => {
       let responded = false;
       let replaced = false;
@@ -262,16 +267,23 @@ export class EntryProxy {
             }
           },
           onResponseData: (c, chunk) => {
-            pool.output();
+            // A body byte is the shard's sign of life for the watchdog (`watchdog.ts`) only while nothing of this
+            // answer was held back: then undici reads what workerd's thread has just written. Once the client's
+            // slowness paused it, the socket from workerd and undici hold what workerd wrote earlier, which a
+            // client reading a little at a time lets through whenever it likes, thread stuck or not: a hostile
+            // review kept a never-yielding loop running 31 s past a 300 ms bound that way, trickling from 120 paused
+            // answers (review-183 F1). Such an answer's later bytes, and its end, count for nothing; its head did.
+            if (!backlogged) pool.output();
             if (cutShort) return;
             if (!res.write(chunk)) {
+              backlogged = true;
               c.pause();
               res.once('drain', () => c.resume());
             }
           },
           onResponseEnd: () => {
             complete = true;
-            pool.output();
+            if (!backlogged) pool.output();
             if (!cutShort) res.end();
             done(false);
           },

@@ -73,7 +73,7 @@ export class UpstreamPool {
   /** Per project (probation's turns ask per request): requests in flight, and when the last one finished. */
   readonly #openByProject = new Map<string, number>();
   readonly #endedByProject = new Map<string, number>();
-  /** The last moment this workerd showed it runs: a byte of an answer, a health answer. */
+  /** The last moment this workerd showed it runs ({@link output}). */
   #lastOutput = Date.now();
   #idleWaiters: Array<() => void> = [];
   /** Project → called once its last request here ends (a request waiting for its turn listens). */
@@ -236,7 +236,10 @@ export class UpstreamPool {
     });
   }
 
-  /** The workerd answered something (a response head, body bytes, a health check): it is not stuck. */
+  /**
+   * The workerd answered something its thread had to be free for (a response head, body bytes read as it wrote them, a
+   * health check): it is not stuck. Bytes of an answer held back for its client are not such (`entry-proxy.ts`).
+   */
   output(): void {
     const now = Date.now();
     this.#lastOutput = now;

@@ -8,7 +8,7 @@ export interface WatchdogTarget {
   rss(): number | undefined;
   /** CPU time its main thread (where every isolate runs) has used, in ms, or undefined when it cannot be read. */
   cpuMs(): number | undefined;
-  /** When it last answered anything (the entry point notes every byte of an answer). */
+  /** When it last answered anything that needed its thread free (a response head, a ping, body bytes not held back for their client: `entry-proxy.ts`). */
   lastOutput(): number;
   /** It answered: note the time. */
   answered(): void;
