@@ -54,9 +54,34 @@ describe('FairTurns', () => {
     turns.release();
     await waiting;
     turns.release();
-    // The victim had its turn just now: it contends within a second, not within no time at all.
+    // The victim had its turn just now: it contends within a second, and with its database open at any time.
+    expect(turns.othersContend('hog', 1_000)).toBe(true);
+    expect(turns.othersContend('hog', 0)).toBe(true);
+    // Its database closed: within a second still, not within no time at all.
+    turns.forget('db-b');
     expect(turns.othersContend('hog', 1_000)).toBe(true);
     expect(turns.othersContend('hog', 0)).toBe(false);
+  });
+
+  it('counts a project with a database open here as contending, however long ago its last turn (review-184 H6)', async () => {
+    const turns = new FairTurns();
+    for (const [tenant, project] of [
+      ['db-a', 'hog'],
+      ['db-a2', 'hog'],
+      ['db-b', 'victim'],
+    ] as const) {
+      await turns.acquire(tenant, project);
+      turns.release();
+    }
+    await turns.acquire('db-a', 'hog');
+    // Outside the window, nobody waiting: the victim's open database still counts, as one contender.
+    expect(turns.othersContend('hog', 0)).toBe(true);
+    expect(turns.contenders('hog', 0)).toBe(1);
+    turns.release();
+    // The hog's own databases never count for it.
+    turns.forget('db-b');
+    expect(turns.othersContend('hog', 0)).toBe(false);
+    expect(turns.contenders('hog', 0)).toBe(0);
   });
 
   it('counts the projects contending, by project', async () => {

@@ -29,12 +29,19 @@ export class FairTurns {
   }
 
   /**
-   * Whether a project other than `project` contends for the shard: one of its requests waits for a turn now, or
-   * it took one within `withinMs`. (A neighbour asking again and again is served first whenever it waits, so as a
-   * hog takes its turn the neighbour has often just had one and is not waiting yet.)
+   * Whether a project other than `project` contends for the shard: one of its requests waits for a turn now, it
+   * took one within `withinMs`, or it has a database here that had a turn since it opened (and is not closed yet),
+   * whose next request may come at any moment. A statement cannot be cut once it runs on the shard's one thread, nor
+   * can a request that arrives meanwhile even be seen, so a neighbour that asks now and then (more than `withinMs`
+   * apart) contends too: judged only by who waits or had a turn lately, it found a long statement begun in each
+   * quiet spell and waited most of its time limit, request after request (review-184 H6). (A neighbour asking again
+   * and again is served first whenever it waits, so as a hog takes its turn the neighbour has often just had one and
+   * is not waiting yet.)
    */
   othersContend(project: string, withinMs: number): boolean {
     if (this.#waiting.some((w) => w.project !== project)) return true;
+    // Stops at the second project at most: the first is `project` itself or another.
+    for (const other of this.#databases.keys()) if (other !== project) return true;
     const since = performance.now() - withinMs;
     for (const [other, at] of this.#grantedAt) {
       if (at < since) this.#grantedAt.delete(other);

@@ -10,7 +10,7 @@ import { BigCheckpoints, type BigCheckpointLimits } from './big-checkpoints.ts';
 import type { SqlConnection } from '../sql/sql-engine.ts';
 import { ShardTime } from './shard-time.ts';
 
-/** Another project that took a turn this recently still contends for the shard (shard-time.ts). */
+/** Another project that took a turn this recently still contends for the shard (shard-time.ts), as does one with a database open here that had a turn (fair-turns.ts). */
 const CONTENDED_WITHIN_MS = 1_000;
 
 /** How long after a close the shard collects, so a round of idle databases closing costs one collection. */

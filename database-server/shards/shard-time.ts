@@ -20,12 +20,14 @@ interface Use {
 
 /**
  * Who has used a shard's one thread lately, by project, and the cap on its statements. A statement is synchronous
- * native code: while it runs, every other database of the shard waits, whatever the turns. Whenever a project takes
- * a turn while another contends for the shard (waits for a turn, or had one within the last second), its statement
- * may run for what is left of `hogMs` after its recent use (CPU time, decayed by `halfLifeMs`), and never less than
- * `capMs`: so a tenant that aims long statements at a neighbour's shard stalls it for about `hogMs` at first (a
- * fresh project too), then for a quarter of a second at a time. Nobody else using the shard, nothing is cut,
- * however much a project uses.
+ * native code: while it runs, every other database of the shard waits, whatever the turns, and nothing can cut it
+ * short but the deadline it was given as it began. Whenever a project takes a turn while another contends for the
+ * shard (waits for a turn, had one within the last second, or has a database open here that had one: fair-turns.ts),
+ * its statement may run for what is left of `hogMs` after its recent use (CPU time, decayed by `halfLifeMs`), and
+ * never less than `capMs`: so a tenant that aims long statements at a neighbour's shard stalls it for about `hogMs`
+ * at first (a fresh project too), then for a quarter of a second at a time, however seldom the neighbour asks. A
+ * project alone on its shard (no other project's database used there since it opened), nothing is cut, however much
+ * it uses.
  */
 export class ShardTime {
   readonly capMs: number;
