@@ -13,6 +13,7 @@ describe('runtimeServerConfig', () => {
       host: '0.0.0.0',
       connections: defaultConnectionLimits(),
       webSocketsPerProject: 1000,
+      requestBodyTimeoutMs: 60_000,
       statusPort: 8081,
       statusHost: '0.0.0.0',
       baseDomain: 'apps.localhost',
@@ -163,6 +164,12 @@ describe('runtimeServerConfig', () => {
     expect(runtimeServerConfig({ CW_S3_BUCKET: 'b' }).trustForwardedHeaders).toBe(false);
     expect(runtimeServerConfig({ CW_S3_BUCKET: 'b', CW_RUNTIME_TRUST_FORWARDED_HEADERS: ' 10.0.0.0/8, fd00::/8 ,192.0.2.1' }).trustForwardedHeaders).toEqual(['10.0.0.0/8', 'fd00::/8', '192.0.2.1']);
     expect(() => runtimeServerConfig({ CW_S3_BUCKET: 'b', CW_RUNTIME_TRUST_FORWARDED_HEADERS: '10.0.0.0/33' })).toThrow(/CW_RUNTIME_TRUST_FORWARDED_HEADERS/);
+  });
+
+  it('gives a request body a bounded time to arrive at the entry point: 60 s unless told, 0 for none', () => {
+    expect(runtimeServerConfig({ CW_S3_BUCKET: 'b' }).requestBodyTimeoutMs).toBe(60_000);
+    expect(runtimeServerConfig({ CW_S3_BUCKET: 'b', CW_RUNTIME_REQUEST_BODY_TIMEOUT: '5m' }).requestBodyTimeoutMs).toBe(300_000);
+    expect(runtimeServerConfig({ CW_S3_BUCKET: 'b', CW_RUNTIME_REQUEST_BODY_TIMEOUT: '0' }).requestBodyTimeoutMs).toBe(0);
   });
 
   it("denies apps the addresses it is told, public ones included (a cluster's own NAT64 prefix)", () => {

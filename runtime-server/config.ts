@@ -19,6 +19,7 @@ import { LOG_LEVELS, type LogLevel } from '../src/logging/log.ts';
 import type { ReplicaIdentity } from './replica-publisher.ts';
 import { httpsConfig, type HttpsConfig } from './tls/https-config.ts';
 import { DEFAULT_WEBSOCKETS_PER_PROJECT } from './engine/websocket-budget.ts';
+import { DEFAULT_REQUEST_BODY_TIMEOUT_MS } from './engine/request-bodies.ts';
 import { containerMemoryLimit, fittedShardMemoryMb, ownReserveBytes } from './memory-budget.ts';
 
 /** cw-runtime's settings, all from the environment, read once at start (see `docs/runtime.md`, "Running the runtime"). */
@@ -79,6 +80,8 @@ export interface RuntimeServerConfig {
   readonly connections: ConnectionLimits;
   /** WebSockets each project holds open on the replica at once (CW_RUNTIME_WEBSOCKETS_PER_PROJECT, 1,000). */
   readonly webSocketsPerProject: number;
+  /** CW_RUNTIME_REQUEST_BODY_TIMEOUT: the time a request's body has to arrive at the entry point (60 s; 0: Node's 300 s). */
+  readonly requestBodyTimeoutMs: number;
   readonly logLevel: LogLevel;
   /** CW_WORKERD_BIN; absent: the installed `@cloudflare/workerd-*` package's binary. */
   readonly workerdBinary?: string;
@@ -250,6 +253,7 @@ export function runtimeServerConfig(
     outboundDeny: outboundDenyFromEnv(read),
     connections: connectionLimitsFromEnv(read, 'CW_RUNTIME'),
     webSocketsPerProject: read.integer('CW_RUNTIME_WEBSOCKETS_PER_PROJECT', DEFAULT_WEBSOCKETS_PER_PROJECT, { min: 1, max: 1_000_000 }),
+    requestBodyTimeoutMs: read.durationMs('CW_RUNTIME_REQUEST_BODY_TIMEOUT', DEFAULT_REQUEST_BODY_TIMEOUT_MS, { min: 0, max: 3_600_000 }),
     logLevel,
     ...(workerdBinary ? { workerdBinary } : {}),
     replica: Object.freeze({

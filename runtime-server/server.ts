@@ -369,6 +369,7 @@ export class RuntimeServer {
       webSocketsPerProject: config.webSocketsPerProject,
       ...(config.workerdBinary ? { workerdBinary: config.workerdBinary } : {}),
       builds: { concurrency: config.prepareConcurrency, capacityBytes: Math.floor(config.dataDirSizeBytes * BUILDS_SHARE), projectQuotaBytes: config.projectUnpackedQuota },
+      requestBodyTimeoutMs: config.requestBodyTimeoutMs,
       shards: config.shards,
       ...(config.onDemand ? { onDemand: this.#onDemandOptions(config.onDemand) } : {}),
       limits: config.limits,

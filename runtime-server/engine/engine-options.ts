@@ -56,6 +56,12 @@ export interface RuntimeEngineOptions {
   readonly shards?: number;
   /** For apps that set none (default 100). */
   readonly defaultMaxConcurrentRequests?: number;
+  /**
+   * The time a request's body has to arrive at the entry point, from its head, before the request is cut (408):
+   * a slow client holds its app's slot meanwhile (`request-bodies.ts`). Default 60 s; 0: none (Node's own 300 s
+   * for HTTP/1.1).
+   */
+  readonly requestBodyTimeoutMs?: number;
   /** Requests that may wait for a slot, as a multiple of the app's limit (default 1). They wait at most 10 s. */
   readonly queue?: { readonly depthFactor?: number };
   /** How long workerd may take to start (default 30 s). */

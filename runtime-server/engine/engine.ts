@@ -40,7 +40,8 @@ import { PassPlan } from './pass-plan.ts';
 import { ConvergenceLoop } from './convergence-loop.ts';
 import { deploymentProblem } from './deployment-check.ts';
 import { engineStatus } from './engine-status.ts';
-import { onDemandApp, servedApp, type Served } from './served.ts';
+import { concurrencyLimit, onDemandApp, servedApp, type Served } from './served.ts';
+import { RequestBodies } from './request-bodies.ts';
 import { HostAssignment } from '../../src/runtime-contract/host-assignment.ts';
 import { OnDemand } from './on-demand.ts';
 import { isBuildRefusal, PreparationFailures, sameDeployment, type PreparationFailure } from './preparation-failures.ts';
@@ -232,13 +233,21 @@ export class RuntimeEngine {
       refused: (key) => this.#refused(key),
     });
     this.#followers = new LogFollowers(s.logLingerMs, (key) => this.#desired.has(key) && this.#kick());
+    // Request bodies arriving: one client's share of an app's slots, and the time a body has (request-bodies.ts).
+    const bodies = new RequestBodies({
+      timeoutMs: options.requestBodyTimeoutMs,
+      appOf: (host) => this.#slotsOf(host),
+      trustForwardedHeaders: options.trustForwardedHeaders,
+      retryAfter: s.retryAfter,
+    });
+    const answer = options.answer;
     this.#entry = new EntryProxy({
       route: this.#route,
       trustForwardedHeaders: options.trustForwardedHeaders,
       retryAfterSeconds: options.retryAfterSeconds,
       ...(options.connections ? { connections: options.connections } : {}),
       ...(options.webSocketsPerProject !== undefined ? { webSocketsPerProject: options.webSocketsPerProject } : {}),
-      ...(options.answer ? { answer: options.answer } : {}),
+      answer: answer ? (req, res) => bodies.answer(req, res) || answer(req, res) : bodies.answer,
       ...(options.https ? { https: options.https } : {}),
       resend: (app, pool) => this.#limits.resendable(app, pool),
       log: this.#log,
@@ -620,6 +629,15 @@ export class RuntimeEngine {
   };
 
   /** Where a request goes now, or that it is held: its project's probation turn is another's, or its shard is restarting. */
+  /** The app served at `host`, with its concurrency limit: its slots in the dispatcher. */
+  #slotsOf(host: string | undefined): { key: string; slots: number } | undefined {
+    const hit = this.#router.route(host);
+    if ('status' in hit) return undefined;
+    const served = this.#served.get(hit.key);
+    const slots = served ? concurrencyLimit(served, this.#s.serving) : (this.#desired.get(hit.key)?.app.maxConcurrentRequests ?? this.#s.serving.defaultMaxConcurrentRequests ?? 100);
+    return { key: hit.key, slots };
+  }
+
   #place(hostHeader: string | undefined, mayWait: boolean, chain?: RouteCancel): Placement {
     const hit = this.#router.route(hostHeader);
     if ('status' in hit) {
