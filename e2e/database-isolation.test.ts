@@ -367,6 +367,53 @@ describe('one tenant on a shared cw-db', { timeout: 60_000 }, () => {
     }
   });
 
+  it("opens WebSockets with no token and sends big unfinished messages, never a hello: each is dropped past its pre-hello budget, cw-db's main process holds a few MiB of them, and the others keep answering", async () => {
+    // review-184 H4: 60 such connections held 9 MiB each, uncharged: cw-db's main process went from 141 to 694 MiB.
+    const memory = mainMemory();
+    memory.resetPeak();
+    const baseline = memory.rssMiB();
+    const chunk = Buffer.alloc(1024 * 1024, 0x20);
+    const url = `${db.url.replace('http', 'ws')}/v1/no-such-database`;
+    const sockets = Array.from({ length: 60 }, () => new WebSocket(url, ['hrana3']));
+    const attack = Promise.all(
+      sockets.map(async (ws) => {
+        ws.on('error', () => {});
+        const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
+        const opened = await new Promise<boolean>((resolve) => ws.once('open', () => resolve(true)).once('close', () => resolve(false)));
+        // Fragments of one text message, never finished: 9 MiB of it, as fast as the connection takes them.
+        for (let i = 0; opened && i < 9 && ws.readyState === WebSocket.OPEN; i++) await new Promise<void>((resolve) => ws.send(chunk, { fin: false, binary: false }, () => resolve()));
+        return closed;
+      }),
+    );
+    const other = await during(attack, () => connect(bystander).execute('SELECT 1'));
+    const grew = memory.peakMiB() - baseline;
+    report('other shard during 60 anonymous WebSockets sending 9 MiB unfinished', other.latencies);
+    process.stdout.write(`database-isolation: 60 anonymous WebSockets sending 9 MiB unfinished: main process grew ${grew.toFixed(0)} MiB at its peak\n`);
+    // Every one dropped (1006: no close frame), none of them left to wait for its hello timer.
+    expect(new Set(other.outcome)).toEqual(new Set([1006]));
+    // 128 KiB each at most (16 MiB in all), besides what receiving takes: unbounded, 553 MiB.
+    expect(grew).toBeLessThan(100);
+    // A client over WebSocket is served as before, its first request (sent right behind its hello) bigger than the budget.
+    const viaWs = createClient({ url: `${db.url.replace('http', 'ws')}/v1/${bystander}`, authToken: tokens.get(bystander) });
+    clients.push(viaWs);
+    expect((await viaWs.execute({ sql: 'SELECT length(?) AS n', args: ['x'.repeat(1024 * 1024)] })).rows[0]?.n).toBe(1024 * 1024);
+  });
+
+  it('opens a WebSocket and sends a message a little at a time, never a hello: it is closed 5 s after its upgrade', async () => {
+    const ws = new WebSocket(`${db.url.replace('http', 'ws')}/v1/no-such-database`, ['hrana3']);
+    const closed = new Promise<[number, string]>((resolve) => ws.once('close', (code, reason) => resolve([code, reason.toString()])));
+    await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+    const opened = performance.now();
+    // Unfinished, so no message ever completes (the old timer counted from the last complete one).
+    const drip = setInterval(() => ws.readyState === WebSocket.OPEN && ws.send('[', { fin: false }), 200);
+    const [code, reason] = await closed;
+    clearInterval(drip);
+    const after = performance.now() - opened;
+    expect([code, reason]).toEqual([4001, 'No hello']);
+    expect(after).toBeGreaterThan(4_500);
+    expect(after).toBeLessThan(8_000);
+  });
+
   it('stalls its shard beyond every limit: the watchdog kills and restarts that shard only, and its databases come back', async () => {
     const before = ((await admin('GET', '/v1/shards')).json.shards as { index: number; pid: number; restarts: number }[])[0]!;
     // As if the engine failed to stop a statement: the process stops answering altogether.

@@ -216,6 +216,31 @@ describe('Hrana over WebSocket', () => {
     expect(await reason).toBe('The message nests arrays or objects more than 32 deep');
   });
 
+  it('bounds connections before their hello: 64 from one address, 128 KiB each (review-184 H4)', async () => {
+    const url = `ws://127.0.0.1:${server.port}/v1/anonymous`;
+    const waiting = await Promise.all(Array.from({ length: 64 }, () => openRawWebSocket(url, 'hrana3')));
+    const refused = new WebSocket(url, ['hrana3']);
+    refused.on('error', () => {});
+    expect(await new Promise<number>((resolve) => refused.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0)))).toBe(429);
+    // One greeted frees its place.
+    waiting[0]!.send({ type: 'hello', jwt: 'rw-anonymous' });
+    expect(await waiting[0]!.next()).toEqual({ type: 'hello_ok' });
+    const next = await openRawWebSocket(url, 'hrana3');
+    // Past 128 KiB of an unfinished message before a hello: dropped, no close handshake.
+    next.ws.send(Buffer.alloc(200 * 1024, 0x20), { fin: false, binary: false });
+    expect(await next.closed).toBe(1006);
+    // Once greeted, a connection sends what it likes, a request far over that among it.
+    waiting[0]!.send({ type: 'request', request_id: 1, request: { type: 'store_sql', sql_id: 1, sql: `SELECT '${'x'.repeat(1024 * 1024)}'` } });
+    expect(await waiting[0]!.next()).toMatchObject({ type: 'response_ok', request_id: 1 });
+    for (const w of waiting) w.ws.close();
+  });
+
+  it('serves a client whose first request, sent right behind its hello, is bigger than the pre-hello budget', async () => {
+    const client = createClient({ url: `ws://127.0.0.1:${server.port}/v1/eager`, authToken: 'rw-eager' });
+    clients.push(client);
+    expect((await client.execute({ sql: 'SELECT length(?) AS n', args: ['x'.repeat(2 * 1024 * 1024)] })).rows[0]?.n).toBe(2 * 1024 * 1024);
+  });
+
   it('refuses an upgrade without a Hrana JSON subprotocol, and on another path', async () => {
     for (const [url, protocols, status] of [
       [`/v1/x`, ['hrana3-protobuf'], 400],

@@ -9,6 +9,7 @@ import { forwardUpgrade, MOVING, onOwner, wasForwarded, type Router } from './fo
 import { rawBytes, relayWebSocket, type WsFrame } from './ws-relay.ts';
 import type { ProjectMemory } from './project-memory.ts';
 import { jsonDepthWithin } from './json-depth.ts';
+import { DEFAULT_PRE_HELLO_LIMITS, PreHelloBudget, type PreHelloConnection, type PreHelloLimits } from './pre-hello.ts';
 
 /** Hrana over WebSocket's settings (docs/databases.md, "Hrana over WebSocket"). */
 export interface WsOptions {
@@ -23,14 +24,16 @@ export interface WsOptions {
   memory: ProjectMemory;
   /** Several replicas: a connection to a database another replica owns is spliced to that replica's. */
   route?: Router;
+  /** What connections may hold before their hello is accepted (pre-hello.ts); default `DEFAULT_PRE_HELLO_LIMITS`. */
+  preHello?: PreHelloLimits;
 }
 
 // `/`, `/v1` or `/v1/<database>`: what a `ws://` database URL names (the HTTP client appends `/v2/pipeline` to the same).
 const PATH = /^\/(?:v1(?:\/([^/]+))?)?\/?$/;
 /** What a relayed connection holds for a side that does not read before the other is read no further (and a message). */
 const RELAY_BUFFER_BYTES = 1024 * 1024;
-/** How long a connection may stay without a hello. */
-const HELLO_TIMEOUT_MS = 10_000;
+/** A connection closed for want of a hello that does not finish the close handshake within this is dropped. */
+const NO_HELLO_CLOSE_MS = 1_000;
 
 /**
  * Serves Hrana 2 and 3 over WebSocket on the Hrana server's port: upgrades on the database's URL, negotiates a
@@ -43,6 +46,7 @@ export function serveWebSockets(server: Server, context: PipelineContext, option
   const unsentBound = 4 * options.maxMessageBytes;
   const connections = new Map<string, number>();
   const sessions = new Map<WsSession, WebSocket>();
+  const preHello = new PreHelloBudget(options.preHello ?? DEFAULT_PRE_HELLO_LIMITS);
   const wss = new WebSocketServer({
     noServer: true,
     maxPayload: options.maxMessageBytes,
@@ -54,29 +58,58 @@ export function serveWebSockets(server: Server, context: PipelineContext, option
     const offered = (request.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim());
     if (!match) return refuse(socket, 404, 'Not found');
     if (!WS_SUBPROTOCOLS.some((p) => offered.includes(p))) return refuse(socket, 400, `Offer one of the subprotocols ${WS_SUBPROTOCOLS.join(', ')}`);
+    // Held to the pre-hello bounds from here until its hello is accepted (or it is relayed to another replica).
+    const pending = preHello.open(request.socket.remoteAddress ?? '');
+    if (!pending) return refuse(socket, 429, 'Too many WebSocket connections without a hello from this address; retry shortly');
+    socket.once('close', () => pending.end());
     const tenant = match[1];
     const route = options.route;
-    if (!route) return wss.handleUpgrade(request, socket, head, (ws) => accept(ws, tenant ?? null));
-    if (tenant === undefined) return wss.handleUpgrade(request, socket, head, (ws) => byToken(ws, route, request));
+    if (!route) return wss.handleUpgrade(request, socket, head, (ws) => accept(ws, tenant ?? null, beforeHello(ws, socket, pending)));
+    if (tenant === undefined) return wss.handleUpgrade(request, socket, head, (ws) => byToken(ws, route, request, beforeHello(ws, socket, pending)));
     route(tenant, undefined, wasForwarded(request)).then(
       (route) => {
-        if (route.kind === 'forward') forwardUpgrade(request, socket, head, route.url);
-        else if (route.kind === 'unavailable') refuse(socket, 503, MOVING.message);
-        else wss.handleUpgrade(request, socket, head, (ws) => accept(ws, tenant));
+        if (route.kind === 'forward') {
+          pending.end();
+          forwardUpgrade(request, socket, head, route.url);
+        } else if (route.kind === 'unavailable') refuse(socket, 503, MOVING.message);
+        else wss.handleUpgrade(request, socket, head, (ws) => accept(ws, tenant, beforeHello(ws, socket, pending)));
       },
       () => socket.destroy(),
     );
   });
 
   /**
+   * Bounds a connection until its hello is accepted (`greeted`, returned): the bytes read from its socket (what `ws`
+   * buffers of an unfinished message) against its budget and the total, and the time since the upgrade. Reading
+   * stops while a hello is checked, so requests sent right behind it are not read meanwhile.
+   */
+  function beforeHello(ws: WebSocket, socket: Duplex, pending: PreHelloConnection): () => void {
+    const tap = (chunk: Buffer) => {
+      if (!pending.received(chunk.length)) ws.terminate();
+    };
+    socket.on('data', tap);
+    const timer = setTimeout(() => {
+      ws.close(4001, 'No hello');
+      setTimeout(() => ws.terminate(), NO_HELLO_CLOSE_MS).unref();
+    }, preHello.limits.timeoutMs);
+    timer.unref();
+    const greeted = () => {
+      clearTimeout(timer);
+      socket.off('data', tap);
+      pending.end();
+    };
+    ws.once('close', greeted);
+    return greeted;
+  }
+
+  /**
    * Several replicas, a URL naming no database: the hello's token says which, and so whether the connection is served
    * here or relayed to the owner (ws-relay.ts). What the client sends before that is known is held (bounded), then
    * handed on first.
    */
-  function byToken(ws: WebSocket, route: Router, request: IncomingMessage): void {
+  function byToken(ws: WebSocket, route: Router, request: IncomingMessage, greeted: () => void): void {
     const early: WsFrame[] = [];
     let earlyBytes = 0;
-    const noHello = setTimeout(() => ws.close(4001, 'No hello'), HELLO_TIMEOUT_MS);
     const decide = (jwt: string | undefined) => {
       ws.pause(); // read no further until the owner is known
       route(null, jwt, wasForwarded(request)).then(
@@ -84,10 +117,12 @@ export function serveWebSockets(server: Server, context: PipelineContext, option
           ws.off('message', hold);
           ws.resume();
           if (decision.kind === 'forward') {
+            // The owner holds it to the pre-hello bounds; here the relay's bounds hold it.
+            greeted();
             const target = webSocketUrl(onOwner(request.url, decision.url));
             relayWebSocket(ws, target, early, { database: decision.tenant ?? '', memory: options.memory, bufferBound: RELAY_BUFFER_BYTES });
           } else if (decision.kind === 'unavailable') ws.close(1013, 'The database is moving to another replica; reconnect');
-          else accept(ws, null, early);
+          else accept(ws, null, greeted, early);
         },
         () => ws.terminate(),
       );
@@ -99,14 +134,12 @@ export function serveWebSockets(server: Server, context: PipelineContext, option
       // A client that sends on and on before its database is found is not held in memory.
       if (earlyBytes > unsentBound) return ws.terminate();
       if (!first) return;
-      clearTimeout(noHello);
       decide(isBinary ? undefined : helloToken(rawText(data)));
     };
     ws.on('message', hold);
-    ws.once('close', () => clearTimeout(noHello));
   }
 
-  function accept(ws: WebSocket, pathTenant: string | null, early: readonly WsFrame[] = []): void {
+  function accept(ws: WebSocket, pathTenant: string | null, greeted: () => void, early: readonly WsFrame[] = []): void {
     let lastMessage = Date.now();
     let admitted: string | undefined;
     const session = new WsSession({
@@ -119,6 +152,7 @@ export function serveWebSockets(server: Server, context: PipelineContext, option
         if (count >= perDatabase) return false;
         connections.set(tenant, count + 1);
         admitted = tenant;
+        greeted();
         return true;
       },
       memory: options.memory,
@@ -146,8 +180,7 @@ export function serveWebSockets(server: Server, context: PipelineContext, option
       () => {
         void session.expireTransactions().then((inTransaction) => {
           const idle = Date.now() - lastMessage;
-          if (session.tenant === undefined && idle > HELLO_TIMEOUT_MS) ws.close(4001, 'No hello');
-          else if (!inTransaction && idle > idleTimeoutMs) ws.close(1000, 'Idle');
+          if (session.tenant !== undefined && !inTransaction && idle > idleTimeoutMs) ws.close(1000, 'Idle');
         });
       },
       Math.min(1000, context.streams.transactionTimeoutMs / 4),
@@ -181,10 +214,11 @@ export function serveWebSockets(server: Server, context: PipelineContext, option
 const REFUSALS: Record<number, { code: string; reason: string }> = {
   400: { code: 'HRANA_PROTO_ERROR', reason: 'Bad Request' },
   404: { code: 'NOT_FOUND', reason: 'Not Found' },
+  429: { code: 'TOO_MANY_CONNECTIONS', reason: 'Too Many Requests' },
   503: { code: MOVING.code, reason: 'Service Unavailable' },
 };
 
-function refuse(socket: Duplex, status: 400 | 404 | 503, message: string): void {
+function refuse(socket: Duplex, status: 400 | 404 | 429 | 503, message: string): void {
   const { code, reason } = REFUSALS[status] ?? { code: 'HRANA_PROTO_ERROR', reason: 'Bad Request' };
   const body = JSON.stringify({ message, code });
   socket.end(`HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
