@@ -7,6 +7,7 @@ import { SegmentQueue, type QueuedFrames } from './segment-queue.ts';
 import { FRAME_HEADER_BYTES, parseWalHeader, WAL_HEADER_BYTES, type WalChecksum, type WalHeader } from './wal-format.ts';
 import { readWal, walSize } from './wal-file.ts';
 import { WalScanner } from './wal-scan.ts';
+import { DEFAULT_MAX_WAL_BYTES } from '../sql/wal-bound.ts';
 
 /** How much of the WAL a capture reads at a time: its memory, whatever the size of the transactions it finds. */
 const SCAN_CHUNK_BYTES = 4 * 1024 * 1024;
@@ -98,7 +99,7 @@ export class TenantReplica {
     this.#guard = options.guard ?? (() => {});
     this.#copy = options.copy ?? copyDatabaseFile;
     this.#maxSegmentBytes = options.maxSegmentBytes ?? 8 * 1024 * 1024;
-    this.#maxWalBytes = options.maxWalBytes ?? 256 * 1024 * 1024;
+    this.#maxWalBytes = options.maxWalBytes ?? DEFAULT_MAX_WAL_BYTES;
     this.#queue = new SegmentQueue(options.store, this.#maxSegmentBytes, (frames, frameBytes, into) => this.#readFrames(frames, frameBytes, into), this.#guard);
   }
 

@@ -9,6 +9,7 @@ import { ProjectMemory } from '../hrana/project-memory.ts';
 import { BigCheckpoints, type BigCheckpointLimits } from './big-checkpoints.ts';
 import type { SqlConnection } from '../sql/sql-engine.ts';
 import { ShardTime } from './shard-time.ts';
+import { DEFAULT_MAX_WAL_BYTES, walPastBound } from '../sql/wal-bound.ts';
 
 /** Another project that took a turn this recently still contends for the shard (shard-time.ts), as does one with a database open here that had a turn (fair-turns.ts). */
 const CONTENDED_WITHIN_MS = 1_000;
@@ -32,6 +33,8 @@ export interface LocalEngineOptions extends LibsqlEngineOptions {
   shardTime?: ShardTime;
   /** Which checkpoints run on a thread of their own, and how many at once (big-checkpoints.ts). */
   bigCheckpoints?: BigCheckpointLimits;
+  /** A writing request runs no more statements once its database's write-ahead log is past this; default 256 MiB. */
+  maxWalBytes?: number;
 }
 
 /**
@@ -51,6 +54,7 @@ export class LocalEngine implements DatabaseEngine {
   readonly #storedSql: ProjectMemory;
   readonly #time: ShardTime;
   readonly #bigCheckpoints: BigCheckpoints;
+  readonly #maxWalBytes: number;
   #collecting: NodeJS.Timeout | undefined;
 
   constructor(options: LocalEngineOptions) {
@@ -61,6 +65,7 @@ export class LocalEngine implements DatabaseEngine {
     this.#storedSql = new ProjectMemory({ limitBytes: options.maxStoredSqlPerProject ?? 16 * 1024 * 1024 });
     this.#time = options.shardTime ?? new ShardTime(options.contendedStatementMs === undefined ? {} : { capMs: options.contendedStatementMs });
     this.#bigCheckpoints = new BigCheckpoints(options.bigCheckpoints);
+    this.#maxWalBytes = options.maxWalBytes ?? DEFAULT_MAX_WAL_BYTES;
   }
 
   databasePath(tenant: string): string {
@@ -121,6 +126,9 @@ export class LocalEngine implements DatabaseEngine {
       this.#time.add(project, Math.max(now.cpu - since.cpu, (now.wall - since.wall) / 2));
       this.#turns.release();
     };
+    // A writer's log is looked at between its statements (those of a batch too): one request adds at most one
+    // statement's pages past the bound, and the replica checkpoints after it.
+    const databasePath = this.#sql.databasePath(run.tenant);
     const turn = async () => {
       if (Date.now() > deadline) {
         overran ??= new SqlError(
@@ -128,6 +136,10 @@ export class LocalEngine implements DatabaseEngine {
           `The request ran past the ${this.#maxPipelineMs / 1000} s one request may run: its stream was closed (an open transaction rolled back); send the rest in another request`,
         );
         throw overran;
+      }
+      if (run.mode === 'read-write') {
+        overran ??= walPastBound(databasePath, this.#maxWalBytes);
+        if (overran) throw overran;
       }
       give();
       await take();
