@@ -31,6 +31,7 @@ node_modules/.installed: package-lock.json .tools/bin/node scripts/setup/npm.sh
 .PHONY: tools
 tools: .tools/bin/node ## The toolchain alone (Node, the control plane, MinIO, Flux, Python tools, Debian packages)
 	@scripts/setup/system.sh
+	@scripts/setup/sqlite-bounds.sh
 	@scripts/setup/python.sh
 	@scripts/setup/go-tools.sh all
 

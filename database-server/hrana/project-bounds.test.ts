@@ -90,7 +90,7 @@ describe('one project’s share of the main process', () => {
 
   it('gives up an answer its client does not read, and counts it against the project until then', async () => {
     // About 27 MB of answer: more than the loopback's socket buffers take, so most of it waits in this process.
-    const request = JSON.stringify({ requests: [execute('SELECT randomblob(20000000)'), { type: 'close' }] });
+    const request = JSON.stringify({ requests: [execute('SELECT randomblob(8000000), randomblob(8000000), randomblob(4000000)'), { type: 'close' }] });
     const socket = tcpConnect(server.port, '127.0.0.1');
     sockets.push(socket);
     socket.pause();
@@ -348,7 +348,7 @@ describe('requests that wait on the engine', () => {
 
   it('runs no request of a project whose answers already hold its bound, however many were let in at once', async () => {
     // Five requests let in before any answer exists; each answer (27 MB) more than the socket buffers take.
-    const body = JSON.stringify({ requests: [execute('SELECT randomblob(20000000)'), { type: 'close' }] });
+    const body = JSON.stringify({ requests: [execute('SELECT randomblob(8000000), randomblob(8000000), randomblob(4000000)'), { type: 'close' }] });
     const sizes = await Promise.all(
       [0, 1, 2, 3, 4].map(async () => {
         const socket = tcpConnect(slow.port, '127.0.0.1');

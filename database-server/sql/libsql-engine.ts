@@ -54,6 +54,14 @@ interface CachedStatement {
   readonly compileMs: number;
 }
 
+/**
+ * The extension every tenant connection loads first (database-server/sql/bounds/cw-sqlite-bounds.c, built by
+ * scripts/setup/sqlite-bounds.sh): a value of at most 8 MiB, a LIKE/GLOB pattern of at most 4 KiB, and instr,
+ * replace, LIKE, GLOB and trim that cannot run for long in one call, which a statement's deadline cannot interrupt
+ * (review-184 H1). cw-db does not open a database without it.
+ */
+export const BOUNDS_EXTENSION = path.resolve(import.meta.dirname, '../../.tools/lib/cw-sqlite-bounds.so');
+
 /** Tenant ids become file names, so only a safe, bounded alphabet is accepted. */
 const TENANT_ID = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 
@@ -164,6 +172,7 @@ export class LibsqlEngine implements SqlEngine {
   #open(tenant: string): Connection {
     const db = wrap(() => new Connection(this.databasePath(tenant)));
     try {
+      db.loadExtension(BOUNDS_EXTENSION);
       if (this.#options.memoryLimitBytes !== undefined && !this.#memoryLimitSet) {
         db.pragma(`hard_heap_limit = ${this.#options.memoryLimitBytes}`);
         this.#memoryLimitSet = true;

@@ -38,6 +38,7 @@ interface NativeDatabase {
   inTransaction(): boolean;
   authorizer(config: unknown): void;
   defaultSafeIntegers(on?: boolean): void;
+  loadExtension(path: string): void;
   close(): void;
 }
 interface Addon {
@@ -142,6 +143,11 @@ export class Connection {
 
   defaultSafeIntegers(on: boolean): void {
     this.#db.defaultSafeIntegers(on);
+  }
+
+  /** Loads a SQLite extension into this connection (the addon allows loading only for this call: SQL cannot). */
+  loadExtension(path: string): void {
+    this.#db.loadExtension(path);
   }
 
   close(): void {

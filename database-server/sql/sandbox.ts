@@ -51,8 +51,22 @@ export const ALLOWED_PRAGMAS: readonly string[] = [
  * vector index (`libsql_vector_idx`, DiskANN): its nodes are rows of plain tables the tenant can write, and the
  * engine trusts what they say, so a tenant's UPDATE of them crashed the shard (every database of it) at the
  * next DELETE. The vector functions themselves (`vector`, `vector_distance_cos`, …) stay: a search is a scan.
+ * And REGEXP (`regexp`, `regexpi`: SQLite's ext/misc/regexp.c in this build), whose NFA matches in O(n·m) within
+ * one call, which a statement's deadline cannot interrupt: a 3 MB subject held a shard until its watchdog (review-184).
  */
-export const DENIED_FUNCTIONS: readonly string[] = ['readfile', 'writefile', 'edit', 'load_extension', 'fts3_tokenizer', 'sqlite3mc_*', 'sqlite_log', 'sha3_query', 'libsql_vector_idx'];
+export const DENIED_FUNCTIONS: readonly string[] = [
+  'readfile',
+  'writefile',
+  'edit',
+  'load_extension',
+  'fts3_tokenizer',
+  'sqlite3mc_*',
+  'sqlite_log',
+  'sha3_query',
+  'libsql_vector_idx',
+  'regexp',
+  'regexpi',
+];
 
 /** Virtual table modules a tenant may create: full-text search and spatial indexes. */
 export const ALLOWED_VIRTUAL_TABLE_MODULES: readonly string[] = ['fts3', 'fts4', 'fts5', 'fts5vocab', 'rtree', 'rtree_i32', 'geopoly'];

@@ -32,7 +32,10 @@ files=$(cd "$ROOT" && git ls-files -co --exclude-standard bin api src operator r
 [[ -f $ROOT/console/dist/index.html ]] || die "the console is not built: run make console"
 console=$(cd "$ROOT" && find console/dist -type f | LC_ALL=C sort)
 node_bin=$(readlink -f "$TOOLS_BIN/node")
-key=$( (echo "$base_key"; "$node_bin" --version; cat "$0"; cd "$ROOT" && for f in $files $console; do echo "$f"; cat "$f"; done) | sha256sum | cut -c1-16)
+# cw-db's SQLite extension (scripts/setup/sqlite-bounds.sh), where the engine looks for it: .tools/lib.
+bounds=$(readlink -f "$ROOT/.tools/lib/cw-sqlite-bounds.so" || true)
+[[ -f $bounds ]] || die "cw-db's SQLite extension is not built: run make setup"
+key=$( (echo "$base_key"; "$node_bin" --version; cat "$0" "$bounds"; cd "$ROOT" && for f in $files $console; do echo "$f"; cat "$f"; done) | sha256sum | cut -c1-16)
 out=$CACHE/image-$key
 if [[ ! -f $out/cloudwright.oci.tar ]]; then
   log "building the image cloudwright:$key"
@@ -40,6 +43,7 @@ if [[ ! -f $out/cloudwright.oci.tar ]]; then
   app=$stage/opt/cloudwright
   mkdir -p "$app" "$stage/usr/local/bin"
   (cd "$ROOT" && tar -cf - $files $console) | tar -C "$app" -xf -
+  install -D -m 0644 "$bounds" "$app/.tools/lib/cw-sqlite-bounds.so"
   # The lockfile's production packages only; the CLI and console workspaces are not part of the servers.
   (cd "$app" && npm ci --omit=dev --no-audit --no-fund --ignore-scripts --workspaces=false --include-workspace-root >&2)
   install -m 0755 "$node_bin" "$stage/usr/local/bin/node"
