@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BoundedEventWriter, EVENT_STREAM_HEADERS, sseEvent } from '../src/event-stream.ts';
-import type { AppLogEntry, AppLogListener } from '../src/runtime-contract/app-logs.ts';
+import type { AppLogDropListener, AppLogEntry, AppLogListener } from '../src/runtime-contract/app-logs.ts';
 
 const KEEPALIVE_MS = 15_000;
 
@@ -8,7 +8,7 @@ const KEEPALIVE_MS = 15_000;
 export interface AppLogFeed {
   readonly recentPerApp: number;
   recent(key: string, limit: number): AppLogEntry[];
-  follow(key: string, listener: AppLogListener): Promise<() => void>;
+  follow(key: string, listener: AppLogListener, dropped?: AppLogDropListener): Promise<() => void>;
 }
 
 /**
@@ -16,7 +16,8 @@ export interface AppLogFeed {
  * `log` events with the app's recent entries (`?recent=N`, default all this replica keeps), then, unless
  * `?follow=false`, `live` once the app's requests are being collected, each new entry as a `log` event, and
  * `: keepalive` comments while the app is quiet. A reader that falls behind gets a `dropped` event ({count})
- * instead of unbounded buffering.
+ * instead of unbounded buffering; so does one whose app's entries the runtime did not keep (the app logged more
+ * than its share of the shard's log batches: `dispatcher.js`).
  */
 export function streamAppLogs(req: IncomingMessage, res: ServerResponse, feed: AppLogFeed, key: string): void {
   const query = new URL(req.url ?? '/', 'http://status').searchParams;
@@ -38,7 +39,11 @@ export function streamAppLogs(req: IncomingMessage, res: ServerResponse, feed: A
     unsubscribe();
   });
   void feed
-    .follow(key, (entry) => (live ? stream.sendOrDrop('log', entry) : pending.push(entry)))
+    .follow(
+      key,
+      (entry) => (live ? stream.sendOrDrop('log', entry) : pending.push(entry)),
+      (count) => stream.countDropped(count),
+    )
     .then((stop) => {
       unsubscribe = stop;
       if (closed) return stop();

@@ -349,7 +349,9 @@ export class RuntimeServer {
       ...(config.statusToken ? { token: config.statusToken } : {}),
       logs: () => {
         const engine = this.#engine;
-        return engine && { recentPerApp: engine.logs.recentPerApp, recent: (key, limit) => engine.logs.recent(key, limit), follow: (key, listener) => engine.followLogs(key, listener) };
+        return (
+          engine && { recentPerApp: engine.logs.recentPerApp, recent: (key, limit) => engine.logs.recent(key, limit), follow: (key, listener, dropped) => engine.followLogs(key, listener, dropped) }
+        );
       },
     });
     this.#log.info('serving status, probes and metrics', { port: this.#status.port });

@@ -19,6 +19,21 @@ describe('BoundedEventWriter', () => {
     out.destroy();
   });
 
+  it('says at once how many were dropped before they reached it, or adds them to the count of a reader behind', () => {
+    const out = new PassThrough({ highWaterMark: 16 });
+    const stream = new BoundedEventWriter(out, 60_000);
+    stream.countDropped(5);
+    expect((out.read() as Buffer).toString()).toBe(sseEvent('dropped', { count: 5 }));
+    const big = 'x'.repeat(1024 * 1024);
+    stream.send('log', big);
+    stream.sendOrDrop('log', 'lost');
+    stream.countDropped(3);
+    expect((out.read() as Buffer).toString()).toBe(sseEvent('log', big));
+    stream.send('log', 'kept');
+    expect((out.read() as Buffer).toString()).toBe(sseEvent('dropped', { count: 4 }) + sseEvent('log', 'kept'));
+    out.destroy();
+  });
+
   it('paces events a reader must get all of: each waits until the reader took what the stream held', async () => {
     const out = new PassThrough();
     const stream = new BoundedEventWriter(out, 60_000);

@@ -51,6 +51,14 @@ export class BoundedEventWriter {
     await once(this.#out, 'drain', { signal }).catch(() => undefined);
   }
 
+  /** Counts `count` events dropped before they reached this stream, and says so now unless the reader is behind. */
+  countDropped(count: number): void {
+    this.#dropped += count;
+    if (this.full) return;
+    this.#out.write(sseEvent('dropped', { count: this.#dropped }));
+    this.#dropped = 0;
+  }
+
   sendOrDrop(event: string, data: unknown): void {
     if (this.full) this.#dropped += 1;
     else this.send(event, data);

@@ -46,7 +46,7 @@ const EVENT_STREAM = {
       type: 'string',
       description:
         'Server-sent events. `log`: one request, `{time, replica, buildId, outcome, request: {method, url}, status?, logs: [{time, level, message}], exceptions: [{time, name, message, stack?}]}` ' +
-        '(no request headers or bodies). `live` ({replicas}): the recent entries have all been sent. `dropped` ({count, replica?}): entries skipped because the reader (or, with `replica`, the API reading that replica) fell behind. ' +
+        '(no request headers or bodies). `live` ({replicas}): the recent entries have all been sent. `dropped` ({count, replica?}): entries skipped because the reader (or, with `replica`, the API reading that replica) fell behind, or, with `replica`, because the app logged more than that replica keeps. ' +
         '`: keepalive` comments every 15 s.',
     },
   },

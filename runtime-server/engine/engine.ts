@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { AppLimits, type AppLimitsView } from './app-limits.ts';
-import { AppLogs, type AppLogListener } from '../../src/runtime-contract/app-logs.ts';
+import { AppLogs, type AppLogDropListener, type AppLogListener } from '../../src/runtime-contract/app-logs.ts';
 import { DEFAULT_ARTIFACT_LIMITS } from '../../src/app-artifacts/artifact.ts';
 import { BuildStore } from './build-store.ts';
 import { mainThreadRunMs } from './watchdog.ts';
@@ -483,10 +483,11 @@ export class RuntimeEngine {
    * Follows an app's logs: calls `listener` with each new entry. Collecting them costs every request of the app
    * (a tail worker invocation), so it runs only while someone follows, as `wrangler tail` does: the first
    * follower loads the app's isolate anew with the tail worker attached, and the promise resolves once its
-   * requests report; after the last one leaves, collection goes on for `logLingerMs`.
+   * requests report; after the last one leaves, collection goes on for `logLingerMs`. `dropped` is told how many
+   * entries the app's tail worker did not send (past its share of a batch: `dispatcher.js`).
    */
-  async followLogs(key: string, listener: AppLogListener): Promise<() => void> {
-    const unsubscribe = this.logs.subscribe(key, listener);
+  async followLogs(key: string, listener: AppLogListener, dropped?: AppLogDropListener): Promise<() => void> {
+    const unsubscribe = this.logs.subscribe(key, listener, dropped);
     const { first, leave } = this.#followers.join(key);
     if (first && this.#desired.has(key) && this.#ctx && !this.#stopped) {
       ++this.#version;

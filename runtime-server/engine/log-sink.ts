@@ -6,7 +6,9 @@ const KEY = /^[a-z0-9-]{1,63}\/[a-z0-9-]{1,63}$/;
 
 /**
  * Takes a batch of log entries from the tail worker (`dispatcher/dispatcher.js`): each is checked and cut to
- * `LOG_LIMITS` before it reaches the buffer; a batch that is not a JSON array is dropped whole.
+ * `LOG_LIMITS` before it reaches the buffer; a batch that is not a JSON array is dropped whole. An item
+ * `{app, dropped}` counts an app's entries the tail worker did not send (past its share of a batch), which the
+ * app's followers are told of (`AppLogs.dropped`).
  */
 export function ingestLogBatch(body: string, logs: AppLogs): void {
   let batch: unknown;
@@ -17,6 +19,10 @@ export function ingestLogBatch(body: string, logs: AppLogs): void {
   }
   if (!Array.isArray(batch)) return;
   for (const raw of batch) {
+    if (isObject(raw) && 'dropped' in raw) {
+      if (typeof raw.app === 'string' && KEY.test(raw.app) && typeof raw.dropped === 'number' && Number.isSafeInteger(raw.dropped) && raw.dropped > 0) logs.dropped(raw.app, raw.dropped);
+      continue;
+    }
     const parsed = parseEntry(raw);
     if (parsed) logs.add(parsed.key, parsed.entry);
   }
@@ -47,6 +53,8 @@ function parseEntry(raw: unknown): { key: string; entry: AppLogEntry } | undefin
   // first that does not fit, the rest are dropped and counted.
   let left: number = LOG_LIMITS.entryChars;
   let dropped = 0;
+  // What the tail worker cut already (it cuts as this does, before it queues an entry).
+  const cutBefore = typeof raw.cut === 'number' && Number.isSafeInteger(raw.cut) && raw.cut > 0 ? raw.cut : 0;
   const fits = (chars: number): boolean => {
     if (dropped > 0 || chars > left) {
       dropped += 1;
@@ -67,8 +75,8 @@ function parseEntry(raw: unknown): { key: string; entry: AppLogEntry } | undefin
     const message = inBuildNames(str(line.message, LOG_LIMITS.messageChars));
     return fits(message.length) ? [{ time: time(line.time), level, message }] : [];
   });
-  if (dropped > 0) {
-    logs.push({ time: time(raw.time), level: 'warn', message: `(cw: ${dropped} more lines or exceptions not kept: an entry keeps ${LOG_LIMITS.entryChars} characters)` });
+  if (dropped + cutBefore > 0) {
+    logs.push({ time: time(raw.time), level: 'warn', message: `(cw: ${dropped + cutBefore} more lines or exceptions not kept: an entry keeps ${LOG_LIMITS.entryChars} characters)` });
   }
   const entry: AppLogEntry = {
     time: time(raw.time),

@@ -32,6 +32,8 @@ export interface AppLogEntry {
 }
 
 export type AppLogListener = (entry: AppLogEntry) => void;
+/** Told how many of an app's entries were not kept (its tail worker dropped them: more than its share of a batch). */
+export type AppLogDropListener = (count: number) => void;
 
 /**
  * Bounds on what one entry keeps, so one chatty request cannot fill the buffer: `entryChars` over all its lines,
@@ -73,6 +75,7 @@ export class AppLogs {
   readonly #recent = new Map<string, Recent>();
   readonly #projects = new Map<string, { bytes: number; apps: Set<string> }>();
   readonly #listeners = new Map<string, Set<AppLogListener>>();
+  readonly #dropListeners = new Map<string, Set<AppLogDropListener>>();
   readonly #perApp: number;
   readonly #budgets: LogBudgets;
   #total = 0;
@@ -116,15 +119,20 @@ export class AppLogs {
     return limit <= 0 ? [] : recent.slice(-limit);
   }
 
-  /** Calls `listener` with each new entry of the app; returns the unsubscribe function. */
-  subscribe(key: string, listener: AppLogListener): () => void {
-    let set = this.#listeners.get(key);
-    if (!set) this.#listeners.set(key, (set = new Set()));
-    set.add(listener);
+  /**
+   * Calls `listener` with each new entry of the app, and `dropped` with the count of entries not kept
+   * ({@link dropped}); returns the unsubscribe function.
+   */
+  subscribe(key: string, listener: AppLogListener, dropped?: AppLogDropListener): () => void {
+    const off = [listen(this.#listeners, key, listener), dropped ? listen(this.#dropListeners, key, dropped) : () => {}];
     return () => {
-      set.delete(listener);
-      if (set.size === 0) this.#listeners.delete(key);
+      for (const f of off) f();
     };
+  }
+
+  /** Tells the app's followers that `count` of its entries were not kept (the tail worker dropped them). */
+  dropped(key: string, count: number): void {
+    for (const listener of this.#dropListeners.get(key) ?? []) listener(count);
   }
 
   /** Forgets an app's buffer (it is no longer served); listeners stay, for a redeploy. */
@@ -188,4 +196,15 @@ export class AppLogs {
     }
     return best;
   }
+}
+
+/** Adds `listener` to `key`'s set of `listeners`; returns what takes it out. */
+function listen<T>(listeners: Map<string, Set<T>>, key: string, listener: T): () => void {
+  let set = listeners.get(key);
+  if (!set) listeners.set(key, (set = new Set()));
+  set.add(listener);
+  return () => {
+    set.delete(listener);
+    if (set.size === 0) listeners.delete(key);
+  };
 }

@@ -69,7 +69,9 @@ async function logs(ctx: Context, appId: string, options: LogsOptions): Promise<
       note(replicas === 0 ? `No runtime replica is running: waiting for none. (${appId})` : `Following ${appId} on ${replicas} runtime replica${replicas === 1 ? '' : 's'}; Ctrl-C to stop.`);
     } else if (message.event === 'dropped') {
       const { count } = JSON.parse(message.data) as { count: number };
-      note(`${paint('yellow', '!', process.stderr)} ${count} request${count === 1 ? '' : 's'} skipped: this terminal read more slowly than the app logged`);
+      note(
+        `${paint('yellow', '!', process.stderr)} ${count} request${count === 1 ? '' : 's'} skipped: the app logged more than the runtime keeps, or this terminal read more slowly than the app logged`,
+      );
     }
   }
   if (options.follow) throw new CliError('the log stream ended: the API closed it (restarted?); run `cw logs` again');

@@ -19,9 +19,22 @@ const QUEUE_POLL_MS = 5;
 const QUEUE_POLL_MAX_MS = 100;
 /** Upper bounds (ms) of the latency histogram's buckets, as the runtime's `/metrics` reports them. */
 const BUCKETS_MS = [5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000];
-/** The tail worker ships log entries at most this often. */
+/** The tail worker ships log entries at most this often, and sooner once LOG_FLUSH_BYTES are queued. */
 const LOG_FLUSH_MS = 50;
 const MAX_QUEUED_LOG_ENTRIES = 5000;
+/**
+ * Log bytes (UTF-8 JSON) the tail worker queues at most, for every app of the shard: a batch holds no more, well under
+ * the runtime's bound on one (node-service.ts MAX_LOG_BATCH_BYTES, 16 MiB), past which it drops the batch whole,
+ * every app's entries in it (found in review-183: one app's console output lost 59 % of a co-tenant's entries).
+ * One app's entries take at most LOG_APP_BYTES of a batch; past either bound, entries are dropped and counted, and
+ * the app's followers get a `dropped` event. LOG_FLUSHES_AT_ONCE batches are sent at most at once.
+ */
+const LOG_FLUSH_BYTES = 1024 * 1024;
+const MAX_QUEUED_LOG_BYTES = 4 * 1024 * 1024;
+const LOG_APP_BYTES = 512 * 1024;
+const LOG_FLUSHES_AT_ONCE = 2;
+/** The runtime's LOG_LIMITS (src/runtime-contract/app-logs.ts; log-sink.test.ts checks they agree), applied here before an entry is queued. */
+const LOG_LIMITS = { linesPerEntry: 100, messageChars: 8192, urlChars: 2048, stackChars: 4096, entryChars: 32_768 };
 /** The request header that forces a release of a rollout (ROLLOUT_BUILD_HEADER), and the affinity cookie's lifetime. */
 const ROLLOUT_BUILD_HEADER = 'cw-rollout-build';
 const AFFINITY_COOKIE_MAX_AGE = 86400;
@@ -479,41 +492,150 @@ export class AppWorker extends WorkerEntrypoint {
 
 // Logs: every app isolate reports to this entrypoint (workerd's tail workers), its key in the props the
 // runtime gave it, so an app can neither choose nor read another's. Request headers and `cf` are dropped
-// (they can hold secrets); entries go to the runtime in batches. The flush timer belongs to the invocation
-// that found none scheduled.
+// (they can hold secrets); each entry is cut to the runtime's LOG_LIMITS and goes to the runtime in batches,
+// bounded in bytes, and in bytes per app (what an app's entries past its share are is counted and sent as
+// `{app, dropped}`). The flush timer belongs to the invocation that found none scheduled; a queue past
+// LOG_FLUSH_BYTES is sent by the invocation that filled it.
+/** Serialized entries (JSON) waiting to be sent; their bytes (UTF-8) in all and per app, and their count per app. */
 let logQueue = [];
+let logQueueBytes = 0;
+let logAppBytes = new Map();
+let logAppEntries = new Map();
+/** Entries dropped per app (past its share, the queue's bound, or in a batch the runtime did not take), to report. */
+let logDropped = new Map();
 let flushScheduled = false;
+let flushesInFlight = 0;
+const utf8 = new TextEncoder();
+
+/** `text` cut to `max` characters (a surrogate pair is not split). */
+function cut(text, max) {
+  if (text.length <= max) return text;
+  const end = /[\uD800-\uDBFF]/.test(text[max - 1] ?? '') ? max - 1 : max;
+  return text.slice(0, end);
+}
 
 function logText(part) {
   if (typeof part === 'string') return part;
   try {
-    return JSON.stringify(part);
+    return JSON.stringify(part) ?? String(part);
   } catch {
     return String(part);
   }
 }
 
+/** A console line's parts joined, no longer than a line may be (later parts past it are not even turned into text). */
+function logMessage(message) {
+  const parts = Array.isArray(message) ? message : [message];
+  let text = '';
+  for (let i = 0; i < parts.length && text.length < LOG_LIMITS.messageChars; i++) text += (i > 0 ? ' ' : '') + cut(logText(parts[i]), LOG_LIMITS.messageChars);
+  return cut(text, LOG_LIMITS.messageChars);
+}
+
+/**
+ * The entry the runtime gets for an invocation, cut as log-sink.ts cuts it: exceptions first, then lines, within
+ * one budget of characters; `cut` counts what did not fit (the runtime says so in a line of its own).
+ */
 function logEntry(props, item) {
   const request = item.event?.request;
   const response = item.event?.response;
+  let left = LOG_LIMITS.entryChars;
+  let dropped = 0;
+  const fits = (chars) => {
+    if (dropped > 0 || chars > left) {
+      dropped += 1;
+      return false;
+    }
+    left -= chars;
+    return true;
+  };
+  const rawExceptions = item.exceptions ?? [];
+  const rawLogs = item.logs ?? [];
+  const exceptions = [];
+  for (const e of rawExceptions.slice(0, LOG_LIMITS.linesPerEntry)) {
+    const exception = {
+      time: e.timestamp,
+      name: cut(String(e.name ?? ''), 256),
+      message: cut(String(e.message ?? ''), LOG_LIMITS.messageChars),
+      stack: cut(String(e.stack ?? ''), LOG_LIMITS.stackChars),
+    };
+    if (fits(exception.name.length + exception.message.length + exception.stack.length)) exceptions.push(exception);
+  }
+  const logs = [];
+  for (const l of rawLogs.slice(0, LOG_LIMITS.linesPerEntry)) {
+    if (dropped > 0) {
+      dropped += 1;
+      continue;
+    }
+    const message = logMessage(l.message);
+    if (fits(message.length)) logs.push({ time: l.timestamp, level: l.level, message });
+  }
+  dropped += Math.max(0, rawExceptions.length - LOG_LIMITS.linesPerEntry) + Math.max(0, rawLogs.length - LOG_LIMITS.linesPerEntry);
   return {
     app: props.app,
     buildId: props.build,
     time: item.eventTimestamp ?? Date.now(),
     outcome: item.outcome ?? 'unknown',
-    request: request ? { method: request.method, url: request.url } : undefined,
+    request: request ? { method: cut(String(request.method ?? ''), 16), url: cut(String(request.url ?? ''), LOG_LIMITS.urlChars) } : undefined,
     // The one header kept: the entry point's request id, which links the entry to its request (and its answer's).
-    requestId: typeof request?.headers?.['x-request-id'] === 'string' ? request.headers['x-request-id'] : undefined,
+    requestId: typeof request?.headers?.['x-request-id'] === 'string' ? cut(request.headers['x-request-id'], 128) : undefined,
     status: response?.status,
-    logs: (item.logs ?? []).map((l) => ({ time: l.timestamp, level: l.level, message: (Array.isArray(l.message) ? l.message : [l.message]).map(logText).join(' ') })),
-    exceptions: (item.exceptions ?? []).map((e) => ({ time: e.timestamp, name: e.name, message: e.message, stack: e.stack })),
+    logs,
+    exceptions,
+    ...(dropped > 0 ? { cut: dropped } : {}),
   };
+}
+
+function countDropped(app, count) {
+  logDropped.set(app, (logDropped.get(app) ?? 0) + count);
+}
+
+/** Queues an app's entry, or counts it dropped: past the app's share of a batch, or the queue's bound. */
+function queueLog(app, entry) {
+  const text = JSON.stringify(entry);
+  const bytes = utf8.encode(text).byteLength + 1;
+  const mine = logAppBytes.get(app) ?? 0;
+  if (mine + bytes > LOG_APP_BYTES || logQueueBytes + bytes > MAX_QUEUED_LOG_BYTES || logQueue.length >= MAX_QUEUED_LOG_ENTRIES) return countDropped(app, 1);
+  logQueue.push(text);
+  logQueueBytes += bytes;
+  logAppBytes.set(app, mine + bytes);
+  logAppEntries.set(app, (logAppEntries.get(app) ?? 0) + 1);
+}
+
+/** Sends what is queued, with the counts of what was dropped; a batch the runtime did not take counts as dropped. */
+async function flushLogs(env) {
+  if (flushesInFlight >= LOG_FLUSHES_AT_ONCE || (logQueue.length === 0 && logDropped.size === 0)) return;
+  const parts = logQueue;
+  const entries = logAppEntries;
+  const dropped = logDropped;
+  logQueue = [];
+  logQueueBytes = 0;
+  logAppBytes = new Map();
+  logAppEntries = new Map();
+  logDropped = new Map();
+  for (const [app, count] of dropped) parts.push(JSON.stringify({ app, dropped: count }));
+  flushesInFlight += 1;
+  let taken = false;
+  try {
+    const res = await env.RUNTIME.fetch('http://runtime/logs', { method: 'POST', body: `[${parts.join(',')}]` });
+    taken = res.ok;
+    await res.body?.cancel();
+  } catch {
+    // counted below
+  } finally {
+    flushesInFlight -= 1;
+  }
+  if (taken) return;
+  // Not taken: its entries are counted against their apps, and the counts it carried are sent again.
+  for (const [app, count] of entries) countDropped(app, count);
+  for (const [app, count] of dropped) countDropped(app, count);
 }
 
 export class AppTail extends WorkerEntrypoint {
   tail(events) {
+    const app = this.ctx.props.app;
     // Requests only: the runtime's load check of an isolate is an RPC call, not the app's traffic.
-    for (const item of events) if (item.event?.request && logQueue.length < MAX_QUEUED_LOG_ENTRIES) logQueue.push(logEntry(this.ctx.props, item));
+    for (const item of events) if (item.event?.request) queueLog(app, logEntry(this.ctx.props, item));
+    if (logQueueBytes >= LOG_FLUSH_BYTES && flushesInFlight < LOG_FLUSHES_AT_ONCE) this.ctx.waitUntil(flushLogs(this.env).catch(() => {}));
     if (flushScheduled) return;
     flushScheduled = true;
     this.ctx.waitUntil(
@@ -521,12 +643,13 @@ export class AppTail extends WorkerEntrypoint {
         .wait(LOG_FLUSH_MS)
         .then(async () => {
           flushScheduled = false;
-          const batch = logQueue;
-          logQueue = [];
-          const res = await this.env.RUNTIME.fetch('http://runtime/logs', { method: 'POST', body: JSON.stringify(batch) });
-          await res.body?.cancel();
+          // Both batches at once still out (a slow runtime): this one goes once one is back.
+          for (let i = 0; i < 200 && flushesInFlight >= LOG_FLUSHES_AT_ONCE; i++) await scheduler.wait(LOG_FLUSH_MS);
+          await flushLogs(this.env);
         })
-        .catch(() => {}),
+        .catch(() => {
+          flushScheduled = false;
+        }),
     );
   }
 }
