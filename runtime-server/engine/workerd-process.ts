@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { RuntimeLogger } from '../../src/runtime-contract/log.ts';
@@ -16,6 +16,8 @@ export interface StartWorkerdOptions {
   readonly log: RuntimeLogger;
   /** V8 traces its garbage collections (`GC_TRACE_FLAGS`): the process keeps what each isolate holds (`isolateMemory`). */
   readonly gcTrace?: boolean;
+  /** workerd's limit on open files (RLIMIT_NOFILE, soft and hard). Default: {@link workerdOpenFiles}. */
+  readonly openFiles?: number | undefined;
 }
 
 /**
@@ -54,9 +56,42 @@ const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((path) => existsSync(p
 // block never. coreutils' `stdbuf -oL` has stdio flush each line (it execs workerd, whose pid stays the child's).
 const STDBUF = ['/usr/bin/stdbuf', '/bin/stdbuf'].find((path) => existsSync(path));
 
-/** The command line that runs `binary` with `args`, tied to this process's life where the system allows. */
-export function workerdCommand(binary: string, args: readonly string[]): [string, string[]] {
-  const line = STDBUF ? [STDBUF, '-oL', binary, ...args] : [binary, ...args];
+// workerd's limit on open files is set, not inherited: each socket an app holds open (a `connect()`, a `fetch()`)
+// is one of workerd's descriptors, and no bound counts them (docs/runtime.md, "Outbound sockets"). Out of
+// descriptors workerd crashes, laid on nobody (found in review-183 at ~19k, this machine's limit); the limit a
+// container gives varies (1,024 in some, 2^20 in others). So workerd gets as many as the runtime may give
+// (its hard limit, at most 2^20): an app holding that many reaches its shard's memory bound (a stop without
+// the crash's back-off) well before. util-linux's `prlimit` sets it and execs the rest (the pid stays workerd's).
+const PRLIMIT = ['/usr/bin/prlimit', '/bin/prlimit'].find((path) => existsSync(path));
+const MAX_OPEN_FILES = 1 << 20;
+
+/**
+ * The open files workerd is given: this process's hard limit (`/proc/self/limits`), at most 2^20, or undefined
+ * where it cannot be read (workerd then inherits this process's).
+ */
+export function workerdOpenFiles(limits = readProcLimits()): number | undefined {
+  const line = limits?.split('\n').find((l) => l.startsWith('Max open files'));
+  const hard = line?.slice('Max open files'.length).trim().split(/\s+/)[1];
+  if (hard === 'unlimited') return MAX_OPEN_FILES;
+  const value = Number(hard);
+  return hard !== undefined && Number.isSafeInteger(value) && value > 0 ? Math.min(value, MAX_OPEN_FILES) : undefined;
+}
+
+function readProcLimits(): string | undefined {
+  try {
+    return readFileSync('/proc/self/limits', 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The command line that runs `binary` with `args`, tied to this process's life where the system allows, with
+ * `openFiles` as its limit on open files (where `prlimit` is there to set it).
+ */
+export function workerdCommand(binary: string, args: readonly string[], openFiles: number | undefined): [string, string[]] {
+  const run = STDBUF ? [STDBUF, '-oL', binary, ...args] : [binary, ...args];
+  const line = PRLIMIT && openFiles !== undefined ? [PRLIMIT, `--nofile=${openFiles}:${openFiles}`, '--', ...run] : run;
   return SETPRIV ? [SETPRIV, ['--pdeathsig', 'KILL', '--', ...line]] : [line[0]!, line.slice(1)];
 }
 process.once('exit', () => {
@@ -108,7 +143,7 @@ export class WorkerdProcess {
    */
   static async start(options: StartWorkerdOptions): Promise<WorkerdProcess> {
     const args = ['serve', options.configPath, 'config', '--control-fd=3', ...(options.experimental ? ['--experimental'] : [])];
-    const [command, commandArgs] = workerdCommand(options.binary, args);
+    const [command, commandArgs] = workerdCommand(options.binary, args, options.openFiles ?? workerdOpenFiles());
     // Its working directory is its own (the generation's): V8 writes its event logs there (`isolate-code.ts`).
     const cwd = dirname(options.configPath);
     const child = spawn(command, commandArgs, { stdio: ['ignore', 'pipe', 'pipe', 'pipe'], env: WORKERD_ENV, cwd });
