@@ -239,6 +239,8 @@ class LibsqlConnection implements SqlConnection {
   /** The SQL text of the cached statements, in characters. */
   #cachedChars = 0;
   #cachedCompileMs = 0;
+  /** What the last statement `#prepare` gave took to compile (0 from the cache): its time limit counts it. */
+  #compiledMs = 0;
   #countersStmt: Statement | undefined;
   #tablesStmt: Statement | undefined;
 
@@ -288,7 +290,11 @@ class LibsqlConnection implements SqlConnection {
     if (sql.length <= 64 && OWN_VACUUM.test(sql)) return this.#vacuum();
     const before = this.#counters();
     const stmt = this.#prepare(sql);
-    const timeout = { queryTimeout: this.#statementTimeoutMs() };
+    // Compiling is part of the statement's time: SQLite cannot interrupt it (review-184 H2: a short text compiling
+    // for seconds then ran its whole limit on top), so the limit left after it bounds the run, and none left ends it.
+    const leftMs = Math.ceil(this.#statementTimeoutMs() - this.#compiledMs);
+    if (leftMs <= 0) throw this.#explain(new SqlError('SQLITE_INTERRUPT', 'interrupted while compiling'));
+    const timeout = { queryTimeout: leftMs };
     let columns: SqlResult['columns'] = [];
     const rows: SqlValue[][] = [];
     let rowsReturned = 0;
@@ -632,6 +638,7 @@ class LibsqlConnection implements SqlConnection {
    * tenant is open, and applications repeat the same statements (the profile showed preparing at a tenth of a read).
    */
   #prepare(sql: string): Statement {
+    this.#compiledMs = 0;
     let stmt = this.#statements.get(sql);
     if (stmt !== undefined) {
       // Most recently used last: a Map iterates in insertion order, so the first key is the one to evict.
@@ -642,6 +649,7 @@ class LibsqlConnection implements SqlConnection {
       const started = performance.now();
       const prepared = this.#db.prepare(sql);
       const compileMs = performance.now() - started;
+      this.#compiledMs = compileMs;
       if (sql.length > CACHED_STATEMENT_MAX_CHARS || compileMs > CACHED_STATEMENT_MAX_COMPILE_MS) {
         this.#onStatementDropped();
         return prepared;
