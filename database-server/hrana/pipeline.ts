@@ -74,6 +74,18 @@ export const WAL_FULL = {
 } as const;
 
 /**
+ * How a read-only caller's stream ends when a request left a transaction open on it: a transaction holds its
+ * database's lock between requests, so a read-only token's `BEGIN` (the client's `transaction('read')`) kept the
+ * database's writers out for up to the transaction timeout, again and again (review-184 M1). Its transactions begin
+ * and end within one request: a batch (`batch(…, 'read')`), or BEGIN … COMMIT in one pipeline.
+ */
+export const READ_ONLY_TRANSACTION = {
+  message:
+    "The transaction was rolled back: a read-only token's transaction cannot stay open between requests, since it would keep the database's writers waiting. Send it in one request: a batch (batch(statements, 'read')), or BEGIN … COMMIT in one pipeline",
+  code: 'TRANSACTION_ROLLED_BACK',
+} as const;
+
+/**
  * Executes one Hrana v2 pipeline for `tenant`: continues the stream named by the baton (or opens a new one), runs
  * the requests in order where the tenant's SQL runs (a failing request answers an error and does not stop the
  * next ones), then parks the stream under a new baton, or answers a null baton when a `close` ended it.
@@ -243,6 +255,14 @@ export async function runOnStream(stream: StreamHandle, caller: PipelineCaller, 
     engineEnded = closedMeanwhile || outcome.closed;
     streams.ranOn(stream, !closedMeanwhile && !outcome.autocommit, outcome.transactionBegan === true);
     stream.closed = closedMeanwhile || outcome.closed;
+    if (mode === 'read-only' && stream.inTransaction && !stream.closed) {
+      // Ended here, before the lock goes (runEnded): the stream's next request answers why.
+      stream.closed = true;
+      stream.endedBy = READ_ONLY_TRANSACTION;
+      await engine.closeStream(caller.tenant, stream.id).catch(() => {});
+      engineEnded = true;
+      streams.ranOn(stream, false);
+    }
     context.meter?.record(caller.tenant, outcome.counts.rowsRead, outcome.counts.rowsWritten);
     context.afterRequest?.(caller.tenant, outcome);
   } catch (error) {
