@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { Action, Authorization, Connection, type Statement } from './libsql-native.ts';
 import { answerBytes, boundedColumn, columnsBytes } from './answer-size.ts';
@@ -123,6 +123,7 @@ export class LibsqlEngine implements SqlEngine {
   #memoryLimitSet = false;
 
   constructor(options: LibsqlEngineOptions) {
+    if (!existsSync(BOUNDS_EXTENSION)) throw new Error(`cw-db's SQLite extension is not built (${BOUNDS_EXTENSION}): run make setup (scripts/setup/sqlite-bounds.sh)`);
     this.#options = options;
     mkdirSync(options.directory, { recursive: true });
   }
