@@ -229,6 +229,7 @@ describe('AppLimits: who is held to a saturated shard', () => {
       busy: 0.98,
       byRequests: new Map(Object.entries(inFlight).map(([app, n]) => [app, n / total])),
       waiting: new Set(Object.keys(inFlight).map((app) => app.split('/')[0]!)),
+      waitedMs: new Map(Object.keys(inFlight).map((app) => [app.split('/')[0]!, 5000])),
     };
     const stop = { generation: { shard: 0, upstream: { pool } } as unknown as Generation };
     /** `l` judges the window, the thread sampled as `samples` (undefined: not asked), `spare` asked of the app held. */

@@ -323,6 +323,7 @@ export class Shard {
         },
         busyMs: () => mainThreadBusyMs(gen.proc.pid, (path) => readFileSync(path, 'utf8')),
         inFlight: () => pool.inFlightByApp(true),
+        waitedMs: () => pool.waitedMs(),
       },
       this.#ctx.watchdog,
       {

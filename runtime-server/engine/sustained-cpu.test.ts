@@ -35,8 +35,30 @@ describe('SustainedCpu', () => {
     expect(run(10, () => ({ 'hog/a': 9, 'calm/b': 1 }), { cpu: 0.4, busy: 0.95 })).toHaveLength(1);
   });
 
-  it('finds nothing when no request was in flight for half the window (work nobody waits for)', () => {
-    expect(run(30, (i) => (i % 3 === 0 ? { 'calm/b': 1 } : ({} as Record<string, number>)))).toEqual([]);
+  it('finds nothing when no request was in flight for a tenth of the window (work nobody waits for)', () => {
+    expect(run(60, (i) => (i % 25 === 0 ? { 'calm/b': 1 } : ({} as Record<string, number>)), { windowMs: 2000 })).toEqual([]);
+  });
+
+  it("sums the projects' waiting from the entry point's clock when there is one, not the ticks requests were seen at", () => {
+    // The neighbour's requests, each 60 ms at most, fall between ticks: never seen in flight, 600 ms of the 5 s window by the clock.
+    const sustained = new SustainedCpu(5000);
+    const found: SustainedUse[] = [];
+    for (let i = 0; i <= 50; i++) {
+      const waitedMs = new Map([
+        ['hog', i * 100],
+        ['calm', i * 12],
+      ]);
+      const use = sustained.tick({ at: 10_000 + i * 100, cpuMs: i * 100, busyMs: i * 100, inFlight: new Map([['hog/a', 3]]), waitedMs });
+      if (use) found.push(use);
+    }
+    expect(found).toHaveLength(1);
+    expect(found[0]!.waitedMs).toEqual(
+      new Map([
+        ['hog', 5000],
+        ['calm', 600],
+      ]),
+    );
+    expect(sustainedCulprit(found[0]!)).toMatchObject({ app: 'hog/a' });
   });
 
   it('lays each tick on the requests in flight at it', () => {
@@ -54,6 +76,20 @@ describe('sustainedCulprit', () => {
     busy: 1,
     byRequests: new Map(Object.entries(byRequests)),
     waiting: new Set(waiting),
+    waitedMs: new Map(waiting.map((project) => [project, 5000])),
+  });
+
+  it('holds the app beside neighbours with sparse traffic, none of them in flight for half the window', () => {
+    // The hog's requests always in flight over a 5 s window; a neighbour's request every 2 s, each waiting 0.4 s; another's
+    // 0.3 s once. Neither in flight for half the window (the bound's rule once), yet 1.5 s of it together.
+    const found = run(50, (i) => ({ 'hog/a': 3, ...(i % 20 >= 1 && i % 20 <= 4 ? { 'calm/b': 1 } : {}), ...(i >= 30 && i < 33 ? { 'quiet/c': 1 } : {}) }), { windowMs: 5000 });
+    expect(found).toHaveLength(1);
+    expect(sustainedCulprit(found[0]!)).toMatchObject({ app: 'hog/a' });
+    // One of the neighbours' requests that waited 0.3 s is not enough (a tenth is 0.5 s).
+    const once = run(50, (i) => ({ 'hog/a': 3, ...(i >= 30 && i < 33 ? { 'quiet/c': 1 } : {}) }), { windowMs: 5000 });
+    expect(once.map((u) => sustainedCulprit(u))).toEqual([undefined]);
+    // The same saturating app alone is not held, its own requests waiting all the window.
+    expect(run(50, () => ({ 'hog/a': 3, 'hog/b': 1 }), { windowMs: 5000 }).map((u) => sustainedCulprit(u))).toEqual([undefined]);
   });
 
   it('holds nobody to a busy app alone on its shard, or beside its own project only', () => {

@@ -6,8 +6,14 @@ import { splitKey } from '../../src/kube/types.ts';
 
 /** The share of a window the shard's thread must have wanted a core (computing, or ready to and waiting) to be saturated. */
 export const SATURATED = 0.9;
-/** The share of a window a project's requests must have been in flight for it to count as waiting. */
-export const WAITED = 0.5;
+/**
+ * The share of a window other projects than the one holding the thread must have waited for it, summed over them
+ * (each project the time it had a request workerd had not begun to answer). Summed, not asked of one project: a
+ * hostile review kept a shard saturated for as long as it liked while each co-tenant with ordinary traffic (a request
+ * every second or two, each waiting ~0.4 s) waited far less than the half of the window the bound once asked of one
+ * project (review-183 F6). A tenth is 0.5 s of the default 5 s window: one such request or two.
+ */
+export const WAITED = 0.1;
 
 /** What the watchdog read of a shard at one tick. */
 export interface ShardTick {
@@ -22,6 +28,12 @@ export interface ShardTick {
    * WebSocket or a stream open for long after its answer began waits for nothing).
    */
   readonly inFlight: ReadonlyMap<string, number>;
+  /**
+   * Project → how long, in all, it has had a request there workerd had not begun to answer, up to now (ms; the entry
+   * point's clock, `UpstreamPool.waitedMs`): exact where `inFlight`, read at ticks, misses requests shorter than a tick
+   * and stretches the others to whole ticks. Without it, a project's waiting is the ticks it had one in flight at.
+   */
+  readonly waitedMs?: ReadonlyMap<string, number>;
 }
 
 /** A window over which a shard's thread was saturated while requests were in flight on it. */
@@ -32,8 +44,10 @@ export interface SustainedUse {
   readonly busy: number;
   /** App key → the share of the window's CPU time laid on it by its requests in flight (each tick's CPU time split in proportion to them). */
   readonly byRequests: ReadonlyMap<string, number>;
-  /** Projects whose requests were in flight for at least {@link WAITED} of the window. */
+  /** Projects that had requests waiting in the window. */
   readonly waiting: ReadonlySet<string>;
+  /** Project → how long in the window it had a request waiting (ms). */
+  readonly waitedMs: ReadonlyMap<string, number>;
 }
 
 /**
@@ -59,7 +73,7 @@ export class SustainedCpu {
     const busy = (tick.busyMs - first.busyMs) / wallMs;
     if (busy < SATURATED) return undefined;
     const attributed = new Map<string, number>();
-    const inFlightMs = new Map<string, number>();
+    const waitedMs = new Map<string, number>();
     for (let i = 1; i < this.#ticks.length; i++) {
       const { at, cpuMs, inFlight } = this.#ticks[i]!;
       const before = this.#ticks[i - 1]!;
@@ -70,22 +84,36 @@ export class SustainedCpu {
         attributed.set(app, (attributed.get(app) ?? 0) + ((cpuMs - before.cpuMs) * n) / requests);
         projects.add(splitKey(app).namespace);
       }
-      for (const project of projects) inFlightMs.set(project, (inFlightMs.get(project) ?? 0) + at - before.at);
+      if (!tick.waitedMs) for (const project of projects) waitedMs.set(project, (waitedMs.get(project) ?? 0) + at - before.at);
     }
-    const waiting = new Set([...inFlightMs].filter(([, ms]) => ms >= WAITED * wallMs).map(([project]) => project));
-    if (waiting.size === 0) return undefined;
+    if (tick.waitedMs) {
+      for (const [project, ms] of tick.waitedMs) {
+        const waited = ms - (first.waitedMs?.get(project) ?? 0);
+        if (waited > 0) waitedMs.set(project, waited);
+      }
+    }
+    // Nobody's requests waited long enough, the holder's own included: no one else's did either.
+    if (waitedBesides(waitedMs, undefined) < WAITED * wallMs) return undefined;
+    const waiting = new Set(waitedMs.keys());
     this.#ticks = [tick];
     const cpuMs = tick.cpuMs - first.cpuMs;
     const byRequests = new Map([...attributed].map(([app, ms]) => [app, cpuMs > 0 ? ms / cpuMs : 0]));
-    return { wallMs, cpuMs, busy, byRequests, waiting };
+    return { wallMs, cpuMs, busy, byRequests, waiting, waitedMs };
   }
+}
+
+/** How long projects other than `project` (every one, when undefined) waited, summed. */
+function waitedBesides(waitedMs: ReadonlyMap<string, number>, project: string | undefined): number {
+  let sum = 0;
+  for (const [other, ms] of waitedMs) if (other !== project) sum += ms;
+  return sum;
 }
 
 /**
  * The app held to a saturated window, if one is: the app found most of the project that had more than half of the thread, by what the thread
  * itself was found running (`samples`: the apps whose code each sample of it ran, none when no app's), or else by
- * its requests in flight; and only while another project's requests waited. An app alone on its shard (or beside
- * its own project's apps) may keep the thread busy: it starves nobody else.
+ * its requests in flight; and only while other projects' requests waited, {@link WAITED} of the window summed. An
+ * app alone on its shard (or beside its own project's apps) may keep the thread busy: it starves nobody else.
  */
 export function sustainedCulprit(use: SustainedUse, samples?: ReadonlyArray<readonly string[]>): { readonly app: string; readonly share: number } | undefined {
   const shares = samples === undefined ? use.byRequests : sampleShares(samples);
@@ -100,7 +128,8 @@ export function sustainedCulprit(use: SustainedUse, samples?: ReadonlyArray<read
   if (project === undefined || share <= 0.5) return undefined;
   const [app] = largest(new Map([...shares].filter(([key]) => splitKey(key).namespace === project)));
   if (app === undefined) return undefined;
-  return [...use.waiting].some((other) => other !== project) ? { app, share } : undefined;
+  // Other projects' requests waited for it, {@link WAITED} of the window summed over them.
+  return waitedBesides(use.waitedMs, project) >= WAITED * use.wallMs ? { app, share } : undefined;
 }
 
 function largest(shares: ReadonlyMap<string, number>): [string | undefined, number] {

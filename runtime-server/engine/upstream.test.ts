@@ -99,6 +99,41 @@ function enterLost(pool: UpstreamPool): WeakRef<object> {
   return new WeakRef(exchange);
 }
 
+describe('UpstreamPool waitedMs', () => {
+  it("clocks each project's time with a request workerd has not begun to answer, its requests overlapping counted once", () => {
+    vi.useFakeTimers({ now: 1_000 });
+    try {
+      const pool = new UpstreamPool();
+      const a = pool.enter('p/a');
+      vi.advanceTimersByTime(100);
+      const b = pool.enter('p/b');
+      const q = pool.enter('q/x');
+      vi.advanceTimersByTime(100);
+      a.answered(); // p still waits, on b
+      q(); // ended with no answer: waited till then
+      vi.advanceTimersByTime(100);
+      expect(pool.waitedMs()).toEqual(
+        new Map([
+          ['p', 300],
+          ['q', 100],
+        ]),
+      );
+      b.answered();
+      vi.advanceTimersByTime(1000); // answers under way: waiting for nothing
+      a();
+      b();
+      expect(pool.waitedMs()).toEqual(
+        new Map([
+          ['p', 300],
+          ['q', 100],
+        ]),
+      );
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
+
 describe('UpstreamPool judged', () => {
   it("resolves a request's wait once the workerd's end is judged, or after its bound when it never is", async () => {
     vi.useFakeTimers();

@@ -70,6 +70,11 @@ export class UpstreamPool {
   readonly #lost: Flight[] = [];
   /** App key → when its last request here finished. */
   readonly #ended = new Map<string, number>();
+  /**
+   * Per project: its requests here workerd has not begun to answer, since when one has been (while any is), and the
+   * time it had one before that: how long the project waited for the thread (the sustained bound's evidence).
+   */
+  readonly #waitingByProject = new Map<string, { count: number; since: number; ms: number }>();
   /** Per project (probation's turns ask per request): requests in flight, and when the last one finished. */
   readonly #openByProject = new Map<string, number>();
   readonly #endedByProject = new Map<string, number>();
@@ -114,12 +119,14 @@ export class UpstreamPool {
     const project = app.slice(0, Math.max(0, app.indexOf('/')));
     this.#open.add(flight);
     this.#openByProject.set(project, (this.#openByProject.get(project) ?? 0) + 1);
+    if (app) this.#waits(project, 1);
     let left = false;
     const leave = (lost = false) => {
       if (left) return;
       left = true;
       this.#open.delete(flight);
       flight.cut = undefined;
+      if (app && !flight.answered) this.#waits(project, -1);
       const open = (this.#openByProject.get(project) ?? 1) - 1;
       if (open > 0) this.#openByProject.set(project, open);
       else this.#openByProject.delete(project);
@@ -139,10 +146,32 @@ export class UpstreamPool {
     const answered = () => {
       if (flight.answered) return;
       flight.answered = true;
+      if (app && !left) this.#waits(project, -1);
       for (const listener of this.#headListeners) listener();
       if (flight.watchers) settle(flight, true);
     };
     return Object.assign(leave, { answered });
+  }
+
+  /** One more (1) or one fewer (-1) of `project`'s requests waits for workerd to begin its answer. */
+  #waits(project: string, delta: 1 | -1): void {
+    const now = Date.now();
+    let waiting = this.#waitingByProject.get(project);
+    if (!waiting) this.#waitingByProject.set(project, (waiting = { count: 0, since: now, ms: 0 }));
+    if (delta > 0 && waiting.count === 0) waiting.since = now;
+    waiting.count += delta;
+    if (delta < 0 && waiting.count === 0) waiting.ms += now - waiting.since;
+  }
+
+  /**
+   * Project → how long, in all, it has had a request here that workerd had not begun to answer (ms, up to now):
+   * between two readings, how long it waited for the thread. One entry for each project that ever sent a request here
+   * (a workerd generation's).
+   */
+  waitedMs(now = Date.now()): Map<string, number> {
+    const waited = new Map<string, number>();
+    for (const [project, { count, since, ms }] of this.#waitingByProject) waited.set(project, ms + (count > 0 ? now - since : 0));
+    return waited;
   }
 
   /**

@@ -16,6 +16,8 @@ export interface WatchdogTarget {
   busyMs?(): number | undefined;
   /** App key → its requests in flight there now that it has not begun to answer (the sustained bound's evidence). */
   inFlight?(): ReadonlyMap<string, number>;
+  /** Project → how long it has had requests there that workerd had not begun to answer, in all (ms; the sustained bound's evidence). */
+  waitedMs?(): ReadonlyMap<string, number>;
 }
 
 export interface WatchdogOptions {
@@ -114,7 +116,8 @@ export class Watchdog {
       if (this.#samples.length > keep) this.#samples.splice(0, this.#samples.length - keep);
       // Every tick, a ping waiting or not: a saturated shard's pings wait most of the time.
       const sustained = this.#sustained;
-      const use = sustained?.ticks.tick({ at: now, cpuMs, busyMs: this.#target.busyMs?.() ?? cpuMs, inFlight: sustained.inFlight() });
+      const waitedMs = this.#target.waitedMs?.();
+      const use = sustained?.ticks.tick({ at: now, cpuMs, busyMs: this.#target.busyMs?.() ?? cpuMs, inFlight: sustained.inFlight(), ...(waitedMs ? { waitedMs } : {}) });
       if (use) sustained?.report(use);
     }
     if (this.#pendingSince !== undefined) {
