@@ -2,6 +2,7 @@
 // default host is under (or a name above it, or another tenant's host) is passed on host-only, so it is never sent to
 // another tenant's app (review-183 F3); the app's own host and its project's domain stay hers to name.
 import { mkdtempSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,7 +11,15 @@ import { artifactFromFiles } from './testing/artifact-builder.ts';
 import { send } from './testing/http.ts';
 import { MemoryArtifactSource } from './testing/memory-artifacts.ts';
 
-const COOKIES = `export default { async fetch() {
+const COOKIES = `export default { async fetch(request) {
+  if (request.headers.get('upgrade') === 'websocket') {
+    const [client, server] = Object.values(new WebSocketPair());
+    server.accept();
+    const h = new Headers();
+    h.append('set-cookie', 'session=planted; Domain=apps.test; Path=/');
+    h.append('set-cookie', 'project=1; Domain=attackp.apps.test');
+    return new Response(null, { status: 101, webSocket: client, headers: h });
+  }
   const h = new Headers({ 'content-type': 'text/plain' });
   h.append('set-cookie', 'session=planted; Domain=apps.test; Path=/; Secure; SameSite=None');
   h.append('set-cookie', 'dotted=1; path=/; domain=.APPS.TEST.');
@@ -53,5 +62,27 @@ describe('RuntimeEngine passing on apps’ cookies', { timeout: 60_000 }, () => 
       'plain=1; Path=/',
       'shop=1',
     ]);
+  });
+
+  it('does the same on the answer to a WebSocket handshake', async () => {
+    const head = await new Promise<string>((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1', () =>
+        socket.write('GET / HTTP/1.1\r\nHost: toss.attackp.apps.test\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n'),
+      );
+      let got = '';
+      socket.on('data', (chunk: Buffer) => {
+        got += chunk.toString('latin1');
+        if (!got.includes('\r\n\r\n')) return;
+        socket.destroy();
+        resolve(got.slice(0, got.indexOf('\r\n\r\n')));
+      });
+      socket.on('error', reject);
+    });
+    expect(head).toMatch(/^HTTP\/1\.1 101/);
+    const cookies = head
+      .split('\r\n')
+      .filter((line) => /^set-cookie:/i.test(line))
+      .map((line) => line.slice(line.indexOf(':') + 1).trim());
+    expect(cookies).toEqual(['session=planted; Path=/', 'project=1; Domain=attackp.apps.test']);
   });
 });

@@ -427,7 +427,11 @@ export class EntryProxy {
 
   #upgradeRouted(req: IncomingMessage, socket: Duplex, head: Buffer, route: SettledRoute): void {
     if (route.refusal) socket.end(rawRefusal(route.refusal));
-    else this.#webSockets.relay(req, socket, head, route, { client: this.#clientOf(req), headers: this.#requestHeaders(req, true) });
+    else {
+      const host = normalizeHost(hostOf(req));
+      const cookie = (value: string) => scopeSetCookie(value, host, this.#baseDomain);
+      this.#webSockets.relay(req, socket, head, route, { client: this.#clientOf(req), headers: this.#requestHeaders(req, true), cookie });
+    }
   }
 }
 

@@ -45,7 +45,13 @@ export class WebSocketRelay {
    * `client` is the client's address (a share of the budget is one client's), `headers` what workerd is sent.
    * The budget is `route`'s account's (its project's when the route names none).
    */
-  relay(req: IncomingMessage, socket: Duplex, head: Buffer, route: AccountedRoute, { client, headers }: { client: string; headers: string[] }): void {
+  relay(
+    req: IncomingMessage,
+    socket: Duplex,
+    head: Buffer,
+    route: AccountedRoute,
+    { client, headers, cookie = (value) => value }: { client: string; headers: string[]; cookie?: (setCookie: string) => string },
+  ): void {
     const project = splitKey(route.app).namespace;
     const place = this.#budget.take(route.account ?? project, clientAddressKey(client));
     if ('refused' in place) {
@@ -81,7 +87,7 @@ export class WebSocketRelay {
       answered = true;
       pool.output();
       leave.answered();
-      socket.write(rawHead(up, false));
+      socket.write(rawHead(up, false, cookie));
       if (upHead.length > 0) socket.write(upHead);
       if (head.length > 0) upSocket.write(head);
       const close = () => {
@@ -101,7 +107,7 @@ export class WebSocketRelay {
       answered = true;
       pool.output();
       leave.answered();
-      socket.write(rawHead(up, true));
+      socket.write(rawHead(up, true, cookie));
       up.pipe(socket);
       up.once('close', () => {
         socket.end();
@@ -122,13 +128,15 @@ export class WebSocketRelay {
 }
 
 /** A response head for a raw socket; a relayed non-101 body is delimited by closing the connection. */
-function rawHead(res: IncomingMessage, closeDelimited: boolean): string {
+function rawHead(res: IncomingMessage, closeDelimited: boolean, cookie: (setCookie: string) => string): string {
   const lines = [`HTTP/1.1 ${res.statusCode ?? 502} ${res.statusMessage ?? ''}`];
   const raw = res.rawHeaders;
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i] ?? '';
-    if (closeDelimited && HOP_BY_HOP.has(name.toLowerCase())) continue;
-    lines.push(`${name}: ${raw[i + 1] ?? ''}`);
+    const lower = name.toLowerCase();
+    if (closeDelimited && HOP_BY_HOP.has(lower)) continue;
+    // Browsers take cookies from a handshake's answer too: the app may scope them as on any answer (`cookie-scope.ts`).
+    lines.push(`${name}: ${lower === 'set-cookie' ? cookie(raw[i + 1] ?? '') : (raw[i + 1] ?? '')}`);
   }
   if (closeDelimited) lines.push('connection: close');
   return `${lines.join('\r\n')}\r\n\r\n`;
