@@ -91,6 +91,22 @@ describe('cw-db’s bounded SQL functions', () => {
     for (const expression of EXPRESSIONS) expect(answer(bounded, `SELECT ${expression}`), expression).toEqual(answer(plain, `SELECT ${expression}`));
   });
 
+  it('share one private connection among a thread’s connections, which keeps serving as they close', () => {
+    const open = () => {
+      const db = new Connection(':memory:');
+      db.loadExtension(BOUNDS_EXTENSION);
+      return db;
+    };
+    const like = (db: Connection) => db.prepare("SELECT 'abc' LIKE 'A%', trim('xax', 'x')").raw(true).get([]);
+    const [first, second] = [open(), open()];
+    first.close();
+    expect(like(second)).toEqual([1, 'a']);
+    second.close();
+    const third = open();
+    expect(like(third)).toEqual([1, 'a']);
+    third.close();
+  });
+
   it('keep working in views and indexes of a database with untrusted schema', () => {
     bounded.exec("PRAGMA trusted_schema = OFF; CREATE TABLE t (v TEXT); CREATE INDEX t_instr ON t (instr(v, 'b')); CREATE VIEW w AS SELECT replace(v, 'a', 'x') AS r FROM t WHERE v LIKE 'a%'");
     bounded.exec("INSERT INTO t VALUES ('abc'), ('bcd')");

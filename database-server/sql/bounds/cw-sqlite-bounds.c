@@ -15,6 +15,7 @@
 ** Built by scripts/setup/sqlite-bounds.sh into .tools/lib/cw-sqlite-bounds.so (and into the image).
 */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <stdio.h>
 #include <sqlite3ext.h>
 SQLITE_EXTENSION_INIT1
@@ -78,8 +79,17 @@ typedef struct Replacement {
   int which;
 } Replacement;
 
+/*
+** One private connection serves every tenant connection opened on the thread that opened the first (cw-db's shard
+** runs all SQL on one thread; each would otherwise take some 70 KiB more). A connection opened on another thread gets
+** its own.
+*/
+static Builtins *cw_shared;
+static pthread_t cw_shared_thread;
+
 static void cw_unref(Builtins *builtins) {
   if (--builtins->refs > 0) return;
+  if (builtins == cw_shared) cw_shared = 0;
   for (int i = 0; i < CW_COUNT; i++) sqlite3_finalize(builtins->stmt[i]);
   sqlite3_close(builtins->db);
   sqlite3_free(builtins);
@@ -278,20 +288,28 @@ __declspec(dllexport)
 int sqlite3_cwsqlitebounds_init(sqlite3 *db, char **error, const sqlite3_api_routines *api) {
   SQLITE_EXTENSION_INIT2(api);
   cw_limit(db);
-  Builtins *builtins = sqlite3_malloc(sizeof(Builtins));
+  int shared = cw_shared != 0 && pthread_equal(cw_shared_thread, pthread_self());
+  Builtins *builtins = shared ? cw_shared : sqlite3_malloc(sizeof(Builtins));
   if (builtins == 0) return SQLITE_NOMEM;
-  memset(builtins, 0, sizeof(Builtins));
-  int rc = sqlite3_open_v2(":memory:", &builtins->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY, 0);
-  if (rc == SQLITE_OK) {
-    cw_limit(builtins->db);
-    for (int i = 0; i < CW_COUNT && rc == SQLITE_OK; i++) rc = sqlite3_prepare_v2(builtins->db, cw_functions[i].sql, -1, &builtins->stmt[i], 0);
-  }
-  if (rc != SQLITE_OK) {
-    *error = sqlite3_mprintf("cw-sqlite-bounds: %s", builtins->db ? sqlite3_errmsg(builtins->db) : "out of memory");
-    for (int i = 0; i < CW_COUNT; i++) sqlite3_finalize(builtins->stmt[i]);
-    sqlite3_close(builtins->db);
-    sqlite3_free(builtins);
-    return rc;
+  int rc = SQLITE_OK;
+  if (!shared) {
+    memset(builtins, 0, sizeof(Builtins));
+    rc = sqlite3_open_v2(":memory:", &builtins->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY, 0);
+    if (rc == SQLITE_OK) {
+      cw_limit(builtins->db);
+      for (int i = 0; i < CW_COUNT && rc == SQLITE_OK; i++) rc = sqlite3_prepare_v2(builtins->db, cw_functions[i].sql, -1, &builtins->stmt[i], 0);
+    }
+    if (rc != SQLITE_OK) {
+      *error = sqlite3_mprintf("cw-sqlite-bounds: %s", builtins->db ? sqlite3_errmsg(builtins->db) : "out of memory");
+      for (int i = 0; i < CW_COUNT; i++) sqlite3_finalize(builtins->stmt[i]);
+      sqlite3_close(builtins->db);
+      sqlite3_free(builtins);
+      return rc;
+    }
+    if (cw_shared == 0) {
+      cw_shared = builtins;
+      cw_shared_thread = pthread_self();
+    }
   }
   /*
   ** Innocuous and deterministic as the built-ins are, so views, indexes and triggers keep using them. `builtins` is
@@ -299,7 +317,7 @@ int sqlite3_cwsqlitebounds_init(sqlite3 *db, char **error, const sqlite3_api_rou
   ** function until its loop ends.
   */
   int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS;
-  builtins->refs = 1;
+  builtins->refs++;
   for (int i = 0; i < CW_COUNT && rc == SQLITE_OK; i++) {
     Replacement *replacement = sqlite3_malloc(sizeof(Replacement));
     if (replacement == 0) {
