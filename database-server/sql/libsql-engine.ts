@@ -243,6 +243,7 @@ class LibsqlConnection implements SqlConnection {
   /** What the last statement `#prepare` gave took to compile (0 from the cache): its time limit counts it. */
   #compiledMs = 0;
   #countersStmt: Statement | undefined;
+  #programLimitStmt: Statement | undefined;
   #tablesStmt: Statement | undefined;
 
   readonly #onStatementDropped: () => void;
@@ -414,6 +415,7 @@ class LibsqlConnection implements SqlConnection {
       const queryTimeout = Math.ceil(deadline - performance.now());
       if (queryTimeout <= 0) throw this.#explain(new SqlError('SQLITE_INTERRUPT', 'interrupted'));
       const tables = scriptStatementMayWriteTablesWhole(statement) ? this.#tables() : undefined;
+      this.#boundProgram(statement);
       this.#db.exec(statement, { queryTimeout });
       // The count runs past the deadline by at most one scan of what the statement wrote within it.
       if (tables) wroteWhole(this.#rowsWrittenWhole(tables, statement));
@@ -470,6 +472,7 @@ class LibsqlConnection implements SqlConnection {
     return this.#wrap(() => {
       refuseGuardedStatements(sql);
       refuseStatementTail(sql);
+      this.#boundProgram(sql);
       const stmt = this.#db.prepare(sql);
       const columns = stmt.reader ? stmt.columns().map(boundedColumn) : [];
       // The package does not expose sqlite3_stmt_readonly; a statement that returns rows and is not DML with
@@ -537,6 +540,7 @@ class LibsqlConnection implements SqlConnection {
     this.#cachedChars = 0;
     this.#cachedCompileMs = 0;
     this.#countersStmt = undefined;
+    this.#programLimitStmt = undefined;
     this.#tablesStmt = undefined;
     this.#settingsStmts = undefined;
   }
@@ -647,6 +651,7 @@ class LibsqlConnection implements SqlConnection {
     } else {
       refuseGuardedStatements(sql);
       refuseStatementTail(sql);
+      this.#boundProgram(sql);
       const started = performance.now();
       const prepared = this.#db.prepare(sql);
       const compileMs = performance.now() - started;
@@ -668,6 +673,15 @@ class LibsqlConnection implements SqlConnection {
     }
     this.#statements.set(sql, stmt);
     return stmt.statement;
+  }
+
+  /**
+   * Bounds the program `sql` may compile to by its length (cw-sqlite-bounds.c, `cw_set_vdbe_limit`): text that copies
+   * no CTE or view compiles to at most about 1.5 instructions a byte, one that does to as many as its copies (review-184 H2).
+   */
+  #boundProgram(sql: string): void {
+    this.#programLimitStmt ??= this.#db.prepare('SELECT cw_set_vdbe_limit(?)').raw(true);
+    this.#programLimitStmt.get([2 * sql.length]);
   }
 
   #counters(): { changes: bigint; lastInsertRowid: bigint; total: bigint } {

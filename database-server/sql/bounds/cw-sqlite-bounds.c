@@ -27,11 +27,14 @@ SQLITE_EXTENSION_INIT1
 #define CW_MAX_LIKE_PATTERN 4096
 /*
 ** The most instructions a compiled statement may have (SQLITE_LIMIT_VDBE_OP; SQLite's default is 250,000,000).
-** SQLite compiles a statement whole before its deadline applies, and CTEs marked NOT MATERIALIZED (or views) are
-** copied at each reference: a 2 KB text doubling one 17 times compiled for 3 s (review-184 H2). Compiling fails
-** (SQLITE_NOMEM, which the engine words) once the program passes this.
+** SQLite compiles a statement whole before its deadline applies, and CTEs (or views) are copied at each reference:
+** a 2 KB text doubling one 17 times compiled for 3 s (review-184 H2). Compiling fails (SQLITE_NOMEM) once the
+** program passes the bound, which the engine sets before compiling each statement from its text's length
+** (cw_set_vdbe_limit: two per byte, at least CW_BASE_VDBE_OPS, at most CW_MAX_VDBE_OPS): a statement that copies nothing
+** compiles to at most about 1.5 instructions a byte (a 1 MiB IN list: 1.57 million; a 1 MiB INSERT … VALUES: 524,000).
 */
-#define CW_MAX_VDBE_OPS 250000
+#define CW_BASE_VDBE_OPS 250000
+#define CW_MAX_VDBE_OPS 2500000
 
 /*
 ** The most work one call may do, as the product of its arguments' lengths in bytes, from what each took here per
@@ -279,7 +282,19 @@ static void cw_call(sqlite3_context *context, int argc, sqlite3_value **argv) {
 static void cw_limit(sqlite3 *db) {
   sqlite3_limit(db, SQLITE_LIMIT_LENGTH, CW_MAX_LENGTH);
   sqlite3_limit(db, SQLITE_LIMIT_LIKE_PATTERN_LENGTH, CW_MAX_LIKE_PATTERN);
-  sqlite3_limit(db, SQLITE_LIMIT_VDBE_OP, CW_MAX_VDBE_OPS);
+  sqlite3_limit(db, SQLITE_LIMIT_VDBE_OP, CW_BASE_VDBE_OPS);
+}
+
+/*
+** cw_set_vdbe_limit(N): the connection's program bound for the statements compiled next, kept within
+** [CW_BASE_VDBE_OPS, CW_MAX_VDBE_OPS] (a tenant calling it gains nothing past the most the engine would set).
+*/
+static void cw_set_vdbe_limit(sqlite3_context *context, int argc, sqlite3_value **argv) {
+  (void)argc;
+  sqlite3_int64 n = sqlite3_value_int64(argv[0]);
+  if (n < CW_BASE_VDBE_OPS) n = CW_BASE_VDBE_OPS;
+  if (n > CW_MAX_VDBE_OPS) n = CW_MAX_VDBE_OPS;
+  sqlite3_result_int64(context, sqlite3_limit(sqlite3_context_db_handle(context), SQLITE_LIMIT_VDBE_OP, (int)n));
 }
 
 #ifdef _WIN32
@@ -333,6 +348,7 @@ int sqlite3_cwsqlitebounds_init(sqlite3 *db, char **error, const sqlite3_api_rou
   cw_unref(builtins);
   if (rc == SQLITE_OK) rc = sqlite3_create_function_v2(db, "instr", 2, flags, 0, cw_instr, 0, 0, 0);
   if (rc == SQLITE_OK) rc = sqlite3_create_function_v2(db, "replace", 3, flags, 0, cw_replace, 0, 0, 0);
+  if (rc == SQLITE_OK) rc = sqlite3_create_function_v2(db, "cw_set_vdbe_limit", 1, SQLITE_UTF8 | SQLITE_DIRECTONLY, 0, cw_set_vdbe_limit, 0, 0, 0);
   if (rc != SQLITE_OK) *error = sqlite3_mprintf("cw-sqlite-bounds: %s", sqlite3_errmsg(db));
   return rc;
 }
