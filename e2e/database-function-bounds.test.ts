@@ -69,7 +69,7 @@ describe('function calls a statement deadline cannot interrupt', () => {
       const attack = connect(attacker)
         .execute(sql)
         .then(
-          (result) => String(result.rows[0]?.[0]),
+          (result) => JSON.stringify(result.rows[0]?.[0]),
           (error: Error) => error.message,
         )
         .finally(() => (done = true));

@@ -629,7 +629,6 @@ export class RuntimeEngine {
     return 'pending' in held ? { pending: link.follow(held), cancel: link.cancel } : held;
   };
 
-  /** Where a request goes now, or that it is held: its project's probation turn is another's, or its shard is restarting. */
   /** The app served at `host`, with its concurrency limit: its slots in the dispatcher. */
   #slotsOf(host: string | undefined): { key: string; slots: number } | undefined {
     const hit = this.#router.route(host);
@@ -639,6 +638,7 @@ export class RuntimeEngine {
     return { key: hit.key, slots };
   }
 
+  /** Where a request goes now, or that it is held: its project's probation turn is another's, or its shard is restarting. */
   #place(hostHeader: string | undefined, mayWait: boolean, chain?: RouteCancel): Placement {
     const hit = this.#router.route(hostHeader);
     if ('status' in hit) {
