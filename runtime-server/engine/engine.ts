@@ -17,7 +17,6 @@ import { ASSETS_BINDING } from '../../src/app-artifacts/compatibility.ts';
 import type { RoutingTable } from './dispatcher/routing-table.ts';
 import type { RuntimeEngineOptions, RuntimeStatus } from './engine-options.ts';
 import { EntryProxy, type Refusal, type Route, type SettledRoute } from './entry-proxy.ts';
-import type { AccountedRoute } from './websocket-relay.ts';
 import { BuildLoadError } from '../../src/app-artifacts/errors.ts';
 import { dispatcherStats, forgetCounts, startGeneration, type GenerationContext } from './generation.ts';
 import { defaultHost, normalizeHost } from '../../src/runtime-contract/hosts.ts';
@@ -674,7 +673,7 @@ export class RuntimeEngine {
       : { status: 503, title: 'Service Unavailable', detail: 'The runtime is starting; retry shortly.', retryAfter: this.#s.retryAfter };
     if (!refusal) {
       // Whom the app counts against: its WebSockets are the account's (websocket-relay.ts), passed on with the route.
-      const routed: SettledRoute & AccountedRoute = { upstream: gen!.upstream, app: hit.key, account: this.#accountOf(splitKey(hit.key).namespace) };
+      const routed: SettledRoute = { upstream: gen!.upstream, app: hit.key, account: this.#accountOf(splitKey(hit.key).namespace) };
       return routed;
     }
     if (refusal.reason === 'Probation') return { held: { shard: hit.shard, key: hit.key, why: 'turn', refusal } };

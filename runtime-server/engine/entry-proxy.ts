@@ -29,7 +29,9 @@ export interface Refusal {
 }
 
 /** Where a request goes: the upstream of its app's shard (with the app, for the watchdog), or refused here. */
-export type SettledRoute = { readonly upstream: Upstream; readonly app: string; readonly refusal?: undefined } | { readonly refusal: Refusal };
+/** A request routed to an app: its upstream, its key, and whom its project counts against (the WebSocket budget's). */
+export type RoutedApp = { readonly upstream: Upstream; readonly app: string; readonly account?: string | undefined; readonly refusal?: undefined };
+export type SettledRoute = RoutedApp | { readonly refusal: Refusal };
 
 /**
  * A {@link SettledRoute}, or one to wait for: the app's first request on this replica while its build is prepared,

@@ -5,9 +5,8 @@ import { request, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { clientAddressKey } from '../../src/client-address.ts';
 import { splitKey } from '../../src/kube/types.ts';
-import type { Refusal } from './entry-proxy.ts';
+import type { Refusal, RoutedApp } from './entry-proxy.ts';
 import { HOP_BY_HOP } from './hop-by-hop.ts';
-import type { Upstream } from './upstream.ts';
 import { WebSocketBacklogs, type BacklogBounds } from './websocket-backlog.ts';
 import { DEFAULT_WEBSOCKETS_PER_PROJECT, WebSocketBudget } from './websocket-budget.ts';
 
@@ -17,16 +16,6 @@ export interface WebSocketRelayOptions {
   readonly backlog?: BacklogBounds | undefined;
   /** `Retry-After` of a refusal because workerd is not reachable. */
   readonly retryAfter: string;
-}
-
-/**
- * A routed request as the relay reads it: the engine's route also names whom the project counts against (its
- * `accountOf`), which the entry point passes on unchanged.
- */
-export interface AccountedRoute {
-  readonly upstream: Upstream;
-  readonly app: string;
-  readonly account?: string | undefined;
 }
 
 export class WebSocketRelay {
@@ -49,7 +38,7 @@ export class WebSocketRelay {
     req: IncomingMessage,
     socket: Duplex,
     head: Buffer,
-    route: AccountedRoute,
+    route: RoutedApp,
     { client, headers, cookie = (value) => value }: { client: string; headers: string[]; cookie?: (setCookie: string) => string },
   ): void {
     const project = splitKey(route.app).namespace;
